@@ -1,0 +1,5 @@
+"""`python -m derive` is the same program as `derive`."""
+
+from derive.cli.main import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""The command line: `derive COMMAND …` (see docs/cli.md)."""

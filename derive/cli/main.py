@@ -1,0 +1,36 @@
+"""`derive`: the entry point shared by the console script and `python -m derive`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from derive import __version__
+from derive.cli import prove
+from derive.cli.errors import UsageError
+
+COMMANDS = (prove,)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="derive",
+        description="Prove the identities of one training step and check answer keys exactly.")
+    parser.add_argument("--version", action="version", version=f"derive {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for command in COMMANDS:
+        command.add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except UsageError as exc:
+        print(f"derive {args.command}: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,100 @@
+"""`derive prove [ID …] [--format text|json]`: decide every statement afresh."""
+
+from __future__ import annotations
+
+import json
+
+from derive.kernel import exact_str
+from derive.statements import Outcome, prove
+from derive.statements.registry import UnknownStatement, all_statements, select
+from derive.cli.errors import UsageError, did_you_mean
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("prove", help="prove the identities and refute the non-identities")
+    p.add_argument("ids", nargs="*", metavar="ID", help="statement ids (default: all)")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.set_defaults(run=run)
+
+
+def _show(value) -> str:
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_show(v) for v in value) + "]"
+    text = getattr(value, "text", None)
+    if text is not None:
+        return f"≈{text}"
+    return value if isinstance(value, str) else exact_str(value)
+
+
+def outcome_json(o: Outcome) -> dict:
+    s = o.statement
+    return {
+        "id": s.id,
+        "title": s.title,
+        "expect": s.expect.value,
+        "verdict": o.verdict.value,
+        "witness": o.witness.as_dict() if o.witness else None,
+        "seconds": round(o.seconds, 4),
+        "ok": o.ok,
+        "claim": s.claim,
+        "strategy": o.strategy,
+        "detail": o.detail,
+        "steps": [{"reason": st.reason, "verdict": d.verdict.value, "rules": list(d.rules)}
+                  for st, d in zip(s.proof.steps if s.proof else (), o.steps)],
+        "instances": [
+            {"label": i.label, "source": i.source, "ok": i.ok,
+             "values": {name: {"expected": _show(want), "got": _show(got) if got is not None
+                               else None, "ok": ok} for name, want, got, ok in i.checks}}
+            for i in o.instances
+        ],
+    }
+
+
+def _text(outcomes: list[Outcome]) -> str:
+    width = max(len(o.statement.id) for o in outcomes)
+    lines = [f"{'ID':<{width}}  {'VERDICT':<8} {'EXPECTED':<8} {'COURSE':>6} {'TIME':>7}  TITLE"]
+    for o in outcomes:
+        s = o.statement
+        good = sum(i.ok for i in o.instances)
+        mark = "" if o.ok else "  ✗"
+        lines.append(f"{s.id:<{width}}  {o.verdict.value:<8} {s.expect.value:<8} "
+                     f"{good:>2}/{len(o.instances):<3} {o.seconds:>6.2f}s  {s.title}{mark}")
+        if o.witness:
+            lines.append(f"{'':<{width}}  witness: {o.witness.describe()}")
+        if o.verdict is not s.expect:
+            lines.append(f"{'':<{width}}  expected {s.expect.value}, got {o.verdict.value}: "
+                         f"{o.detail or o.strategy}")
+        for inst in o.instances:
+            for name, want, got, ok in inst.checks:
+                if not ok:
+                    lines.append(f"{'':<{width}}  {inst.label}: {name} should be {_show(want)}, "
+                                 f"computed {_show(got) if got is not None else 'nothing'}")
+    counts = {}
+    for o in outcomes:
+        counts[o.verdict.value] = counts.get(o.verdict.value, 0) + 1
+    n_inst = sum(len(o.instances) for o in outcomes)
+    ok_inst = sum(i.ok for o in outcomes for i in o.instances)
+    bad = [o.statement.id for o in outcomes if not o.ok]
+    summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
+    lines.append("")
+    lines.append(f"{len(outcomes)} statements: {summary}; course instances {ok_inst}/{n_inst} "
+                 f"reproduced exactly; "
+                 + ("all as expected" if not bad else f"NOT as expected: {', '.join(bad)}"))
+    return "\n".join(lines)
+
+
+def run(args) -> int:
+    try:
+        statements = select(args.ids)
+    except UnknownStatement as exc:
+        name = exc.args[0]
+        raise UsageError(f"no statement {name!r} in proofs/"
+                         f"{did_you_mean(name, [s.id for s in all_statements()])} "
+                         f"(`derive prove` with no id runs them all)") from None
+    outcomes = [prove(s) for s in statements]
+    if args.format == "json":
+        print(json.dumps({"statements": [outcome_json(o) for o in outcomes]},
+                         ensure_ascii=False, indent=2))
+    else:
+        print(_text(outcomes))
+    return 0 if all(o.ok for o in outcomes) else 1

@@ -1,0 +1,184 @@
+"""Exact numbers: reading them from text without evaluation, testing zero, printing.
+
+Every decision in derive is made on SymPy `Integer`/`Rational` values (or exact algebraic
+numbers); decimals are produced here for display only.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+import sympy as sp
+
+MAX_DIGITS = 60
+"""Most significant digits accepted in one written number."""
+
+MAX_EXPONENT = 30
+"""Largest |exponent| accepted in scientific notation (`2e9` is fine, `1e999999999` is not)."""
+
+_DECIMAL = re.compile(r"^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$")
+_FRACTION = re.compile(r"^([+-]?\d+)\s*/\s*(\d+)$")
+
+
+class ExactNumberError(ValueError):
+    """A piece of text or a value that is not an exact finite number we accept."""
+
+
+def _check_digits(digits: str, text: str) -> None:
+    if len(digits.lstrip("0")) > MAX_DIGITS:
+        raise ExactNumberError(f"{text!r} has more than {MAX_DIGITS} significant digits")
+
+
+def parse_exact(text: str) -> sp.Rational:
+    """Read `"8/15"`, `"-0.425"`, `"2e9"` or `"7"` as an exact rational; never evaluates code."""
+    s = text.strip()
+    if len(s) > 2 * MAX_DIGITS + 8:
+        raise ExactNumberError(f"{text[:20]!r}… is too long for a number")
+    m = _FRACTION.match(s)
+    if m:
+        num, den = m.groups()
+        _check_digits(num.lstrip("+-"), text)
+        _check_digits(den, text)
+        if int(den) == 0:
+            raise ExactNumberError(f"{text!r} divides by zero")
+        return sp.Rational(int(num), int(den))
+    m = _DECIMAL.match(s)
+    if not m or not (m.group(2) or m.group(3)):
+        raise ExactNumberError(
+            f"{text!r} is not a number; write an integer, a decimal such as -0.425, "
+            f"or a fraction such as 8/15"
+        )
+    sign, whole, frac, exp = m.groups()
+    whole, frac = whole or "", frac or ""
+    _check_digits(whole + frac, text)
+    e = 0
+    if exp is not None:
+        if len(exp.lstrip("+-").lstrip("0")) > 3 or abs(int(exp)) > MAX_EXPONENT:
+            raise ExactNumberError(f"{text!r} has an exponent beyond ±{MAX_EXPONENT}")
+        e = int(exp)
+    value = Fraction(int(whole + frac or "0"), 10 ** len(frac)) * Fraction(10) ** e
+    if sign == "-":
+        value = -value
+    return sp.Rational(value.numerator, value.denominator)
+
+
+def exact(value: object) -> sp.Rational:
+    """An exact rational from an int, a Fraction, a SymPy rational or text (see parse_exact)."""
+    if isinstance(value, bool):
+        raise ExactNumberError("a boolean is not a number")
+    if isinstance(value, int):
+        return sp.Integer(value)
+    if isinstance(value, Fraction):
+        return sp.Rational(value.numerator, value.denominator)
+    if isinstance(value, sp.Rational):
+        return value
+    if isinstance(value, str):
+        return parse_exact(value)
+    raise ExactNumberError(f"{value!r} is not an exact number")
+
+
+def to_expr(value: object) -> sp.Expr:
+    """A SymPy object from a SymPy object, an int or a Fraction; text is refused, so nothing
+    read from a file can be parsed as an expression on the way."""
+    if isinstance(value, sp.Basic):
+        return value
+    if isinstance(value, bool):
+        raise TypeError("a boolean is not a number")
+    if isinstance(value, int):
+        return sp.Integer(value)
+    if isinstance(value, Fraction):
+        return sp.Rational(value.numerator, value.denominator)
+    raise TypeError(f"{type(value).__name__} is not an exact SymPy value")
+
+
+def is_zero_exact(value: sp.Expr) -> bool | None:
+    """Whether a closed-form number is exactly zero: rationals directly, algebraic numbers by
+    their minimal polynomial; None when neither applies (never guessed numerically)."""
+    value = to_expr(value)
+    if value.is_Rational:
+        return value == 0
+    if not value.is_number:
+        return None
+    if value.is_zero is not None:
+        return bool(value.is_zero)
+    try:
+        x = sp.Dummy("x")
+        return sp.minimal_polynomial(value, x) == x
+    except (NotImplementedError, sp.PolynomialError):
+        return None
+
+
+def exact_str(value: sp.Expr) -> str:
+    """`"5"`, `"-14/3"`; for an irrational value its exact SymPy form."""
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(exact_str(v) for v in value) + "]"
+    value = to_expr(value)
+    if value.is_Integer:
+        return str(int(value))
+    if value.is_Rational:
+        return f"{value.p}/{value.q}"
+    return sp.sstr(value)
+
+
+def round_half_away(value: sp.Rational, places: int) -> sp.Rational:
+    """The exact value rounded half away from zero to `places` digits after the point."""
+    scaled = sp.Rational(value) * sp.Integer(10) ** places
+    sign = -1 if scaled < 0 else 1
+    n, d = abs(scaled.p), scaled.q
+    q, r = divmod(n, d)
+    if 2 * r >= d:
+        q += 1
+    return sp.Rational(sign * q, 10**places)
+
+
+def fixed_str(value: sp.Rational, places: int) -> str:
+    """A rational as a decimal with exactly `places` digits after the point (rounded)."""
+    r = round_half_away(value, places)
+    sign = "-" if r < 0 else ""
+    n = abs(r.p) * (10**places // r.q)
+    whole, frac = divmod(n, 10**places)
+    return f"{sign}{whole}.{frac:0{places}d}" if places else f"{sign}{whole}"
+
+
+def terminating_places(value: sp.Rational) -> int | None:
+    """Digits after the point of a terminating decimal, or None if it does not terminate."""
+    q = sp.Rational(value).q
+    twos = fives = 0
+    while q % 2 == 0:
+        q //= 2
+        twos += 1
+    while q % 5 == 0:
+        q //= 5
+        fives += 1
+    return max(twos, fives) if q == 1 else None
+
+
+def decimal_str(value: sp.Expr, significant: int = 15) -> str:
+    """A decimal for display: exact when the decimal terminates within `significant` digits,
+    otherwise rounded half away from zero to `significant` significant digits."""
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(decimal_str(v, significant) for v in value) + "]"
+    value = to_expr(value)
+    if not value.is_Rational:
+        value = sp.Rational(str(sp.N(value, significant + 10)))
+    if value == 0:
+        return "0"
+    places = terminating_places(value)
+    magnitude = len(str(abs(value.p) // value.q)) if abs(value) >= 1 else 0
+    if places is not None and magnitude + places <= significant:
+        text = fixed_str(value, places)
+    else:
+        if abs(value) >= 1:
+            keep = max(significant - magnitude, 0)
+        else:
+            leading = 0
+            v = abs(value)
+            while v < sp.Rational(1, 10):
+                v *= 10
+                leading += 1
+            keep = significant + leading
+        text = fixed_str(value, keep)
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text

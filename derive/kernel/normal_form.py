@@ -1,0 +1,126 @@
+"""A normal form in which an identity's difference becomes 0.
+
+Rules, applied bottom-up (each one an identity, so the rewrite never changes a value):
+
+1. `doit`: derivatives are taken by `sympy.diff`; sums with a closed form are summed.
+2. Linearity: a sum's summand is expanded and every factor that does not depend on the
+   index is taken outside; each remaining monomial is summed on its own.
+3. Telescoping: Σ_{i=a}^{b} (h(i) − h(i−1)) = h(b) − h(a−1).
+4. Prefix sums: Σ_{i=a}^{b} g(i) = P_g(b) − P_g(a−1), where P_g(m) = Σ_{i=1}^{m} g(i) is a fresh
+   function of the summand g, and P_g(0) = 0. With SymPy's (Karr's) convention for sums whose
+   upper limit is below the lower one, this holds for all integer limits.
+5. Rational normal form: numerator of the difference over a common denominator, expanded.
+
+Rules 3 and 4 need integer limits; a sum whose limits are not known to be integers is left
+alone, and the identity stays undecided.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+from sympy.core.function import AppliedUndef
+
+_INDEX = sp.Dummy("i", integer=True)
+_PREFIX: dict[sp.Expr, sp.FunctionClass] = {}
+
+
+def prefix_function(summand_key: sp.Expr) -> sp.FunctionClass:
+    """The prefix-sum function P_g of a summand, the same one for the same summand."""
+    fn = _PREFIX.get(summand_key)
+    if fn is None:
+        assumptions = {"integer": True} if summand_key.is_integer else {}
+        fn = sp.Function(f"Σ{len(_PREFIX)}", **assumptions)
+        _PREFIX[summand_key] = fn
+    return fn
+
+
+def _canon_args(e: sp.Expr) -> sp.Expr:
+    """Expand the arguments of applied undefined functions, so P(k − 1) is always one shape."""
+    repl = {}
+    for f in e.atoms(AppliedUndef):
+        new_args = [sp.expand(a) for a in f.args]
+        if list(f.args) != new_args:
+            repl[f] = f.func(*new_args)
+    return e.xreplace(repl) if repl else e
+
+
+def _is_prefix(f: sp.Expr) -> bool:
+    return isinstance(f, AppliedUndef) and f.func in _PREFIX.values()
+
+
+def _zero_empty_prefixes(e: sp.Expr) -> sp.Expr:
+    repl = {f: sp.S.Zero for f in e.atoms(AppliedUndef) if _is_prefix(f) and f.args == (0,)}
+    return e.xreplace(repl) if repl else e
+
+
+def _telescoping_part(terms: list[sp.Expr], i: sp.Symbol) -> sp.Expr:
+    """h with h(i) − h(i−1) among the terms: each term whose negated shift is also a term."""
+    present = set(terms)
+    h = [t for t in terms if _canon_args(sp.expand(-t.subs(i, i - 1))) in present]
+    return sp.Add(*h)
+
+
+def _sum_one(f: sp.Expr, i: sp.Symbol, a: sp.Expr, b: sp.Expr, rules: set[str]) -> sp.Expr:
+    if f.is_zero:
+        return sp.S.Zero
+    if a.is_integer is not True or b.is_integer is not True:
+        return sp.Sum(f, (i, a, b))
+    f = _canon_args(sp.expand(f))
+    terms = list(sp.Add.make_args(f))
+    h = _telescoping_part(terms, i)
+    result = sp.S.Zero
+    if h != 0:
+        rest = _canon_args(sp.expand(f - (h - h.subs(i, i - 1))))
+        if rest == 0 or len(sp.Add.make_args(rest)) < len(terms):
+            rules.add("telescoping")
+            result += h.subs(i, b) - h.subs(i, a - 1)
+            terms = [] if rest == 0 else list(sp.Add.make_args(rest))
+    for term in terms:
+        coeff, g = term.as_independent(i, as_Add=False)
+        if g == 1:
+            rules.add("linearity of Σ")
+            result += coeff * (b - a + 1)
+            continue
+        if not g.atoms(AppliedUndef, sp.Indexed, sp.Sum, sp.Derivative):
+            closed = sp.Sum(g, (i, a, b)).doit()
+            if not closed.has(sp.Sum):
+                rules.add("closed-form Σ")
+                result += coeff * closed
+                continue
+        rules.add("prefix sums (Karr)")
+        if coeff != 1:
+            rules.add("linearity of Σ")
+        P = prefix_function(g.xreplace({i: _INDEX}))
+        result += coeff * (P(b) - P(a - 1))
+    return _zero_empty_prefixes(_canon_args(result))
+
+
+def rewrite_sums(e: sp.Expr, rules: set[str]) -> sp.Expr:
+    """Rules 2–4, innermost sums first."""
+    if not e.args or e.is_Atom:
+        return e
+    if isinstance(e, sp.Sum):
+        f = rewrite_sums(e.function, rules)
+        for i, a, b in e.limits:
+            f = _sum_one(f, i, rewrite_sums(a, rules), rewrite_sums(b, rules), rules)
+        return f
+    if isinstance(e, sp.Tuple) or not isinstance(e, sp.Basic):
+        return e
+    args = [rewrite_sums(x, rules) for x in e.args]
+    return e.func(*args) if args != list(e.args) else e
+
+
+def rational_zero(e: sp.Expr) -> bool:
+    """Rule 5: whether `e` is 0 as a rational function of its atoms."""
+    num, _ = sp.fraction(sp.together(e))
+    return sp.expand(num) == 0
+
+
+def normal_form(e: sp.Expr) -> tuple[sp.Expr, tuple[str, ...]]:
+    """`e` rewritten by rules 1–4, and the names of the rules that fired."""
+    rules: set[str] = set()
+    done = e.doit()
+    if done != e:
+        rules.add("sympy.diff / summation")
+    out = _zero_empty_prefixes(_canon_args(rewrite_sums(done, rules)))
+    return out, tuple(sorted(rules))

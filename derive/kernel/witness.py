@@ -1,0 +1,159 @@
+"""Exact witnesses: the smallest assignment found under which two sides differ.
+
+"Smallest" is a fixed order: structures (shapes) in the order the statement lists them, and
+within a shape, assignments by total height, the sum over variables of each value's position
+in its domain's sequence (for a real: 0, 1, −1, 2, −2, 1/2, −1/2, 3, …; for a positive
+integer: 1, 2, 3, …). The first assignment in that order that satisfies every constraint and
+makes the sides differ exactly is the witness, so a witness is minimal in that order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from itertools import islice
+from math import gcd
+
+import sympy as sp
+
+from derive.kernel.exact import is_zero_exact
+from derive.kernel.timebound import Deadline
+from derive.kernel.verdict import Witness
+
+MAX_POINTS_PER_SHAPE = 4000
+"""How many assignments one shape may try before the search moves on."""
+
+
+def _rationals(positive_only: bool, nonneg: bool) -> Iterator[sp.Rational]:
+    if nonneg and not positive_only:
+        yield sp.S.Zero
+    if not nonneg:
+        yield sp.S.Zero
+    h = 1
+    while True:
+        for q in range(1, h + 1):
+            for p in range(1, h + 1):
+                if max(p, q) != h or gcd(p, q) != 1:
+                    continue
+                yield sp.Rational(p, q)
+                if not (positive_only or nonneg):
+                    yield sp.Rational(-p, q)
+        h += 1
+
+
+def _integers(sym: sp.Symbol) -> Iterator[sp.Integer]:
+    if sym.is_positive:
+        n = 1
+        while True:
+            yield sp.Integer(n)
+            n += 1
+    if sym.is_nonnegative:
+        n = 0
+        while True:
+            yield sp.Integer(n)
+            n += 1
+    yield sp.S.Zero
+    n = 1
+    while True:
+        yield sp.Integer(n)
+        yield sp.Integer(-n)
+        n += 1
+
+
+def domain_values(sym: sp.Symbol, count: int = 24) -> list[sp.Rational]:
+    """The first `count` values of a symbol's domain, in the witness order."""
+    if sym.is_integer:
+        gen = _integers(sym)
+    else:
+        gen = _rationals(bool(sym.is_positive), bool(sym.is_nonnegative))
+    return list(islice(gen, count))
+
+
+def _compositions(total: int, parts: int, caps: list[int]) -> Iterator[tuple[int, ...]]:
+    if parts == 0:
+        if total == 0:
+            yield ()
+        return
+    for first in range(min(total, caps[0] - 1) + 1):
+        for rest in _compositions(total - first, parts - 1, caps[1:]):
+            yield (first, *rest)
+
+
+def assignments(variables: tuple[sp.Symbol, ...]) -> Iterator[dict[sp.Symbol, sp.Rational]]:
+    """Every assignment of the variables' domains, by increasing total height."""
+    values = [domain_values(v) for v in variables]
+    caps = [len(v) for v in values]
+    for height in range(sum(c - 1 for c in caps) + 1):
+        for idx in _compositions(height, len(variables), caps):
+            yield {v: values[j][i] for j, (v, i) in enumerate(zip(variables, idx))}
+
+
+@dataclass(frozen=True)
+class Instantiation:
+    """One shape of a family: both sides as expressions of finitely many variables.
+
+    `constraints` are expressions that must be ≥ 0 at a witness (the statement's hypotheses);
+    `names` gives each variable its display name.
+    """
+
+    shape: str
+    lhs: sp.Expr
+    rhs: sp.Expr
+    variables: tuple[sp.Symbol, ...]
+    constraints: tuple[sp.Expr, ...] = ()
+    names: dict[sp.Symbol, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Family:
+    """`lhs = rhs` claimed for every shape; `shapes()` lists them from the smallest."""
+
+    shapes: Callable[[], Iterable[object]]
+    instantiate: Callable[[object], Instantiation]
+    max_shapes: int = 12
+
+
+def _finite(v: sp.Expr) -> bool:
+    return v.is_number and not v.has(sp.zoo, sp.oo, -sp.oo, sp.nan)
+
+
+def check_point(inst: Instantiation, point: dict) -> Witness | None:
+    """A witness if the sides differ exactly at `point` and the constraints hold there."""
+    for c in inst.constraints:
+        value = c.xreplace(point)
+        if not _finite(value) or value.is_nonnegative is not True:
+            return None
+    lhs, rhs = inst.lhs.xreplace(point), inst.rhs.xreplace(point)
+    if not (_finite(lhs) and _finite(rhs)):
+        return None
+    if is_zero_exact(lhs - rhs) is not False:
+        return None
+    assignment = tuple((inst.names.get(v, str(v)), point[v]) for v in inst.variables)
+    return Witness(inst.shape, assignment, lhs, rhs)
+
+
+def search_point(inst: Instantiation, deadline: Deadline,
+                 limit: int = MAX_POINTS_PER_SHAPE) -> Witness | None:
+    """The first witness of one shape in the witness order, or None within `limit` tries."""
+    for n, point in enumerate(assignments(inst.variables)):
+        if n >= limit:
+            return None
+        if n % 64 == 0:
+            deadline.check()
+        found = check_point(inst, point)
+        if found is not None:
+            return found
+    return None
+
+
+def search_witness(family: Family, deadline: Deadline,
+                   holds: Callable[[Instantiation], bool]) -> Witness | None:
+    """The first witness over the family's shapes; `holds` skips shapes proved equal."""
+    for shape in islice(family.shapes(), family.max_shapes):
+        inst = family.instantiate(shape)
+        if holds(inst):
+            continue
+        found = search_point(inst, deadline)
+        if found is not None:
+            return found
+    return None

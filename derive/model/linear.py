@@ -1,0 +1,57 @@
+"""The lesson's model: ŷ = w·x (+ b), per-record loss (ŷ − y)²/2 or (ŷ − y)², plain SGD.
+
+Gradients are never typed by hand: they are `sympy.diff` of the loss, taken once here.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import sympy as sp
+
+from derive.kernel.exact import to_expr
+
+from derive.model.objective import sgd_update
+
+__all__ = ["gradient_formula", "prediction", "record_gradient", "record_loss", "sgd_update",
+           "squared_error"]
+
+w, b, x, y = sp.symbols("w b x y", real=True)
+eta = sp.Symbol("eta", positive=True)
+
+HALF = "half"
+"""The course's per-record loss (ŷ − y)²/2."""
+SQUARED = "squared"
+"""The per-record loss (ŷ − y)², as torch.nn.MSELoss computes it (before its mean)."""
+LOSS_CONVENTIONS = (HALF, SQUARED)
+
+
+def prediction(w_, x_, b_=0):
+    """ŷ = w·x + b."""
+    return w_ * x_ + b_
+
+
+def squared_error(yhat, y_, convention: str = HALF):
+    """ℓ = (ŷ − y)²/2, or (ŷ − y)² with `convention="squared"`."""
+    if convention == HALF:
+        return sp.S.Half * (yhat - y_) ** 2
+    if convention == SQUARED:
+        return to_expr(yhat - y_) ** 2
+    raise ValueError(f"unknown loss convention {convention!r}; use one of {LOSS_CONVENTIONS}")
+
+
+def record_loss(w_, x_, y_, b_=0, convention: str = HALF):
+    """The loss of one record (x, y) at parameters (w, b)."""
+    return squared_error(prediction(w_, x_, b_), y_, convention)
+
+
+@lru_cache(maxsize=None)
+def gradient_formula(param: str = "w", convention: str = HALF) -> sp.Expr:
+    """∂ℓ/∂w or ∂ℓ/∂b of the per-record loss, by `sympy.diff`."""
+    symbol = {"w": w, "b": b}[param]
+    return sp.expand(sp.diff(record_loss(w, x, y, b, convention), symbol))
+
+
+def record_gradient(w_, x_, y_, b_=0, param: str = "w", convention: str = HALF):
+    """The gradient of one record's loss with respect to `param`, at the given values."""
+    return gradient_formula(param, convention).xreplace({w: w_, x: x_, y: y_, b: b_})

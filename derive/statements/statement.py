@@ -1,0 +1,124 @@
+"""What a statement of the course is: a claim, its assumptions, a calc-style proof or a family
+to refute, and the course's own numbers as instances."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import sympy as sp
+
+from derive.kernel import Family, Fact, Verdict, exact
+from derive.kernel.exact import round_half_away, terminating_places, to_expr
+
+ID_PATTERN = re.compile(r"^(A\d+|[a-z0-9]+(?:-[a-z0-9]+)*)$")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One link of a calc chain: `= expr` because `reason`."""
+
+    expr: sp.Expr
+    reason: str
+
+
+@dataclass(frozen=True)
+class Calc:
+    """start = step₁ = step₂ = …, each link decided by the kernel (like Lean's `calc`)."""
+
+    start: sp.Expr
+    steps: tuple[Step, ...]
+
+    @property
+    def end(self) -> sp.Expr:
+        return self.steps[-1].expr if self.steps else self.start
+
+
+def calc(start: sp.Expr, *steps: tuple[sp.Expr, str]) -> Calc:
+    """A chain from `(expr, reason)` pairs."""
+    return Calc(start, tuple(Step(e, r) for e, r in steps))
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """`expr ≥ 0` because expr = Σ c·Π factors (checked by the kernel when proving)."""
+
+    name: str
+    expr: sp.Expr
+    terms: tuple[tuple[sp.Expr, tuple[object, ...]], ...]
+    reason: str
+
+
+@dataclass(frozen=True)
+class Rounded:
+    """A value the course prints rounded: the exact value rounded half away from zero to the
+    places written must equal it (`Rounded("4.666667")`)."""
+
+    text: str
+
+    def matches(self, value: sp.Expr) -> bool:
+        written = exact(self.text)
+        places = len(self.text.split(".")[1]) if "." in self.text else 0
+        return value.is_Rational and round_half_away(value, places) == written
+
+
+def _matches(expected: object, value: object) -> bool:
+    if isinstance(expected, Rounded):
+        return expected.matches(to_expr(value))
+    if isinstance(expected, (list, tuple)):
+        return (isinstance(value, (list, tuple)) and len(expected) == len(value)
+                and all(_matches(e, v) for e, v in zip(expected, value)))
+    if isinstance(value, (list, tuple)):
+        return False
+    value = to_expr(value)
+    return value.is_Rational and value == exact(expected)
+
+
+@dataclass(frozen=True)
+class Instance:
+    """The course's numbers: `compute()` gives named exact values, each must equal
+    `expected[name]` (an exact number, text such as "14/3", a Rounded, or a list)."""
+
+    label: str
+    source: str
+    compute: Callable[[], Mapping[str, object]]
+    expected: Mapping[str, object]
+
+    def check(self) -> list[tuple[str, object, object, bool]]:
+        got = self.compute()
+        return [(name, want, got.get(name), name in got and _matches(want, got[name]))
+                for name, want in self.expected.items()]
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A formula of the course with its expected verdict.
+
+    For an identity (`expect=proved`), `proof` is a calc chain from `lhs` to `rhs`; without
+    one the kernel decides `lhs = rhs` directly. For a non-identity (`expect=refuted`),
+    `family` instantiates the claim on concrete shapes for the witness search, and
+    `closed_form` may show the exact difference between the sides.
+    """
+
+    id: str
+    title: str
+    expect: Verdict
+    claim: str
+    assumptions: tuple[str, ...]
+    lhs: sp.Expr
+    rhs: sp.Expr
+    proof: Calc | None = None
+    facts: tuple[Fact | Certificate, ...] = ()
+    family: Family | None = None
+    instances: tuple[Instance, ...] = ()
+    holds_when: tuple[str, ...] = ()
+    notes: tuple[str, ...] = field(default=())
+
+    def __post_init__(self):
+        if not ID_PATTERN.match(self.id):
+            raise ValueError(f"statement id {self.id!r}: use A1, A2, … or lowercase-hyphen words")
+        if self.expect is Verdict.UNKNOWN:
+            raise ValueError(f"statement {self.id}: `unknown` is never an expected verdict")
+        if self.expect is Verdict.REFUTED and self.family is None:
+            raise ValueError(f"statement {self.id}: a refuted statement needs a family")
