@@ -24,9 +24,9 @@ def weight(size, total):
     return to_expr(size) / to_expr(total)
 
 
-def boundary(k_):
-    """c_k = Σ_{j=1}^{k} n_j: the last record of microbatch k."""
-    return sp.Sum(n(j), (j, 1, k_))
+def boundary(k_, size=n):
+    """c_k = Σ_{j=1}^{k} n_j: the last record of microbatch k (`size(j)` gives n_j)."""
+    return sp.Sum(size(j), (j, 1, k_))
 
 
 N = boundary(K)
@@ -43,9 +43,9 @@ def grad(expr):
     return sp.Derivative(expr, theta)
 
 
-def block_sum(f, k_):
+def block_sum(f, k_, size=n):
     """Σ_{i∈B_k} f(i)."""
-    return sp.Sum(f(i), (i, boundary(k_ - 1) + 1, boundary(k_)))
+    return sp.Sum(f(i), (i, boundary(k_ - 1, size) + 1, boundary(k_, size)))
 
 
 def batch_objective(f=record_loss, count=N):
@@ -53,9 +53,9 @@ def batch_objective(f=record_loss, count=N):
     return sp.Sum(f(i), (i, 1, count)) / count
 
 
-def microbatch_objective(k_, f=record_loss):
+def microbatch_objective(k_, f=record_loss, size=n):
     """A1: L_k(θ) = (1/n_k) Σ_{i∈B_k} ℓ_i(θ)."""
-    return block_sum(f, k_) / n(k_)
+    return block_sum(f, k_, size) / size(k_)
 
 
 def over_microbatches(term):

@@ -52,14 +52,20 @@ def divisor_gradient(means, divisor):
     return sp.Add(*means) / divisor
 
 
-def micro_steps(microbatches, w, eta, scale_by_weight=False, convention=linear.HALF):
-    """w after each per-microbatch SGD step, w_k = w_{k−1} − η·∇L_k(w_{k−1}); with
-    `scale_by_weight` the step is η·(n_k/N)·∇L_k(w_{k−1})."""
-    sizes = [len(mb) for mb in microbatches]
-    ws = weights(sizes)
+def steps_in_sequence(gradient_fns, w, eta, shares=None):
+    """w after each per-microbatch SGD step: w_k = w_{k−1} − η·s_k·G_k(w_{k−1}), where G_k
+    is microbatch k's mean gradient as a function of w and s_k its share (default 1)."""
     out, current = [], w
-    for mb, share in zip(microbatches, ws):
-        g = mean(record_gradients(mb, current, convention))
-        current = sp.expand(sgd_update(current, eta * share if scale_by_weight else eta, g))
+    for n, G in enumerate(gradient_fns):
+        share = 1 if shares is None else shares[n]
+        current = sgd_update(current, eta * share, G(current))
         out.append(current)
     return out
+
+
+def micro_steps(microbatches, w, eta, scale_by_weight=False, convention=linear.HALF):
+    """w after each step on one microbatch's mean gradient (the reading's per-microbatch
+    stepping); with `scale_by_weight` each step is η·(n_k/N)·∇L_k."""
+    fns = [lambda v, mb=mb: mean(record_gradients(mb, v, convention)) for mb in microbatches]
+    shares = weights([len(mb) for mb in microbatches]) if scale_by_weight else None
+    return [sp.expand(v) for v in steps_in_sequence(fns, w, eta, shares)]

@@ -106,8 +106,8 @@ class Statement:
     expect: Verdict
     claim: str
     assumptions: tuple[str, ...]
-    lhs: sp.Expr
-    rhs: sp.Expr
+    lhs: sp.Expr | None = None
+    rhs: sp.Expr | None = None
     proof: Calc | None = None
     facts: tuple[Fact | Certificate, ...] = ()
     family: Family | None = None
@@ -120,5 +120,7 @@ class Statement:
             raise ValueError(f"statement id {self.id!r}: use A1, A2, … or lowercase-hyphen words")
         if self.expect is Verdict.UNKNOWN:
             raise ValueError(f"statement {self.id}: `unknown` is never an expected verdict")
+        if self.family is None and (self.lhs is None or self.rhs is None):
+            raise ValueError(f"statement {self.id}: an identity needs lhs and rhs")
         if self.expect is Verdict.REFUTED and self.family is None:
             raise ValueError(f"statement {self.id}: a refuted statement needs a family")

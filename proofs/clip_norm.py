@@ -1,0 +1,37 @@
+"""clip-norm-then-accumulate — clipping each microbatch by norm, then accumulating, is not
+clipping the accumulated gradient.
+
+    Σ_k w_k·clip‖·‖(g_k, c) ≠ clip‖·‖(Σ_k w_k·g_k, c),   clip‖·‖(g, c) = g·min(1, c/‖g‖)
+"""
+
+from derive.model.clipping import clip_norm, clip_then_combine, combine_then_clip
+from derive.model.objective import weights
+from derive.statements import REFUTED, Family, Instance, Statement
+from .clip_families import instantiate, shapes
+from .course_data import CLIP_GRADIENTS, CLIP_THRESHOLD
+
+
+def reading():
+    ws = weights([1] * len(CLIP_GRADIENTS))
+    clip = lambda g: clip_norm(g, CLIP_THRESHOLD)  # noqa: E731
+    return {"clip then average": clip_then_combine(ws, CLIP_GRADIENTS, clip),
+            "average then clip": combine_then_clip(ws, CLIP_GRADIENTS, clip)}
+
+
+STATEMENT = Statement(
+    id="clip-norm-then-accumulate",
+    title="Norm clipping does not commute with accumulation",
+    expect=REFUTED,
+    claim="Σ_k w_k·clip‖·‖(g_k, c) = clip‖·‖(Σ_k w_k·g_k, c)  (clip by norm, ε = 0)",
+    assumptions=("threshold c > 0", "equal weights w_k = 1/K", "ε = 0 (see docs for torch's 1e-6)"),
+    family=Family(shapes, lambda s: instantiate(s, clip_norm)),
+    holds_when=("clip-value-within-threshold", "clip-norm-within-threshold"),
+    instances=(
+        Instance(
+            label="gradients 10 and −8, equal weights, threshold 1",
+            source="reading, 裁剪、AMP和BatchNorm的额外边界",
+            compute=reading,
+            expected={"clip then average": 0, "average then clip": 1},
+        ),
+    ),
+)

@@ -1,0 +1,48 @@
+"""mean-of-means-equal-sizes — with equal microbatches, 1/K is the right weight.
+
+    n_k = m for every k  ⇒  (1/K) Σ_k L_k(θ) = L(θ),  N = m·K.
+"""
+
+import sympy as sp
+
+from derive.model import schemes
+from derive.model.objective import (
+    K, batch_objective, boundary, grad, microbatch_objective, over_microbatches,
+)
+from derive.statements import PROVED, Instance, Statement, calc
+from .course_data import TWO_RECORDS, TWO_W
+
+m = sp.Symbol("m", integer=True, positive=True)
+
+
+def size(_k):
+    return m
+
+
+mean_of_means = over_microbatches(lambda k: grad(microbatch_objective(k, size=size))) / K
+target = grad(batch_objective(count=boundary(K, size)))
+
+STATEMENT = Statement(
+    id="mean-of-means-equal-sizes",
+    title="When every microbatch has m records, the 1/K mean of means is the batch gradient",
+    expect=PROVED,
+    claim="n_k = m for all k  ⇒  (1/K) Σ_k ∇L_k(θ) = ∇L(θ)",
+    assumptions=("the assumptions of A2", "every microbatch has the same size m ≥ 1, N = m·K"),
+    lhs=mean_of_means,
+    rhs=target,
+    proof=calc(
+        mean_of_means,
+        (target, "n_k/N = m/(m·K) = 1/K, then A2"),
+    ),
+    instances=(
+        Instance(
+            label="two records (1,2), (3,6), one per microbatch: (−1 − 9)/2",
+            source="lesson, 小批次累积 (每份梯度除以 2 后累加)",
+            compute=lambda: {
+                "mean of means": schemes.mean_of_means(schemes.mean_gradients(TWO_RECORDS, TWO_W)),
+                "∇L": schemes.batch_gradient(TWO_RECORDS, TWO_W),
+            },
+            expected={"mean of means": -5, "∇L": -5},
+        ),
+    ),
+)

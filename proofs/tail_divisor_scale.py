@@ -1,0 +1,52 @@
+"""tail-divisor-scale — with K equal microbatches in a window planned for d, dividing by d
+scales the gradient by K/d.
+
+    n_k = m for every k  ⇒  (1/d) Σ_{k=1}^{K} ∇L_k(θ) = (K/d)·∇L(θ)
+"""
+
+import sympy as sp
+
+from derive.model import schemes
+from derive.model.objective import (
+    K, batch_objective, boundary, grad, microbatch_objective, over_microbatches,
+)
+from derive.statements import PROVED, Instance, Statement, calc
+from .course_data import TWO_RECORDS, TWO_W
+
+m = sp.Symbol("m", integer=True, positive=True)
+d = sp.Symbol("d", integer=True, positive=True)
+
+
+def size(_k):
+    return m
+
+
+divided = over_microbatches(lambda k: grad(microbatch_objective(k, size=size))) / d
+target = grad(batch_objective(count=boundary(K, size)))
+
+
+def constructed():
+    means = schemes.mean_gradients(TWO_RECORDS, TWO_W)
+    return {"divided by 4": schemes.divisor_gradient(means, 4),
+            "(K/d)·∇L": sp.Rational(2, 4) * schemes.batch_gradient(TWO_RECORDS, TWO_W)}
+
+
+STATEMENT = Statement(
+    id="tail-divisor-scale",
+    title="Dividing K equal microbatches by a planned count d scales the gradient by K/d",
+    expect=PROVED,
+    claim="n_k = m for all k  ⇒  (1/d) Σ_{k=1}^{K} ∇L_k(θ) = (K/d)·∇L(θ)",
+    assumptions=("the assumptions of A2", "every microbatch has m ≥ 1 records",
+                 "the divisor d ≥ 1 is fixed in advance"),
+    lhs=divided,
+    rhs=K / d * target,
+    proof=calc(divided, (K / d * target, "undivided-sum-scale, divided by d")),
+    instances=(
+        Instance(
+            label="the lesson's two records as a tail of 2 microbatches planned for 4",
+            source="constructed from the lesson's numbers (reading: 继续除以四)",
+            compute=constructed,
+            expected={"divided by 4": "-2.5", "(K/d)·∇L": "-2.5"},
+        ),
+    ),
+)
