@@ -2,14 +2,16 @@
 
 Rules, applied bottom-up (each one an identity, so the rewrite never changes a value):
 
-1. `doit`: derivatives are taken by `sympy.diff`; sums with a closed form are summed.
+1. Derivatives are taken by `sympy.diff` (and `Subs` evaluated); nothing else is evaluated.
 2. Linearity: a sum's summand is expanded and every factor that does not depend on the
    index is taken outside; each remaining monomial is summed on its own.
 3. Telescoping: Σ_{i=a}^{b} (h(i) − h(i−1)) = h(b) − h(a−1).
 4. Prefix sums: Σ_{i=a}^{b} g(i) = P_g(b) − P_g(a−1), where P_g(m) = Σ_{i=1}^{m} g(i) is a fresh
    function of the summand g, and P_g(0) = 0. With SymPy's (Karr's) convention for sums whose
    upper limit is below the lower one, this holds for all integer limits.
-5. Rational normal form: numerator of the difference over a common denominator, expanded.
+5. Offsets: P_g(a + m) = P_g(a) + Σ_{t=1}^{m} g(a + t) for integers m > 0, so that prefix
+   sums whose arguments differ by a constant are written over one base.
+6. Rational normal form: numerator of the difference over a common denominator, expanded.
 
 Rules 3 and 4 need integer limits; a sum whose limits are not known to be integers is left
 alone, and the identity stays undecided.
@@ -110,17 +112,56 @@ def rewrite_sums(e: sp.Expr, rules: set[str]) -> sp.Expr:
     return e.func(*args) if args != list(e.args) else e
 
 
+def _align_offsets(e: sp.Expr, rules: set[str]) -> sp.Expr:
+    """Rule 5: each prefix function's arguments a + m (m an integer) over the smallest m."""
+    keys = {fn: key for key, fn in _PREFIX.items()}
+    groups: dict[tuple, list[tuple[int, sp.Expr]]] = {}
+    for f in e.atoms(AppliedUndef):
+        if f.func in keys and len(f.args) == 1:
+            const, rest = f.args[0].as_coeff_Add()
+            if const.is_Integer:
+                groups.setdefault((f.func, rest), []).append((int(const), f))
+    repl = {}
+    for (fn, rest), members in groups.items():
+        low = min(m for m, _ in members)
+        if rest == 0 and low > 0:
+            low = 0  # P_g(0) = 0
+        for m, f in members:
+            if m > low:
+                key = keys[fn]
+                tail = sp.Add(*[key.xreplace({_INDEX: rest + t}) for t in range(low + 1, m + 1)])
+                repl[f] = fn(rest + low) + tail
+    if not repl:
+        return e
+    rules.add("prefix offsets")
+    return _zero_empty_prefixes(_canon_args(e.xreplace(repl)))
+
+
+def take_derivatives(e: sp.Expr) -> sp.Expr:
+    """Rule 1: every Derivative and Subs evaluated, innermost first, sums left as they are."""
+    if not e.args or e.is_Atom:
+        return e
+    args = [take_derivatives(a) for a in e.args]
+    if args != list(e.args):
+        e = e.func(*args)
+    if isinstance(e, (sp.Derivative, sp.Subs)):
+        done = e.doit(deep=False)
+        return take_derivatives(done) if done != e else e
+    return e
+
+
 def rational_zero(e: sp.Expr) -> bool:
-    """Rule 5: whether `e` is 0 as a rational function of its atoms."""
+    """Rule 6: whether `e` is 0 as a rational function of its atoms."""
     num, _ = sp.fraction(sp.together(e))
     return sp.expand(num) == 0
 
 
 def normal_form(e: sp.Expr) -> tuple[sp.Expr, tuple[str, ...]]:
-    """`e` rewritten by rules 1–4, and the names of the rules that fired."""
+    """`e` rewritten by rules 1–5, and the names of the rules that fired."""
     rules: set[str] = set()
-    done = e.doit()
+    done = take_derivatives(e)
     if done != e:
-        rules.add("sympy.diff / summation")
+        rules.add("sympy.diff")
     out = _zero_empty_prefixes(_canon_args(rewrite_sums(done, rules)))
+    out = _align_offsets(out, rules)
     return out, tuple(sorted(rules))
