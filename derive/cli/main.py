@@ -6,10 +6,10 @@ import argparse
 import sys
 
 from derive import __version__
-from derive.cli import prove
+from derive.cli import exercises, prove, recipes
 from derive.cli.errors import UsageError
 
-COMMANDS = (prove,)
+COMMANDS = (prove, recipes)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -20,6 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in COMMANDS:
         command.add_parser(sub)
+    exercises.add_parsers(sub)
     return parser
 
 

@@ -39,6 +39,8 @@ def outcome_json(o: Outcome) -> dict:
         "claim": s.claim,
         "strategy": o.strategy,
         "detail": o.detail,
+        "facts": [{"fact": name, "checked": ok, "reason": reason} for name, ok, reason in o.facts],
+        "holds_when": list(s.holds_when),
         "steps": [{"reason": st.reason, "verdict": d.verdict.value, "rules": list(d.rules)}
                   for st, d in zip(s.proof.steps if s.proof else (), o.steps)],
         "instances": [

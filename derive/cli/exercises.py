@@ -1,0 +1,54 @@
+"""`derive check PATH …` and `derive key PATH …`: exercise files in, reports and keys out."""
+
+from __future__ import annotations
+
+import json
+
+from derive.cli.errors import UsageError
+from derive.cli.output import emit
+from derive.exercises import ExerciseError, check_exercise, load
+from derive.exercises.bank import toml_files
+from derive.render.keys import check_json, check_text, key_json, key_markdown
+
+
+def add_parsers(sub) -> None:
+    p = sub.add_parser("check", help="check the claims of exercise files exactly")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="exercise files or folders")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.set_defaults(run=run_check)
+
+    p = sub.add_parser("key", help="print the exact answer key of exercise files")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="exercise files or folders")
+    p.add_argument("--format", choices=("md", "json"), default="md")
+    p.add_argument("--lang", choices=("en", "zh"), default="en")
+    p.add_argument("-o", dest="out", metavar="OUT", help="write to OUT (atomically)")
+    p.set_defaults(run=run_key)
+
+
+def _reports(paths):
+    try:
+        exercises = load(paths)
+    except ExerciseError as exc:
+        raise UsageError(exc.line()) from None
+    return [check_exercise(ex) for ex in exercises]
+
+
+def run_check(args) -> int:
+    reports = _reports(args.paths)
+    if args.format == "json":
+        print(json.dumps({"exercises": [check_json(r) for r in reports]},
+                         ensure_ascii=False, indent=2))
+    else:
+        print(check_text(reports))
+    return 0 if all(r.ok for r in reports) else 1
+
+
+def run_key(args) -> int:
+    reports = _reports(args.paths)
+    if args.format == "json":
+        text = json.dumps({"exercises": [key_json(r) for r in reports]}, ensure_ascii=False,
+                          indent=2)
+    else:
+        text = key_markdown(reports, args.lang)
+    emit(text, args.out, toml_files(args.paths))
+    return 0

@@ -1,0 +1,34 @@
+"""Writing outputs: atomically (a temporary file renamed into place), never over an input."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from derive.cli.errors import UsageError
+
+
+def emit(text: str, out: str | None, inputs: list[Path] = ()) -> None:
+    """Print `text`, or write it to `out` atomically; refuse to overwrite any input file."""
+    if out is None:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        return
+    target = Path(out)
+    resolved = target.resolve()
+    if any(resolved == Path(p).resolve() for p in inputs):
+        raise UsageError(f"-o {out}: is one of the input files; name another output file")
+    if target.is_dir():
+        raise UsageError(f"-o {out}: is a folder; name a file")
+    parent = target.parent if str(target.parent) else Path(".")
+    if not parent.is_dir():
+        raise UsageError(f"-o {out}: folder {parent} does not exist; create it first")
+    fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text if text.endswith("\n") else text + "\n")
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,46 @@
+"""`derive recipes [NAME]`: the recipes, their inputs and their quantities."""
+
+from __future__ import annotations
+
+from derive.cli.errors import UsageError, did_you_mean
+from derive.recipes import RECIPES
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("recipes", help="list the recipes, or one recipe's inputs and quantities")
+    p.add_argument("name", nargs="?", metavar="NAME")
+    p.set_defaults(run=run)
+
+
+def describe(name: str) -> str:
+    r = RECIPES[name]
+    lines = [f"{r.name}: {r.title}", "", r.doc.strip(), "", "inputs ([exercise.given]):"]
+    w = max(len(i.name) for i in r.inputs)
+    for i in r.inputs:
+        need = "required" if i.required else "optional"
+        lines.append(f"  {i.name:<{w}}  {i.kind:<12} {need:<8}  {i.doc}")
+    lines += ["", "quantities ([exercise.claims]), in derivation order:"]
+    w = max(len(q.name) for q in r.quantities)
+    f = max(len(q.formula) for q in r.quantities)
+    for q in r.quantities:
+        extra = (" [wrong scheme]" if q.wrong else "") + (
+            f" [needs {', '.join(q.needs)}]" if q.needs else "")
+        lines.append(f"  {q.name:<{w}}  {q.formula:<{f}}  {q.doc}{extra}")
+    if r.mistakes:
+        lines += ["", "known mistakes tried by the diagnosis:"]
+        w = max(len(m.name) for m in r.mistakes)
+        for m in r.mistakes:
+            lines.append(f"  {m.name:<{w}}  for {m.target}: {m.doc}")
+    return "\n".join(lines)
+
+
+def run(args) -> int:
+    if args.name is None:
+        w = max(map(len, RECIPES))
+        print("\n".join(f"{r.name:<{w}}  {r.title}" for r in RECIPES.values()))
+        return 0
+    if args.name not in RECIPES:
+        hint = did_you_mean(args.name, RECIPES)
+        raise UsageError(f"no recipe {args.name!r}{hint} (`derive recipes` lists them)")
+    print(describe(args.name))
+    return 0

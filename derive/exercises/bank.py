@@ -1,0 +1,54 @@
+"""Loading exercise files and folders: every exercise valid, every id unique, or one error."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from derive.exercises.errors import ExerciseError
+from derive.exercises.reader import read_toml
+from derive.exercises.schema import Exercise, exercise
+
+
+def toml_files(paths: list[str]) -> list[Path]:
+    """The files named, and the *.toml files under the folders named, in a stable order."""
+    out = []
+    for p in paths:
+        path = Path(p)
+        if path.is_dir():
+            found = sorted(path.rglob("*.toml"))
+            if not found:
+                raise ExerciseError(p, None, None, "is a folder with no *.toml file",
+                                    "name a folder that holds exercise files")
+            out += found
+        elif path.is_file():
+            out.append(path)
+        else:
+            raise ExerciseError(p, None, None, "does not exist", "name an exercise file or folder")
+    return out
+
+
+def load_file(path: Path) -> list[Exercise]:
+    doc = read_toml(path)
+    name = str(path)
+    for key in doc:
+        if key != "exercise":
+            raise ExerciseError(name, None, key, "is not a top-level key of an exercise file",
+                                "write exercises as [[exercise]] tables")
+    tables = doc.get("exercise")
+    if not isinstance(tables, list) or not tables:
+        raise ExerciseError(name, None, "exercise", "holds no [[exercise]] table",
+                            "write at least one [[exercise]] table")
+    return [exercise(t, name, i) for i, t in enumerate(tables)]
+
+
+def load(paths: list[str]) -> list[Exercise]:
+    """Every exercise of every file, validated; ids unique across the whole bank."""
+    exercises, seen = [], {}
+    for path in toml_files(paths):
+        for ex in load_file(path):
+            if ex.id in seen:
+                raise ExerciseError(ex.path, ex.id, "id", f"is also the id of an exercise in "
+                                    f"{seen[ex.id]}", "give every exercise its own id")
+            seen[ex.id] = ex.path
+            exercises.append(ex)
+    return exercises

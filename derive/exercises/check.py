@@ -1,0 +1,48 @@
+"""Checking one exercise: its exact key, each claim's status, and the diagnosis."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from derive.exercises.claims import WRONG, judge
+from derive.exercises.diagnosis import Diagnosis, diagnose
+from derive.exercises.schema import Exercise
+from derive.recipes.base import expand_exact
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    name: str
+    claimed: str
+    status: str
+    expected: object
+    diagnosis: Diagnosis | None
+
+
+@dataclass(frozen=True)
+class Report:
+    exercise: Exercise
+    values: dict
+    claims: tuple[ClaimResult, ...]
+
+    @property
+    def ok(self) -> bool:
+        return all(c.status != WRONG for c in self.claims)
+
+
+def answer_key(ex: Exercise) -> dict:
+    """Every quantity the exercise's inputs determine, exact, in derivation order."""
+    return {k: expand_exact(v) for k, v in ex.recipe.evaluate(ex.given).items()}
+
+
+def check_exercise(ex: Exercise) -> Report:
+    values = answer_key(ex)
+    statuses = {name: judge(claim, values[name]) for name, claim in ex.claims.items()}
+    order = list(values)
+    wrong = sorted((n for n, s in statuses.items() if s == WRONG), key=order.index)
+    diagnoses = diagnose(ex.recipe, ex.given, ex.claims, wrong, values)
+    results = tuple(
+        ClaimResult(name, ex.claims[name].text, statuses[name], values[name],
+                    diagnoses.get(name))
+        for name in sorted(ex.claims, key=order.index))
+    return Report(ex, values, results)

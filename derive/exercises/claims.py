@@ -1,0 +1,140 @@
+"""Claims: the author's answers, and whether each holds.
+
+- an integer or a fraction must equal the exact value (`exact`);
+- a decimal with d digits after the point must equal the exact value (`exact`) or the exact
+  value rounded half away from zero to d places (`rounded`);
+- `{ value, places | sig | rel | abs }` states the test (`within`);
+- a list holds element by element.
+Anything else is `wrong`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+from derive.exercises.reader import BadNumber, Written, decimal_places, written
+from derive.exercises.values import Where, kind_of, number
+from derive.kernel.exact import is_zero_exact, round_half_away
+
+TESTS = ("places", "sig", "rel", "abs")
+EXACT, ROUNDED, WITHIN, WRONG = "exact", "rounded", "within", "wrong"
+_RANK = {EXACT: 0, ROUNDED: 1, WITHIN: 2, WRONG: 3}
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claimed value (or a list of them) and the test it asks for."""
+
+    value: object
+    text: str
+    places: int | None = None
+    test: str | None = None
+    tolerance: sp.Rational | None = None
+
+    @property
+    def is_list(self) -> bool:
+        return isinstance(self.value, list)
+
+    def exact_value(self):
+        """The claimed value(s) as exact numbers."""
+        return [c.exact_value() for c in self.value] if self.is_list else self.value
+
+
+def parse_claim(raw, where: Where, key: str) -> Claim:
+    """A claim from its TOML value."""
+    if isinstance(raw, list):
+        if not raw:
+            where.fail(key, "is an empty list", "claim one value per element")
+        items = [parse_claim(v, where, f"{key}[{i}]") for i, v in enumerate(raw)]
+        return Claim(items, "[" + ", ".join(c.text for c in items) + "]")
+    if isinstance(raw, dict):
+        unknown = [k for k in raw if k not in ("value", *TESTS)]
+        tests = [k for k in raw if k in TESTS]
+        if unknown or "value" not in raw or len(tests) != 1:
+            where.fail(key, "is a table without exactly one value and one test",
+                       "write { value = …, places = d } (or sig, rel, abs)")
+        test = tests[0]
+        if test in ("places", "sig"):
+            tol = raw[test]
+            if isinstance(tol, bool) or not isinstance(tol, int) or not 0 <= tol <= 30:
+                where.fail(f"{key}.{test}", f"is {tol!r}", "write a whole number from 0 to 30")
+            tol = sp.Integer(tol)
+            if test == "sig" and tol == 0:
+                where.fail(f"{key}.sig", "is 0", "at least 1 significant digit")
+        else:
+            tol = number(raw[test], where, f"{key}.{test}")
+            if tol < 0:
+                where.fail(f"{key}.{test}", f"is {tol}", "a tolerance must not be negative")
+        inner = parse_claim(raw["value"], where, f"{key}.value")
+        if inner.is_list:
+            where.fail(f"{key}.value", "is a list", "state a test per element instead")
+        return Claim(inner.value, f"{inner.text} ({test} {tol})", test=test, tolerance=tol)
+    if isinstance(raw, Written):
+        return Claim(raw.value, raw.text, raw.places)
+    if isinstance(raw, str):
+        value = number(raw, where, key)
+        return Claim(value, raw.strip(), decimal_places(raw))
+    if isinstance(raw, BadNumber) or isinstance(raw, bool) or not isinstance(raw, int):
+        number(raw, where, key)  # raises the right message
+        where.fail(key, f"is {kind_of(raw)}", "write a number")
+    return Claim(number(raw, where, key), str(raw))
+
+
+def round_places(value: sp.Expr, places: int) -> sp.Rational:
+    """`value` rounded half away from zero to `places` digits (exact for surds too)."""
+    if value.is_Rational:
+        return round_half_away(value, places)
+    scale = sp.Integer(10) ** places
+    magnitude = sp.floor(abs(value) * scale + sp.S.Half)
+    return sp.sign(value) * magnitude / scale
+
+
+def round_sig(value: sp.Expr, sig: int) -> sp.Rational:
+    """`value` rounded half away from zero to `sig` significant digits."""
+    if value == 0:
+        return sp.S.Zero
+    exponent = int(sp.floor(sp.log(abs(value), 10)))
+    return round_places(value, sig - 1 - exponent)
+
+
+def _scalar(claim: Claim, expected: sp.Expr) -> str:
+    if isinstance(expected, list):
+        return WRONG
+    c = claim.value
+    if is_zero_exact(c - expected):
+        return EXACT
+    if claim.test == "places":
+        ok = round_places(expected, int(claim.tolerance)) == round_places(c, int(claim.tolerance))
+    elif claim.test == "sig":
+        ok = round_sig(expected, int(claim.tolerance)) == round_sig(c, int(claim.tolerance))
+    elif claim.test == "rel":
+        ok = bool(abs(c - expected) <= claim.tolerance * abs(expected))
+    elif claim.test == "abs":
+        ok = bool(abs(c - expected) <= claim.tolerance)
+    elif claim.places is not None:
+        return ROUNDED if round_places(expected, claim.places) == c else WRONG
+    else:
+        return WRONG
+    return WITHIN if ok else WRONG
+
+
+def judge(claim: Claim, expected) -> str:
+    """The status of a claim against the exact value(s)."""
+    if claim.is_list:
+        if not isinstance(expected, list) or len(expected) != len(claim.value):
+            return WRONG
+        statuses = [judge(c, e) for c, e in zip(claim.value, expected)]
+        return max(statuses, key=_RANK.__getitem__)
+    return _scalar(claim, expected)
+
+
+def holds(claim: Claim, value) -> bool:
+    return judge(claim, value) != WRONG
+
+
+def literal(text: str) -> Claim:
+    """A claim from text, as if written in a file (used by tests and variants)."""
+    w = written(text)
+    return Claim(w.value, w.text, w.places)

@@ -1,0 +1,99 @@
+"""Diagnosis of wrong claims, the way the lesson debugs: from the first mismatch.
+
+For each wrong claim, in the derivation's order:
+1. the earliest wrong quantity is named (`first_wrong`);
+2. if the claim follows correctly from the author's own earlier wrong value, the error is
+   carried forward (`carried_from` names that quantity);
+3. otherwise the catalogue of known mistakes is tried: named wrong quantities (such as
+   `mean_of_means`) and the recipe's mistakes (sign, convention, sum for mean, …), and an
+   earlier quantity rounded too early (`rounded_early`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from derive.exercises.claims import Claim, holds, round_places
+from derive.recipes import Context, Recipe
+
+EARLY_ROUNDING_PLACES = range(0, 5)
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    first_wrong: str
+    carried_from: str | None = None
+    mistake: str | None = None
+    explanation: str = ""
+
+    def as_dict(self) -> dict:
+        return {"first_wrong": self.first_wrong, "carried_from": self.carried_from,
+                "mistake": self.mistake, "explanation": self.explanation}
+
+
+def _try(compute, ctx):
+    try:
+        return compute(ctx)
+    except (KeyError, TypeError, ZeroDivisionError, IndexError):
+        return None
+
+
+def _mistakes(recipe: Recipe, name: str, given) -> list[tuple[str, str, object]]:
+    """(name, description, compute) of every known mistake for quantity `name`: the recipe's
+    own mistakes first (they are the more specific), then its wrong schemes."""
+    out = [(m.name, m.doc, m.compute) for m in recipe.mistakes
+           if m.target == name and all(given.get(n) is not None for n in m.needs)]
+    out += [(q.name, q.doc, q.compute) for q in recipe.available(given) if name in q.mistake_of]
+    return out
+
+
+def _rounded(value, places):
+    if isinstance(value, list):
+        return [_rounded(v, places) for v in value]
+    return round_places(value, places)
+
+
+def diagnose(recipe: Recipe, given, claims: dict[str, Claim], wrong: list[str],
+             expected: dict) -> dict[str, Diagnosis]:
+    """A diagnosis for each wrong claim (names in derivation order)."""
+    if not wrong:
+        return {}
+    order = [q.name for q in recipe.available(given)]
+    first = wrong[0]
+    out = {}
+    for name in wrong:
+        claim = claims[name]
+        earlier_wrong = [p for p in wrong if order.index(p) < order.index(name)]
+        found = None
+        for p in reversed(earlier_wrong):
+            ctx = Context(recipe, given, {p: claims[p].exact_value()})
+            value = _try(lambda c: c[name], ctx)
+            if value is not None and holds(claim, value):
+                found = Diagnosis(first, carried_from=p, explanation=(
+                    f"follows correctly from your wrong {p}: the error is carried forward"))
+                break
+        if found is None:
+            base = Context(recipe, given)
+            for mname, doc, compute in _mistakes(recipe, name, given):
+                value = _try(compute, base)
+                if value is not None and holds(claim, value):
+                    found = Diagnosis(first, mistake=mname, explanation=doc)
+                    break
+        if found is None:
+            for p in order[: order.index(name)]:
+                for places in EARLY_ROUNDING_PLACES:
+                    ctx = Context(recipe, given, {p: _rounded(expected[p], places)})
+                    value = _try(lambda c: c[name], ctx)
+                    if (value is not None and value != expected[name]
+                            and holds(claim, value)):
+                        found = Diagnosis(first, mistake="rounded_early", explanation=(
+                            f"{p} was rounded to {places} places before computing {name}"))
+                        break
+                if found:
+                    break
+        if found is None:
+            where = ("this is the first wrong quantity" if name == first
+                     else f"the first wrong quantity is {first}")
+            found = Diagnosis(first, explanation=f"no known mistake gives this value; {where}")
+        out[name] = found
+    return out

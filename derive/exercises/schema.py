@@ -1,0 +1,181 @@
+"""Validating an exercise table against its recipe: every key known, every value of its kind.
+
+Kinds of given inputs (see derive.recipes): `number`, `positive`, `nonnegative`, `count`
+(a positive whole number), `counts`, `numbers`, `nonnegatives`, `records` (a list of [x, y]),
+`microbatches` (a list of lists of [x, y]), `gradients` (numbers, or vectors as lists) and
+`loss` ("half" or "squared").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+from derive.exercises.claims import parse_claim
+from derive.exercises.errors import did_you_mean
+from derive.exercises.reader import Written
+from derive.exercises.values import Where, kind_of, number
+from derive.model.linear import LOSS_CONVENTIONS
+from derive.recipes import RECIPES, Recipe
+
+MAX_ITEMS = 100_000
+"""Most numbers one key may hold."""
+
+ID_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
+EXERCISE_KEYS = ("id", "title", "recipe", "given", "claims")
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """A validated exercise: exact inputs and the author's claims."""
+
+    path: str
+    id: str
+    title: str
+    recipe: Recipe
+    given: dict
+    claims: dict
+    raw: dict
+
+
+def _list(value, where, key, what):
+    if not isinstance(value, list):
+        where.fail(key, f"is {kind_of(value)}", f"write a list of {what}")
+    if not value:
+        where.fail(key, "is empty", f"write a nonempty list of {what}")
+    if len(value) > MAX_ITEMS:
+        where.fail(key, f"has {len(value)} items", f"at most {MAX_ITEMS}")
+    return value
+
+
+def _sign(v, where, key, positive, what):
+    if positive and v <= 0:
+        where.fail(key, f"is {v}", f"{what} must be positive")
+    if not positive and v < 0:
+        where.fail(key, f"is {v}", f"{what} must not be negative")
+    return v
+
+
+def _count(value, where, key):
+    if isinstance(value, bool) or not isinstance(value, int):
+        where.fail(key, f"is {kind_of(value) if not isinstance(value, Written) else value.text}",
+                   "write a whole number such as 3")
+    if value < 1:
+        where.fail(key, f"is {value}", "a count must be at least 1")
+    if value > 10**15:
+        where.fail(key, f"is {value}", "a count must be at most 10^15")
+    return sp.Integer(value)
+
+
+def _pair(value, where, key):
+    if not isinstance(value, list) or len(value) != 2:
+        where.fail(key, f"is {kind_of(value) if not isinstance(value, list) else f'a list of {len(value)}'}",
+                   "write a record as [x, y]")
+    return (number(value[0], where, f"{key}[0]"), number(value[1], where, f"{key}[1]"))
+
+
+def _total_items(value) -> int:
+    return sum(_total_items(v) for v in value) if isinstance(value, list) else 1
+
+
+def convert(kind: str, value, where: Where, key: str):
+    """A given input of a recipe, converted from TOML to exact values."""
+    if kind == "number":
+        return number(value, where, key)
+    if kind in ("positive", "nonnegative"):
+        return _sign(number(value, where, key), where, key, kind == "positive", key.split(".")[-1])
+    if kind == "count":
+        return _count(value, where, key)
+    if kind == "counts":
+        return [_count(v, where, f"{key}[{i}]")
+                for i, v in enumerate(_list(value, where, key, "whole numbers"))]
+    if kind == "numbers":
+        return [number(v, where, f"{key}[{i}]")
+                for i, v in enumerate(_list(value, where, key, "numbers"))]
+    if kind == "nonnegatives":
+        return [_sign(number(v, where, f"{key}[{i}]"), where, f"{key}[{i}]", False, "a weight")
+                for i, v in enumerate(_list(value, where, key, "numbers"))]
+    if kind == "records":
+        return [_pair(v, where, f"{key}[{i}]")
+                for i, v in enumerate(_list(value, where, key, "[x, y] records"))]
+    if kind == "microbatches":
+        mbs = _list(value, where, key, "microbatches (lists of [x, y] records)")
+        if _total_items(mbs) > MAX_ITEMS:
+            where.fail(key, f"holds more than {MAX_ITEMS} numbers", "use a smaller window")
+        return [convert("records", mb, where, f"{key}[{k}]") for k, mb in enumerate(mbs)]
+    if kind == "gradients":
+        gs = _list(value, where, key, "numbers or vectors")
+        if _total_items(gs) > MAX_ITEMS:
+            where.fail(key, f"holds more than {MAX_ITEMS} numbers", "use fewer gradients")
+        return [convert("numbers", g, where, f"{key}[{k}]") if isinstance(g, list)
+                else number(g, where, f"{key}[{k}]") for k, g in enumerate(gs)]
+    if kind == "loss":
+        if value not in LOSS_CONVENTIONS:
+            where.fail(key, f"is {value!r}", f"write one of {', '.join(map(repr, LOSS_CONVENTIONS))}")
+        return value
+    raise AssertionError(f"unknown input kind {kind}")
+
+
+def _unknown_key(where, key, choices, what):
+    hint = did_you_mean(key.split(".")[-1], choices)
+    where.fail(key, f"is not {what}",
+               hint or f"use one of: {', '.join(choices)}")
+
+
+def exercise(table, path: str, index: int) -> Exercise:
+    """A validated exercise from the `index`-th [[exercise]] table of a file."""
+    where = Where(path, None)
+    if not isinstance(table, dict):
+        where.fail(f"exercise[{index}]", f"is {kind_of(table)}", "write [[exercise]] tables")
+    ex_id = table.get("id")
+    if not isinstance(ex_id, str) or not ex_id or len(ex_id) > 100 or set(ex_id) - ID_CHARS:
+        where.exercise = f"#{index + 1}"
+        where.fail("id", "is missing" if ex_id is None else f"is {ex_id!r}",
+                   "give each exercise an id of letters, digits, '-', '_' or '.', "
+                   "such as \"lesson03-ex1\"")
+    where.exercise = ex_id
+    for key in table:
+        if key not in EXERCISE_KEYS:
+            _unknown_key(where, key, EXERCISE_KEYS, "an exercise key")
+    title = table.get("title", "")
+    if not isinstance(title, str):
+        where.fail("title", f"is {kind_of(title)}", "write the title as text")
+    name = table.get("recipe")
+    if not isinstance(name, str) or name not in RECIPES:
+        hint = did_you_mean(name, RECIPES) if isinstance(name, str) else ""
+        where.fail("recipe", "is missing" if name is None else f"is {name!r}",
+                   hint or f"use one of: {', '.join(RECIPES)} (`derive recipes` lists them)")
+    recipe = RECIPES[name]
+    raw_given = table.get("given", {})
+    if not isinstance(raw_given, dict):
+        where.fail("given", f"is {kind_of(raw_given)}", "write an [exercise.given] table")
+    inputs = {i.name: i for i in recipe.inputs}
+    for key in raw_given:
+        if key not in inputs:
+            _unknown_key(where, f"given.{key}", list(inputs), f"an input of {name}")
+    given = {}
+    for inp in recipe.inputs:
+        if inp.name in raw_given:
+            given[inp.name] = convert(inp.kind, raw_given[inp.name], where, f"given.{inp.name}")
+        elif inp.required:
+            where.fail(f"given.{inp.name}", "is missing", f"{name} needs {inp.name}: {inp.doc}")
+        else:
+            given[inp.name] = None
+    for key, problem, expected in recipe.check(given):
+        where.fail(f"given.{key}", problem, expected)
+    raw_claims = table.get("claims", {})
+    if not isinstance(raw_claims, dict):
+        where.fail("claims", f"is {kind_of(raw_claims)}", "write an [exercise.claims] table")
+    names = [q.name for q in recipe.available(given)]
+    all_names = [q.name for q in recipe.quantities]
+    claims = {}
+    for key, value in raw_claims.items():
+        if key not in names:
+            if key in all_names:
+                q = recipe.quantity(key)
+                where.fail(f"claims.{key}", "cannot be computed from these inputs",
+                           f"it needs {', '.join(q.needs)} in [exercise.given]")
+            _unknown_key(where, f"claims.{key}", names, f"a quantity of {name}")
+        claims[key] = parse_claim(value, where, f"claims.{key}")
+    return Exercise(path, ex_id, title, recipe, given, claims, table)

@@ -1,0 +1,43 @@
+"""Exact numbers from TOML values, and where they sit for error messages."""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from derive.exercises.errors import ExerciseError
+from derive.exercises.reader import BadNumber, Written, written
+from derive.kernel.exact import MAX_DIGITS, ExactNumberError
+
+
+class Where:
+    """Where in a file a value sits, to name it in an error."""
+
+    def __init__(self, path, exercise):
+        self.path, self.exercise = path, exercise
+
+    def fail(self, key, problem, expected=""):
+        raise ExerciseError(self.path, self.exercise, key, problem, expected)
+
+
+def number(value, where: Where, key: str) -> sp.Rational:
+    """An exact number from a TOML integer, decimal literal or string."""
+    if isinstance(value, bool):
+        where.fail(key, "is a boolean", "write a number such as 0.1 or 8/15")
+    if isinstance(value, int):
+        if len(str(abs(value))) > MAX_DIGITS:
+            where.fail(key, f"has more than {MAX_DIGITS} digits", "write a smaller number")
+        return sp.Integer(value)
+    if isinstance(value, Written):
+        return value.value
+    if isinstance(value, BadNumber):
+        where.fail(key, f"{value.text!r} {value.reason}", "write a finite exact number")
+    if isinstance(value, str):
+        try:
+            return written(value).value
+        except ExactNumberError as exc:
+            where.fail(key, str(exc))
+    where.fail(key, f"is {kind_of(value)}", "write a number such as 0.1, \"8/15\" or 3")
+
+
+def kind_of(value) -> str:
+    return {list: "a list", dict: "a table", str: "text"}.get(type(value), type(value).__name__)

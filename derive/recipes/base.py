@@ -1,0 +1,137 @@
+"""What a recipe is: typed inputs and an ordered graph of named quantities.
+
+A quantity's `compute` reads the given inputs and earlier quantities from a context; the
+order of `quantities` is the derivation's order (the order a student computes them in), which
+is also the order in which the first wrong claim is looked for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+
+import sympy as sp
+
+Value = object
+"""An exact SymPy number, or a list of values."""
+
+
+@dataclass(frozen=True)
+class Input:
+    """A given input: its TOML key, its kind (see derive.exercises.schema), its meaning."""
+
+    name: str
+    kind: str
+    doc: str
+    required: bool = True
+    default: Value | None = None
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A named quantity: its meaning, its formula as the course writes it, how to compute it.
+
+    `wrong` marks a scheme the course warns about (it is computed and rendered like any
+    other quantity, and the diagnosis tries it against wrong claims of `mistake_of`).
+    `needs` lists the given inputs it requires beyond the recipe's required ones.
+    """
+
+    name: str
+    doc: str
+    formula: str
+    compute: Callable[["Context"], Value]
+    wrong: bool = False
+    mistake_of: tuple[str, ...] = ()
+    needs: tuple[str, ...] = ()
+    zh: str = ""
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A known mistake: computing `target` the way `compute` does. Tried against wrong claims."""
+
+    name: str
+    target: str
+    doc: str
+    compute: Callable[["Context"], Value]
+    needs: tuple[str, ...] = ()
+
+
+class Context(Mapping):
+    """Given inputs and quantities, computed on demand in derivation order; `overrides`
+    replaces computed quantities by other values (the author's own, to carry errors forward).
+    A name that is both an input and a quantity (`loss` in sgd_step) means the quantity;
+    the input is `ctx.given[name]`."""
+
+    def __init__(self, recipe: "Recipe", given: Mapping[str, Value],
+                 overrides: Mapping[str, Value] | None = None):
+        self.recipe = recipe
+        self.given = given
+        self.overrides = dict(overrides or {})
+        self._values: dict[str, Value] = {}
+
+    def __getitem__(self, name: str) -> Value:
+        """A quantity when the recipe has one of that name, else a given input."""
+        q = self.recipe.quantity(name)
+        if q is None:
+            return self.given[name]
+        if name in self.overrides:
+            return self.overrides[name]
+        if name not in self._values:
+            self._values[name] = q.compute(self)
+        return self._values[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.given)
+
+    def __len__(self) -> int:
+        return len(self.given)
+
+    def has(self, name: str) -> bool:
+        return name in self.given and self.given[name] is not None
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """A derivation: inputs, quantities in derivation order, known mistakes."""
+
+    name: str
+    title: str
+    doc: str
+    inputs: tuple[Input, ...]
+    quantities: tuple[Quantity, ...]
+    mistakes: tuple[Mistake, ...] = ()
+    check: Callable[[Mapping[str, Value]], list[tuple[str, str, str]]] = field(
+        default=lambda given: [])
+    """Cross-input checks: returns (key, what is wrong, what would be right) triples."""
+
+    def quantity(self, name: str) -> Quantity | None:
+        return next((q for q in self.quantities if q.name == name), None)
+
+    def available(self, given: Mapping[str, Value]) -> list[Quantity]:
+        """The quantities this exercise's inputs determine."""
+        return [q for q in self.quantities
+                if all(given.get(n) is not None for n in q.needs)]
+
+    def evaluate(self, given: Mapping[str, Value],
+                 overrides: Mapping[str, Value] | None = None) -> dict[str, Value]:
+        ctx = Context(self, given, overrides)
+        return {q.name: ctx[q.name] for q in self.available(given)}
+
+    def context(self, given, overrides=None) -> Context:
+        return Context(self, given, overrides)
+
+
+def as_list(value: Value) -> list:
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def expand_exact(value: Value) -> Value:
+    """Exact values in their simplest closed form (lists element by element)."""
+    if isinstance(value, (list, tuple)):
+        return [expand_exact(v) for v in value]
+    if isinstance(value, sp.Basic) and not value.is_Rational:
+        if value.has(sp.Float):
+            raise TypeError(f"a binary float reached an exact value: {value}")
+        return sp.radsimp(sp.expand(value))
+    return value

@@ -1,0 +1,79 @@
+"""`clipping`: clipping the accumulated gradient versus accumulating clipped microbatch
+gradients, by norm (`max_norm`, with torch's optional ε) or by value (`clip_value`)."""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from derive.model.clipping import clip_norm, clip_then_combine, clip_value, combine
+from derive.model.objective import weights
+from derive.recipes.base import Input, Quantity, Recipe
+
+
+def _weights(c):
+    if c.has("weights"):
+        return list(c["weights"])
+    return weights([1] * len(c["gradients"]))
+
+
+def _clip(c):
+    if c.has("max_norm"):
+        eps = c["eps"] if c.has("eps") else 0
+        return lambda g: clip_norm(g, c["max_norm"], eps)
+    return lambda g: clip_value(g, c["clip_value"])
+
+
+QUANTITIES = (
+    Quantity("mean_gradient", "the accumulated gradient, unclipped", "ḡ = Σ_k w_k·g_k",
+             lambda c: combine(_weights(c), list(c["gradients"])), zh="平均梯度"),
+    Quantity("clipped_gradients", "each microbatch gradient clipped on its own", "clip(g_k)",
+             lambda c: [_clip(c)(g) for g in c["gradients"]], zh="各微批裁剪后梯度"),
+    Quantity("clip_then_mean", "clip each microbatch gradient, then accumulate",
+             "Σ_k w_k·clip(g_k)",
+             lambda c: clip_then_combine(_weights(c), list(c["gradients"]), _clip(c)),
+             wrong=True, mistake_of=("mean_then_clip",), zh="先裁剪再平均"),
+    Quantity("mean_then_clip", "accumulate, then clip once: the window's clipping",
+             "clip(Σ_k w_k·g_k)", lambda c: _clip(c)(c["mean_gradient"]), zh="先平均再裁剪"),
+)
+
+
+def check(given):
+    problems = []
+    has_norm, has_value = given.get("max_norm") is not None, given.get("clip_value") is not None
+    if has_norm == has_value:
+        problems.append(("max_norm", "and clip_value are both given" if has_norm else
+                         "or clip_value is missing",
+                         "give exactly one: max_norm (norm clipping) or clip_value"))
+    if given.get("eps") is not None and not has_norm:
+        problems.append(("eps", "only applies to norm clipping", "give max_norm, or drop eps"))
+    gs = given.get("gradients") or []
+    dims = {len(g) if isinstance(g, list) else None for g in gs}
+    if len(dims) > 1:
+        problems.append(("gradients", "mixes numbers and vectors, or vectors of different "
+                         "lengths", "give numbers, or vectors of one length"))
+    ws = given.get("weights")
+    if ws is not None:
+        if len(ws) != len(gs):
+            problems.append(("weights", f"has {len(ws)} weights for {len(gs)} gradients",
+                             "give one weight per gradient"))
+        elif sp.Add(*ws) != 1:
+            problems.append(("weights", f"add up to {sp.Add(*ws)}", "weights that add up to 1"))
+    return problems
+
+
+RECIPE = Recipe(
+    name="clipping",
+    title="Clipping the accumulated gradient versus accumulating clipped gradients",
+    doc=__doc__,
+    inputs=(
+        Input("gradients", "gradients", "g_k: numbers, or vectors as lists of equal length"),
+        Input("max_norm", "positive", "norm clipping threshold c", required=False),
+        Input("clip_value", "positive", "value clipping threshold c", required=False),
+        Input("weights", "nonnegatives", "w_k (default: equal, 1/K), adding up to 1",
+              required=False),
+        Input("eps", "nonnegative", "ε added to the norm (torch's clip_grad_norm_ uses 1e-6; "
+              "default 0)", required=False),
+    ),
+    quantities=QUANTITIES,
+    check=check,
+)

@@ -1,0 +1,1 @@
+"""Rendering: answer keys, reports and derivations as text, Markdown and JSON."""

@@ -1,0 +1,108 @@
+"""Answer keys and check reports: JSON objects, text tables and Markdown documents."""
+
+from __future__ import annotations
+
+from derive.exercises.check import Report
+from derive.render.values import decimal_text, exact_text, flat, latex_text
+
+LABELS = {
+    "en": {"key": "Answer key", "quantity": "Quantity", "exact": "Exact", "decimal": "Decimal",
+           "formula": "Formula", "recipe": "recipe", "given": "Given", "wrong": "(a wrong scheme)"},
+    "zh": {"key": "参考答案", "quantity": "量", "exact": "精确值", "decimal": "小数",
+           "formula": "公式", "recipe": "配方", "given": "已知", "wrong": "(错误做法)"},
+}
+
+
+def quantities_json(report: Report) -> dict:
+    return {name: {"exact": exact_text(v), "decimal": decimal_text(v), "latex": latex_text(v)}
+            for name, v in report.values.items()}
+
+
+def key_json(report: Report) -> dict:
+    ex = report.exercise
+    return {"id": ex.id, "recipe": ex.recipe.name, "title": ex.title, "path": ex.path,
+            "quantities": quantities_json(report)}
+
+
+def check_json(report: Report) -> dict:
+    out = key_json(report)
+    out["ok"] = report.ok
+    out["claims"] = [
+        {"name": c.name, "claimed": c.claimed, "status": c.status,
+         "expected": exact_text(c.expected), "decimal": decimal_text(c.expected),
+         "diagnosis": c.diagnosis.as_dict() if c.diagnosis else None}
+        for c in report.claims]
+    return out
+
+
+def _given_text(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return flat(value) if not isinstance(value, (list, tuple)) or all(
+        not isinstance(v, (list, tuple)) for v in value) else str(
+        [[exact_text(x) for x in v] if isinstance(v, (list, tuple)) else exact_text(v)
+         for v in value]).replace("'", "")
+
+
+def key_markdown(reports: list[Report], lang: str = "en") -> str:
+    """A printed answer key: one section per exercise, a table of every quantity."""
+    t = LABELS[lang]
+    lines = [f"# {t['key']}", ""]
+    for r in reports:
+        ex = r.exercise
+        lines += [f"## {ex.id}" + (f" — {ex.title}" if ex.title else ""), "",
+                  f"{t['recipe']}: `{ex.recipe.name}`", ""]
+        given = [f"{k} = {_given_text(v)}" for k, v in ex.given.items() if v is not None]
+        if given:
+            lines += [f"{t['given']}: " + "; ".join(given), ""]
+        lines += [f"| {t['quantity']} | {t['formula']} | {t['exact']} | {t['decimal']} |",
+                  "| --- | --- | --- | --- |"]
+        for name, value in r.values.items():
+            q = ex.recipe.quantity(name)
+            label = (q.zh if lang == "zh" and q.zh else name)
+            if lang == "zh":
+                label = f"{label} (`{name}`)"
+            else:
+                label = f"`{name}`"
+            if q.wrong:
+                label += f" {t['wrong']}"
+            dec = decimal_text(value)
+            dec = dec if isinstance(dec, str) else ", ".join(dec)
+            lines.append(f"| {label} | `{q.formula}` | ${latex_text(value)}$ | {dec} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def check_text(reports: list[Report]) -> str:
+    """A table per exercise, then a summary line."""
+    lines = []
+    counts = {"exact": 0, "rounded": 0, "within": 0, "wrong": 0}
+    for r in reports:
+        ex = r.exercise
+        mark = "ok" if r.ok else "WRONG"
+        lines.append(f"{ex.id} ({ex.recipe.name}) {mark}" + (f" — {ex.title}" if ex.title else ""))
+        if not r.claims:
+            lines.append("  (no claims: `derive key` prints its answer key)")
+        rows = [("claim", "claimed", "status", "expected", "diagnosis")]
+        for c in r.claims:
+            counts[c.status] += 1
+            diag = ""
+            if c.diagnosis:
+                d = c.diagnosis
+                name = d.mistake or (f"carried from {d.carried_from}" if d.carried_from else "")
+                diag = f"{name}: {d.explanation}" if name else d.explanation
+            rows.append((c.name, c.claimed, c.status, flat(c.expected), diag))
+        widths = [max(len(row[i]) for row in rows) for i in range(4)]
+        for row in rows:
+            lines.append(("  " + "  ".join(row[i].ljust(widths[i]) for i in range(4))
+                          + "  " + row[4]).rstrip())
+        lines.append("")
+    n_claims = sum(counts.values())
+    bad = sum(1 for r in reports if not r.ok)
+    lines.append(f"{len(reports)} exercises, {n_claims} claims: {counts['exact']} exact, "
+                 f"{counts['rounded']} rounded, {counts['within']} within, {counts['wrong']} "
+                 f"wrong; " + ("every claim holds" if not bad else
+                               f"{bad} exercise{'s' if bad > 1 else ''} with wrong claims"))
+    return "\n".join(lines)

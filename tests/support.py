@@ -1,0 +1,90 @@
+"""Helpers shared by the test modules: re-verifying a kernel witness by exact evaluation."""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from derive.kernel import Witness
+
+
+def in_domain(sym: sp.Symbol, value: sp.Expr) -> bool:
+    """Whether `value` is allowed for `sym` by the symbol's own assumptions."""
+    if not value.is_Rational:
+        return False
+    checks = [
+        (sym.is_integer, value.is_integer),
+        (sym.is_positive, value > 0),
+        (sym.is_negative, value < 0),
+        (sym.is_nonnegative, value >= 0),
+        (sym.is_nonpositive, value <= 0),
+        (sym.is_nonzero, value != 0),
+        (sym.is_even, value.is_integer and value % 2 == 0),
+        (sym.is_odd, value.is_integer and value % 2 == 1),
+    ]
+    return all(bool(ok) for assumed, ok in checks if assumed)
+
+
+def reverify(lhs: sp.Expr, rhs: sp.Expr, witness: Witness,
+             names: dict[sp.Symbol, str] | None = None,
+             constraints: tuple[sp.Expr, ...] = ()) -> dict[sp.Symbol, sp.Expr]:
+    """Substitute the witness's assignment into both sides and check, exactly, that
+    - every free symbol of both sides is assigned, each value in its symbol's domain,
+    - both sides evaluate to rationals equal to the witness's lhs and rhs,
+    - the two values differ, and every constraint is ≥ 0 at the point.
+    Returns the point."""
+    names = names or {}
+    symbols = lhs.free_symbols | rhs.free_symbols
+    by_name = {names.get(s, str(s)): s for s in symbols}
+    assert len(by_name) == len(symbols), "two symbols share a display name"
+    given = dict(witness.assignment)
+    missing = set(by_name) - set(given)
+    assert not missing, f"witness leaves {sorted(missing)} unassigned"
+    point = {by_name[name]: sp.sympify(value) for name, value in given.items()
+             if name in by_name}
+    for sym, value in point.items():
+        assert in_domain(sym, value), f"witness value {sym}={value} is outside {sym}'s domain"
+    left, right = lhs.xreplace(point), rhs.xreplace(point)
+    assert left.is_Rational and right.is_Rational, (left, right)
+    assert witness.lhs.is_Rational and witness.rhs.is_Rational
+    assert left == witness.lhs
+    assert right == witness.rhs
+    assert left != right
+    for c in constraints:
+        value = c.xreplace(point)
+        assert value.is_Rational and value >= 0, f"constraint {c} fails at the witness"
+    return point
+
+
+def expand_sums(e: sp.Expr) -> sp.Expr:
+    """Every Σ with integer limits written out term by term, innermost limits first, with
+    SymPy's (Karr's) convention Σ_{a}^{b} = −Σ_{b+1}^{a−1} when b < a − 1; derivatives taken.
+    An evaluator independent of the kernel's normal form, used to check its verdicts."""
+    if isinstance(e, sp.Sum):
+        i, a, b = e.limits[-1]
+        inner = sp.Sum(e.function, *e.limits[:-1]) if len(e.limits) > 1 else e.function
+        a, b = expand_sums(a), expand_sums(b)
+        assert a.is_Integer and b.is_Integer, f"limits {a}, {b} are not concrete integers"
+        if b >= a:
+            values = range(int(a), int(b) + 1)
+            sign = 1
+        else:
+            values = range(int(b) + 1, int(a))
+            sign = -1
+        return sign * sp.Add(*[expand_sums(inner.xreplace({i: sp.Integer(v)})) for v in values])
+    if not e.args or e.is_Atom:
+        return e
+    out = e.func(*[expand_sums(x) for x in e.args])
+    if isinstance(out, (sp.Derivative, sp.Subs)):
+        out = out.doit()
+    return out
+
+
+def concretely_equal(lhs: sp.Expr, rhs: sp.Expr, substitutions: dict) -> bool:
+    """Whether lhs = rhs after `substitutions` (symbols → integers, undefined functions →
+    Lambdas) and writing every Σ out: an exact comparison of expressions in the remaining
+    atoms (such as ℓ(3, θ))."""
+    def at(e):
+        for old, new in substitutions.items():
+            e = e.replace(old, new) if isinstance(new, sp.Lambda) else e.xreplace({old: new})
+        return expand_sums(e)
+    return sp.expand(sp.together(at(lhs) - at(rhs))) == 0
