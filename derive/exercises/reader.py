@@ -58,7 +58,7 @@ def written(text: str) -> Written:
 def _parse_float(text: str):
     low = text.lower().lstrip("+-")
     if low in ("inf", "nan"):
-        return BadNumber(text, "is not a finite number")
+        return BadNumber(text, f"{text!r} is not a finite number")
     try:
         return written(text.replace("_", ""))
     except ExactNumberError as exc:

@@ -30,12 +30,13 @@ def number(value, where: Where, key: str) -> sp.Rational:
     if isinstance(value, Written):
         return value.value
     if isinstance(value, BadNumber):
-        where.fail(key, f"{value.text!r} {value.reason}", "write a finite exact number")
+        where.fail(key, value.reason, "write a finite exact number such as 0.1 or \"8/15\"")
     if isinstance(value, str):
         try:
             return written(value).value
         except ExactNumberError as exc:
-            where.fail(key, str(exc))
+            where.fail(key, str(exc), "write an integer, a decimal such as -0.425, "
+                       "or a fraction such as \"8/15\"")
     where.fail(key, f"is {kind_of(value)}", "write a number such as 0.1, \"8/15\" or 3")
 
 
