@@ -9,6 +9,7 @@ from functools import lru_cache
 
 import sympy as sp
 
+from derive.kernel.compile import compile_exact
 from derive.kernel.exact import to_expr
 
 from derive.model.objective import sgd_update
@@ -52,6 +53,18 @@ def gradient_formula(param: str = "w", convention: str = HALF) -> sp.Expr:
     return sp.expand(sp.diff(record_loss(w, x, y, b, convention), symbol))
 
 
+@lru_cache(maxsize=None)
+def _compiled(kind: str, convention: str):
+    formula = (record_loss(w, x, y, b, convention) if kind == "loss"
+               else gradient_formula(kind, convention))
+    return compile_exact(formula, (w, x, y, b))
+
+
 def record_gradient(w_, x_, y_, b_=0, param: str = "w", convention: str = HALF):
     """The gradient of one record's loss with respect to `param`, at the given values."""
-    return gradient_formula(param, convention).xreplace({w: w_, x: x_, y: y_, b: b_})
+    return _compiled(param, convention)(w_, x_, y_, b_)
+
+
+def record_loss_at(w_, x_, y_, b_=0, convention: str = HALF):
+    """`record_loss` evaluated by its compiled formula (the same expression, faster)."""
+    return _compiled("loss", convention)(w_, x_, y_, b_)

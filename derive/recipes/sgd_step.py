@@ -31,7 +31,7 @@ def predictions(ctx, w, b):
 
 def batch_loss(ctx, w, b, convention=None):
     conv = convention or _convention(ctx)
-    return mean([linear.record_loss(w, x, y, b, conv) for x, y in ctx["records"]])
+    return mean([linear.record_loss_at(w, x, y, b, conv) for x, y in ctx["records"]])
 
 
 def batch_gradient(ctx, param, convention=None, reduce=mean):
