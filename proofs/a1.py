@@ -44,7 +44,7 @@ STATEMENT = Statement(
     instances=(
         Instance(
             label="three records (1,0), (2,0), (3,0) at w = 1, microbatches of 2 and 1",
-            source="reading, table of A2",
+            source="derived from the reading's three records (the course does not print L)",
             compute=lambda: {
                 "weights": weights([2, 1]),
                 "L": mean([linear.record_loss(1, x, y) for x, y in [(1, 0), (2, 0), (3, 0)]]),

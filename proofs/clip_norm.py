@@ -25,7 +25,7 @@ STATEMENT = Statement(
     claim="Σ_k w_k·clip‖·‖(g_k, c) = clip‖·‖(Σ_k w_k·g_k, c)  (clip by norm, ε = 0)",
     assumptions=("threshold c > 0", "equal weights w_k = 1/K", "ε = 0 (see docs for torch's 1e-6)"),
     family=Family(shapes, lambda s: instantiate(s, clip_norm)),
-    holds_when=("clip-value-within-threshold", "clip-norm-within-threshold"),
+    holds_when=("clip-norm-within-threshold",),
     instances=(
         Instance(
             label="gradients 10 and −8, equal weights, threshold 1",

@@ -25,7 +25,7 @@ STATEMENT = Statement(
     claim="Σ_k w_k·clip(g_k, c) = clip(Σ_k w_k·g_k, c)  (clip by value)",
     assumptions=("threshold c > 0", "equal weights w_k = 1/K"),
     family=Family(shapes, lambda s: instantiate(s, clip_value)),
-    holds_when=("clip-value-within-threshold", "clip-norm-within-threshold"),
+    holds_when=("clip-value-within-threshold",),
     instances=(
         Instance(
             label="gradients 10 and −8, equal weights, threshold 1",

@@ -37,7 +37,8 @@ STATEMENT = Statement(
     claim="w_K (one SGD step per microbatch, each at its own current w) = w − η·∇L(w)",
     assumptions=("the lesson's model ŷ = w·x, ℓ = (ŷ − y)²/2", "η > 0, K ≥ 2 microbatches"),
     family=Family(partitions, instantiate),
-    holds_when=("micro-steps-difference", "micro-steps-scaled", "micro-steps-first-order"),
+    notes=("the gap is measured by micro-steps-difference, micro-steps-scaled and "
+           "micro-steps-first-order; no condition on the data makes it vanish in general",),
     instances=(
         Instance(
             label="three records from w = 1, η = 0.1: 1 → 0.75 → 0.075, not 8/15",

@@ -19,7 +19,7 @@ first_order = sp.Subs(sp.Derivative(sequential - accumulated, eta), eta, 0)
 
 STATEMENT = Statement(
     id="micro-steps-first-order",
-    title="For any losses, scaled per-microbatch steps agree with one update at first order",
+    title="For K = 3 and any losses, scaled per-microbatch steps agree with one update at first order",
     expect=PROVED,
     claim="d/dη [w_K(η) − w_acc(η)] at η = 0 is 0, for K = 3 and any microbatch gradients G_k",
     assumptions=("G_k(w) any differentiable microbatch gradient", "step k scaled by s_k",

@@ -8,9 +8,9 @@ import sympy as sp
 from derive.model import schemes
 from derive.statements import PROVED, Instance, Statement, calc
 from .course_data import THREE_LR, THREE_RECORDS, THREE_W
-from derive.model.objective import sgd_update
+from derive.model.objective import mean, sgd_update
 from .families import eta, w
-from .micro_steps_difference import G, H2, a1, a2, accumulated, closed, n1, n2, s1, s2
+from .micro_steps_difference import G, H1, H2, a1, a2, accumulated, closed, n1, n2, r1, s1, s2
 
 sequential = schemes.steps_in_sequence(G, w, eta, [a1, a2])[-1]
 second_order = eta**2 * (n1 * n2 / (n1 + n2) ** 2) * H2 * G[0](w)
@@ -19,9 +19,12 @@ second_order = eta**2 * (n1 * n2 / (n1 + n2) ** 2) * H2 * G[0](w)
 def reading():
     seq = schemes.micro_steps(THREE_RECORDS, THREE_W, THREE_LR, scale_by_weight=True)[-1]
     acc = sgd_update(THREE_W, THREE_LR, schemes.batch_gradient(THREE_RECORDS, THREE_W))
-    g1 = schemes.mean_gradients(THREE_RECORDS, THREE_W)[0]
+    mb1, mb2 = THREE_RECORDS
+    point = {eta: THREE_LR, w: THREE_W, n1: len(mb1), n2: len(mb2),
+             H1: mean([x * x for x, _ in mb1]), r1: mean([x * y for x, y in mb1]),
+             H2: mean([x * x for x, _ in mb2])}
     return {"w_2 − w_acc": seq - acc,
-            "η²·(n_1 n_2/N²)·H_2·G_1": THREE_LR**2 * sp.Rational(2, 9) * 9 * g1}
+            "η²·(n_1 n_2/N²)·H_2·G_1": second_order.xreplace(point)}
 
 
 STATEMENT = Statement(

@@ -28,7 +28,7 @@ target = grad(batch_objective(count=boundary(K, size)))
 def constructed():
     means = schemes.mean_gradients(TWO_RECORDS, TWO_W)
     return {"divided by 4": schemes.divisor_gradient(means, 4),
-            "(K/d)·∇L": sp.Rational(2, 4) * schemes.batch_gradient(TWO_RECORDS, TWO_W)}
+            "(K/d)·∇L": sp.Integer(len(TWO_RECORDS)) / 4 * schemes.batch_gradient(TWO_RECORDS, TWO_W)}
 
 
 STATEMENT = Statement(

@@ -6,7 +6,7 @@ import json
 
 from derive.kernel import exact_str
 from derive.statements import Outcome, prove
-from derive.statements.registry import UnknownStatement, all_statements, select
+from derive.statements.registry import InvalidProofs, UnknownStatement, all_statements, select
 from derive.cli.errors import UsageError, did_you_mean
 
 
@@ -79,8 +79,9 @@ def _text(outcomes: list[Outcome]) -> str:
     bad = [o.statement.id for o in outcomes if not o.ok]
     summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
     lines.append("")
-    lines.append(f"{len(outcomes)} statements: {summary}; course instances {ok_inst}/{n_inst} "
-                 f"reproduced exactly; "
+    noun = "statement" if len(outcomes) == 1 else "statements"
+    lines.append(f"{len(outcomes)} {noun}: {summary}; course instances {ok_inst}/{n_inst} "
+                 f"reproduced (exact values, printed decimals as rounded); "
                  + ("all as expected" if not bad else f"NOT as expected: {', '.join(bad)}"))
     return "\n".join(lines)
 
@@ -88,6 +89,8 @@ def _text(outcomes: list[Outcome]) -> str:
 def run(args) -> int:
     try:
         statements = select(args.ids)
+    except InvalidProofs as exc:
+        raise UsageError(str(exc)) from None
     except UnknownStatement as exc:
         name = exc.args[0]
         raise UsageError(f"no statement {name!r} in proofs/"

@@ -4,7 +4,8 @@ Rules, applied bottom-up (each one an identity, so the rewrite never changes a v
 
 1. Derivatives are taken by `sympy.diff` (and `Subs` evaluated); nothing else is evaluated.
 2. Linearity: a sum's summand is expanded and every factor that does not depend on the
-   index is taken outside; each remaining monomial is summed on its own.
+   index is taken outside; each remaining monomial is summed on its own, in closed form when
+   it holds no undefined function (SymPy's summation of a polynomial in the index).
 3. Telescoping: Σ_{i=a}^{b} (h(i) − h(i−1)) = h(b) − h(a−1).
 4. Prefix sums: Σ_{i=a}^{b} g(i) = P_g(b) − P_g(a−1), where P_g(m) = Σ_{i=1}^{m} g(i) is a fresh
    function of the summand g, and P_g(0) = 0. With SymPy's (Karr's) convention for sums whose

@@ -50,7 +50,7 @@ def _facts(statement: Statement) -> tuple[tuple[Fact, ...], list[tuple[str, bool
     for f in statement.facts:
         if isinstance(f, Fact):
             facts.append(f)
-            report.append((sp.sstr(f.expr), True, f.reason))
+            report.append((f"{sp.sstr(f.expr)} ≥ 0", True, f.reason))
             continue
         terms = [(c, tuple(checked.get(x, x) for x in fs)) for c, fs in f.terms]
         try:

@@ -11,15 +11,26 @@ class UnknownStatement(KeyError):
     """An id that no file in proofs/ defines."""
 
 
+class InvalidProofs(ValueError):
+    """A file of proofs/ that does not define a valid statement."""
+
+
 def all_statements() -> list[Statement]:
     proofs = importlib.import_module("derive.proofs")
-    out = []
+    out, seen = [], {}
     for name in proofs.MODULES:
-        module = importlib.import_module(f"derive.proofs.{name}")
-        out.append(module.STATEMENT)
-    ids = [s.id for s in out]
-    if len(set(ids)) != len(ids):
-        raise ValueError(f"duplicate statement ids in proofs/: {ids}")
+        try:
+            module = importlib.import_module(f"derive.proofs.{name}")
+        except ValueError as exc:  # a Statement that rejects its own fields
+            raise InvalidProofs(f"proofs/{name}.py: {exc}") from None
+        statement = getattr(module, "STATEMENT", None)
+        if not isinstance(statement, Statement):
+            raise InvalidProofs(f"proofs/{name}.py: defines no STATEMENT = Statement(...)")
+        if statement.id in seen:
+            raise InvalidProofs(f"proofs/{name}.py: id {statement.id!r} is also the id in "
+                                f"proofs/{seen[statement.id]}.py; give each statement its own id")
+        seen[statement.id] = name
+        out.append(statement)
     return out
 
 
