@@ -5,6 +5,7 @@ MODULES = (
     "a2",
     "a3",
     "sgd_step",
+    "backward_chain_rule",
     "mean_of_means",
     "mean_of_means_equal_sizes",
     "undivided_sum",

@@ -1,5 +1,10 @@
-"""Shared settings for the suite: one hypothesis profile, no deadlines (SymPy's first call of
-anything is slow, and a deadline would turn that into flakiness, not a finding)."""
+"""Shared settings for the suite: hypothesis profiles without deadlines (SymPy's first call of
+anything is slow, and a deadline would turn that into flakiness, not a finding).
+
+`derive` (the default) keeps the whole suite fast; `HYPOTHESIS_PROFILE=thorough` runs ten
+times as many examples per property, for a longer search before a release."""
+
+import os
 
 from hypothesis import HealthCheck, settings
 
@@ -9,4 +14,10 @@ settings.register_profile(
     deadline=None,
     suppress_health_check=(HealthCheck.too_slow,),
 )
-settings.load_profile("derive")
+settings.register_profile(
+    "thorough",
+    max_examples=500,
+    deadline=None,
+    suppress_health_check=(HealthCheck.too_slow, HealthCheck.filter_too_much),
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "derive"))

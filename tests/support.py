@@ -26,21 +26,23 @@ def in_domain(sym: sp.Symbol, value: sp.Expr) -> bool:
 
 def reverify(lhs: sp.Expr, rhs: sp.Expr, witness: Witness,
              names: dict[sp.Symbol, str] | None = None,
-             constraints: tuple[sp.Expr, ...] = ()) -> dict[sp.Symbol, sp.Expr]:
+             constraints: tuple[sp.Expr, ...] = (),
+             variables: tuple[sp.Symbol, ...] = ()) -> dict[sp.Symbol, sp.Expr]:
     """Substitute the witness's assignment into both sides and check, exactly, that
-    - every free symbol of both sides is assigned, each value in its symbol's domain,
-    - both sides evaluate to rationals equal to the witness's lhs and rhs,
+    - every assigned value is in its symbol's domain,
+    - both sides evaluate to rationals (so no symbol is left open) equal to the witness's
+      lhs and rhs,
     - the two values differ, and every constraint is ≥ 0 at the point.
     Returns the point."""
     names = names or {}
-    symbols = lhs.free_symbols | rhs.free_symbols
+    lhs, rhs = sp.S(lhs), sp.S(rhs)
+    symbols = lhs.free_symbols | rhs.free_symbols | set(variables)
     by_name = {names.get(s, str(s)): s for s in symbols}
     assert len(by_name) == len(symbols), "two symbols share a display name"
     given = dict(witness.assignment)
-    missing = set(by_name) - set(given)
-    assert not missing, f"witness leaves {sorted(missing)} unassigned"
-    point = {by_name[name]: sp.sympify(value) for name, value in given.items()
-             if name in by_name}
+    unknown = set(given) - set(by_name)
+    assert not unknown, f"witness assigns {sorted(unknown)}, which the sides do not have"
+    point = {by_name[name]: sp.S(value) for name, value in given.items()}
     for sym, value in point.items():
         assert in_domain(sym, value), f"witness value {sym}={value} is outside {sym}'s domain"
     left, right = lhs.xreplace(point), rhs.xreplace(point)
@@ -88,3 +90,13 @@ def concretely_equal(lhs: sp.Expr, rhs: sp.Expr, substitutions: dict) -> bool:
             e = e.replace(old, new) if isinstance(new, sp.Lambda) else e.xreplace({old: new})
         return expand_sums(e)
     return sp.expand(sp.together(at(lhs) - at(rhs))) == 0
+
+
+def examples(n: int):
+    """`settings(max_examples=n)`, ten times n under `HYPOTHESIS_PROFILE=thorough`."""
+    import os
+
+    from hypothesis import settings
+
+    scale = 10 if os.environ.get("HYPOTHESIS_PROFILE") == "thorough" else 1
+    return settings(max_examples=n * scale)

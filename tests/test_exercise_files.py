@@ -261,7 +261,7 @@ EXPECTED_DIAGNOSES = {
     ("mistake-carried-forward", "w_new"): (None, "gradient"),
     ("mistake-rounded-early", "w_new"): ("rounded_early", None),
     ("mistake-token-weights", "weights"): ("weights_by_records", None),
-    ("mistake-token-weights", "gradient"): ("gradient_by_records", None),
+    ("mistake-token-weights", "gradient"): (None, "weights"),
     ("mistake-clip-order", "mean_then_clip"): ("clip_then_mean", None),
 }
 

@@ -3,11 +3,9 @@ with a witness that re-verifies by exact evaluation."""
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 import pytest
 import sympy as sp
-from hypothesis import assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from derive.kernel import Verdict, certify, decide, decide_chain, hypothesis
@@ -15,11 +13,10 @@ from derive.kernel.facts import CertificateError, Fact
 from derive.kernel.witness import domain_values
 from derive.model import linear
 from derive.model.objective import (
-    K, N, batch_objective, block_sum, boundary, ell, grad, i, k, microbatch_objective, n,
-    over_microbatches, theta, weight,
+    K, N, batch_objective, block_sum, boundary, ell, grad, i, k, n, over_microbatches, theta,
 )
 
-from support import concretely_equal, reverify
+from support import concretely_equal, examples, reverify
 
 PROVED, REFUTED, UNKNOWN = Verdict.PROVED, Verdict.REFUTED, Verdict.UNKNOWN
 
@@ -177,7 +174,7 @@ def false_identities(draw):
     return r1 / den, sp.expand(r1) / sp.expand(den) + q, q
 
 
-@settings(max_examples=60)
+@examples(60)
 @given(false_identities())
 def test_random_false_identities_are_never_proved(case):
     lhs, rhs, q = case
@@ -191,7 +188,7 @@ def test_random_false_identities_are_never_proved(case):
         assert d.verdict is REFUTED, d.detail
 
 
-@settings(max_examples=40)
+@examples(40)
 @given(nonzero_polynomials(), st.data())
 def test_false_identities_with_all_variables_in_the_difference_are_refuted(q, data):
     # p uses only the variables of q, so every symbol of the sides is in the difference
@@ -221,7 +218,7 @@ def true_identities(draw):
     return sp.Derivative(u * v, a), sp.diff(u, a) * v + u * sp.diff(v, a)
 
 
-@settings(max_examples=60)
+@examples(60)
 @given(true_identities())
 def test_random_true_identities_are_proved(case):
     lhs, rhs = case
@@ -301,7 +298,7 @@ def test_false_a1_variants_are_never_proved(name, variant):
     assert decide(lhs, rhs).verdict is not PROVED
 
 
-@settings(max_examples=30)
+@examples(30)
 @given(
     weighting=st.sampled_from(["n/N", "1/K"]),
     low_shift=st.integers(-2, 2),
@@ -350,7 +347,7 @@ def split(e, point):
     )
 
 
-@settings(max_examples=60)
+@examples(60)
 @given(sum_expressions(), sum_expressions(), st.sampled_from(["other", "split", "perturbed"]),
        st.sampled_from(LIMITS))
 def test_random_sum_identities_are_proved_only_when_true(e1, e2, how, point):
@@ -468,18 +465,10 @@ def test_nested_sums_with_different_outer_ranges_differ():
     assert not concretely_equal(nested(1, 2), nested(3, 4), {})
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "normal_form._sum_one: the prefix function P_g of an inner Σ is keyed on a summand that "
-    "still contains the outer index k, but P_g(b) does not take k as an argument, so the "
-    "outer Σ treats it as independent of k: Σ_{k=1}^{2} Σ_{i=1}^{1} f(i,k) and "
-    "Σ_{k=3}^{4} Σ_{i=1}^{1} f(i,k) both become 2·P(1) and the kernel says `proved`"))
 def test_kernel_does_not_prove_false_nested_sums():
     assert decide(nested(1, 2), nested(3, 4)).verdict is not PROVED
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "normal_form: the same capture with symbolic limits: "
-    "Σ_{k=1}^{K} Σ_{i=1}^{m} f(i,k) = Σ_{k=2}^{K+1} Σ_{i=1}^{m} f(i,k) is `proved`"))
 def test_kernel_does_not_prove_false_nested_sums_symbolic():
     lhs = sp.Sum(sp.Sum(f(i, k), (i, 1, m)), (k, 1, K))
     rhs = sp.Sum(sp.Sum(f(i, k), (i, 1, m)), (k, 2, K + 1))
@@ -487,10 +476,6 @@ def test_kernel_does_not_prove_false_nested_sums_symbolic():
     assert decide(lhs, rhs).verdict is not PROVED
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "decide.decide: the witness search enumerates only the free symbols of lhs − rhs; when "
-    "a symbol cancels in the difference (x vs x + 1) no assignment makes the sides numbers, "
-    "so a false closed identity is `unknown` instead of `refuted`"))
 @pytest.mark.parametrize(("lhs", "rhs"), [(a, a + 1), (a * b, a * b + a), (a**2 * c, a**2 * c - 3)])
 def test_false_identity_with_cancelling_symbols_is_refuted(lhs, rhs):
     d = decide(lhs, rhs)
@@ -508,18 +493,11 @@ def test_max_identity_holds_for_negative_values():
             assert sp.Max(value, value**3 - 1) == value
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "witness.domain_values/_rationals: a symbol declared negative=True gets the values "
-    "0, 1, −1, 2, … (the order for an unrestricted real), so decide refutes "
-    "Max(y, y³ − 1) = y, true for every y < 0, with the witness y = 2"))
 def test_witness_respects_a_negative_symbol():
     d = decide(sp.Max(yneg, yneg**3 - 1), yneg)
     assert d.verdict is not REFUTED
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "witness.domain_values ignores negative/nonpositive/nonzero: it lists 0 and positive "
-    "values for a negative symbol"))
 @pytest.mark.parametrize("sym", [sp.Symbol("y", negative=True),
                                  sp.Symbol("y", integer=True, negative=True),
                                  sp.Symbol("y", real=True, nonzero=True)])
@@ -537,10 +515,42 @@ def test_sum_of_squares_is_negative_for_a_reversed_range():
     assert s.xreplace({d_int: -1}).doit() == -xs[0] ** 2
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "facts._is_square_like takes Σ_{i=1}^{d} x_i² ≥ 0 for any integer d, but with the "
-    "kernel's own (Karr's) convention Σ_{i=1}^{-1} x_i² = −x_0²; so "
-    "|Σ_{i=1}^{d} x_i²| = Σ_{i=1}^{d} x_i² is `proved` for an integer d that may be negative"))
 def test_sum_of_squares_is_not_assumed_nonnegative_for_any_integer_limit():
     s = sp.Sum(xs[i] ** 2, (i, 1, d_int))
     assert decide(sp.Abs(s), s).verdict is not PROVED
+
+
+# --------------------------------------------------------------------------- compiled evaluation
+
+from derive.kernel.compile import NotCompilable, compile_exact  # noqa: E402
+
+points = st.tuples(*(st.fractions(min_value=-9, max_value=9, max_denominator=7),) * 3)
+
+
+@examples(60)
+@given(polynomials(max_terms=5), nonzero_polynomials(), points, st.booleans())
+def test_compiled_formula_equals_substitution(num, den, point, rational):
+    expr = num / den if rational else num * (den + 1) ** 2
+    values = [sp.Rational(q.numerator, q.denominator) for q in point]
+    substituted = expr.xreplace(dict(zip(SYMS, values)))
+    assume(substituted.is_Rational)                     # not at a pole
+    compiled = compile_exact(expr, SYMS)
+    assert compiled(*values) == substituted
+    assert compiled(*point) == substituted              # Fractions are read exactly too
+
+
+@pytest.mark.parametrize("expr", [sp.sqrt(a), sp.Max(a, b), sp.Abs(a), f(a), a**b, sp.pi * a,
+                                  sp.Float("0.5") * a])
+def test_compile_refuses_what_it_cannot_evaluate_exactly(expr):
+    with pytest.raises(NotCompilable):
+        compile_exact(expr, SYMS)
+
+
+def test_compiled_formula_checks_its_arity_and_refuses_floats():
+    compiled = compile_exact(a * b + c, SYMS)
+    assert compiled(1, 2, 3) == 5
+    assert compiled(a, b, 0) == a * b
+    with pytest.raises(TypeError):
+        compiled(1, 2)
+    with pytest.raises(TypeError):
+        compiled(0.5, 2, 3)

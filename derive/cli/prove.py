@@ -41,6 +41,7 @@ def outcome_json(o: Outcome) -> dict:
         "detail": o.detail,
         "facts": [{"fact": name, "checked": ok, "reason": reason} for name, ok, reason in o.facts],
         "holds_when": list(s.holds_when),
+        "notes": list(s.notes),
         "steps": [{"reason": st.reason, "verdict": d.verdict.value, "rules": list(d.rules)}
                   for st, d in zip(s.proof.steps if s.proof else (), o.steps)],
         "instances": [

@@ -27,6 +27,13 @@ from derive.kernel.witness import Family, Instantiation, search_point, search_wi
 
 
 def _symbolic_zero(lhs: sp.Expr, rhs: sp.Expr, facts: tuple[Fact, ...]):
+    if isinstance(lhs, sp.MatrixBase) or isinstance(rhs, sp.MatrixBase):
+        if getattr(lhs, "shape", None) != getattr(rhs, "shape", None):
+            return False, ["shapes differ"], sp.nan
+        results = [_symbolic_zero(a, b, facts) for a, b in zip(lhs, rhs)]
+        rules = sorted({r for _, rs, _ in results for r in rs}) + ["entry by entry"]
+        bad = next((nf for ok, _, nf in results if not ok), sp.S.Zero)
+        return all(ok for ok, _, _ in results), rules, bad
     rules: list[str] = []
     diff = to_expr(lhs) - to_expr(rhs)
     if facts or diff.has(sp.Min, sp.Max, sp.Abs, sp.Piecewise):
@@ -61,9 +68,14 @@ def decide(
             zero, rules, nf = _symbolic_zero(lhs, rhs, facts)
             if zero:
                 return Decision(Verdict.PROVED, " → ".join(rules), rules=tuple(rules))
+            if isinstance(lhs, sp.MatrixBase):
+                return Decision(Verdict.UNKNOWN, " → ".join(rules),
+                                detail=f"an entry's normal form: {sp.sstr(nf)}")
             diff = to_expr(lhs) - to_expr(rhs)
-            if search and _closed(diff):
-                variables = tuple(sorted(diff.free_symbols, key=lambda s: s.name))
+            if search and _closed(diff) and all(_closed(f.expr) for f in facts):
+                free = set().union(to_expr(lhs).free_symbols, to_expr(rhs).free_symbols,
+                                   *(f.expr.free_symbols for f in facts))
+                variables = tuple(sorted(free, key=lambda s: s.name))
                 inst = Instantiation("", to_expr(lhs), to_expr(rhs), variables,
                                      tuple(f.expr for f in facts))
                 found = search_point(inst, deadline)

@@ -43,7 +43,10 @@ def _equal(a: sp.Expr, b: sp.Expr) -> bool:
 def _is_square_like(e: sp.Expr) -> bool:
     """A real square, or a sum (Σ) of real squares."""
     if isinstance(e, sp.Sum):
-        return _is_square_like(e.function)
+        # Σ_{i=a}^{b} of squares is ≥ 0 only when it has b − a + 1 ≥ 0 terms (Karr's convention
+        # makes a sum with fewer than none the negative of another sum).
+        counts_ok = all((b - a + 1).is_nonnegative for _, a, b in e.limits)
+        return counts_ok and _is_square_like(e.function)
     if e.is_Pow and e.exp.is_even and e.base.is_real:
         return True
     return False

@@ -7,8 +7,9 @@ Rules, applied bottom-up (each one an identity, so the rewrite never changes a v
    index is taken outside; each remaining monomial is summed on its own, in closed form when
    it holds no undefined function (SymPy's summation of a polynomial in the index).
 3. Telescoping: Σ_{i=a}^{b} (h(i) − h(i−1)) = h(b) − h(a−1).
-4. Prefix sums: Σ_{i=a}^{b} g(i) = P_g(b) − P_g(a−1), where P_g(m) = Σ_{i=1}^{m} g(i) is a fresh
-   function of the summand g, and P_g(0) = 0. With SymPy's (Karr's) convention for sums whose
+4. Prefix sums: Σ_{i=a}^{b} g(i) = P_g(b, p…) − P_g(a−1, p…), where P_g(m, p…) = Σ_{i=1}^{m} g(i)
+   is a fresh function of the summand g and of every other symbol p… that g depends on (an
+   outer summation index among them), and P_g(0, p…) = 0. With SymPy's (Karr's) convention for sums whose
    upper limit is below the lower one, this holds for all integer limits.
 5. Offsets: P_g(a + m) = P_g(a) + Σ_{t=1}^{m} g(a + t) for integers m > 0, so that prefix
    sums whose arguments differ by a constant are written over one base.
@@ -47,12 +48,18 @@ def _canon_args(e: sp.Expr) -> sp.Expr:
     return e.xreplace(repl) if repl else e
 
 
+def _parameters(g: sp.Expr, i: sp.Symbol) -> tuple[sp.Symbol, ...]:
+    """The symbols a summand depends on besides its index, in a fixed order."""
+    return tuple(sorted((s for s in g.free_symbols if s != i and not s.has(i)
+                         and isinstance(s, sp.Symbol)), key=sp.default_sort_key))
+
+
 def _is_prefix(f: sp.Expr) -> bool:
     return isinstance(f, AppliedUndef) and f.func in _PREFIX.values()
 
 
 def _zero_empty_prefixes(e: sp.Expr) -> sp.Expr:
-    repl = {f: sp.S.Zero for f in e.atoms(AppliedUndef) if _is_prefix(f) and f.args == (0,)}
+    repl = {f: sp.S.Zero for f in e.atoms(AppliedUndef) if _is_prefix(f) and f.args[0] == 0}
     return e.xreplace(repl) if repl else e
 
 
@@ -93,8 +100,10 @@ def _sum_one(f: sp.Expr, i: sp.Symbol, a: sp.Expr, b: sp.Expr, rules: set[str]) 
         rules.add("prefix sums (Karr)")
         if coeff != 1:
             rules.add("linearity of Σ")
-        P = prefix_function(g.xreplace({i: _INDEX}))
-        result += coeff * (P(b) - P(a - 1))
+        params = _parameters(g, i)
+        P = prefix_function(sp.Lambda(params, g.xreplace({i: _INDEX})) if params
+                            else g.xreplace({i: _INDEX}))
+        result += coeff * (P(b, *params) - P(a - 1, *params))
     return _zero_empty_prefixes(_canon_args(result))
 
 
@@ -118,20 +127,21 @@ def _align_offsets(e: sp.Expr, rules: set[str]) -> sp.Expr:
     keys = {fn: key for key, fn in _PREFIX.items()}
     groups: dict[tuple, list[tuple[int, sp.Expr]]] = {}
     for f in e.atoms(AppliedUndef):
-        if f.func in keys and len(f.args) == 1:
+        if f.func in keys:
             const, rest = f.args[0].as_coeff_Add()
             if const.is_Integer:
-                groups.setdefault((f.func, rest), []).append((int(const), f))
+                groups.setdefault((f.func, rest, f.args[1:]), []).append((int(const), f))
     repl = {}
-    for (fn, rest), members in groups.items():
+    for (fn, rest, params), members in groups.items():
         low = min(m for m, _ in members)
         if rest == 0 and low > 0:
-            low = 0  # P_g(0) = 0
+            low = 0  # P_g(0, p…) = 0
+        key = keys[fn]
+        body = key(*params) if isinstance(key, sp.Lambda) else key
         for m, f in members:
             if m > low:
-                key = keys[fn]
-                tail = sp.Add(*[key.xreplace({_INDEX: rest + t}) for t in range(low + 1, m + 1)])
-                repl[f] = fn(rest + low) + tail
+                tail = sp.Add(*[body.xreplace({_INDEX: rest + t}) for t in range(low + 1, m + 1)])
+                repl[f] = fn(rest + low, *params) + tail
     if not repl:
         return e
     rules.add("prefix offsets")

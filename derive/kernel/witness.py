@@ -24,34 +24,21 @@ MAX_POINTS_PER_SHAPE = 4000
 """How many assignments one shape may try before the search moves on."""
 
 
-def _rationals(positive_only: bool, nonneg: bool) -> Iterator[sp.Rational]:
-    if nonneg and not positive_only:
-        yield sp.S.Zero
-    if not nonneg:
-        yield sp.S.Zero
+def _all_rationals() -> Iterator[sp.Rational]:
+    """0, 1, −1, 2, −2, 1/2, −1/2, 3, −3, 1/3, −1/3, 3/2, … (by height max(|p|, q))."""
+    yield sp.S.Zero
     h = 1
     while True:
         for q in range(1, h + 1):
             for p in range(1, h + 1):
-                if max(p, q) != h or gcd(p, q) != 1:
-                    continue
-                yield sp.Rational(p, q)
-                if not (positive_only or nonneg):
+                if max(p, q) == h and gcd(p, q) == 1:
+                    yield sp.Rational(p, q)
                     yield sp.Rational(-p, q)
         h += 1
 
 
-def _integers(sym: sp.Symbol) -> Iterator[sp.Integer]:
-    if sym.is_positive:
-        n = 1
-        while True:
-            yield sp.Integer(n)
-            n += 1
-    if sym.is_nonnegative:
-        n = 0
-        while True:
-            yield sp.Integer(n)
-            n += 1
+def _all_integers() -> Iterator[sp.Integer]:
+    """0, 1, −1, 2, −2, …"""
     yield sp.S.Zero
     n = 1
     while True:
@@ -60,13 +47,21 @@ def _integers(sym: sp.Symbol) -> Iterator[sp.Integer]:
         n += 1
 
 
+def in_domain(sym: sp.Symbol, value: sp.Rational) -> bool:
+    """Whether `value` satisfies every assumption declared on `sym`."""
+    checks = ((sym.is_integer, value.is_integer), (sym.is_positive, value > 0),
+              (sym.is_negative, value < 0), (sym.is_nonnegative, value >= 0),
+              (sym.is_nonpositive, value <= 0), (sym.is_nonzero, value != 0),
+              (sym.is_even, value.is_integer and value % 2 == 0),
+              (sym.is_odd, value.is_integer and value % 2 == 1))
+    return all(bool(ok) for assumed, ok in checks if assumed)
+
+
 def domain_values(sym: sp.Symbol, count: int = 24) -> list[sp.Rational]:
-    """The first `count` values of a symbol's domain, in the witness order."""
-    if sym.is_integer:
-        gen = _integers(sym)
-    else:
-        gen = _rationals(bool(sym.is_positive), bool(sym.is_nonnegative))
-    return list(islice(gen, count))
+    """The first `count` values of a symbol's domain, in the witness order: the integers or
+    the rationals in the order above, keeping those the symbol's assumptions allow."""
+    gen = _all_integers() if sym.is_integer else _all_rationals()
+    return list(islice((v for v in gen if in_domain(sym, v)), count))
 
 
 def _compositions(total: int, parts: int, caps: list[int]) -> Iterator[tuple[int, ...]]:

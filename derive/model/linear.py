@@ -18,6 +18,7 @@ __all__ = ["gradient_formula", "prediction", "record_gradient", "record_loss", "
            "squared_error"]
 
 w, b, x, y = sp.symbols("w b x y", real=True)
+yhat = sp.Symbol("yhat", real=True)
 eta = sp.Symbol("eta", positive=True)
 
 HALF = "half"
@@ -51,6 +52,30 @@ def gradient_formula(param: str = "w", convention: str = HALF) -> sp.Expr:
     """∂ℓ/∂w or ∂ℓ/∂b of the per-record loss, by `sympy.diff`."""
     symbol = {"w": w, "b": b}[param]
     return sp.expand(sp.diff(record_loss(w, x, y, b, convention), symbol))
+
+
+@lru_cache(maxsize=None)
+def output_gradient_formula(convention: str = HALF) -> sp.Expr:
+    """∂ℓ/∂ŷ of the per-record loss, by `sympy.diff` (the first factor of backward)."""
+    return sp.expand(sp.diff(squared_error(yhat, y, convention), yhat))
+
+
+@lru_cache(maxsize=None)
+def prediction_derivative(param: str = "w") -> sp.Expr:
+    """∂ŷ/∂w or ∂ŷ/∂b, by `sympy.diff` (the second factor of backward)."""
+    return sp.diff(prediction(w, x, b), {"w": w, "b": b}[param])
+
+
+@lru_cache(maxsize=None)
+def _backward(param: str, convention: str):
+    return compile_exact(output_gradient_formula(convention) * prediction_derivative(param),
+                         (yhat, x, y))
+
+
+def backward(yhat_, x_, y_, param: str = "w", convention: str = HALF):
+    """∂ℓ/∂param from a record's prediction: ∂ℓ/∂ŷ · ∂ŷ/∂param (the chain rule, statement
+    backward-chain-rule), so a claimed prediction carries into the gradient."""
+    return _backward(param, convention)(yhat_, x_, y_)
 
 
 @lru_cache(maxsize=None)

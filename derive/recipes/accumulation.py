@@ -9,7 +9,7 @@ from __future__ import annotations
 import sympy as sp
 
 from derive.model import schemes
-from derive.model.objective import sgd_update, weights
+from derive.model.objective import sgd_update, weighted_sum, weights
 from derive.recipes.base import Input, Mistake, Quantity, Recipe
 
 
@@ -43,6 +43,15 @@ def _micro_gradients(c):
     return out
 
 
+def _walk(w, lr, gradients):
+    """w after each step on the given per-microbatch gradients."""
+    out = []
+    for g in gradients:
+        w = sgd_update(w, lr, g)
+        out.append(w)
+    return out
+
+
 def _step(c, g):
     return sgd_update(c["w"], c["lr"], g)
 
@@ -58,9 +67,9 @@ QUANTITIES = (
     Quantity("microbatch_mean_gradients", "∇L_k, each microbatch's mean gradient",
              "∇L_k = (1/n_k) Σ_{i∈B_k} ∇ℓ_i", _means, zh="微批平均梯度"),
     Quantity("weights", "each microbatch's weight in the target: n_k/N (t_k/T with tokens)",
-             "n_k/N", lambda c: weights(_units(c)), zh="权重"),
+             "n_k/N (t_k/T with tokens)", lambda c: weights(_units(c)), zh="微批权重"),
     Quantity("gradient", "the target's gradient (A2)", "g = Σ_k (n_k/N)·∇L_k",
-             lambda c: schemes.accumulated_gradient(_units(c), c["microbatch_mean_gradients"]),
+             lambda c: weighted_sum(c["weights"], c["microbatch_mean_gradients"]),
              zh="梯度"),
     Quantity("mean_of_means", "the 1/K mistake: microbatch means averaged equally",
              "(1/K) Σ_k ∇L_k",
@@ -83,7 +92,7 @@ QUANTITIES = (
              zh="逐微批梯度"),
     Quantity("w_micro_steps", "w after each per-microbatch step (a different trajectory)",
              "w_k = w_{k−1} − η·∇L_k(w_{k−1})",
-             lambda c: schemes.micro_steps(c["microbatches"], c["w"], c["lr"]),
+             lambda c: _walk(c["w"], c["lr"], c["micro_step_gradients"]),
              needs=("microbatches", "lr"), wrong=True, zh="逐微批更新"),
     Quantity("divisor_gradient", "the microbatch means summed and divided by the fixed divisor d",
              "(1/d) Σ_k ∇L_k",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from derive.model.clipping import clip_norm, clip_then_combine, clip_value, combine
+from derive.model.clipping import clip_norm, clip_value, combine
 from derive.model.objective import weights
 from derive.recipes.base import Input, Quantity, Recipe
 
@@ -30,7 +30,7 @@ QUANTITIES = (
              lambda c: [_clip(c)(g) for g in c["gradients"]], zh="各微批裁剪后梯度"),
     Quantity("clip_then_mean", "clip each microbatch gradient, then accumulate",
              "Σ_k w_k·clip(g_k)",
-             lambda c: clip_then_combine(_weights(c), list(c["gradients"]), _clip(c)),
+             lambda c: combine(_weights(c), list(c["clipped_gradients"])),
              wrong=True, mistake_of=("mean_then_clip",), zh="先裁剪再平均"),
     Quantity("mean_then_clip", "accumulate, then clip once: the window's clipping",
              "clip(Σ_k w_k·g_k)", lambda c: _clip(c)(c["mean_gradient"]), zh="先平均再裁剪"),

@@ -29,15 +29,24 @@ def predictions(ctx, w, b):
     return [linear.prediction(w, x, b) for x, _ in ctx["records"]]
 
 
-def batch_loss(ctx, w, b, convention=None):
+def _each(ctx, name):
+    """A per-record quantity as a list (a one-record batch holds a number)."""
+    value = ctx[name]
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def batch_loss(ctx, prediction="prediction", convention=None):
+    """The mean loss over the records, from the records' predictions."""
     conv = convention or _convention(ctx)
-    return mean([linear.record_loss_at(w, x, y, b, conv) for x, y in ctx["records"]])
+    return mean([linear.squared_error(p, y, conv)
+                 for p, (_, y) in zip(_each(ctx, prediction), ctx["records"])])
 
 
 def batch_gradient(ctx, param, convention=None, reduce=mean):
+    """The gradient from the predictions by backward: ∂ℓ/∂ŷ · ∂ŷ/∂param per record."""
     conv = convention or _convention(ctx)
-    return reduce([linear.record_gradient(ctx["w"], x, y, _b(ctx), param, conv)
-                   for x, y in ctx["records"]])
+    return reduce([linear.backward(p, x, y, param, conv)
+                   for p, (x, y) in zip(_each(ctx, "prediction"), ctx["records"])])
 
 
 def _other_convention(ctx):
@@ -52,8 +61,8 @@ QUANTITIES = (
     Quantity("prediction", "ŷ = w·x + b for each record (a number for one record)",
              "ŷ = w·x + b", lambda c: _one_or_list(c, predictions(c, c["w"], _b(c))), zh="预测"),
     Quantity("loss", "batch loss: the mean of (ŷ − y)²/2 over the records",
-             "L = (1/N) Σ ℓ_i", lambda c: batch_loss(c, c["w"], _b(c)), zh="损失"),
-    Quantity("gradient", "∂L/∂w by sympy.diff, averaged over the records",
+             "L = (1/N) Σ ℓ_i", batch_loss, zh="损失"),
+    Quantity("gradient", "∂L/∂w by backward (∂ℓ/∂ŷ·∂ŷ/∂w, sympy.diff), averaged over the records",
              "g = (1/N) Σ ∂ℓ_i/∂w", lambda c: batch_gradient(c, "w"), zh="梯度"),
     Quantity("b_gradient", "∂L/∂b, averaged over the records",
              "g_b = (1/N) Σ ∂ℓ_i/∂b", lambda c: batch_gradient(c, "b"), needs=("b",),
@@ -67,14 +76,13 @@ QUANTITIES = (
              lambda c: _one_or_list(c, predictions(
                  c, c["w_new"], c["b_new"] if c.has("b") else 0)), zh="新预测"),
     Quantity("loss_new", "the batch loss at the new parameters", "L_new = (1/N) Σ ℓ_i(w_new)",
-             lambda c: batch_loss(c, c["w_new"], c["b_new"] if c.has("b") else 0),
-             zh="新损失"),
+             lambda c: batch_loss(c, "prediction_new"), zh="新损失"),
 )
 
 MISTAKES = (
     Mistake("loss_other_convention", "loss",
             "the loss with the other convention: (ŷ − y)² instead of (ŷ − y)²/2, or back",
-            lambda c: batch_loss(c, c["w"], _b(c), _other_convention(c))),
+            lambda c: batch_loss(c, convention=_other_convention(c))),
     Mistake("gradient_other_convention", "gradient",
             "the gradient of the other loss convention: factor 2 (MSELoss has no ½)",
             lambda c: batch_gradient(c, "w", _other_convention(c))),
