@@ -10,5 +10,8 @@ class UsageError(Exception):
 
 
 def did_you_mean(name: str, choices) -> str:
-    close = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.6)
-    return f"; did you mean {close[0]!r}?" if close else ""
+    """A close match, compared without case (so `a2` finds `A2`)."""
+    choices = list(choices)
+    lower = {c.lower(): c for c in choices}
+    close = difflib.get_close_matches(name.lower(), list(lower), n=1, cutoff=0.6)
+    return f"; did you mean {lower[close[0]]!r}?" if close else ""

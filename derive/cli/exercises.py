@@ -6,9 +6,8 @@ import json
 
 from derive.cli.errors import UsageError
 from derive.cli.output import emit
-from derive.exercises import ExerciseError, check_exercise, load
-from derive.exercises.bank import toml_files
-from derive.render.keys import check_json, check_text, key_json, key_markdown
+
+# The exercise layers are imported when a command runs, so `derive prove` does not load them.
 
 
 def add_parsers(sub) -> None:
@@ -26,6 +25,8 @@ def add_parsers(sub) -> None:
 
 
 def _reports(paths):
+    from derive.exercises import ExerciseError, check_exercise, load
+
     try:
         exercises = load(paths)
     except ExerciseError as exc:
@@ -34,6 +35,8 @@ def _reports(paths):
 
 
 def run_check(args) -> int:
+    from derive.render.keys import check_json, check_text
+
     reports = _reports(args.paths)
     if args.format == "json":
         print(json.dumps({"exercises": [check_json(r) for r in reports]},
@@ -44,6 +47,9 @@ def run_check(args) -> int:
 
 
 def run_key(args) -> int:
+    from derive.exercises.bank import toml_files
+    from derive.render.keys import key_json, key_markdown
+
     reports = _reports(args.paths)
     if args.format == "json":
         text = json.dumps({"exercises": [key_json(r) for r in reports]}, ensure_ascii=False,

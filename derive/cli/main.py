@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from derive import __version__
@@ -31,6 +32,10 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         print(f"derive {args.command}: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader (`| head`) closed the pipe: stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

@@ -10,6 +10,12 @@ from pathlib import Path
 from derive.cli.errors import UsageError
 
 
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
+
+
 def emit(text: str, out: str | None, inputs: list[Path] = ()) -> None:
     """Print `text`, or write it to `out` atomically; refuse to overwrite any input file."""
     if out is None:
@@ -26,6 +32,9 @@ def emit(text: str, out: str | None, inputs: list[Path] = ()) -> None:
         raise UsageError(f"-o {out}: folder {parent} does not exist; create it first")
     fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
+        # mkstemp makes the file 0600; give it the mode a plain open() would (or keep the old one)
+        mode = target.stat().st_mode & 0o777 if target.exists() else 0o666 & ~_umask()
+        os.chmod(tmp, mode)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text if text.endswith("\n") else text + "\n")
         os.replace(tmp, target)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from derive.cli.errors import UsageError, did_you_mean
-from derive.recipes import RECIPES
 
 
 def add_parser(sub) -> None:
@@ -13,12 +12,15 @@ def add_parser(sub) -> None:
 
 
 def describe(name: str) -> str:
+    from derive.recipes import RECIPES
+
     r = RECIPES[name]
     lines = [f"{r.name}: {r.title}", "", r.doc.strip(), "", "inputs ([exercise.given]):"]
     w = max(len(i.name) for i in r.inputs)
+    k = max(len(i.kind) for i in r.inputs)
     for i in r.inputs:
         need = "required" if i.required else "optional"
-        lines.append(f"  {i.name:<{w}}  {i.kind:<12} {need:<8}  {i.doc}")
+        lines.append(f"  {i.name:<{w}}  {i.kind:<{k}}  {need:<8}  {i.doc}")
     lines += ["", "quantities ([exercise.claims]), in derivation order:"]
     w = max(len(q.name) for q in r.quantities)
     f = max(len(q.formula) for q in r.quantities)
@@ -35,6 +37,8 @@ def describe(name: str) -> str:
 
 
 def run(args) -> int:
+    from derive.recipes import RECIPES
+
     if args.name is None:
         w = max(map(len, RECIPES))
         print("\n".join(f"{r.name:<{w}}  {r.title}" for r in RECIPES.values()))

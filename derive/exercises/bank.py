@@ -11,7 +11,14 @@ from derive.exercises.schema import Exercise, exercise
 
 def toml_files(paths: list[str]) -> list[Path]:
     """The files named, and the *.toml files under the folders named, in a stable order."""
-    out = []
+    out, seen = [], set()
+
+    def add(path: Path) -> None:
+        key = path.resolve()
+        if key not in seen:
+            seen.add(key)
+            out.append(path)
+
     for p in paths:
         path = Path(p)
         if path.is_dir():
@@ -19,9 +26,10 @@ def toml_files(paths: list[str]) -> list[Path]:
             if not found:
                 raise ExerciseError(p, None, None, "is a folder with no *.toml file",
                                     "name a folder that holds exercise files")
-            out += found
+            for f in found:
+                add(f)
         elif path.is_file():
-            out.append(path)
+            add(path)
         else:
             raise ExerciseError(p, None, None, "does not exist", "name an exercise file or folder")
     return out

@@ -17,6 +17,8 @@ class ClaimResult:
     status: str
     expected: object
     diagnosis: Diagnosis | None
+    claimed_json: object = None
+    """The claim as written: a string, or a list of them for a list claim."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,6 @@ def check_exercise(ex: Exercise) -> Report:
     diagnoses = diagnose(ex.recipe, ex.given, ex.claims, wrong, values)
     results = tuple(
         ClaimResult(name, ex.claims[name].text, statuses[name], values[name],
-                    diagnoses.get(name))
+                    diagnoses.get(name), ex.claims[name].as_written())
         for name in sorted(ex.claims, key=order.index))
     return Report(ex, values, results)

@@ -18,6 +18,9 @@ from derive.exercises.reader import BadNumber, Written, decimal_places, written
 from derive.exercises.values import Where, kind_of, number
 from derive.kernel.exact import is_zero_exact, round_half_away
 
+MAX_ITEMS = 100_000
+"""Most values one claim may list (as for given inputs)."""
+
 TESTS = ("places", "sig", "rel", "abs")
 EXACT, ROUNDED, WITHIN, WRONG = "exact", "rounded", "within", "wrong"
 _RANK = {EXACT: 0, ROUNDED: 1, WITHIN: 2, WRONG: 3}
@@ -37,6 +40,10 @@ class Claim:
     def is_list(self) -> bool:
         return isinstance(self.value, list)
 
+    def as_written(self):
+        """The claim's text, or a list of texts for a list claim."""
+        return [c.as_written() for c in self.value] if self.is_list else self.text
+
     def exact_value(self):
         """The claimed value(s) as exact numbers."""
         return [c.exact_value() for c in self.value] if self.is_list else self.value
@@ -47,6 +54,8 @@ def parse_claim(raw, where: Where, key: str) -> Claim:
     if isinstance(raw, list):
         if not raw:
             where.fail(key, "is an empty list", "claim one value per element")
+        if len(raw) > MAX_ITEMS:
+            where.fail(key, f"has {len(raw)} items", f"at most {MAX_ITEMS}")
         items = [parse_claim(v, where, f"{key}[{i}]") for i, v in enumerate(raw)]
         return Claim(items, "[" + ", ".join(c.text for c in items) + "]")
     if isinstance(raw, dict):
@@ -70,7 +79,8 @@ def parse_claim(raw, where: Where, key: str) -> Claim:
         inner = parse_claim(raw["value"], where, f"{key}.value")
         if inner.is_list:
             where.fail(f"{key}.value", "is a list", "state a test per element instead")
-        return Claim(inner.value, f"{inner.text} ({test} {tol})", test=test, tolerance=tol)
+        return Claim(inner.value, f"{inner.text} ({test} {_as_written(raw[test])})", test=test,
+                     tolerance=tol)
     if isinstance(raw, Written):
         return Claim(raw.value, raw.text, raw.places)
     if isinstance(raw, str):
@@ -80,6 +90,10 @@ def parse_claim(raw, where: Where, key: str) -> Claim:
         number(raw, where, key)  # raises the right message
         where.fail(key, f"is {kind_of(raw)}", "write a number")
     return Claim(number(raw, where, key), str(raw))
+
+
+def _as_written(raw) -> str:
+    return raw.text if isinstance(raw, Written) else str(raw)
 
 
 def round_places(value: sp.Expr, places: int) -> sp.Rational:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from derive.exercises.claims import Claim, holds, round_places
 from derive.recipes import Context, Recipe
+from derive.wording import plural
 
 EARLY_ROUNDING_PLACES = range(0, 5)
 
@@ -25,10 +26,13 @@ class Diagnosis:
     carried_from: str | None = None
     mistake: str | None = None
     explanation: str = ""
+    also: tuple[str, ...] = ()
+    """Other known mistakes that give the same value."""
 
     def as_dict(self) -> dict:
         return {"first_wrong": self.first_wrong, "carried_from": self.carried_from,
-                "mistake": self.mistake, "explanation": self.explanation}
+                "mistake": self.mistake, "also": list(self.also),
+                "explanation": self.explanation}
 
 
 def _try(compute, ctx):
@@ -53,6 +57,26 @@ def _rounded(value, places):
     return round_places(value, places)
 
 
+def _shape(value) -> str:
+    if isinstance(value, (list, tuple)):
+        inner = {_shape(v) for v in value}
+        return f"a list of {plural(len(value), 'value')}" + (
+            "" if inner == {"a number"} else " (nested)")
+    return "a number"
+
+
+def shape_mismatch(claim: Claim, expected) -> str | None:
+    """Why a claim cannot match for its shape alone (a number for a list, a wrong length)."""
+    def same(c, e):
+        if c.is_list != isinstance(e, (list, tuple)):
+            return False
+        return not c.is_list or (len(c.value) == len(e) and all(map(same, c.value, e)))
+    if same(claim, expected):
+        return None
+    got = _shape(claim.exact_value())
+    return f"the claim is {got}, but the quantity is {_shape(expected)}"
+
+
 def diagnose(recipe: Recipe, given, claims: dict[str, Claim], wrong: list[str],
              expected: dict) -> dict[str, Diagnosis]:
     """A diagnosis for each wrong claim (names in derivation order)."""
@@ -63,6 +87,10 @@ def diagnose(recipe: Recipe, given, claims: dict[str, Claim], wrong: list[str],
     out = {}
     for name in wrong:
         claim = claims[name]
+        mismatch = shape_mismatch(claim, expected[name])
+        if mismatch:
+            out[name] = Diagnosis(first, explanation=mismatch)
+            continue
         earlier_wrong = [p for p in wrong if order.index(p) < order.index(name)]
         found = None
         for p in reversed(earlier_wrong):
@@ -74,11 +102,11 @@ def diagnose(recipe: Recipe, given, claims: dict[str, Claim], wrong: list[str],
                 break
         if found is None:
             base = Context(recipe, given)
-            for mname, doc, compute in _mistakes(recipe, name, given):
-                value = _try(compute, base)
-                if value is not None and holds(claim, value):
-                    found = Diagnosis(first, mistake=mname, explanation=doc)
-                    break
+            matches = [(mname, doc) for mname, doc, compute in _mistakes(recipe, name, given)
+                       if (value := _try(compute, base)) is not None and holds(claim, value)]
+            if matches:
+                (mname, doc), others = matches[0], tuple(m for m, _ in matches[1:])
+                found = Diagnosis(first, mistake=mname, explanation=doc, also=others)
         if found is None:
             for p in order[: order.index(name)]:
                 for places in EARLY_ROUNDING_PLACES:
@@ -87,7 +115,8 @@ def diagnose(recipe: Recipe, given, claims: dict[str, Claim], wrong: list[str],
                     if (value is not None and value != expected[name]
                             and holds(claim, value)):
                         found = Diagnosis(first, mistake="rounded_early", explanation=(
-                            f"{p} was rounded to {places} places before computing {name}"))
+                            f"{p} was rounded to {plural(places, 'place')} before computing "
+                            f"{name}"))
                         break
                 if found:
                     break

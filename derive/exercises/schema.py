@@ -16,6 +16,7 @@ from derive.exercises.claims import parse_claim
 from derive.exercises.errors import did_you_mean
 from derive.exercises.reader import Written
 from derive.exercises.values import Where, kind_of, number
+from derive.kernel.exact import decimal_str
 from derive.model.linear import LOSS_CONVENTIONS
 from derive.recipes import RECIPES, Recipe
 
@@ -51,9 +52,9 @@ def _list(value, where, key, what):
 
 def _sign(v, where, key, positive, what):
     if positive and v <= 0:
-        where.fail(key, f"is {v}", f"{what} must be positive")
+        where.fail(key, f"is {decimal_str(v)}", f"{what} must be positive")
     if not positive and v < 0:
-        where.fail(key, f"is {v}", f"{what} must not be negative")
+        where.fail(key, f"is {decimal_str(v)}", f"{what} must not be negative")
     return v
 
 

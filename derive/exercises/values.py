@@ -41,4 +41,7 @@ def number(value, where: Where, key: str) -> sp.Rational:
 
 
 def kind_of(value) -> str:
-    return {list: "a list", dict: "a table", str: "text"}.get(type(value), type(value).__name__)
+    if isinstance(value, (int, Written, BadNumber)) and not isinstance(value, bool):
+        return "a number"
+    return {list: "a list", dict: "a table", str: "text", bool: "a boolean"}.get(
+        type(value), type(value).__name__)

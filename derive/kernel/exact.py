@@ -17,8 +17,8 @@ MAX_DIGITS = 60
 MAX_EXPONENT = 30
 """Largest |exponent| accepted in scientific notation (`2e9` is fine, `1e999999999` is not)."""
 
-_DECIMAL = re.compile(r"^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$")
-_FRACTION = re.compile(r"^([+-]?\d+)\s*/\s*(\d+)$")
+_DECIMAL = re.compile(r"^([+-]?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]+))?$")
+_FRACTION = re.compile(r"^([+-]?[0-9]+)\s*/\s*([0-9]+)$")
 
 
 class ExactNumberError(ValueError):
@@ -27,7 +27,7 @@ class ExactNumberError(ValueError):
 
 def _check_digits(digits: str, text: str) -> None:
     if len(digits.lstrip("0")) > MAX_DIGITS:
-        raise ExactNumberError(f"{text!r} has more than {MAX_DIGITS} significant digits")
+        raise ExactNumberError(f"{text!r} has more than {MAX_DIGITS} digits")
 
 
 def parse_exact(text: str) -> sp.Rational:
@@ -45,10 +45,7 @@ def parse_exact(text: str) -> sp.Rational:
         return sp.Rational(int(num), int(den))
     m = _DECIMAL.match(s)
     if not m or not (m.group(2) or m.group(3)):
-        raise ExactNumberError(
-            f"{text!r} is not a number; write an integer, a decimal such as -0.425, "
-            f"or a fraction such as 8/15"
-        )
+        raise ExactNumberError(f"{text!r} is not a number")
     sign, whole, frac, exp = m.groups()
     whole, frac = whole or "", frac or ""
     _check_digits(whole + frac, text)

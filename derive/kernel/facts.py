@@ -36,7 +36,13 @@ def hypothesis(expr: sp.Expr, reason: str) -> Fact:
 
 
 def _equal(a: sp.Expr, b: sp.Expr) -> bool:
-    nf, _ = normal_form(to_expr(a) - to_expr(b))
+    a, b = to_expr(a), to_expr(b)
+    if a == b:
+        return True
+    diff = a - b
+    if not diff.has(sp.Sum, sp.Derivative, sp.Subs):
+        return rational_zero(diff)
+    nf, _ = normal_form(diff)
     return rational_zero(nf)
 
 

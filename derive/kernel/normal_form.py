@@ -162,8 +162,14 @@ def take_derivatives(e: sp.Expr) -> sp.Expr:
 
 
 def rational_zero(e: sp.Expr) -> bool:
-    """Rule 6: whether `e` is 0 as a rational function of its atoms."""
-    num, _ = sp.fraction(sp.together(e))
+    """Rule 6: whether `e` is 0 as a rational function of its atoms (a polynomial is only
+    expanded; a rational function is put over a common denominator first)."""
+    expanded = sp.expand(e)
+    if expanded == 0:
+        return True
+    if not any(p.exp.is_negative for p in expanded.atoms(sp.Pow)):
+        return False
+    num, _ = sp.fraction(sp.together(expanded))
     return sp.expand(num) == 0
 
 

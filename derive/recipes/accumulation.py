@@ -11,6 +11,7 @@ import sympy as sp
 from derive.model import schemes
 from derive.model.objective import sgd_update, weighted_sum, weights
 from derive.recipes.base import Input, Mistake, Quantity, Recipe
+from derive.wording import plural
 
 
 def _units(c):
@@ -142,10 +143,12 @@ def check(given):
          if has_sizes else None)
     if has_sizes and has_means and len(given["microbatch_mean_gradients"]) != k:
         problems.append(("microbatch_mean_gradients",
-                         f"has {len(given['microbatch_mean_gradients'])} values for {k} sizes",
+                         f"has {plural(len(given['microbatch_mean_gradients']), 'value')} for "
+                         f"{plural(k, 'size')}",
                          "give one mean gradient per microbatch"))
     if given.get("tokens") is not None and k is not None and len(given["tokens"]) != k:
-        problems.append(("tokens", f"has {len(given['tokens'])} counts for {k} microbatches",
+        problems.append(("tokens", f"has {plural(len(given['tokens']), 'count')} for "
+                         f"{plural(k, 'microbatch', 'microbatches')}",
                          "give one valid-token count per microbatch"))
     return problems
 

@@ -8,6 +8,7 @@ import sympy as sp
 from derive.model.clipping import clip_norm, clip_value, combine
 from derive.model.objective import weights
 from derive.recipes.base import Input, Quantity, Recipe
+from derive.wording import plural
 
 
 def _weights(c):
@@ -41,8 +42,8 @@ def check(given):
     problems = []
     has_norm, has_value = given.get("max_norm") is not None, given.get("clip_value") is not None
     if has_norm == has_value:
-        problems.append(("max_norm", "and clip_value are both given" if has_norm else
-                         "or clip_value is missing",
+        problems.append(("max_norm", "is given together with clip_value" if has_norm else
+                         "is missing, and so is clip_value",
                          "give exactly one: max_norm (norm clipping) or clip_value"))
     if given.get("eps") is not None and not has_norm:
         problems.append(("eps", "only applies to norm clipping", "give max_norm, or drop eps"))
@@ -54,7 +55,8 @@ def check(given):
     ws = given.get("weights")
     if ws is not None:
         if len(ws) != len(gs):
-            problems.append(("weights", f"has {len(ws)} weights for {len(gs)} gradients",
+            problems.append(("weights", f"has {plural(len(ws), 'weight')} for "
+                             f"{plural(len(gs), 'gradient')}",
                              "give one weight per gradient"))
         elif sp.Add(*ws) != 1:
             problems.append(("weights", f"add up to {sp.Add(*ws)}", "weights that add up to 1"))

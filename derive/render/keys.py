@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from derive.exercises.check import Report
-from derive.render.values import decimal_text, exact_text, flat, latex_text
+from derive.wording import plural
+from derive.render.values import bracketed, decimal_text, exact_text, flat, latex_text
 
 LABELS = {
     "en": {"key": "Answer key", "quantity": "Quantity", "exact": "Exact", "decimal": "Decimal",
@@ -28,7 +29,7 @@ def check_json(report: Report) -> dict:
     out = key_json(report)
     out["ok"] = report.ok
     out["claims"] = [
-        {"name": c.name, "claimed": c.claimed, "status": c.status,
+        {"name": c.name, "claimed": c.claimed_json, "status": c.status,
          "expected": exact_text(c.expected), "decimal": decimal_text(c.expected),
          "diagnosis": c.diagnosis.as_dict() if c.diagnosis else None}
         for c in report.claims]
@@ -36,14 +37,9 @@ def check_json(report: Report) -> dict:
 
 
 def _given_text(value) -> str:
-    if value is None:
-        return ""
     if isinstance(value, str):
         return value
-    return flat(value) if not isinstance(value, (list, tuple)) or all(
-        not isinstance(v, (list, tuple)) for v in value) else str(
-        [[exact_text(x) for x in v] if isinstance(v, (list, tuple)) else exact_text(v)
-         for v in value]).replace("'", "")
+    return flat(value)
 
 
 def key_markdown(reports: list[Report], lang: str = "en") -> str:
@@ -68,9 +64,9 @@ def key_markdown(reports: list[Report], lang: str = "en") -> str:
                 label = f"`{name}`"
             if q.wrong:
                 label += f" {t['wrong']}"
-            dec = decimal_text(value)
-            dec = dec if isinstance(dec, str) else ", ".join(dec)
-            lines.append(f"| {label} | `{q.formula}` | ${latex_text(value)}$ | {dec} |")
+            dec = bracketed(decimal_text(value))
+            formula = q.formula.replace("|", "\\|")
+            lines.append(f"| {label} | `{formula}` | ${latex_text(value)}$ | {dec} |")
         lines.append("")
     return "\n".join(lines)
 
@@ -85,6 +81,8 @@ def check_text(reports: list[Report]) -> str:
         lines.append(f"{ex.id} ({ex.recipe.name}) {mark}" + (f" — {ex.title}" if ex.title else ""))
         if not r.claims:
             lines.append("  (no claims: `derive key` prints its answer key)")
+            lines.append("")
+            continue
         rows = [("claim", "claimed", "status", "expected", "diagnosis")]
         for c in r.claims:
             counts[c.status] += 1
@@ -101,7 +99,8 @@ def check_text(reports: list[Report]) -> str:
         lines.append("")
     n_claims = sum(counts.values())
     bad = sum(1 for r in reports if not r.ok)
-    lines.append(f"{len(reports)} exercises, {n_claims} claims: {counts['exact']} exact, "
+    lines.append(f"{plural(len(reports), 'exercise')}, {plural(n_claims, 'claim')}: "
+                 f"{counts['exact']} exact, "
                  f"{counts['rounded']} rounded, {counts['within']} within, {counts['wrong']} "
                  f"wrong; " + ("every claim holds" if not bad else
                                f"{bad} exercise{'s' if bad > 1 else ''} with wrong claims"))

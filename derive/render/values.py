@@ -28,9 +28,14 @@ def latex_text(value) -> str:
     return sp.latex(value)
 
 
+def bracketed(texts) -> str:
+    """Nested lists of strings as one line: [a, [b, c]]."""
+    if isinstance(texts, (list, tuple)):
+        return "[" + ", ".join(bracketed(t) for t in texts) + "]"
+    return texts
+
+
 def flat(value) -> str:
     """One line of text: exact, with its decimal when the two differ."""
-    exact, dec = exact_text(value), decimal_text(value)
-    e = exact if isinstance(exact, str) else "[" + ", ".join(map(str, exact)) + "]"
-    d = dec if isinstance(dec, str) else "[" + ", ".join(map(str, dec)) + "]"
+    e, d = bracketed(exact_text(value)), bracketed(decimal_text(value))
     return e if e == d else f"{e} ≈ {d}"
