@@ -1,9 +1,10 @@
 # `make demo`: set up .venv if needed and run derive on the bundled course material.
-# `make test`: set up .venv if needed and run the whole test suite.
+# `make test`: set up .venv (and the KaTeX checker) if needed and run the whole test suite.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
+KATEX := tests/katex/node_modules/katex/package.json
 
 .PHONY: demo test bench golden clean
 
@@ -15,14 +16,24 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
+# KaTeX renders the Markdown exports in the tests; it needs node and npm.
+$(KATEX): tests/katex/package.json
+	@if command -v npm >/dev/null; then npm install --silent --prefix tests/katex; \
+	else echo "npm not found: the KaTeX tests will fail (set DERIVE_SKIP_RENDERERS=1 to skip)"; fi
+
 demo: $(STAMP)
 	$(BIN)/derive prove
+	$(BIN)/derive check proofs/course
 
-test: $(STAMP)
+test: $(STAMP) $(KATEX)
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/prove.py
+	$(BIN)/python benchmarks/check.py
+
+golden: $(STAMP)
+	$(BIN)/python tests/golden.py --update
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis tests/katex/node_modules

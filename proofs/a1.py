@@ -8,7 +8,7 @@ import sympy as sp
 
 from derive.model.objective import (
     K, N, batch_objective, block_sum, microbatch_objective, n, over_microbatches, record_loss,
-    weight,
+    weight, weighted,
 )
 from derive.model.schemes import record_gradients
 from derive.statements import PROVED, Instance, Statement, calc
@@ -29,17 +29,15 @@ STATEMENT = Statement(
         "ℓ_i(θ) is any per-record loss, every term evaluated at the same θ",
     ),
     lhs=batch_objective(),
-    rhs=over_microbatches(lambda k: weight(n(k), N) * microbatch_objective(k)),
+    rhs=over_microbatches(lambda k: weighted(weight(n(k), N), microbatch_objective(k))),
     proof=calc(
         batch_objective(),
         (over_microbatches(lambda k: block_sum(ell, k)) / N,
          "the blocks B_1 … B_K partition the records 1 … N"),
         (over_microbatches(lambda k: block_sum(ell, k) / N),
          "1/N does not depend on k"),
-        (over_microbatches(lambda k: weight(n(k), N) * (block_sum(ell, k) / n(k))),
-         "n_k/N · 1/n_k = 1/N, since n_k ≥ 1"),
-        (over_microbatches(lambda k: weight(n(k), N) * microbatch_objective(k)),
-         "definition of L_k"),
+        (over_microbatches(lambda k: weighted(weight(n(k), N), microbatch_objective(k))),
+         "n_k/N · 1/n_k = 1/N, since n_k ≥ 1; L_k = (1/n_k) Σ_{i∈B_k} ℓ_i"),
     ),
     instances=(
         Instance(

@@ -9,7 +9,7 @@ for symbolic K and n_k and an arbitrary per-record loss ℓ_i(θ).
 from derive.model import schemes
 from derive.model.objective import (
     N, batch_objective, block_sum, grad, microbatch_objective, n, over_microbatches,
-    record_loss, weight, weights,
+    record_loss, weight, weighted, weights,
 )
 from derive.statements import PROVED, Instance, Rounded, Statement, calc
 from .course_data import EXERCISE2_MEANS, EXERCISE2_SIZES, THREE_RECORDS, THREE_W, TWO_RECORDS, TWO_W
@@ -21,7 +21,7 @@ def grad_ell(i):
     return grad(ell(i))
 
 
-line1 = over_microbatches(lambda k: weight(n(k), N) * grad(microbatch_objective(k)))
+line1 = over_microbatches(lambda k: weighted(weight(n(k), N), grad(microbatch_objective(k))))
 line2 = over_microbatches(lambda k: grad(block_sum(ell, k))) / N
 
 
@@ -68,7 +68,7 @@ STATEMENT = Statement(
         (batch_objective(grad_ell), "∇ is linear and N does not depend on θ"),
         (over_microbatches(lambda k: block_sum(grad_ell, k)) / N,
          "the blocks B_1 … B_K partition the records 1 … N"),
-        (over_microbatches(lambda k: weight(n(k), N) * (block_sum(grad_ell, k) / n(k))),
+        (over_microbatches(lambda k: weighted(weight(n(k), N), block_sum(grad_ell, k) / n(k))),
          "n_k/N · 1/n_k = 1/N, since n_k ≥ 1"),
         (line1, "∇ is linear: ∇L_k = (1/n_k) Σ_{i∈B_k} ∇ℓ_i  (line 1)"),
         (line2, "n_k/N · 1/n_k = 1/N, and ∇ is linear  (line 2)"),

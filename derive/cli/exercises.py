@@ -18,7 +18,7 @@ def add_parsers(sub) -> None:
 
     p = sub.add_parser("key", help="print the exact answer key of exercise files")
     p.add_argument("paths", nargs="+", metavar="PATH", help="exercise files or folders")
-    p.add_argument("--format", choices=("md", "json"), default="md")
+    p.add_argument("--format", choices=("md", "tex", "json"), default="md")
     p.add_argument("--lang", choices=("en", "zh"), default="en")
     p.add_argument("-o", dest="out", metavar="OUT", help="write to OUT (atomically)")
     p.set_defaults(run=run_key)
@@ -54,6 +54,11 @@ def run_key(args) -> int:
     if args.format == "json":
         text = json.dumps({"exercises": [key_json(r) for r in reports]}, ensure_ascii=False,
                           indent=2)
+    elif args.format == "tex":
+        from derive.render.derivation import key_document
+        from derive.render.document import to_tex
+
+        text = to_tex(key_document(reports, args.lang), standalone=True)
     else:
         text = key_markdown(reports, args.lang)
     emit(text, args.out, toml_files(args.paths))

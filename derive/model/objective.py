@@ -58,6 +58,12 @@ def microbatch_objective(k_, f=record_loss, size=n):
     return block_sum(f, k_, size) / size(k_)
 
 
+def weighted(w, term):
+    """w·term kept as written (SymPy would cancel n_k/N · (1/n_k)·Σ at once); the kernel's
+    normal form evaluates it."""
+    return sp.Mul(w, term, evaluate=False)
+
+
 def over_microbatches(term):
     """Σ_{k=1}^{K} term(k)."""
     return sp.Sum(term(k), (k, 1, K))

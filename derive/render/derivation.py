@@ -1,0 +1,190 @@
+"""Documents for statements, exercises and answer keys: the one place that decides what a
+derivation shows; `document` decides how it looks."""
+
+from __future__ import annotations
+
+from derive.exercises.check import Report
+from derive.kernel.exact import decimal_str, round_half_away, to_expr
+from derive.render.document import Document, Heading, Items, Math, Paragraph, Table
+from derive.render.formulas import Values, substituted
+from derive.render.labels import STATUS, words
+from derive.render.latex import number, value
+from derive.render.printer import latex
+from derive.render.symbols import math_symbols
+from derive.statements import Outcome
+
+PLACES = 6
+"""Decimals shown after ≈ in derivations (the course prints 4.666667, 0.533333)."""
+
+
+def approx_text(v) -> str | None:
+    """`\\approx 4.666667` for a value whose decimal does not terminate within PLACES."""
+    if isinstance(v, (list, tuple)):
+        parts = [approx_text(x) for x in v]
+        if all(p is None for p in parts):
+            return None
+        return r"\approx \left[" + ", ".join(
+            (p or "= " + value(x).text)[len(r"\approx "):] if p else value(x).text
+            for p, x in zip(parts, v)) + r"\right]"
+    e = to_expr(v)
+    if e.is_Rational and number(e).text == value(e).text and "frac" not in value(e).text:
+        return None
+    if e.is_Rational:
+        d = round_half_away(e, PLACES)
+        from derive.kernel.exact import fixed_str
+        return rf"\approx {fixed_str(d, PLACES)}"
+    return rf"\approx {decimal_str(e, PLACES + 1)}"
+
+
+def _exact(v) -> str:
+    """Exact value: fractions, never decimals that hide a fraction."""
+    if isinstance(v, (list, tuple)):
+        return r"\left[" + ", ".join(_exact(x) for x in v) + r"\right]"
+    e = to_expr(v)
+    return number(e, decimals=True).text if e.is_Rational and e.q in (1, 2, 4, 5, 8, 10, 20, 25,
+                                                                       40, 50, 100) else value(e).text
+
+
+# ------------------------------------------------------------------------------- exercises
+
+INPUT_SYMBOLS = {"w": "w", "b": "b", "lr": r"\eta", "divisor": "d", "max_norm": "c",
+                 "clip_value": "c", "eps": r"\varepsilon"}
+
+
+def _lists(v):
+    return [_lists(x) for x in v] if isinstance(v, (list, tuple)) else v
+
+
+def given_math(ex) -> Math:
+    """The exercise's inputs as one line of math: w = 1, η = 0.1, records = [[2, 4]]."""
+    parts = []
+    for name, v in ex.given.items():
+        if v is None:
+            continue
+        symbol = INPUT_SYMBOLS.get(name, rf"\text{{{name.replace('_', chr(92) + '_')}}}")
+        shown = rf"\text{{{v}}}" if isinstance(v, str) else _exact(_lists(v))
+        parts.append(f"{symbol} = {shown}")
+    return Math((r",\quad ".join(parts),))
+
+
+def _label(q, lang: str) -> str:
+    return f"{q.zh} `{q.name}`" if lang == "zh" and q.zh else f"`{q.name}`"
+
+
+def exercise_blocks(report: Report, lang: str) -> list:
+    """One exercise: what is given, then every quantity as formula = numbers = result."""
+    t = words(lang)
+    ex = report.exercise
+    blocks = [Heading(ex.id, 2, ex.title),
+              Paragraph(f"{t['recipe']}: `{ex.recipe.name}`. {t['given']}:"), given_math(ex)]
+    vals = Values(ex.given, report.values)
+    claims = {c.name: c for c in report.claims}
+    for name, v in report.values.items():
+        q = ex.recipe.quantity(name)
+        parts = [math_symbols(q.formula)]
+        sub = substituted(ex.recipe.name, name, vals)
+        if sub is not None:
+            parts.append(sub.text)
+        parts.append(_exact(v))
+        line = " = ".join(parts)
+        approx = approx_text(v)
+        if approx:
+            line += " " + approx
+        label = _label(q, lang) + (f" ({t['wrong_scheme']})" if q.wrong else "")
+        blocks.append(Paragraph(label + ":"))
+        blocks.append(Math((line,)))
+        c = claims.get(name)
+        if c is not None:
+            status = STATUS[lang][c.status]
+            note = f"{t['claimed']}: {c.claimed} — {status}"
+            if c.diagnosis:
+                d = c.diagnosis
+                name_ = d.mistake or (f"← {d.carried_from}" if d.carried_from else "")
+                note += f"; {t['diagnosis']}: " + (f"{name_}: " if name_ else "") + d.explanation
+            blocks.append(Paragraph(note, emphasis=True))
+    return blocks
+
+
+def exercises_document(reports: list[Report], lang: str = "en") -> Document:
+    t = words(lang)
+    blocks: list = [Paragraph(t["rounding"].format(places=PLACES))]
+    for r in reports:
+        blocks += exercise_blocks(r, lang)
+    title = reports[0].exercise.id if len(reports) == 1 else t["exercises"]
+    return Document(f"{t['derivation']}: {title}", tuple(blocks), lang)
+
+
+def key_document(reports: list[Report], lang: str = "en") -> Document:
+    """The answer key: a table of every quantity per exercise, exact and decimal."""
+    t = words(lang)
+    blocks: list = []
+    for r in reports:
+        ex = r.exercise
+        blocks.append(Heading(ex.id, 2, ex.title))
+        blocks += [Paragraph(f"{t['recipe']}: `{ex.recipe.name}`. {t['given']}:"), given_math(ex)]
+        rows = []
+        for name, v in r.values.items():
+            q = ex.recipe.quantity(name)
+            label = _label(q, lang) + (f" ({t['wrong_scheme']})" if q.wrong else "")
+            rows.append((label, ("math", math_symbols(q.formula)), ("math", _exact(v)),
+                         decimal_str(v) if not isinstance(v, list) else
+                         ", ".join(map(str, _flat_decimals(v)))))
+        blocks.append(Table((t["quantity"], t["formula"], t["exact"], t["decimal"]),
+                            tuple(rows)))
+    return Document(t["key"], tuple(blocks), lang)
+
+
+def _flat_decimals(v):
+    from derive.render.values import bracketed, decimal_text
+    return [bracketed(decimal_text(x)) for x in v]
+
+
+# ------------------------------------------------------------------------------ statements
+
+def statement_document(outcome: Outcome, lang: str = "en") -> Document:
+    """A statement as the reading would print it: claim, assumptions, the calc chain with its
+    reasons, the verdict (and witness), and the course's numbers."""
+    t = words(lang)
+    s = outcome.statement
+    blocks: list = [Paragraph(f"{t['claim']}: {s.claim}")]
+    if s.lhs is not None and s.rhs is not None:
+        blocks.append(Math((f"{latex(s.lhs)} = {latex(s.rhs)}",)))
+    blocks += [Heading(t["assumptions"], 2), Items(s.assumptions)]
+    facts = [f for f in outcome.facts]
+    if facts:
+        blocks += [Heading(t["facts"], 2),
+                   Items(tuple(f"{name} — {reason}" + ("" if ok else " ✗")
+                               for name, ok, reason in facts))]
+    if s.proof is not None:
+        lines = [f"{latex(s.proof.start)} &= {latex(s.proof.steps[0].expr)} && \\text{{(1)}}"]
+        lines += [f"&= {latex(st.expr)} && \\text{{({n})}}"
+                  for n, st in enumerate(s.proof.steps[1:], 2)]
+        blocks += [Heading(t["proof"], 2), Math(tuple(lines)),
+                   Paragraph(t["steps"] + ":"),
+                   Items(tuple(st.reason for st in s.proof.steps), numbered=True)]
+    verdict = t[outcome.verdict.value]
+    blocks += [Heading(t["verdict"], 2),
+               Paragraph(f"{verdict} ({t['expected']}: {t[s.expect.value]}; "
+                         f"{t['strategy']}: {outcome.strategy})")]
+    if outcome.witness is not None:
+        w = outcome.witness
+        assignment = ", ".join(f"{math_symbols(n)} = {number(v, decimals=False).text}"
+                               for n, v in w.assignment)
+        blocks += [Paragraph(f"{t['witness']}: {w.shape}" if w.shape else t["witness"] + ":"),
+                   Math((rf"{assignment}: \quad {number(w.lhs, decimals=False).text} \neq "
+                         rf"{number(w.rhs, decimals=False).text}",))]
+    if s.holds_when:
+        blocks.append(Paragraph(f"{t['holds_when']}: " + ", ".join(s.holds_when)))
+    if s.notes:
+        blocks += [Heading(t["notes"], 2), Items(s.notes)]
+    if outcome.instances:
+        blocks.append(Heading(t["instances"], 2))
+        for inst in outcome.instances:
+            rows = []
+            for name, want, got, ok in inst.checks:
+                shown = getattr(want, "text", None)
+                rows.append((name, ("math", _exact(got) if got is not None else "-"),
+                             f"≈ {shown}" if shown else ("✓" if ok else "✗")))
+            blocks += [Paragraph(f"{inst.label} — {inst.source}"),
+                       Table((t["quantity"], t["computed"], ""), tuple(rows))]
+    return Document(f"{s.id} — {s.title}", tuple(blocks), lang)

@@ -1,0 +1,157 @@
+"""Unicode text of the course into LaTeX and Markdown: the symbol table, and prose that mixes
+words with formulas (`n_k/N · 1/n_k = 1/N, since n_k ≥ 1`)."""
+
+from __future__ import annotations
+
+import re
+
+MATH = {
+    "η": r"\eta", "θ": r"\theta", "ℓ": r"\ell", "Σ": r"\sum", "∇": r"\nabla", "ŷ": r"\hat{y}",
+    "ḡ": r"\bar{g}", "α": r"\alpha", "β": r"\beta", "ε": r"\varepsilon", "λ": r"\lambda",
+    "τ": r"\tau", "ψ": r"\psi", "Ψ": r"\Psi", "·": r"\cdot", "×": r"\times", "−": "-",
+    "≥": r"\geq", "≤": r"\leq", "≠": r"\neq", "≈": r"\approx", "∈": r"\in", "∓": r"\mp",
+    "±": r"\pm", "‖": r"\|", "⇒": r"\Rightarrow", "→": r"\to", "…": r"\ldots", "ℝ": r"\mathbb{R}",
+    "²": "^{2}", "³": "^{3}", "½": r"\tfrac{1}{2}", "∂": r"\partial", "√": r"\sqrt",
+    "✓": r"\checkmark", "✗": r"\times", "←": r"\leftarrow",
+    "₀": "_{0}", "₁": "_{1}", "₂": "_{2}", "₃": "_{3}", "ₖ": "_{k}", "′": "'",
+}
+_TEXT_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&",
+                 "#": r"\#", "%": r"\%", "~": r"\textasciitilde{}", "^": r"\^{}", "_": r"\_"}
+_CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]+")
+_MATHY = re.compile(r"[_^=<>+/|]|[" + "".join(MATH) + r"]|\d")
+
+
+def has_cjk(text: str) -> bool:
+    return bool(_CJK.search(text))
+
+
+def math_symbols(text: str) -> str:
+    """A formula written with Unicode symbols, in LaTeX math."""
+    out = []
+    for ch in text:
+        rep = MATH.get(ch)
+        if rep is None:
+            out.append(ch)
+        else:
+            # a command followed by a letter needs a space: \eta x, not \etax
+            out.append(rep + (" " if rep[-1].isalpha() else ""))
+    latex = "".join(out).replace("  ", " ").strip()
+    # multi-letter subscripts are names: θ_old → \theta_{\mathrm{old}}
+    latex = re.sub(r"\s*_([A-Za-z][A-Za-z0-9]+)", r"_{\\mathrm{\1}}", latex)
+    # words inside a formula are text: clip(g) → \text{clip}(g), "with tokens" keeps its space
+    latex = re.sub(r"(?<![\\A-Za-z{])([A-Za-z]{3,}(?: [A-Za-z]+)*)", r"\\text{\1}", latex)
+    return latex
+
+
+def escape_text(text: str) -> str:
+    """Plain text safe in LaTeX text mode (a formula symbol becomes inline math)."""
+    out = []
+    for ch in text:
+        if ch in _TEXT_SPECIAL:
+            out.append(_TEXT_SPECIAL[ch])
+        elif ch in MATH:
+            out.append(f"${MATH[ch]}$")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+_STRONG = re.compile(r"[_^=<>+/|]|[" + "".join(k for k in MATH if k not in "…") + r"]")
+_WEAK = re.compile(r"^(?:[0-9]+|[b-zB-HJ-Z]|…)$")
+
+
+def _split(token: str) -> tuple[str, str, str]:
+    """(leading brackets, core, trailing punctuation): a bracket counts as punctuation only
+    when the token does not close (or open) it itself."""
+    lead = ""
+    while token[len(lead):len(lead) + 1] in ("(", "[") and token[len(lead):] and \
+            token.count(")" if token[len(lead)] == "(" else "]") < \
+            token.count(token[len(lead)]):
+        lead += token[len(lead)]
+    end = len(token)
+    while end > len(lead) and token[end - 1] in ",.;:)]":
+        ch = token[end - 1]
+        if ch in ")]":
+            opener = "(" if ch == ")" else "["
+            if token[:end].count(opener) >= token[:end].count(ch):
+                break
+        end -= 1
+    return lead, token[len(lead):end], token[end:]
+
+
+_IDENT = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+$")
+
+
+def is_identifier(word: str) -> bool:
+    """A name such as `mean_of_means` or `b_gradient` (code), not a formula such as `w_new`."""
+    if not _IDENT.match(word):
+        return False
+    parts = word.split("_")
+    return len(parts) >= 3 or any(len(p) >= 4 for p in parts)
+
+
+def _kinds(words: list[str]) -> list[bool]:
+    """Which words are formulas: those with a formula symbol, and numbers or single letters
+    standing next to one."""
+    strong = [bool(_STRONG.search(_split(w)[1])) and not _CJK.search(w)
+              and not is_identifier(_split(w)[1]) for w in words]
+    weak = [bool(_WEAK.match(_split(w)[1])) for w in words]
+    out = list(strong)
+    for i, w in enumerate(weak):
+        if w and ((i > 0 and strong[i - 1]) or (i + 1 < len(words) and strong[i + 1])):
+            out[i] = True
+    return out
+
+
+def _prose(text: str, math, plain, code) -> str:
+    """Prose → output: `code spans` as code, formula runs as math, the rest as words."""
+    pieces = re.split(r"`([^`]+)`", text)
+    if len(pieces) > 1:
+        out = []
+        for n, piece in enumerate(pieces):
+            if n % 2:
+                out.append(code(piece))
+            elif piece.strip():
+                lead = " " if piece[:1].isspace() else ""
+                tail = " " if piece[-1:].isspace() else ""
+                out.append(lead + _prose(piece, math, plain, code) + tail)
+            else:
+                out.append(piece)
+        return "".join(out)
+    words = text.split()
+    kinds = _kinds(words)
+    out, group = [], []
+
+    def flush():
+        if group:
+            lead, inner, trail = _split(" ".join(group))
+            out.append(plain(lead) + math(math_symbols(inner)) + plain(trail))
+            group.clear()
+
+    for word, is_math in zip(words, kinds):
+        if is_math:
+            group.append(word)
+        else:
+            flush()
+            lead, core, trail = _split(word)
+            if is_identifier(core):
+                out.append(plain(lead) + code(core) + plain(trail))
+            else:
+                out.append(plain(word))
+    flush()
+    return " ".join(out)
+
+
+def prose_latex(text: str, cjk: bool = True) -> str:
+    """Prose with formulas: formula runs in $…$, words escaped; without `cjk` (pdfLaTeX),
+    runs of Chinese text are replaced by (…), which the Chinese export shows in full."""
+    if not cjk:
+        text = _CJK.sub("(…)", text)
+    return _prose(text, lambda m: f"${m}$", escape_text,
+                  lambda c: rf"\texttt{{{escape_text(c)}}}")
+
+
+def prose_markdown(text: str) -> str:
+    """Prose with formulas for Markdown + KaTeX: formula runs in $…$, words as they are."""
+    return _prose(text, lambda m: f"${m}$", lambda w: w.replace("*", r"\*").replace("_", r"\_"),
+                  lambda c: f"`{c}`")

@@ -1,0 +1,163 @@
+"""Exports: exact golden text, LaTeX that real engines compile (pdfLaTeX for English, XeLaTeX
+with ctexart for Chinese), and Markdown whose every math span KaTeX renders in strict mode.
+
+The renderers are installed by .ci/run. Set DERIVE_SKIP_RENDERERS=1 to skip the compile and
+render checks on a machine without them (never in CI).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from derive.exercises import check_exercise, load
+from derive.render.derivation import exercises_document, key_document, statement_document
+from derive.render.document import Document, to_markdown, to_tex
+from derive.statements import prove
+from derive.statements.registry import all_statements
+
+from golden import CASES, GOLDEN, ROOT, render
+
+SKIP = os.environ.get("DERIVE_SKIP_RENDERERS") == "1"
+KATEX = ROOT / "tests" / "katex"
+
+
+def need(tool: str) -> str:
+    path = shutil.which(tool)
+    if path is None:
+        if SKIP:
+            pytest.skip(f"{tool} not installed and DERIVE_SKIP_RENDERERS=1")
+        pytest.fail(f"{tool} is not installed: .ci/run installs it (or set DERIVE_SKIP_RENDERERS=1)")
+    return path
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_golden(name):
+    expected = (GOLDEN / name).read_text(encoding="utf-8")
+    got = render(CASES[name])
+    assert got == expected, f"tests/golden/{name} differs; after a deliberate change run `make golden`"
+
+
+# ---------------------------------------------------------------------- the course, whole
+
+def _reports():
+    return [check_exercise(ex) for ex in load([str(ROOT / "proofs" / "course"),
+                                               str(ROOT / "tests" / "data" / "mistakes.toml")])]
+
+
+def course_documents(lang: str) -> list[Document]:
+    outcomes = [prove(s) for s in all_statements()]
+    reports = _reports()
+    return ([statement_document(o, lang) for o in outcomes]
+            + [exercises_document(reports, lang), key_document(reports, lang)])
+
+
+def combined_tex(lang: str) -> str:
+    """Every statement and every exercise of the course in one standalone document."""
+    docs = course_documents(lang)
+    head = Document("derive: the course", (), lang)
+    whole = to_tex(head, standalone=True)
+    body = "\n\\clearpage\n".join(to_tex(d) for d in docs)
+    return whole.replace("\\end{document}", body + "\n\\end{document}")
+
+
+def compile_tex(source: str, engine: str, tmp_path: Path) -> None:
+    exe = need(engine)
+    tex = tmp_path / "doc.tex"
+    tex.write_text(source, encoding="utf-8")
+    done = subprocess.run([exe, "-interaction=nonstopmode", "-halt-on-error", "doc.tex"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    log = (tmp_path / "doc.log").read_text(encoding="utf-8", errors="replace")
+    errors = [line for line in log.splitlines() if line.startswith("!")]
+    missing = sorted(set(re.findall(r"Missing character: There is no (.+?) in font", log)))
+    if done.returncode != 0 or errors:
+        at = re.search(r"^l\.(\d+) (.*)$", log, re.M)
+        where = f" at line {at.group(1)}: {at.group(2)}" if at else ""
+        pytest.fail(f"{engine} failed: {errors[:3]}{where}")
+    assert not missing, f"{engine} has no glyph for {missing}"
+    assert (tmp_path / "doc.pdf").stat().st_size > 1000
+
+
+@pytest.mark.parametrize("lang,engine", [("en", "pdflatex"), ("zh", "xelatex")])
+def test_course_compiles(tmp_path, lang, engine):
+    compile_tex(combined_tex(lang), engine, tmp_path)
+
+
+@pytest.mark.parametrize("args,engine", [
+    (["export", "A2", "--standalone"], "pdflatex"),
+    (["export", "A2", "--standalone", "--lang", "zh"], "xelatex"),
+    (["export", "proofs/course/reading.toml", "--standalone"], "pdflatex"),
+    (["export", "proofs/course/lesson03.toml", "--standalone", "--lang", "zh"], "xelatex"),
+    (["key", "proofs/course", "--format", "tex"], "pdflatex"),
+    (["key", "proofs/course", "--format", "tex", "--lang", "zh"], "xelatex"),
+], ids=lambda v: "-".join(v) if isinstance(v, list) else v)
+def test_cli_standalone_compiles(tmp_path, args, engine):
+    compile_tex(render(args), engine, tmp_path)
+
+
+# ---------------------------------------------------------------------------- KaTeX
+
+MATH = re.compile(r"\$\$\n?(.+?)\n?\$\$|(?<![\\$])\$(?!\$)(.+?)(?<!\\)\$", re.S)
+
+
+def math_spans(markdown: str, where: str) -> list[dict]:
+    spans = []
+    for m in MATH.finditer(markdown):
+        display, inline = m.group(1), m.group(2)
+        line = markdown.count("\n", 0, m.start()) + 1
+        spans.append({"tex": display if display is not None else inline,
+                      "display": display is not None, "where": f"{where}:{line}"})
+    return spans
+
+
+def katex_failures(spans: list[dict]) -> list[dict]:
+    node = need("node")
+    if not (KATEX / "node_modules" / "katex").is_dir():
+        if SKIP:
+            pytest.skip("katex not installed and DERIVE_SKIP_RENDERERS=1")
+        pytest.fail("katex is not installed: run `npm install --prefix tests/katex` (.ci/run does)")
+    done = subprocess.run([node, str(KATEX / "render.js")], input=json.dumps(spans),
+                          capture_output=True, text=True, timeout=300, check=True)
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_math_span_renders_with_katex(lang):
+    spans = []
+    for doc in course_documents(lang):
+        spans += math_spans(to_markdown(doc), doc.title)
+    spans += math_spans(render(["key", "proofs/course", "--lang", lang]), "key")
+    assert len(spans) > 300
+    failures = katex_failures(spans)
+    assert not failures, "\n".join(f"{f['where']}: {f['error']}\n  {f['tex']}" for f in failures[:5])
+
+
+def test_katex_check_catches_bad_math():
+    spans = [{"tex": r"\frac{1}{", "display": False, "where": "bad"},
+             {"tex": r"\unknowncommand", "display": False, "where": "bad"},
+             {"tex": "学", "display": False, "where": "strict"}]
+    assert [f["where"] for f in katex_failures(spans)] == ["bad", "bad", "strict"]
+
+
+def test_math_spans_are_found():
+    spans = math_spans("a $x$ b\n$$\ny\n$$\nc \\$ d", "t")
+    assert [(s["tex"], s["display"]) for s in spans] == [("x", False), ("y", True)]
+
+
+def test_notebook_display():
+    from derive import notebook
+
+    shown = notebook.statement("A3")
+    md, tex = shown._repr_markdown_(), shown._repr_latex_()
+    assert md.startswith("# A3 — ") and "$$" in md
+    assert r"\begin{align*}" in tex and "8/15" not in tex and r"\frac{8}{15}" in tex
+    key = notebook.key(str(ROOT / "proofs" / "course" / "lesson03.toml"), lang="zh")
+    assert "参考答案" in key._repr_markdown_()
+    d = notebook.derivation(str(ROOT / "proofs" / "course" / "reading.toml"))
+    assert r"\frac{2}{3} \cdot 2.5 + \frac{1}{3} \cdot 9 = \frac{14}{3}" in d._repr_markdown_()
