@@ -40,7 +40,7 @@ def document_for(target: str, lang: str):
             reports = [check_exercise(ex) for ex in load([target])]
         except ExerciseError as exc:
             raise UsageError(exc.line()) from None
-        return exercises_document(reports, lang), toml_files([target])
+        return exercises_document(reports, lang, Path(target).name), toml_files([target])
     from derive.cli.errors import did_you_mean
 
     raise UsageError(f"{target!r} is neither a statement id nor a file"

@@ -105,12 +105,13 @@ def exercise_blocks(report: Report, lang: str) -> list:
     return blocks
 
 
-def exercises_document(reports: list[Report], lang: str = "en") -> Document:
+def exercises_document(reports: list[Report], lang: str = "en", name: str = "") -> Document:
+    """Every exercise's derivation; `name` (the file or folder) titles the document."""
     t = words(lang)
     blocks: list = [Paragraph(t["rounding"].format(places=PLACES))]
     for r in reports:
         blocks += exercise_blocks(r, lang)
-    title = reports[0].exercise.id if len(reports) == 1 else t["exercises"]
+    title = name or (reports[0].exercise.id if len(reports) == 1 else t["exercises"])
     return Document(f"{t['derivation']}: {title}", tuple(blocks), lang)
 
 

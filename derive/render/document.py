@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import singledispatch
 
-from derive.render.symbols import has_cjk, prose_latex, prose_markdown
+from derive.render.symbols import escape_text, has_cjk, prose_latex, prose_markdown
 
 
 @dataclass(frozen=True)
@@ -21,10 +21,8 @@ class Heading:
     level: int = 1
     detail: str = ""
 
-    def full(self, cjk: bool = True) -> str:
-        if self.detail and (cjk or not has_cjk(self.detail)):
-            return f"{self.text} — {self.detail}"
-        return self.text
+    def shows_detail(self, cjk: bool = True) -> bool:
+        return bool(self.detail) and (cjk or not has_cjk(self.detail))
 
 
 @dataclass(frozen=True)
@@ -80,7 +78,10 @@ def tex_block(block, lang: str) -> str:
 @tex_block.register
 def _(block: Heading, lang: str) -> str:
     cmd = {1: "section", 2: "subsection"}.get(block.level, "subsubsection")
-    return rf"\{cmd}*{{{_tex_prose(block.full(cjk=lang == 'zh'), lang)}}}"
+    text = _tex_prose(block.text, lang)
+    if block.shows_detail(cjk=lang == "zh"):
+        text += " --- " + escape_text(block.detail)  # the author's words, as written
+    return rf"\{cmd}*{{{text}}}"
 
 
 @tex_block.register
@@ -148,7 +149,10 @@ def md_block(block) -> str:
 
 @md_block.register
 def _(block: Heading) -> str:
-    return "#" * (block.level + 1) + " " + prose_markdown(block.full())
+    text = prose_markdown(block.text)
+    if block.detail:
+        text += " — " + block.detail.replace("*", r"\*").replace("_", r"\_")
+    return "#" * (block.level + 1) + " " + text
 
 
 @md_block.register

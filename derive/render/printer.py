@@ -66,7 +66,10 @@ class CoursePrinter(LatexPrinter):
     def _print_Derivative(self, expr):
         variables = expr.variables
         if len(variables) == 1 and variables[0].name == "theta":
-            return rf"\nabla_{{\theta}} \left({self._print(expr.expr)}\right)"
+            inner = self._print(expr.expr)
+            if isinstance(expr.expr, sp.Function):
+                return rf"\nabla_{{\theta}} {inner}"
+            return rf"\nabla_{{\theta}} \left({inner}\right)"
         return super()._print_Derivative(expr)
 
 

@@ -25,6 +25,9 @@ def has_cjk(text: str) -> bool:
     return bool(_CJK.search(text))
 
 
+_GLUE = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789})")
+
+
 def math_symbols(text: str) -> str:
     """A formula written with Unicode symbols, in LaTeX math."""
     out = []
@@ -39,7 +42,10 @@ def math_symbols(text: str) -> str:
     # multi-letter subscripts are names: θ_old → \theta_{\mathrm{old}}
     latex = re.sub(r"\s*_([A-Za-z][A-Za-z0-9]+)", r"_{\\mathrm{\1}}", latex)
     # words inside a formula are text: clip(g) → \text{clip}(g), "with tokens" keeps its space
-    latex = re.sub(r"(?<![\\A-Za-z{])([A-Za-z]{3,}(?: [A-Za-z]+)*)", r"\\text{\1}", latex)
+    latex = re.sub(r"(?<![\\A-Za-z{])([A-Za-z]{3,}(?: [A-Za-z]+)*)",
+                   lambda m: ("\\ " if latex[:m.start()].rstrip()[-1:] in _GLUE
+                              and latex[:m.start()].rstrip() else "")
+                   + rf"\text{{{m.group(1)}}}", latex)
     return latex
 
 
