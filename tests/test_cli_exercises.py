@@ -119,3 +119,21 @@ def test_python_dash_m_is_the_same_program(tmp_path):
                            "json"], capture_output=True, text=True, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["exercises"][0]["id"] == "lesson03-example"
+
+
+def test_pyproject_lists_every_package():
+    import tomllib
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+                 ["packages"])
+    found = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "derive").rglob(
+        "__init__.py")} | {"derive.proofs"}
+    assert found == listed
+
+
+def test_sig_claim_on_a_large_value(tmp_path, capsys):
+    path = tmp_path / "s.toml"
+    path.write_text('[[exercise]]\nid="s"\nrecipe="accumulation"\n[exercise.given]\n'
+                    'microbatch_sizes=[1]\nmicrobatch_mean_gradients=[999.6]\n'
+                    '[exercise.claims]\ngradient = { value = 1000, sig = 3 }\n')
+    code, out, _ = run(capsys, "check", path)
+    assert code == 0 and " within " in out

@@ -24,6 +24,7 @@ import difflib
 import io
 import re
 import shlex
+import traceback
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -83,6 +84,7 @@ def files(page: Path) -> dict[str, str]:
     for b in blocks(page):
         m = FILE_MARK.match(b.mark)
         if m:
+            assert m.group(1) not in out, f"{b.where}: a second file named {m.group(1)}"
             out[m.group(1)] = "\n".join(b.lines) + "\n"
     return out
 
@@ -128,12 +130,16 @@ def run(command: str, where: str) -> str:
     else:
         pytest.fail(f"{where}: `$ {command}`: only `derive …` and `python -m derive …` can run "
                     f"in a session", pytrace=False)
-    both, out = io.StringIO(), io.StringIO()
+    both, out, crash = io.StringIO(), io.StringIO(), None
     with contextlib.redirect_stdout(out if target else both), contextlib.redirect_stderr(both):
         try:
             main(args)
         except SystemExit:  # argparse: --help, --version, misuse
             pass
+        except Exception:
+            crash = traceback.format_exc()
+    if crash:
+        pytest.fail(f"{where}: `$ {command}` raised\n{crash}", pytrace=False)
     if target:
         Path(target).write_text(out.getvalue(), encoding="utf-8")
     return both.getvalue()

@@ -23,6 +23,7 @@ def emit(text: str, out: str | None, inputs: list[Path] = ()) -> None:
         return
     target = Path(out)
     resolved = target.resolve()
+    target = resolved if target.is_symlink() else target  # replace the file a link points to
     if any(resolved == Path(p).resolve() for p in inputs):
         raise UsageError(f"-o {out}: is one of the input files; name another output file")
     if target.is_dir():

@@ -16,7 +16,7 @@ import sympy as sp
 
 from derive.exercises.reader import BadNumber, Written, decimal_places, written
 from derive.exercises.values import Where, kind_of, number
-from derive.kernel.exact import is_zero_exact, round_half_away
+from derive.kernel.exact import decimal_str, is_zero_exact, round_half_away
 
 MAX_ITEMS = 100_000
 """Most values one claim may list (as for given inputs)."""
@@ -75,7 +75,8 @@ def parse_claim(raw, where: Where, key: str) -> Claim:
         else:
             tol = number(raw[test], where, f"{key}.{test}")
             if tol < 0:
-                where.fail(f"{key}.{test}", f"is {tol}", "a tolerance must not be negative")
+                where.fail(f"{key}.{test}", f"is {decimal_str(tol)}",
+                           "a tolerance must not be negative")
         inner = parse_claim(raw["value"], where, f"{key}.value")
         if inner.is_list:
             where.fail(f"{key}.value", "is a list", "state a test per element instead")

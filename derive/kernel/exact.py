@@ -126,11 +126,13 @@ def round_half_away(value: sp.Rational, places: int) -> sp.Rational:
     q, r = divmod(n, d)
     if 2 * r >= d:
         q += 1
-    return sp.Rational(sign * q, 10**places)
+    return sp.Integer(sign * q) / sp.Integer(10) ** places
 
 
 def fixed_str(value: sp.Rational, places: int) -> str:
     """A rational as a decimal with exactly `places` digits after the point (rounded)."""
+    if places < 0:
+        raise ValueError("fixed_str needs places ≥ 0")
     r = round_half_away(value, places)
     sign = "-" if r < 0 else ""
     n = abs(r.p) * (10**places // r.q)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from derive.kernel.exact import decimal_str
 from derive.model.clipping import clip_norm, clip_value, combine
 from derive.model.objective import weights
 from derive.recipes.base import Input, Quantity, Recipe
@@ -59,7 +60,8 @@ def check(given):
                              f"{plural(len(gs), 'gradient')}",
                              "give one weight per gradient"))
         elif sp.Add(*ws) != 1:
-            problems.append(("weights", f"add up to {sp.Add(*ws)}", "weights that add up to 1"))
+            problems.append(("weights", f"add up to {decimal_str(sp.Add(*ws))}",
+                             "weights that add up to 1"))
     return problems
 
 
