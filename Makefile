@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 KATEX := tests/katex/node_modules/katex/package.json
 
-.PHONY: demo test bench golden clean
+.PHONY: demo test bench golden docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,3 +37,7 @@ golden: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis tests/katex/node_modules
+
+# Rewrite the outputs shown in README.md and docs/ from real runs (read the diff after).
+docs: $(STAMP)
+	$(BIN)/python tests/update_docs.py

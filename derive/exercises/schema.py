@@ -17,6 +17,7 @@ from derive.exercises.errors import did_you_mean
 from derive.exercises.reader import Written
 from derive.exercises.values import Where, kind_of, number
 from derive.kernel.exact import decimal_str
+from derive.model.optimizers import DEFAULTS, Optimizer
 from derive.model.linear import LOSS_CONVENTIONS
 from derive.recipes import RECIPES, Recipe
 
@@ -111,11 +112,56 @@ def convert(kind: str, value, where: Where, key: str):
             where.fail(key, f"holds more than {MAX_ITEMS} numbers", "use fewer gradients")
         return [convert("numbers", g, where, f"{key}[{k}]") if isinstance(g, list)
                 else number(g, where, f"{key}[{k}]") for k, g in enumerate(gs)]
+    if kind == "optimizer":
+        return _optimizer(value, where, key)
     if kind == "loss":
         if value not in LOSS_CONVENTIONS:
             where.fail(key, f"is {value!r}", f"write one of {', '.join(map(repr, LOSS_CONVENTIONS))}")
         return value
     raise AssertionError(f"unknown input kind {kind}")
+
+
+OPTIMIZER_KINDS = {"momentum": "nonnegative", "dampening": "nonnegative",
+                   "weight_decay": "nonnegative", "eps": "positive", "nesterov": "bool",
+                   "maximize": "bool", "amsgrad": "bool", "betas": "betas"}
+
+
+def _optimizer(value, where, key):
+    """An optimizer table: a known name, its own options, values of the right kinds."""
+    if not isinstance(value, dict):
+        where.fail(key, f"is {kind_of(value)}", 'write a table such as { name = "sgd", '
+                   "momentum = 0.9 }")
+    name = value.get("name", "sgd")
+    if name not in DEFAULTS:
+        hint = did_you_mean(name, DEFAULTS) if isinstance(name, str) else ""
+        where.fail(f"{key}.name", f"is {name!r}", hint or f"use one of: {', '.join(DEFAULTS)}")
+    options = {}
+    for opt_key, raw in value.items():
+        if opt_key == "name":
+            continue
+        if opt_key not in DEFAULTS[name]:
+            hint = did_you_mean(opt_key, DEFAULTS[name])
+            where.fail(f"{key}.{opt_key}", f"is not an option of {name}",
+                       hint or f"use one of: {', '.join(DEFAULTS[name])}")
+        kind, at = OPTIMIZER_KINDS[opt_key], f"{key}.{opt_key}"
+        if kind == "bool":
+            if not isinstance(raw, bool):
+                where.fail(at, f"is {kind_of(raw)}", "write true or false")
+            options[opt_key] = raw
+        elif kind == "betas":
+            pair = convert("numbers", raw, where, at)
+            if len(pair) != 2 or not all(0 <= b < 1 for b in pair):
+                where.fail(at, f"is {raw!r}" if not isinstance(raw, list) else
+                           f"has {len(pair)} values" if len(pair) != 2 else
+                           "has a value outside [0, 1)", "write [β1, β2] with 0 ≤ β < 1")
+            options[opt_key] = tuple(pair)
+        else:
+            options[opt_key] = convert(kind, raw, where, at)
+    opt = Optimizer.make(name, **options)
+    if opt.nesterov and (opt.momentum == 0 or opt.dampening != 0):
+        where.fail(f"{key}.nesterov", "needs momentum > 0 and dampening = 0",
+                   "as torch.optim.SGD requires; set momentum, or nesterov = false")
+    return opt
 
 
 def _unknown_key(where, key, choices, what):

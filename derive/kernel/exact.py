@@ -90,8 +90,10 @@ def to_expr(value: object) -> sp.Expr:
 
 
 def is_zero_exact(value: sp.Expr) -> bool | None:
-    """Whether a closed-form number is exactly zero: rationals directly, algebraic numbers by
-    their minimal polynomial; None when neither applies (never guessed numerically)."""
+    """Whether a closed-form number is exactly zero: rationals directly; otherwise "nonzero"
+    when SymPy's evalf certifies 30 correct digits of a nonzero value (strict mode raises
+    rather than return digits it cannot guarantee), and "zero" only from the minimal
+    polynomial of an algebraic number; None when neither applies (never guessed)."""
     value = to_expr(value)
     if value.is_Rational:
         return value == 0
@@ -99,6 +101,12 @@ def is_zero_exact(value: sp.Expr) -> bool | None:
         return None
     if value.is_zero is not None:
         return bool(value.is_zero)
+    try:
+        approx = value.evalf(30, strict=True)
+        if approx.is_Number and approx != 0:
+            return False
+    except (sp.core.evalf.PrecisionExhausted, ValueError, TypeError):
+        pass
     try:
         x = sp.Dummy("x")
         return sp.minimal_polynomial(value, x) == x

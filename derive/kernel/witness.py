@@ -20,6 +20,9 @@ from derive.kernel.exact import is_zero_exact
 from derive.kernel.timebound import Deadline
 from derive.kernel.verdict import Witness
 
+QUICK_POINTS = 64
+"""Assignments tried on a shape before its symbolic check."""
+
 MAX_POINTS_PER_SHAPE = 4000
 """How many assignments one shape may try before the search moves on."""
 
@@ -146,6 +149,11 @@ def search_witness(family: Family, deadline: Deadline,
     """The first witness over the family's shapes; `holds` skips shapes proved equal."""
     for shape in islice(family.shapes(), family.max_shapes):
         inst = family.instantiate(shape)
+        # the first assignments usually settle it; the symbolic check (which can be slow on
+        # large closed forms) only decides whether a shape with no early witness is skipped
+        found = search_point(inst, deadline, QUICK_POINTS)
+        if found is not None:
+            return found
         if holds(inst):
             continue
         found = search_point(inst, deadline)

@@ -44,6 +44,8 @@ class Quantity:
     mistake_of: tuple[str, ...] = ()
     needs: tuple[str, ...] = ()
     zh: str = ""
+    when: Callable[[Mapping[str, Value]], bool] | None = None
+    """A further condition on the given inputs for the quantity to exist."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,7 @@ class Context(Mapping):
         self.given = given
         self.overrides = dict(overrides or {})
         self._values: dict[str, Value] = {}
+        self._memo: dict[str, Value] = {}
 
     def __getitem__(self, name: str) -> Value:
         """A quantity when the recipe has one of that name, else a given input."""
@@ -80,6 +83,12 @@ class Context(Mapping):
         if name not in self._values:
             self._values[name] = q.compute(self)
         return self._values[name]
+
+    def memo(self, key: str, compute: Callable[["Context"], Value]) -> Value:
+        """A value computed once per context (several quantities share one trajectory)."""
+        if key not in self._memo:
+            self._memo[key] = compute(self)
+        return self._memo[key]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.given)
@@ -111,7 +120,8 @@ class Recipe:
     def available(self, given: Mapping[str, Value]) -> list[Quantity]:
         """The quantities this exercise's inputs determine."""
         return [q for q in self.quantities
-                if all(given.get(n) is not None for n in q.needs)]
+                if all(given.get(n) is not None for n in q.needs)
+                and (q.when is None or q.when(given))]
 
     def evaluate(self, given: Mapping[str, Value],
                  overrides: Mapping[str, Value] | None = None) -> dict[str, Value]:
@@ -133,5 +143,5 @@ def expand_exact(value: Value) -> Value:
     if isinstance(value, sp.Basic) and not value.is_Rational:
         if value.has(sp.Float):
             raise TypeError(f"a binary float reached an exact value: {value}")
-        return sp.radsimp(sp.expand(value))
+        return value if sp.count_ops(value) > 40 else sp.radsimp(value)
     return value

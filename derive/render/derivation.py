@@ -3,6 +3,8 @@ derivation shows; `document` decides how it looks."""
 
 from __future__ import annotations
 
+import sympy as sp
+
 from derive.exercises.check import Report
 from derive.kernel.exact import decimal_str, round_half_away, to_expr
 from derive.render.document import Document, Heading, Items, Math, Paragraph, Table
@@ -10,7 +12,7 @@ from derive.render.formulas import Values, substituted
 from derive.render.labels import STATUS, words
 from derive.render.latex import number, value
 from derive.render.printer import latex
-from derive.render.symbols import math_symbols
+from derive.render.symbols import escape_text, math_symbols
 from derive.statements import Outcome
 
 PLACES = 6
@@ -36,11 +38,26 @@ def approx_text(v) -> str | None:
     return rf"\approx {decimal_str(e, PLACES + 1)}"
 
 
+LARGE = 60
+"""Closed forms longer than this (as text) are shown by their decimal (the exact form is
+in the JSON answer key): Adam's nested surds after a few steps."""
+
+
+def _large(v) -> bool:
+    if isinstance(v, (list, tuple)):
+        return any(_large(x) for x in v)
+    e = to_expr(v)
+    return not e.is_Rational and len(sp.sstr(e)) > LARGE
+
+
 def _exact(v) -> str:
-    """Exact value: fractions, never decimals that hide a fraction."""
+    """Exact value: fractions, never decimals that hide a fraction; a large closed form by
+    its decimal, marked ≈."""
     if isinstance(v, (list, tuple)):
         return r"\left[" + ", ".join(_exact(x) for x in v) + r"\right]"
     e = to_expr(v)
+    if _large(e):
+        return rf"\approx {decimal_str(e, PLACES + 4)}"
     return number(e, decimals=True).text if e.is_Rational and e.q in (1, 2, 4, 5, 8, 10, 20, 25,
                                                                        40, 50, 100) else value(e).text
 
@@ -62,7 +79,10 @@ def given_math(ex) -> Math:
         if v is None:
             continue
         symbol = INPUT_SYMBOLS.get(name, rf"\text{{{name.replace('_', chr(92) + '_')}}}")
-        shown = rf"\text{{{v}}}" if isinstance(v, str) else _exact(_lists(v))
+        if isinstance(v, (list, tuple, int)) or hasattr(v, "is_number"):
+            shown = _exact(_lists(v))
+        else:  # a loss convention or an optimizer table, shown as text
+            shown = rf"\text{{{escape_text(str(v))}}}"
         parts.append(f"{symbol} = {shown}")
     return Math((r",\quad ".join(parts),))
 
@@ -87,7 +107,7 @@ def exercise_blocks(report: Report, lang: str) -> list:
             parts.append(sub.text)
         parts.append(_exact(v))
         line = " = ".join(parts)
-        approx = approx_text(v)
+        approx = None if _large(v) else approx_text(v)
         if approx:
             line += " " + approx
         label = _label(q, lang) + (f" ({t['wrong_scheme']})" if q.wrong else "")

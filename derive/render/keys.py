@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sympy as sp
+
 from derive.exercises.check import Report
 from derive.wording import plural
 from derive.render.values import bracketed, decimal_text, exact_text, flat, latex_text
@@ -37,8 +39,8 @@ def check_json(report: Report) -> dict:
 
 
 def _given_text(value) -> str:
-    if isinstance(value, str):
-        return value
+    if not isinstance(value, (list, tuple, sp.Basic, int)):
+        return str(value)  # a string or an optimizer table
     return flat(value)
 
 

@@ -8,10 +8,13 @@ import re
 MATH = {
     "η": r"\eta", "θ": r"\theta", "ℓ": r"\ell", "Σ": r"\sum", "∇": r"\nabla", "ŷ": r"\hat{y}",
     "ḡ": r"\bar{g}", "α": r"\alpha", "β": r"\beta", "ε": r"\varepsilon", "λ": r"\lambda",
-    "τ": r"\tau", "ψ": r"\psi", "Ψ": r"\Psi", "·": r"\cdot", "×": r"\times", "−": "-",
+    "τ": r"\tau", "ψ": r"\psi", "Ψ": r"\Psi", "γ": r"\gamma", "μ": r"\mu", "σ": r"\sigma",
+    "δ": r"\delta", "Δ": r"\Delta", "π": r"\pi", "ρ": r"\rho", "ω": r"\omega", "φ": r"\phi",
+    "κ": r"\kappa", "ν": r"\nu", "ξ": r"\xi", "ζ": r"\zeta", "χ": r"\chi", "∞": r"\infty",
+    "⁻": "^{-}", "¹": "^{1}", "ᵗ": "^{t}", "√": r"\surd", "·": r"\cdot", "×": r"\times", "−": "-",
     "≥": r"\geq", "≤": r"\leq", "≠": r"\neq", "≈": r"\approx", "∈": r"\in", "∓": r"\mp",
     "±": r"\pm", "‖": r"\|", "⇒": r"\Rightarrow", "→": r"\to", "…": r"\ldots", "ℝ": r"\mathbb{R}",
-    "²": "^{2}", "³": "^{3}", "½": r"\tfrac{1}{2}", "∂": r"\partial", "√": r"\sqrt",
+    "²": "^{2}", "³": "^{3}", "½": r"\tfrac{1}{2}", "∂": r"\partial",
     "✓": r"\checkmark", "✗": r"\times", "←": r"\leftarrow",
     "₀": "_{0}", "₁": "_{1}", "₂": "_{2}", "₃": "_{3}", "ₖ": "_{k}", "′": "'",
 }
@@ -30,6 +33,7 @@ _GLUE = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789})")
 
 def math_symbols(text: str) -> str:
     """A formula written with Unicode symbols, in LaTeX math."""
+    text = re.sub(r"(\w)\u0302", r"\\hat{\1}", text)  # x̂ written with a combining hat
     out = []
     for ch in text:
         rep = MATH.get(ch)
@@ -52,13 +56,17 @@ def math_symbols(text: str) -> str:
 def escape_text(text: str) -> str:
     """Plain text safe in LaTeX text mode (a formula symbol becomes inline math)."""
     out = []
-    for ch in text:
-        if ch in _TEXT_SPECIAL:
-            out.append(_TEXT_SPECIAL[ch])
-        elif ch in MATH:
-            out.append(f"${MATH[ch]}$")
-        else:
-            out.append(ch)
+    for n, piece in enumerate(re.split(r"(\w\u0302)", text)):
+        if n % 2:
+            out.append(f"${math_symbols(piece)}$")
+            continue
+        for ch in piece:
+            if ch in _TEXT_SPECIAL:
+                out.append(_TEXT_SPECIAL[ch])
+            elif ch in MATH:
+                out.append(f"${MATH[ch]}$")
+            else:
+                out.append(ch)
     return "".join(out)
 
 
@@ -90,6 +98,8 @@ _IDENT = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+$")
 
 def is_identifier(word: str) -> bool:
     """A name such as `mean_of_means` or `b_gradient` (code), not a formula such as `w_new`."""
+    if re.match(r"^[A-Za-z][A-Za-z0-9_.]*_$", word):
+        return True  # a method name such as unscale_ or clip_grad_norm_
     if not _IDENT.match(word):
         return False
     parts = word.split("_")
