@@ -17,7 +17,9 @@ eps = sp.Symbol("epsilon", positive=True)
 
 
 def shapes():
-    return (s for s in partitions() if len(s) > 1)
+    """Windows of K ≥ 2 microbatches of at least 2 records each: BatchNorm1d in training
+    mode refuses a batch of one ("Expected more than 1 value per channel")."""
+    return (s for s in partitions() if len(s) > 1 and min(s) >= 2)
 
 
 def instantiate(sizes):
@@ -46,6 +48,7 @@ STATEMENT = Statement(
     claim="Σ_k (n_k/N)·∂L_k/∂γ (each microbatch normalised by its own statistics) = ∂L/∂γ "
           "(the whole batch normalised by its statistics)",
     assumptions=("scalar features, BatchNorm in training mode: biased variance, ε > 0",
+                 "every microbatch holds at least 2 records (torch refuses a batch of one)",
                  "y_i = γ·x̂_i + β, per-record loss (y_i − t_i)²/2, K ≥ 2 microbatches"),
     family=Family(shapes, instantiate, max_shapes=4),
     notes=("the gradient with respect to β agrees (Σ x̂ = 0 in every batch); γ shows the gap",),

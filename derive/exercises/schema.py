@@ -81,6 +81,17 @@ def _total_items(value) -> int:
     return sum(_total_items(v) for v in value) if isinstance(value, list) else 1
 
 
+def _tensor(value, where, key, depth):
+    """A number, a vector, or a list of vectors (several parameter tensors)."""
+    if not isinstance(value, list):
+        return number(value, where, key)
+    if depth >= 2:
+        where.fail(key, "nests lists too deeply", "give a number, a vector [..], or several "
+                   "tensors [[..], [..]]")
+    _list(value, where, key, "numbers")
+    return [_tensor(v, where, f"{key}[{i}]", depth + 1) for i, v in enumerate(value)]
+
+
 def convert(kind: str, value, where: Where, key: str):
     """A given input of a recipe, converted from TOML to exact values."""
     if kind == "number":
@@ -110,8 +121,7 @@ def convert(kind: str, value, where: Where, key: str):
         gs = _list(value, where, key, "numbers or vectors")
         if _total_items(gs) > MAX_ITEMS:
             where.fail(key, f"holds more than {MAX_ITEMS} numbers", "use fewer gradients")
-        return [convert("numbers", g, where, f"{key}[{k}]") if isinstance(g, list)
-                else number(g, where, f"{key}[{k}]") for k, g in enumerate(gs)]
+        return [_tensor(g, where, f"{key}[{k}]", depth=0) for k, g in enumerate(gs)]
     if kind == "optimizer":
         return _optimizer(value, where, key)
     if kind == "loss":

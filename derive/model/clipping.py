@@ -24,18 +24,30 @@ def norm_scale(norm_sq, c, eps=0):
     return sp.Piecewise((1, norm + eps <= c), (c / (norm + eps), True))
 
 
+def entries(g) -> list:
+    """Every number of a gradient: a number, a vector, or several tensors (nested lists)."""
+    if isinstance(g, (list, tuple)):
+        return [x for part in g for x in entries(part)]
+    return [g]
+
+
+def scale_all(g, factor):
+    """factor·g with g's nesting kept."""
+    if isinstance(g, (list, tuple)):
+        return [scale_all(part, factor) for part in g]
+    return factor * g
+
+
 def clip_norm(g, c, eps=0):
-    """g scaled to norm at most c; a number is a vector of one coordinate."""
-    vec = list(g) if isinstance(g, (list, tuple)) else [g]
-    scale = norm_scale(sp.Add(*[v**2 for v in vec]), c, eps)
-    out = [scale * v for v in vec]
-    return out if isinstance(g, (list, tuple)) else out[0]
+    """g scaled to total norm at most c, as torch.nn.utils.clip_grad_norm_ does over several
+    parameter tensors: one norm over all their entries, one factor for all of them."""
+    return scale_all(g, norm_scale(sp.Add(*[v**2 for v in entries(g)]), c, eps))
 
 
 def combine(ws, gradients):
-    """Σ_k w_k·g_k for numbers or equal-length vectors."""
+    """Σ_k w_k·g_k for numbers, vectors or several tensors of one shape."""
     if gradients and isinstance(gradients[0], (list, tuple)):
-        return [weighted_sum(ws, coords) for coords in zip(*gradients)]
+        return [combine(ws, list(parts)) for parts in zip(*gradients)]
     return weighted_sum(ws, gradients)
 
 

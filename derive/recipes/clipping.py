@@ -6,7 +6,7 @@ from __future__ import annotations
 import sympy as sp
 
 from derive.kernel.exact import decimal_str
-from derive.model.clipping import clip_norm, clip_value, combine
+from derive.model.clipping import clip_norm, clip_value, combine, scale_all
 from derive.model.objective import weights
 from derive.recipes.base import Input, Quantity, Recipe
 from derive.wording import plural
@@ -36,7 +36,19 @@ QUANTITIES = (
              wrong=True, mistake_of=("mean_then_clip",), zh="先裁剪再平均"),
     Quantity("mean_then_clip", "accumulate, then clip once: the window's clipping",
              "clip(Σ_k w_k·g_k)", lambda c: _clip(c)(c["mean_gradient"]), zh="先平均再裁剪"),
+    Quantity("scaled_mean_gradient", "what .grad holds under AMP after accumulation: S·ḡ",
+             "S·ḡ", lambda c: scale_all(c["mean_gradient"], c["loss_scale"]),
+             needs=("loss_scale",), zh="缩放后的平均梯度"),
+    Quantity("clip_scaled_then_unscale", "clip the scaled gradient, then unscale (the order "
+             "PyTorch warns against)", "clip(S·ḡ)/S",
+             lambda c: scale_all(_clip(c)(c["scaled_mean_gradient"]), 1 / c["loss_scale"]),
+             needs=("loss_scale",), wrong=True, mistake_of=("mean_then_clip",),
+             zh="先裁剪再反缩放"),
 )
+
+
+def _shape(g):
+    return tuple(_shape(x) for x in g) if isinstance(g, list) else None
 
 
 def check(given):
@@ -49,10 +61,9 @@ def check(given):
     if given.get("eps") is not None and not has_norm:
         problems.append(("eps", "only applies to norm clipping", "give max_norm, or drop eps"))
     gs = given.get("gradients") or []
-    dims = {len(g) if isinstance(g, list) else None for g in gs}
-    if len(dims) > 1:
-        problems.append(("gradients", "mixes numbers and vectors, or vectors of different "
-                         "lengths", "give numbers, or vectors of one length"))
+    if len({_shape(g) for g in gs}) > 1:
+        problems.append(("gradients", "mixes shapes (numbers, vectors or tensors of different "
+                         "lengths)", "give every microbatch gradient the same shape"))
     ws = given.get("weights")
     if ws is not None:
         if len(ws) != len(gs):
@@ -77,6 +88,8 @@ RECIPE = Recipe(
               required=False),
         Input("eps", "nonnegative", "ε added to the norm (torch's clip_grad_norm_ uses 1e-6; "
               "default 0)", required=False),
+        Input("loss_scale", "positive", "AMP's loss scale S: adds what .grad holds (S·ḡ) and "
+              "the wrong order clip-then-unscale", required=False),
     ),
     quantities=QUANTITIES,
     check=check,

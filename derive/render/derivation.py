@@ -13,6 +13,7 @@ from derive.render.labels import STATUS, words
 from derive.render.latex import number, value
 from derive.render.printer import latex
 from derive.render.symbols import escape_text, math_symbols
+from derive.render.values import is_large
 from derive.statements import Outcome
 
 PLACES = 6
@@ -38,25 +39,13 @@ def approx_text(v) -> str | None:
     return rf"\approx {decimal_str(e, PLACES + 1)}"
 
 
-LARGE = 60
-"""Closed forms longer than this (as text) are shown by their decimal (the exact form is
-in the JSON answer key): Adam's nested surds after a few steps."""
-
-
-def _large(v) -> bool:
-    if isinstance(v, (list, tuple)):
-        return any(_large(x) for x in v)
-    e = to_expr(v)
-    return not e.is_Rational and len(sp.sstr(e)) > LARGE
-
-
 def _exact(v) -> str:
     """Exact value: fractions, never decimals that hide a fraction; a large closed form by
     its decimal, marked ≈."""
     if isinstance(v, (list, tuple)):
         return r"\left[" + ", ".join(_exact(x) for x in v) + r"\right]"
     e = to_expr(v)
-    if _large(e):
+    if is_large(e):
         return rf"\approx {decimal_str(e, PLACES + 4)}"
     return number(e, decimals=True).text if e.is_Rational and e.q in (1, 2, 4, 5, 8, 10, 20, 25,
                                                                        40, 50, 100) else value(e).text
@@ -107,7 +96,7 @@ def exercise_blocks(report: Report, lang: str) -> list:
             parts.append(sub.text)
         parts.append(_exact(v))
         line = " = ".join(parts)
-        approx = None if _large(v) else approx_text(v)
+        approx = None if is_large(v) else approx_text(v)
         if approx:
             line += " " + approx
         label = _label(q, lang) + (f" ({t['wrong_scheme']})" if q.wrong else "")

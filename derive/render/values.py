@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from derive.kernel.exact import decimal_str, exact_str
+from derive.kernel.exact import decimal_str, exact_str, to_expr
 
 
 def exact_text(value) -> object:
@@ -28,6 +28,18 @@ def latex_text(value) -> str:
     return sp.latex(value)
 
 
+LARGE = 60
+"""Closed forms longer than this (as text) are shown by their decimal in reports and
+derivations (Adam's nested surds); JSON keys keep the exact form."""
+
+
+def is_large(value) -> bool:
+    if isinstance(value, (list, tuple)):
+        return any(is_large(v) for v in value)
+    e = to_expr(value)
+    return not e.is_Rational and len(sp.sstr(e)) > LARGE
+
+
 def bracketed(texts) -> str:
     """Nested lists of strings as one line: [a, [b, c]]."""
     if isinstance(texts, (list, tuple)):
@@ -36,6 +48,9 @@ def bracketed(texts) -> str:
 
 
 def flat(value) -> str:
-    """One line of text: exact, with its decimal when the two differ."""
+    """One line of text: exact, with its decimal when the two differ (only the decimal, after
+    ≈, for a long closed form)."""
     e, d = bracketed(exact_text(value)), bracketed(decimal_text(value))
+    if is_large(value):
+        return f"≈ {d}"
     return e if e == d else f"{e} ≈ {d}"
