@@ -13,7 +13,7 @@ $(BIN)/python:
 
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,torch]'
+	$(BIN)/python -m pip install --quiet -e '.[test,torch,plot]'
 	touch $@
 
 # KaTeX renders the Markdown exports in the tests; it needs node and npm.

@@ -35,4 +35,6 @@ MODULES = (
     "mse_convention",
     "ddp_rank_mean",
     "ddp_count_weighting",
+    "zero_stages",
+    "activations_not_sharded",
 )

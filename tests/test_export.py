@@ -15,6 +15,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import sympy as sp
 
 from derive.exercises import check_exercise, load
 from derive.render.derivation import exercises_document, key_document, statement_document
@@ -54,8 +55,13 @@ def _reports():
 def course_documents(lang: str) -> list[Document]:
     outcomes = [prove(s) for s in all_statements()]
     reports = _reports()
+    from derive.model.memory import PRESETS
+    from derive.render.ledger import ledger_document
+
+    ledger = ledger_document(sp.Integer(10**9), PRESETS["mixed_adam"].bytes, sp.Integer(4),
+                             sp.Integer(2), lang)
     return ([statement_document(o, lang) for o in outcomes]
-            + [exercises_document(reports, lang), key_document(reports, lang)])
+            + [exercises_document(reports, lang), key_document(reports, lang), ledger])
 
 
 def combined_tex(lang: str) -> str:

@@ -53,7 +53,7 @@ def main() -> int:
                 cut.append(block.where)
                 continue
             start, end = block.line, block.line + len(block.lines)
-            if text[start:end] != new:
+            if td.normalise(text[start:end], "derive prove") != td.normalise(new, "derive prove"):
                 text[start:end] = new
                 changed = True
         if changed:

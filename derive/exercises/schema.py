@@ -14,9 +14,10 @@ import sympy as sp
 
 from derive.exercises.claims import parse_claim
 from derive.exercises.errors import did_you_mean
-from derive.exercises.reader import Written
+from derive.exercises.reader import BadNumber, Written
 from derive.exercises.values import Where, kind_of, number
 from derive.kernel.exact import decimal_str
+from derive.model.memory import COMPONENTS, PRESETS
 from derive.model.optimizers import DEFAULTS, Optimizer
 from derive.model.linear import LOSS_CONVENTIONS
 from derive.recipes import RECIPES, Recipe
@@ -60,6 +61,8 @@ def _sign(v, where, key, positive, what):
 
 
 def _count(value, where, key):
+    if isinstance(value, Written) and value.value.is_integer:
+        value = int(value.value)  # 2e9 is the whole number 2000000000
     if isinstance(value, bool) or not isinstance(value, int):
         where.fail(key, f"is {kind_of(value) if not isinstance(value, Written) else value.text}",
                    "write a whole number such as 3")
@@ -122,6 +125,18 @@ def convert(kind: str, value, where: Where, key: str):
         if _total_items(gs) > MAX_ITEMS:
             where.fail(key, f"holds more than {MAX_ITEMS} numbers", "use fewer gradients")
         return [_tensor(g, where, f"{key}[{k}]", depth=0) for k, g in enumerate(gs)]
+    if kind == "ledger":
+        return _ledger(value, where, key)
+    if kind == "preset":
+        if value not in PRESETS:
+            hint = did_you_mean(value, PRESETS) if isinstance(value, str) else ""
+            where.fail(key, f"is {value!r}", hint or f"use one of: {', '.join(PRESETS)}")
+        return value
+    if kind == "stage":
+        if isinstance(value, bool) or not isinstance(value, int) or value not in (0, 1, 2, 3):
+            where.fail(key, f"is {value!r}" if not isinstance(value, (Written, BadNumber))
+                       else f"is {value.text}", "a ZeRO stage is 0, 1, 2 or 3")
+        return value
     if kind == "optimizer":
         return _optimizer(value, where, key)
     if kind == "loss":
@@ -172,6 +187,22 @@ def _optimizer(value, where, key):
         where.fail(f"{key}.nesterov", "needs momentum > 0 and dampening = 0",
                    "as torch.optim.SGD requires; set momentum, or nesterov = false")
     return opt
+
+
+def _ledger(value, where, key):
+    """Bytes per parameter by component: known component names, nonnegative numbers."""
+    if not isinstance(value, dict) or not value:
+        where.fail(key, f"is {kind_of(value)}" if not isinstance(value, dict) else "is empty",
+                   "write a table such as { param = 2, grad = 2, master = 4, adam_m = 4, "
+                   "adam_v = 4 }")
+    out = {}
+    for name, raw in value.items():
+        if name not in COMPONENTS:
+            hint = did_you_mean(name, COMPONENTS)
+            where.fail(f"{key}.{name}", "is not a ledger component",
+                       hint or f"use: {', '.join(COMPONENTS)}")
+        out[name] = convert("nonnegative", raw, where, f"{key}.{name}")
+    return out
 
 
 def _unknown_key(where, key, choices, what):

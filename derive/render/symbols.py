@@ -11,7 +11,8 @@ MATH = {
     "τ": r"\tau", "ψ": r"\psi", "Ψ": r"\Psi", "γ": r"\gamma", "μ": r"\mu", "σ": r"\sigma",
     "δ": r"\delta", "Δ": r"\Delta", "π": r"\pi", "ρ": r"\rho", "ω": r"\omega", "φ": r"\phi",
     "κ": r"\kappa", "ν": r"\nu", "ξ": r"\xi", "ζ": r"\zeta", "χ": r"\chi", "∞": r"\infty",
-    "⁻": "^{-}", "¹": "^{1}", "ᵗ": "^{t}", "√": r"\surd", "·": r"\cdot", "×": r"\times", "−": "-",
+    "⁻": "^{-}", "ᵗ": "^{t}", "√": r"\surd", "⁰": "^{0}", "¹": "^{1}", "⁴": "^{4}",
+    "⁵": "^{5}", "⁶": "^{6}", "⁷": "^{7}", "⁸": "^{8}", "⁹": "^{9}", "·": r"\cdot", "×": r"\times", "−": "-",
     "≥": r"\geq", "≤": r"\leq", "≠": r"\neq", "≈": r"\approx", "∈": r"\in", "∓": r"\mp",
     "±": r"\pm", "‖": r"\|", "⇒": r"\Rightarrow", "→": r"\to", "…": r"\ldots", "ℝ": r"\mathbb{R}",
     "²": "^{2}", "³": "^{3}", "½": r"\tfrac{1}{2}", "∂": r"\partial",
@@ -28,12 +29,33 @@ def has_cjk(text: str) -> bool:
     return bool(_CJK.search(text))
 
 
+_SUP, _SUB = "⁰¹²³⁴⁵⁶⁷⁸⁹⁻ᵗ", "₀₁₂₃₄₅₆₇₈₉ₖ"
+_SUP_MAP = str.maketrans(_SUP, "0123456789-t")
+_SUB_MAP = str.maketrans(_SUB, "0123456789k")
 _GLUE = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789})")
+
+
+def _glued(before: str) -> bool:
+    """Whether a word in a formula needs a space before it: after a letter, digit or closing
+    brace, but not after a command such as \\cdot."""
+    before = before.rstrip()
+    return bool(before) and before[-1] in _GLUE and not re.search(r"\\[A-Za-z]+$", before)
 
 
 def math_symbols(text: str) -> str:
     """A formula written with Unicode symbols, in LaTeX math."""
+    names: list[str] = []
+
+    def hold(m):  # identifiers such as state_bytes are code, kept out of the rules below
+        if not is_identifier(m.group(0)):
+            return m.group(0)
+        names.append(m.group(0))
+        return f"\x00{len(names) - 1}\x00"
+    text = re.sub(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]*)+", hold, text)
     text = re.sub(r"(\w)\u0302", r"\\hat{\1}", text)  # x̂ written with a combining hat
+    # a run of superscripts or subscripts is one exponent or index: 2³⁰ → 2^{30}
+    text = re.sub(f"[{_SUP}]+", lambda m: "^{" + m.group(0).translate(_SUP_MAP) + "}", text)
+    text = re.sub(f"[{_SUB}]+", lambda m: "_{" + m.group(0).translate(_SUB_MAP) + "}", text)
     out = []
     for ch in text:
         rep = MATH.get(ch)
@@ -47,10 +69,10 @@ def math_symbols(text: str) -> str:
     latex = re.sub(r"\s*_([A-Za-z][A-Za-z0-9]+)", r"_{\\mathrm{\1}}", latex)
     # words inside a formula are text: clip(g) → \text{clip}(g), "with tokens" keeps its space
     latex = re.sub(r"(?<![\\A-Za-z{])([A-Za-z]{3,}(?: [A-Za-z]+)*)",
-                   lambda m: ("\\ " if latex[:m.start()].rstrip()[-1:] in _GLUE
-                              and latex[:m.start()].rstrip() else "")
+                   lambda m: ("\\ " if _glued(latex[:m.start()]) else "")
                    + rf"\text{{{m.group(1)}}}", latex)
-    return latex
+    return re.sub("\x00(\\d+)\x00",
+                  lambda m: r"\texttt{" + names[int(m.group(1))].replace("_", r"\_") + "}", latex)
 
 
 def escape_text(text: str) -> str:

@@ -1,0 +1,112 @@
+"""The memory ledger of every ZeRO stage as a table document, and as a stacked bar chart
+(components coloured, GiB axis; matplotlib, an optional extra)."""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from derive.kernel.exact import decimal_str
+from derive.model import memory as m
+from derive.render.document import Document, Heading, Paragraph, Table
+from derive.render.latex import number
+
+STAGE_NAMES = {0: "0 (DDP)", 1: "1 (P_os)", 2: "2 (P_os+g)", 3: "3 (P_os+g+p)"}
+COLORS = {"param": "#4C72B0", "grad": "#DD8452", "master": "#55A868", "adam_m": "#C44E52",
+          "adam_v": "#8172B3", "momentum": "#937860"}
+
+
+def rows(params, ledger, dp, activation_gib):
+    """(stage, sharded, bytes/param on a card, state bytes, GB, GiB, total GiB) per stage."""
+    out = []
+    for stage in (0, 1, 2, 3):
+        state = m.state_bytes(params, ledger, stage, dp)
+        out.append({
+            "stage": stage,
+            "sharded": sorted(set(ledger) & m.SHARDED[stage], key=m.COMPONENTS.index),
+            "card_bytes_per_param": m.card_bytes_per_param(ledger, stage, dp),
+            "state_bytes": state, "state_gb": state / m.GB, "state_gib": state / m.GIB,
+            "total_gib": m.total_gib(params, ledger, stage, dp, activation_gib),
+        })
+    return out
+
+
+def _d(v, places=3):
+    """An exact decimal when it has at most `places` digits after the point, else rounded."""
+    from derive.kernel.exact import fixed_str, terminating_places
+    r = sp.Rational(v)
+    exact_places = terminating_places(r)
+    if exact_places is not None and exact_places <= places:
+        return decimal_str(r)
+    return fixed_str(r, places)
+
+
+def ledger_document(params, ledger, dp, activation_gib, lang="en") -> Document:
+    ledger_text = " + ".join(f"{b} ({c})" for c, b in ledger.items())
+    blocks = [
+        Paragraph(f"P = {decimal_str(params)} parameters, D = {dp} cards, activations "
+                  f"{decimal_str(activation_gib)} GiB per card (never divided by D). "
+                  f"Bytes per parameter: {ledger_text} = {m.bytes_per_param(ledger)}."),
+        Paragraph("GB = 10⁹ bytes, GiB = 2³⁰ bytes; decimals rounded half away from zero to 3 "
+                  "places, exact values in `derive key` of a memory exercise."),
+        Table(("stage", "sharded over D", "bytes/param per card", "state bytes", "state GB",
+               "state GiB", "total GiB"),
+              tuple((STAGE_NAMES[r["stage"]], ", ".join(r["sharded"]) or "—",
+                     ("math", number(r["card_bytes_per_param"]).text),
+                     str(r["state_bytes"]) if r["state_bytes"].is_Integer else _d(r["state_bytes"]),
+                     _d(r["state_gb"]), _d(r["state_gib"]), _d(r["total_gib"]))
+                    for r in rows(params, ledger, dp, activation_gib))),
+    ]
+    return Document("Training-state memory per card", (Heading("ZeRO stages", 2), *blocks),
+                    lang)
+
+
+def ledger_text(params, ledger, dp, activation_gib) -> str:
+    rs = rows(params, ledger, dp, activation_gib)
+    head = ("stage", "sharded", "B/param", "state GB", "state GiB", "total GiB")
+    body = [(STAGE_NAMES[r["stage"]], ",".join(r["sharded"]) or "-",
+             decimal_str(r["card_bytes_per_param"], 6), _d(r["state_gb"]), _d(r["state_gib"]),
+             _d(r["total_gib"])) for r in rs]
+    widths = [max(len(x[i]) for x in (head, *body)) for i in range(len(head))]
+    lines = [f"P = {decimal_str(params)}, D = {dp}, activations {decimal_str(activation_gib)} "
+             f"GiB per card, {m.bytes_per_param(ledger)} bytes per parameter"]
+    lines += ["  ".join(c.rjust(w) if i > 1 else c.ljust(w) for i, (c, w) in
+                        enumerate(zip(row, widths))).rstrip() for row in (head, *body)]
+    return "\n".join(lines)
+
+
+def draw_chart(params, ledger, dp, activation_gib, path: str) -> None:
+    """A stacked bar per stage: each component's GiB per card, then activations (hatched)."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise ImportError("drawing the chart needs matplotlib: pip install 'derive[plot]'")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.2), dpi=120)
+    stages = [0, 1, 2, 3]
+    bottoms = [0.0] * 4
+    for comp, b in ledger.items():
+        heights = []
+        for s in stages:
+            per = sp.Rational(b) / (dp if comp in m.SHARDED[s] else 1)
+            heights.append(float(per * params / m.GIB))  # display only
+        ax.bar([STAGE_NAMES[s] for s in stages], heights, bottom=bottoms,
+               color=COLORS.get(comp, "#999999"), label=f"{comp} ({b} B)")
+        bottoms = [a + h for a, h in zip(bottoms, heights)]
+    act = float(activation_gib)
+    if act:
+        ax.bar([STAGE_NAMES[s] for s in stages], [act] * 4, bottom=bottoms, color="white",
+               edgecolor="#555555", hatch="//", label="activations (not divided by D)")
+    for x, s in enumerate(stages):
+        total = m.total_gib(params, ledger, s, dp, activation_gib)
+        ax.text(x, float(total), f"{_d(total)} GiB", ha="center", va="bottom", fontsize=9)
+    ax.set_ylabel("GiB per card (2³⁰ bytes)")
+    ax.set_xlabel("ZeRO stage")
+    ax.set_title(f"P = {decimal_str(params)} parameters, D = {dp}")
+    ax.set_ylim(0, max(bottoms[0] + act, 1e-9) * 1.15)
+    ax.legend(fontsize=8, loc="upper right", frameon=False)
+    ax.spines[["top", "right"]].set_visible(False)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
