@@ -7,10 +7,10 @@ import os
 import sys
 
 from derive import __version__
-from derive.cli import exercises, export, ledger, prove, recipes
+from derive.cli import exercises, export, ledger, prove, recipes, variants
 from derive.cli.errors import UsageError
 
-COMMANDS = (prove, export, ledger, recipes)
+COMMANDS = (prove, export, ledger, recipes, variants)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -8,7 +8,7 @@ Kinds of given inputs (see derive.recipes): `number`, `positive`, `nonnegative`,
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import sympy as sp
 
@@ -16,6 +16,7 @@ from derive.exercises.claims import parse_claim
 from derive.exercises.errors import did_you_mean
 from derive.exercises.reader import BadNumber, Written
 from derive.exercises.values import Where, kind_of, number
+from derive.exercises.variation import parse_require, parse_vary
 from derive.kernel.exact import decimal_str
 from derive.model.memory import COMPONENTS, PRESETS
 from derive.model.optimizers import DEFAULTS, Optimizer
@@ -26,7 +27,7 @@ MAX_ITEMS = 100_000
 """Most numbers one key may hold."""
 
 ID_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
-EXERCISE_KEYS = ("id", "title", "recipe", "given", "claims")
+EXERCISE_KEYS = ("id", "title", "recipe", "given", "claims", "vary", "require")
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,8 @@ class Exercise:
     given: dict
     claims: dict
     raw: dict
+    vary: tuple = ()
+    require: dict = field(default_factory=dict)
 
 
 def _list(value, where, key, what):
@@ -266,4 +269,6 @@ def exercise(table, path: str, index: int) -> Exercise:
                            f"it needs {', '.join(q.needs)} in [exercise.given]")
             _unknown_key(where, f"claims.{key}", names, f"a quantity of {name}")
         claims[key] = parse_claim(value, where, f"claims.{key}")
-    return Exercise(path, ex_id, title, recipe, given, claims, table)
+    vary = parse_vary(table["vary"], where, raw_given, recipe) if "vary" in table else ()
+    require = parse_require(table["require"], where, names) if "require" in table else {}
+    return Exercise(path, ex_id, title, recipe, given, claims, table, vary, require)

@@ -1,0 +1,62 @@
+"""`derive variants PATH -n N [--seed S] [-o DIR]`: verified variants of every exercise that
+has an [exercise.vary] table, each an exercise file whose claims are its exact key."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from derive.cli.errors import UsageError
+from derive.cli.output import emit
+
+MAX_VARIANTS = 10_000
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("variants", help="generate verified variants of exercises")
+    p.add_argument("path", metavar="PATH", help="an exercise file or folder")
+    p.add_argument("-n", type=int, required=True, metavar="N", help="variants per exercise")
+    p.add_argument("--seed", type=int, default=0, metavar="S",
+                   help="the same seed gives byte-identical files (default 0)")
+    p.add_argument("-o", dest="out", metavar="DIR", help="write one file per variant into DIR")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from derive.exercises import ExerciseError, load
+    from derive.exercises.bank import toml_files
+    from derive.exercises.variants import generate, render
+
+    if not 1 <= args.n <= MAX_VARIANTS:
+        raise UsageError(f"-n {args.n}: ask for 1 to {MAX_VARIANTS} variants")
+    try:
+        exercises = [ex for ex in load([args.path]) if ex.vary]
+        if not exercises:
+            raise UsageError(f"{args.path}: no exercise has an [exercise.vary] table; add one "
+                             "naming the inputs a variant may change")
+        files, reports = [], []
+        for ex in exercises:
+            gen = generate(ex, args.n, args.seed)
+            for k, v in enumerate(gen.variants, 1):
+                files.append((f"{v.id}.toml", render(ex, v, k)))
+            how = "enumerated" if gen.enumerated else "sampled"
+            reports.append(f"{ex.id}: {len(gen.variants)} variants, acceptance "
+                           f"{gen.accepted}/{gen.tried} = {100 * gen.rate:.1f}% of the candidates "
+                           f"tried ({how} from {gen.space})")
+    except ExerciseError as exc:
+        raise UsageError(exc.line()) from None
+    inputs = toml_files([args.path])
+    if args.out is None:
+        emit("\n".join(text for _, text in files), None)
+    else:
+        folder = Path(args.out)
+        if folder.exists() and not folder.is_dir():
+            raise UsageError(f"-o {args.out}: is a file; name a folder")
+        folder.mkdir(parents=False, exist_ok=True) if folder.parent.is_dir() else None
+        if not folder.is_dir():
+            raise UsageError(f"-o {args.out}: its parent folder does not exist; create it first")
+        for name, text in files:
+            emit(text, str(folder / name), inputs)
+    for line in reports:
+        print(line, file=sys.stderr)
+    return 0

@@ -1,0 +1,144 @@
+"""Verified variants of an exercise: the inputs `[exercise.vary]` allows, kept when every
+`[exercise.require]` condition holds, each written with its exact key as claims.
+
+Small spaces (at most ENUMERATE candidates) are enumerated and shuffled with the seed; larger
+ones are sampled with it. The same seed gives the same variants on any machine: Python's
+`random.Random` is deterministic and nothing depends on hash order.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from dataclasses import dataclass
+from math import prod
+
+from derive.exercises.check import answer_key
+from derive.exercises.errors import ExerciseError
+from derive.exercises.schema import Exercise, exercise
+from derive.exercises.writer import table, value
+
+ENUMERATE = 50_000
+"""Spaces up to this size are enumerated; larger ones are sampled."""
+
+MIN_TRIES = 2_000
+TRIES_PER_VARIANT = 200
+"""Sampling stops after max(MIN_TRIES, TRIES_PER_VARIANT·N) candidates."""
+
+
+class VariantError(ExerciseError):
+    """Fewer distinct variants than asked satisfy the conditions (exit 2)."""
+
+
+@dataclass(frozen=True)
+class Variant:
+    id: str
+    given: dict
+    values: dict
+
+
+@dataclass(frozen=True)
+class Generation:
+    variants: tuple[Variant, ...]
+    tried: int
+    accepted: int
+    space: int
+    enumerated: bool
+
+    @property
+    def rate(self) -> float:
+        return self.accepted / self.tried if self.tried else 0.0
+
+
+def _apply(raw_given: dict, ex: Exercise, choice: tuple) -> dict:
+    given = copy.deepcopy(raw_given)
+    for v, k in zip(ex.vary, choice):
+        new = copy.deepcopy(v.values[k])
+        if v.path == ("partition",):
+            records = [r for mb in given["microbatches"] for r in mb]
+            sizes = new if isinstance(new, list) else []
+            if sum(s for s in sizes if isinstance(s, int)) != len(records) or \
+                    not all(isinstance(s, int) and s > 0 for s in sizes):
+                raise ValueError("a partition must split every record")
+            out, i = [], 0
+            for s in sizes:
+                out.append(records[i:i + s])
+                i += s
+            given["microbatches"] = out
+            continue
+        node = given
+        for step in v.path[:-1]:
+            node = node[step]
+        node[v.path[-1]] = new
+    return given
+
+
+def _choices(ex: Exercise, rng: random.Random, space: int):
+    sizes = [len(v.values) for v in ex.vary]
+    if space <= ENUMERATE:
+        order = list(range(space))
+        rng.shuffle(order)
+        for n in order:
+            choice = []
+            for s in sizes:
+                n, k = divmod(n, s)
+                choice.append(k)
+            yield tuple(choice)
+        return
+    while True:
+        yield tuple(rng.randrange(s) for s in sizes)
+
+
+def _canonical(given: dict) -> str:
+    return value(given)
+
+
+def generate(ex: Exercise, n: int, seed: int = 0) -> Generation:
+    """n distinct variants of `ex`, or VariantError saying how many could be found."""
+    if not ex.vary:
+        raise VariantError(ex.path, ex.id, "vary", "is missing: nothing may change",
+                           "add an [exercise.vary] table naming the inputs to vary")
+    rng = random.Random(seed)
+    space = prod(len(v.values) for v in ex.vary)
+    limit = space if space <= ENUMERATE else max(MIN_TRIES, TRIES_PER_VARIANT * n)
+    base = {k: v for k, v in ex.raw.items() if k not in ("claims", "vary", "require")}
+    seen, found, tried, accepted = set(), [], 0, 0
+    for choice in _choices(ex, rng, space):
+        if len(found) == n or tried >= limit:
+            break
+        tried += 1
+        try:
+            raw = _apply(ex.raw.get("given", {}), ex, choice)
+            key = _canonical(raw)
+            if key in seen:
+                continue
+            seen.add(key)
+            candidate = exercise({**base, "given": raw}, ex.path, 0)
+            values = answer_key(candidate)
+        except (ExerciseError, ValueError, ZeroDivisionError, TypeError, IndexError):
+            continue
+        if all(c.holds(values[name], values) for name, conds in ex.require.items()
+               for c in conds):
+            accepted += 1
+            found.append(Variant(f"{ex.id}-v{len(found) + 1:03d}", raw, values))
+    result = Generation(tuple(found), tried, accepted, space, space <= ENUMERATE)
+    if len(found) < n:
+        how = (f"all {space} candidates enumerated" if result.enumerated else
+               f"{tried} of {space} candidates sampled")
+        raise VariantError(ex.path, ex.id, "vary", f"gives only {len(found)} distinct variants "
+                           f"that meet [exercise.require] ({how}, acceptance "
+                           f"{100 * result.rate:.1f}%)", f"ask for at most {len(found)}, "
+                           "widen [exercise.vary], or relax [exercise.require]")
+    return result
+
+
+def render(ex: Exercise, variant: Variant, number: int) -> str:
+    """A variant as an exercise file whose claims are its exact key."""
+    lines = [f"# Variant {number} of {ex.id} ({ex.path}), generated by `derive variants`.",
+             "", "[[exercise]]", f"id = {value(variant.id)}"]
+    if ex.title:
+        lines.append(f"title = {value(ex.title + f' (variant {number})')}")
+    lines += [f"recipe = {value(ex.recipe.name)}", ""]
+    lines += table("exercise.given", variant.given) + [""]
+    lines += table("exercise.claims", variant.values)
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,49 @@
+"""Writing exercise files: exact values as TOML that the reader reads back to the same values
+(integers, terminating decimals as written, other fractions as "p/q" strings)."""
+
+from __future__ import annotations
+
+import json
+
+import sympy as sp
+
+from derive.exercises.reader import BadNumber, Written
+from derive.kernel.exact import decimal_str, fixed_str, terminating_places
+
+
+def value(v) -> str:
+    """One TOML value."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, Written):
+        return v.text if v.places is not None or "/" not in v.text else json.dumps(v.text)
+    if isinstance(v, BadNumber):
+        raise ValueError(f"cannot write {v.text}")
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{k} = {value(x)}" for k, x in v.items()) + " }"
+    if isinstance(v, sp.Basic):
+        return exact(v)
+    raise TypeError(f"cannot write {type(v).__name__}")
+
+
+def exact(v: sp.Expr) -> str:
+    """An exact value as a claim: exact for rationals; an irrational value as its decimal to
+    12 places, with the test stated."""
+    if v.is_Integer:
+        return str(int(v))
+    if v.is_Rational:
+        places = terminating_places(v)
+        if places is not None and places <= 12:
+            return fixed_str(v, places)
+        return json.dumps(f"{v.p}/{v.q}")
+    return f'{{ value = "{fixed_str(sp.Rational(decimal_str(v, 30)), 12)}", places = 12 }}'
+
+
+def table(name: str, entries: dict) -> list[str]:
+    return [f"[{name}]"] + [f"{k} = {value(v)}" for k, v in entries.items()]

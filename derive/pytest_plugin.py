@@ -1,0 +1,90 @@
+"""A pytest plugin (opt-in) that checks an exercise bank: each exercise of every *.toml file
+is a test item, and a failing one shows the check report with its diagnosis.
+
+Enable it with `pytest --derive-exercises exercises/`, or once for a bank with
+`derive_exercises = true` under [tool.pytest.ini_options] (or [pytest] in pytest.ini); then
+`pytest exercises/ --junitxml=report.xml` works in any CI.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("derive", "derive exercise banks")
+    group.addoption("--derive-exercises", action="store_true", default=False,
+                    help="collect the exercises of *.toml files as tests (derive check)")
+    parser.addini("derive_exercises", type="bool", default=False,
+                  help="collect the exercises of *.toml files as tests (derive check)")
+
+
+def _enabled(config) -> bool:
+    return bool(config.getoption("derive_exercises") or config.getini("derive_exercises"))
+
+
+def pytest_collect_file(file_path: Path, parent):
+    if file_path.suffix == ".toml" and _enabled(parent.config):
+        return ExerciseFile.from_parent(parent, path=file_path)
+    return None
+
+
+class ExerciseFile(pytest.File):
+    """An exercise file: one item per exercise, or one failing item if the file is invalid."""
+
+    def collect(self):
+        from derive.exercises import ExerciseError
+        from derive.exercises.bank import load_file
+
+        try:
+            exercises = load_file(self.path)
+        except ExerciseError as exc:
+            yield InvalidFile.from_parent(self, name="invalid", message=exc.line())
+            return
+        for ex in exercises:
+            yield ExerciseItem.from_parent(self, name=ex.id, exercise=ex)
+
+
+class ExerciseFailure(Exception):
+    """An exercise with a wrong claim; carries the report."""
+
+
+class ExerciseItem(pytest.Item):
+    def __init__(self, *, exercise, **kw):
+        super().__init__(**kw)
+        self.exercise = exercise
+        self.report = None
+
+    def runtest(self):
+        from derive.exercises import check_exercise
+
+        self.report = check_exercise(self.exercise)
+        if not self.report.ok:
+            raise ExerciseFailure(self.exercise.id)
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, ExerciseFailure):
+            from derive.render.keys import check_text
+
+            return check_text([self.report])
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self):
+        return self.path, None, f"exercise {self.exercise.id} ({self.exercise.recipe.name})"
+
+
+class InvalidFile(pytest.Item):
+    def __init__(self, *, message, **kw):
+        super().__init__(**kw)
+        self.message = message
+
+    def runtest(self):
+        raise ExerciseFailure(self.message)
+
+    def repr_failure(self, excinfo, style=None):
+        return self.message
+
+    def reportinfo(self):
+        return self.path, None, "invalid exercise file"

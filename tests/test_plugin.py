@@ -1,0 +1,47 @@
+"""The opt-in pytest plugin: an exercise bank checked by plain pytest."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+pytest_plugins = ["pytester"]
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _bank(pytester):
+    pytester.makefile(".toml", good=(ROOT / "proofs" / "course" / "lesson03.toml").read_text(
+        encoding="utf-8"))
+    pytester.makefile(".toml", wrong=(ROOT / "tests" / "data" / "mistakes.toml").read_text(
+        encoding="utf-8"))
+
+
+def test_off_by_default(pytester):
+    _bank(pytester)
+    result = pytester.runpytest_subprocess("good.toml", "wrong.toml")
+    assert result.ret != 0  # nothing collected from the TOML files
+    result.stdout.fnmatch_lines(["*no tests ran*"])
+
+
+def test_collects_each_exercise_and_shows_the_diagnosis(pytester):
+    _bank(pytester)
+    result = pytester.runpytest_subprocess("--derive-exercises", "good.toml", "wrong.toml",
+                                           "--junitxml=report.xml")
+    result.assert_outcomes(passed=4, failed=10)
+    result.stdout.fnmatch_lines(["*mistake-mean-of-means*",
+                                 "*gradient*5.75*wrong*mean_of_means: the 1/K mistake*"])
+    assert "mistake-sign" in (pytester.path / "report.xml").read_text()
+
+
+def test_ini_setting_enables_plain_pytest(pytester):
+    _bank(pytester)
+    pytester.makeini("[pytest]\nderive_exercises = true\n")
+    result = pytester.runpytest_subprocess("good.toml")
+    result.assert_outcomes(passed=4)
+
+
+def test_invalid_file_is_one_failing_item(pytester):
+    pytester.makefile(".toml", bad='[[exercise]]\nid = "x"\nrecipe = "nope"\n')
+    result = pytester.runpytest_subprocess("--derive-exercises", "bad.toml")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*key 'recipe': is 'nope'*"])

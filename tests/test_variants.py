@@ -1,0 +1,126 @@
+"""`derive variants`: deterministic, distinct, every condition met, every variant checks;
+malformed [exercise.vary] and [exercise.require] tables refused with one line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from derive.cli.main import main
+from derive.exercises import check_exercise, load
+
+ROOT = Path(__file__).resolve().parents[1]
+BANK = ROOT / "proofs" / "course" / "variants.toml"
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_variants_check_and_are_byte_identical_for_a_seed(tmp_path, capsys):
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert run(capsys, "variants", BANK, "-n", "12", "--seed", "5", "-o", a)[0] == 0
+    assert run(capsys, "variants", BANK, "-n", "12", "--seed", "5", "-o", b)[0] == 0
+    files = sorted(p.name for p in a.iterdir())
+    assert len(files) == 36 and files == sorted(p.name for p in b.iterdir())
+    assert all((a / f).read_bytes() == (b / f).read_bytes() for f in files)
+    code, out, _ = run(capsys, "check", a)
+    assert code == 0 and "0 wrong" in out
+    code, _, _ = run(capsys, "variants", BANK, "-n", "12", "--seed", "6", "-o", tmp_path / "c")
+    assert any((a / f).read_bytes() != (tmp_path / "c" / f).read_bytes() for f in files)
+
+
+def test_every_variant_is_distinct_and_meets_its_conditions(tmp_path, capsys):
+    out_dir = tmp_path / "v"
+    assert run(capsys, "variants", BANK, "-n", "12", "--seed", "1", "-o", out_dir)[0] == 0
+    reports = [check_exercise(ex) for ex in load([str(out_dir)])]
+    by_base = {}
+    for r in reports:
+        base = r.exercise.id.rsplit("-v", 1)[0]
+        by_base.setdefault(base, []).append(r)
+    assert {k: len(v) for k, v in by_base.items()} == {
+        "lesson03-ex1-vary": 12, "lesson03-ex2-vary": 12, "reading-three-records-vary": 12}
+    for r in by_base["lesson03-ex2-vary"]:
+        assert r.values["gradient"].is_Integer
+        assert r.values["mean_of_means"] != r.values["gradient"]
+    for r in by_base["lesson03-ex1-vary"]:
+        g = r.values["gradient"]
+        assert g.is_Integer and g != 0
+        assert (r.values["w_new"] * 100).is_Integer
+    for base, rs in by_base.items():
+        givens = [repr(sorted((k, str(v)) for k, v in r.exercise.given.items())) for r in rs]
+        assert len(set(givens)) == len(givens), base
+
+
+def test_too_many_variants_is_refused_with_the_count(capsys):
+    code, out, err = run(capsys, "variants", BANK, "-n", "5000")
+    assert code == 2 and out == ""
+    assert "gives only" in err and "acceptance" in err and len(err.strip().splitlines()) == 1
+
+
+def test_acceptance_rate_is_reported(tmp_path, capsys):
+    code, _, err = run(capsys, "variants", BANK, "-n", "3", "-o", tmp_path / "r")
+    assert code == 0 and err.count("acceptance") == 3
+
+
+def test_stdout_without_o_is_a_valid_bank(tmp_path, capsys):
+    code, out, _ = run(capsys, "variants", BANK, "-n", "2")
+    assert code == 0
+    bank = tmp_path / "bank.toml"
+    bank.write_text(out)
+    assert run(capsys, "check", bank)[0] == 0
+
+
+SGD = ('[[exercise]]\nid = "a"\nrecipe = "sgd_step"\n[exercise.given]\nw = 1\nlr = 0.1\n'
+       'records = [[2, 4]]\n')
+
+BAD = [
+    ('[exercise.vary]\nwx = { choices = [1] }\n', "vary.wx", "did you mean 'w'"),
+    ('[exercise.vary]\nw = { from = 2, to = 1 }\n', "vary.w.to", "from ≤ to"),
+    ('[exercise.vary]\nw = { from = 1, to = 2, step = 0 }\n', "vary.w.step", "positive"),
+    ('[exercise.vary]\nw = { from = 0, to = 1e6, step = 1 }\n', "vary.w", "at most"),
+    ('[exercise.vary]\nw = { choices = [] }\n', "vary.w", "nonempty"),
+    ('[exercise.vary]\nw = 3\n', "vary.w", "choices"),
+    ('[exercise.vary]\n"records[5][0]" = { choices = [1] }\n', "vary.records[5][0]",
+     "does not have"),
+    ('[exercise.vary]\npartition = { choices = [[1]] }\n', "vary.partition", "accumulation"),
+    ('[exercise.require]\ngradient = "even"\n', "require.gradient", "places <= d"),
+    ('[exercise.require]\ngradiant = "integer"\n', "require.gradiant", "did you mean"),
+    ('[exercise.require]\nw_new = "differs from nothing"\n', "require.w_new", "not a quantity"),
+    ('[exercise.require]\nw_new = 3\n', "require.w_new", "as text"),
+]
+
+
+@pytest.mark.parametrize("extra,key,words", BAD)
+def test_malformed_variation_tables(tmp_path, capsys, extra, key, words):
+    path = tmp_path / "ex.toml"
+    path.write_text(SGD + extra)
+    code, _, err = run(capsys, "variants", path, "-n", "1")
+    assert code == 2 and f"key '{key}'" in err and words in err, err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_no_vary_table(tmp_path, capsys):
+    path = tmp_path / "ex.toml"
+    path.write_text(SGD)
+    code, _, err = run(capsys, "variants", path, "-n", "1")
+    assert code == 2 and "no exercise has an [exercise.vary] table" in err
+
+
+@settings(max_examples=25)
+@given(seed=st.integers(0, 10**6), n=st.integers(1, 8))
+def test_any_seed_gives_variants_that_check(tmp_path_factory, seed, n):
+    from derive.exercises.variants import generate, render
+
+    out_dir = tmp_path_factory.mktemp("v")
+    for ex in load([str(BANK)]):
+        gen = generate(ex, n, seed)
+        assert len(gen.variants) == n
+        for k, v in enumerate(gen.variants, 1):
+            (out_dir / f"{v.id}.toml").write_text(render(ex, v, k))
+    assert all(check_exercise(ex).ok for ex in load([str(out_dir)]))
