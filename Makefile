@@ -31,6 +31,8 @@ test: $(STAMP) $(KATEX)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/prove.py
 	$(BIN)/python benchmarks/check.py
+	$(BIN)/python benchmarks/variants.py
+	$(BIN)/python benchmarks/scaling.py --max-n 10000
 
 golden: $(STAMP)
 	$(BIN)/python tests/golden.py --update

@@ -30,6 +30,9 @@ def toml_files(paths: list[str]) -> list[Path]:
                 add(f)
         elif path.is_file():
             add(path)
+        elif path.exists():
+            raise ExerciseError(p, None, None, "is neither a file nor a folder",
+                                "name an exercise file or folder")
         else:
             raise ExerciseError(p, None, None, "does not exist", "name an exercise file or folder")
     return out

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import islice
 from math import gcd
 
 import sympy as sp
 
+from derive.kernel.compile import NotCompilable, compile_exact
 from derive.kernel.exact import is_zero_exact
 from derive.kernel.timebound import Deadline
 from derive.kernel.verdict import Witness
@@ -60,11 +62,22 @@ def in_domain(sym: sp.Symbol, value: sp.Rational) -> bool:
     return all(bool(ok) for assumed, ok in checks if assumed)
 
 
+_FLAGS = ("integer", "positive", "negative", "nonnegative", "nonpositive", "nonzero", "even",
+          "odd")
+
+
 def domain_values(sym: sp.Symbol, count: int = 24) -> list[sp.Rational]:
     """The first `count` values of a symbol's domain, in the witness order: the integers or
     the rationals in the order above, keeping those the symbol's assumptions allow."""
-    gen = _all_integers() if sym.is_integer else _all_rationals()
-    return list(islice((v for v in gen if in_domain(sym, v)), count))
+    return list(_domain(tuple(bool(getattr(sym, f"is_{f}")) for f in _FLAGS), count))
+
+
+@lru_cache(maxsize=None)
+def _domain(flags: tuple[bool, ...], count: int) -> tuple[sp.Rational, ...]:
+    """The domain of every symbol with these assumption flags (computed once per process)."""
+    probe = sp.Dummy(**{f: True for f, on in zip(_FLAGS, flags) if on})
+    gen = _all_integers() if flags[0] else _all_rationals()
+    return tuple(islice((v for v in gen if in_domain(probe, v)), count))
 
 
 def _compositions(total: int, parts: int, caps: list[int]) -> Iterator[tuple[int, ...]]:
@@ -130,14 +143,34 @@ def check_point(inst: Instantiation, point: dict) -> Witness | None:
     return Witness(inst.shape, assignment, lhs, rhs)
 
 
+def _compiled_difference(inst: Instantiation):
+    """lhs − rhs as a compiled exact function of the variables, when it is a rational
+    function of them (None otherwise: Min, Max, Piecewise, roots are substituted instead)."""
+    if inst.constraints:
+        return None
+    try:
+        return compile_exact(inst.lhs - inst.rhs, inst.variables)
+    except NotCompilable:
+        return None
+
+
 def search_point(inst: Instantiation, deadline: Deadline,
                  limit: int = MAX_POINTS_PER_SHAPE) -> Witness | None:
-    """The first witness of one shape in the witness order, or None within `limit` tries."""
+    """The first witness of one shape in the witness order, or None within `limit` tries.
+    A rational difference is evaluated compiled; only a point where it is nonzero is then
+    substituted into both sides to build (and confirm) the witness."""
+    fast = _compiled_difference(inst)
     for n, point in enumerate(assignments(inst.variables)):
         if n >= limit:
             return None
         if n % 64 == 0:
             deadline.check()
+        if fast is not None:
+            try:
+                if fast(*(point[v] for v in inst.variables)) == 0:
+                    continue
+            except ZeroDivisionError:
+                continue
         found = check_point(inst, point)
         if found is not None:
             return found

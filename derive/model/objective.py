@@ -7,6 +7,9 @@ depend on the order of its terms). ℓ(i, θ) is an arbitrary per-record loss.
 
 from __future__ import annotations
 
+import operator
+from functools import reduce
+
 import sympy as sp
 
 from derive.kernel.exact import to_expr
@@ -74,10 +77,16 @@ def sgd_update(theta_old, eta_, g):
     return theta_old - eta_ * g
 
 
+def total(values):
+    """Σ of a finite list, added one term at a time: for exact numbers this is Rational
+    arithmetic, much faster than building one n-ary sp.Add (same value)."""
+    return reduce(operator.add, values, sp.S.Zero)
+
+
 def mean(values):
     """The mean of a finite list of exact values."""
     values = list(values)
-    return sp.Add(*values) / len(values)
+    return total(values) / len(values)
 
 
 def weights(sizes):
@@ -88,4 +97,4 @@ def weights(sizes):
 
 def weighted_sum(ws, values):
     """Σ_k w_k·v_k."""
-    return sp.Add(*[a * v for a, v in zip(ws, values)])
+    return total(a * v for a, v in zip(ws, values))

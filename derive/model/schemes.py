@@ -9,7 +9,7 @@ from __future__ import annotations
 import sympy as sp
 
 from derive.model import linear
-from derive.model.objective import mean, sgd_update, weighted_sum, weights
+from derive.model.objective import mean, sgd_update, total, weighted_sum, weights
 
 
 def record_gradients(microbatch, w, convention=linear.HALF):
@@ -19,7 +19,7 @@ def record_gradients(microbatch, w, convention=linear.HALF):
 
 def gradient_sums(microbatches, w, convention=linear.HALF):
     """Σ_{i∈B_k} ∇ℓ_i for every microbatch."""
-    return [sp.Add(*record_gradients(mb, w, convention)) for mb in microbatches]
+    return [total(record_gradients(mb, w, convention)) for mb in microbatches]
 
 
 def mean_gradients(microbatches, w, convention=linear.HALF):
@@ -44,12 +44,12 @@ def mean_of_means(means):
 
 def sum_of_means(means):
     """The undivided sum: Σ_k ∇L_k."""
-    return sp.Add(*means)
+    return total(means)
 
 
 def divisor_gradient(means, divisor):
     """A tail window that keeps dividing by the planned count d: (1/d) Σ_k ∇L_k."""
-    return sp.Add(*means) / divisor
+    return total(means) / divisor
 
 
 def steps_in_sequence(gradient_fns, w, eta, shares=None):
