@@ -6,8 +6,17 @@ import sympy as sp
 from derive.model.clipping import clip_then_combine, combine_then_clip
 from derive.model.objective import weights
 from derive.statements import Instantiation
+from .course_data import CLIP_GRADIENTS, CLIP_THRESHOLD
 
 c = sp.Symbol("c", positive=True)
+
+
+def reading(clip):
+    """The reading's example: gradients 10 and −8, equal weights, threshold 1, in both orders."""
+    ws = weights([1] * len(CLIP_GRADIENTS))
+    at_threshold = lambda g: clip(g, CLIP_THRESHOLD)  # noqa: E731
+    return {"clip then average": clip_then_combine(ws, CLIP_GRADIENTS, at_threshold),
+            "average then clip": combine_then_clip(ws, CLIP_GRADIENTS, at_threshold)}
 
 
 def shapes():

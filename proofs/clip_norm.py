@@ -4,19 +4,9 @@ clipping the accumulated gradient.
     Σ_k w_k·clip‖·‖(g_k, c) ≠ clip‖·‖(Σ_k w_k·g_k, c),   clip‖·‖(g, c) = g·min(1, c/‖g‖)
 """
 
-from derive.model.clipping import clip_norm, clip_then_combine, combine_then_clip
-from derive.model.objective import weights
+from derive.model.clipping import clip_norm
 from derive.statements import REFUTED, Family, Instance, Statement
-from .clip_families import instantiate, shapes
-from .course_data import CLIP_GRADIENTS, CLIP_THRESHOLD
-
-
-def reading():
-    ws = weights([1] * len(CLIP_GRADIENTS))
-    clip = lambda g: clip_norm(g, CLIP_THRESHOLD)  # noqa: E731
-    return {"clip then average": clip_then_combine(ws, CLIP_GRADIENTS, clip),
-            "average then clip": combine_then_clip(ws, CLIP_GRADIENTS, clip)}
-
+from .clip_families import instantiate, reading, shapes
 
 STATEMENT = Statement(
     id="clip-norm-then-accumulate",
@@ -30,7 +20,7 @@ STATEMENT = Statement(
         Instance(
             label="gradients 10 and −8, equal weights, threshold 1",
             source="reading, 裁剪、AMP和BatchNorm的额外边界",
-            compute=reading,
+            compute=lambda: reading(clip_norm),
             expected={"clip then average": 0, "average then clip": 1},
         ),
     ),

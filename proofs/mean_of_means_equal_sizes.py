@@ -3,24 +3,14 @@
     n_k = m for every k  ⇒  (1/K) Σ_k L_k(θ) = L(θ),  N = m·K.
 """
 
-import sympy as sp
-
 from derive.model import schemes
-from derive.model.objective import (
-    K, batch_objective, boundary, grad, microbatch_objective, over_microbatches,
-)
+from derive.model.objective import K, over_microbatches
 from derive.statements import PROVED, Instance, Statement, calc
 from .course_data import TWO_RECORDS, TWO_W
-
-m = sp.Symbol("m", integer=True, positive=True)
-
-
-def size(_k):
-    return m
+from .equal_sizes import microbatch_gradient, target
 
 
-mean_of_means = over_microbatches(lambda k: grad(microbatch_objective(k, size=size))) / K
-target = grad(batch_objective(count=boundary(K, size)))
+mean_of_means = over_microbatches(microbatch_gradient) / K
 
 STATEMENT = Statement(
     id="mean-of-means-equal-sizes",

@@ -7,22 +7,15 @@ scales the gradient by K/d.
 import sympy as sp
 
 from derive.model import schemes
-from derive.model.objective import (
-    K, batch_objective, boundary, grad, microbatch_objective, over_microbatches,
-)
+from derive.model.objective import K, over_microbatches
 from derive.statements import PROVED, Instance, Statement, calc
 from .course_data import TWO_RECORDS, TWO_W
+from .equal_sizes import microbatch_gradient, target
 
-m = sp.Symbol("m", integer=True, positive=True)
 d = sp.Symbol("d", integer=True, positive=True)
 
 
-def size(_k):
-    return m
-
-
-divided = over_microbatches(lambda k: grad(microbatch_objective(k, size=size))) / d
-target = grad(batch_objective(count=boundary(K, size)))
+divided = over_microbatches(microbatch_gradient) / d
 
 
 def constructed():

@@ -13,14 +13,11 @@ from derive.model import linear
 from derive.model.objective import mean
 from derive.model.optimizers import Optimizer, State, step
 from derive.recipes.base import Input, Quantity, Recipe
-
-
-def _convention(c):
-    return c.given["loss"] if c.has("loss") else linear.HALF
+from derive.recipes.sgd_step import MODEL_INPUTS, loss_convention
 
 
 def _gradient(c, w, b, param):
-    conv = _convention(c)
+    conv = loss_convention(c)
     return mean([linear.backward(linear.prediction(w, x, b), x, y, param, conv)
                  for x, y in c["records"]])
 
@@ -112,12 +109,8 @@ RECIPE = Recipe(
     title="Several torch.optim updates on the same batch",
     doc=__doc__,
     inputs=(
-        Input("w", "number", "the weight before the first step"),
-        Input("lr", "positive", "the learning rate η"),
-        Input("records", "records", "the batch: a list of [x, y] pairs, used at every step"),
-        Input("steps", "count", "how many steps (default 1)", required=False),
-        Input("b", "number", "the bias (omit for ŷ = w·x)", required=False),
-        Input("loss", "loss", '"half" (default) or "squared"', required=False),
+        *MODEL_INPUTS,
+        Input("steps", "count", "how many steps on the same batch (default 1)", required=False),
         Input("optimizer", "optimizer", '{ name = "sgd" | "adam" | "adamw", momentum, '
               "dampening, weight_decay, nesterov, maximize, betas = [β1, β2], eps, amsgrad }; "
               "what is left out takes PyTorch's default", required=False),

@@ -17,7 +17,7 @@ def _b(ctx):
     return ctx["b"] if ctx.has("b") else 0
 
 
-def _convention(ctx):
+def loss_convention(ctx):
     return ctx.given["loss"] if ctx.has("loss") else linear.HALF
 
 
@@ -37,20 +37,20 @@ def _each(ctx, name):
 
 def batch_loss(ctx, prediction="prediction", convention=None):
     """The mean loss over the records, from the records' predictions."""
-    conv = convention or _convention(ctx)
+    conv = convention or loss_convention(ctx)
     return mean([linear.squared_error(p, y, conv)
                  for p, (_, y) in zip(_each(ctx, prediction), ctx["records"])])
 
 
 def batch_gradient(ctx, param, convention=None, reduce=mean):
     """The gradient from the predictions by backward: ∂ℓ/∂ŷ · ∂ŷ/∂param per record."""
-    conv = convention or _convention(ctx)
+    conv = convention or loss_convention(ctx)
     return reduce([linear.backward(p, x, y, param, conv)
                    for p, (x, y) in zip(_each(ctx, "prediction"), ctx["records"])])
 
 
 def _other_convention(ctx):
-    return linear.SQUARED if _convention(ctx) == linear.HALF else linear.HALF
+    return linear.SQUARED if loss_convention(ctx) == linear.HALF else linear.HALF
 
 
 def _total(values):
@@ -100,18 +100,21 @@ MISTAKES = (
             lambda c: c["prediction"]),
 )
 
+MODEL_INPUTS = (
+    Input("w", "number", "the weight before the update"),
+    Input("lr", "positive", "the learning rate η"),
+    Input("records", "records", "the batch: a list of [x, y] pairs"),
+    Input("b", "number", "the bias (omit for ŷ = w·x)", required=False),
+    Input("loss", "loss", '"half" for (ŷ − y)²/2 (default) or "squared" for (ŷ − y)²',
+          required=False, default=linear.HALF),
+)
+"""The lesson's model as inputs, shared by every recipe that trains it."""
+
 RECIPE = Recipe(
     name="sgd_step",
     title="One plain-SGD update of ŷ = w·x (+ b)",
     doc=__doc__,
-    inputs=(
-        Input("w", "number", "the weight before the update"),
-        Input("lr", "positive", "the learning rate η"),
-        Input("records", "records", "the batch: a list of [x, y] pairs"),
-        Input("b", "number", "the bias (omit for ŷ = w·x)", required=False),
-        Input("loss", "loss", '"half" for (ŷ − y)²/2 (default) or "squared" for (ŷ − y)²',
-              required=False, default=linear.HALF),
-    ),
+    inputs=MODEL_INPUTS,
     quantities=QUANTITIES,
     mistakes=MISTAKES,
 )
