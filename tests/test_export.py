@@ -49,7 +49,8 @@ def test_golden(name):
 
 def _reports():
     return [check_exercise(ex) for ex in load([str(ROOT / "proofs" / "course"),
-                                               str(ROOT / "tests" / "data" / "mistakes.toml")])]
+                                               str(ROOT / "tests" / "data" / "mistakes.toml"),
+                                               str(ROOT / "tests" / "data" / "torch_cases.toml")])]
 
 
 def course_documents(lang: str) -> list[Document]:

@@ -10,7 +10,7 @@ from derive.cli.output import emit
 # The exercise layers are imported when a command runs, so `derive prove` does not load them.
 
 
-def add_parsers(sub) -> None:
+def add_parser(sub) -> None:
     p = sub.add_parser("check", help="check the claims of exercise files exactly")
     p.add_argument("paths", nargs="+", metavar="PATH", help="exercise files or folders")
     p.add_argument("--format", choices=("text", "json"), default="text")

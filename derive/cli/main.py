@@ -10,7 +10,8 @@ from derive import __version__
 from derive.cli import exercises, export, ledger, prove, recipes, variants
 from derive.cli.errors import UsageError
 
-COMMANDS = (prove, export, ledger, recipes, variants)
+COMMANDS = (prove, exercises, export, variants, recipes, ledger)
+"""In the contract's order; each module adds its subcommands (exercises: check and key)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -21,7 +22,6 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in COMMANDS:
         command.add_parser(sub)
-    exercises.add_parsers(sub)
     return parser
 
 
