@@ -96,7 +96,7 @@ def test_ledger_command_chart_and_formats(tmp_path, capsys):
                  "--format", "md"]) == 0
     assert chart.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     md = capsys.readouterr().out
-    assert "| 0 (DDP) |" in md and "32.802" in md
+    assert "| 0: nothing sharded |" in md and "32.802" in md
     svg = tmp_path / "ledger.svg"
     assert main(["ledger", "--params", "1e9", "--chart", str(svg), "--format", "tex"]) == 0
     assert svg.read_text().lstrip().startswith("<?xml") and "\\begin{tabular}" in \

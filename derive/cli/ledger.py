@@ -26,7 +26,8 @@ def _number(text: str, name: str, whole: bool = False):
     try:
         v = parse_exact(text)
     except ExactNumberError as exc:
-        raise UsageError(f"--{name}: {exc}; write a number such as 2e9 or 0.5") from None
+        raise UsageError(f"--{name}: {exc}; write a number such as "
+                         + ("2e9" if whole else "0.5")) from None
     if v < 0 or (whole and (not v.is_integer or v < 1)):
         raise UsageError(f"--{name}: is {text}; " + ("write a whole number ≥ 1" if whole
                                                       else "write a number ≥ 0"))

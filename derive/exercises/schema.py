@@ -137,8 +137,9 @@ def convert(kind: str, value, where: Where, key: str):
         return value
     if kind == "stage":
         if isinstance(value, bool) or not isinstance(value, int) or value not in (0, 1, 2, 3):
-            where.fail(key, f"is {value!r}" if not isinstance(value, (Written, BadNumber))
-                       else f"is {value.text}", "a ZeRO stage is 0, 1, 2 or 3")
+            shown = (value.text if isinstance(value, (Written, BadNumber)) else
+                     kind_of(value) if isinstance(value, (bool, list, dict)) else repr(value))
+            where.fail(key, f"is {shown}", "a ZeRO stage is 0, 1, 2 or 3")
         return value
     if kind == "optimizer":
         return _optimizer(value, where, key)
@@ -265,8 +266,10 @@ def exercise(table, path: str, index: int) -> Exercise:
         if key not in names:
             if key in all_names:
                 q = recipe.quantity(key)
+                missing = [n for n in q.needs if given.get(n) is None]
                 where.fail(f"claims.{key}", "cannot be computed from these inputs",
-                           f"it needs {', '.join(q.needs)} in [exercise.given]")
+                           f"it needs {', '.join(missing)} in [exercise.given]" if missing
+                           else f"it needs {q.when_text or 'other inputs'}")
             _unknown_key(where, f"claims.{key}", names, f"a quantity of {name}")
         claims[key] = parse_claim(value, where, f"claims.{key}")
     vary = parse_vary(table["vary"], where, raw_given, recipe) if "vary" in table else ()

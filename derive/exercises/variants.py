@@ -125,6 +125,10 @@ def generate(ex: Exercise, n: int, seed: int = 0) -> Generation:
     if len(found) < n:
         how = (f"all {space} candidates enumerated" if result.enumerated else
                f"{tried} of {space} candidates sampled")
+        if not found:
+            raise VariantError(ex.path, ex.id, "vary", "gives no variant that meets "
+                               f"[exercise.require] ({how})",
+                               "widen [exercise.vary] or relax [exercise.require]")
         raise VariantError(ex.path, ex.id, "vary", f"gives only {len(found)} distinct variants "
                            f"that meet [exercise.require] ({how}, acceptance "
                            f"{100 * result.rate:.1f}%)", f"ask for at most {len(found)}, "

@@ -46,6 +46,8 @@ class Quantity:
     zh: str = ""
     when: Callable[[Mapping[str, Value]], bool] | None = None
     """A further condition on the given inputs for the quantity to exist."""
+    when_text: str = ""
+    """That condition in words, for error messages."""
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,8 @@ class Context(Mapping):
         return self._values[name]
 
     def memo(self, key: str, compute: Callable[["Context"], Value]) -> Value:
-        """A value computed once per context (several quantities share one trajectory)."""
+        """A value computed once per context (several quantities share one trajectory); a
+        context with overrides computes its own."""
         if key not in self._memo:
             self._memo[key] = compute(self)
         return self._memo[key]

@@ -68,7 +68,11 @@ def given_math(ex) -> Math:
         if v is None:
             continue
         symbol = INPUT_SYMBOLS.get(name, rf"\text{{{name.replace('_', chr(92) + '_')}}}")
-        if isinstance(v, (list, tuple, int)) or hasattr(v, "is_number"):
+        if isinstance(v, dict):  # a ledger: bytes per parameter by component
+            shown = r",\ ".join(rf"\texttt{{{c.replace('_', chr(92) + '_')}}} = {_exact(b)}"
+                                for c, b in v.items())
+            shown = rf"\{{ {shown} \}}"
+        elif isinstance(v, (list, tuple, int)) or hasattr(v, "is_number"):
             shown = _exact(_lists(v))
         else:  # a loss convention or an optimizer table, shown as text
             shown = rf"\text{{{escape_text(str(v))}}}"

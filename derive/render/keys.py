@@ -5,6 +5,7 @@ from __future__ import annotations
 import sympy as sp
 
 from derive.exercises.check import Report
+from derive.exercises.writer import value as toml_value
 from derive.wording import plural
 from derive.render.values import bracketed, decimal_text, exact_text, flat, latex_text
 
@@ -39,6 +40,8 @@ def check_json(report: Report) -> dict:
 
 
 def _given_text(value) -> str:
+    if isinstance(value, dict):
+        return toml_value(value)  # a ledger table, as the file writes it
     if not isinstance(value, (list, tuple, sp.Basic, int)):
         return str(value)  # a string or an optimizer table
     return flat(value)

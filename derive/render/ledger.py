@@ -7,10 +7,14 @@ import sympy as sp
 
 from derive.kernel.exact import decimal_str
 from derive.model import memory as m
-from derive.render.document import Document, Heading, Paragraph, Table
+from derive.render.document import Document, Heading, Math, Paragraph, Table
 from derive.render.latex import number
 
 STAGE_NAMES = {0: "0 (DDP)", 1: "1 (P_os)", 2: "2 (P_os+g)", 3: "3 (P_os+g+p)"}
+"""The stages as the ZeRO paper names them (the text table and the chart)."""
+STAGE_WORDS = {0: "0: nothing sharded", 1: "1: optimizer states", 2: "2: gradients too",
+               3: "3: parameters too"}
+"""The stages in words (the Markdown and LaTeX table, where `_` would start a formula)."""
 COLORS = {"param": "#4C72B0", "grad": "#DD8452", "master": "#55A868", "adam_m": "#C44E52",
           "adam_v": "#8172B3", "momentum": "#937860"}
 
@@ -41,16 +45,18 @@ def _d(v, places=3):
 
 
 def ledger_document(params, ledger, dp, activation_gib, lang="en") -> Document:
-    ledger_text = " + ".join(f"{b} ({c})" for c, b in ledger.items())
+    terms = " + ".join(rf"\underbrace{{{b}}}_{{\texttt{{{c.replace('_', chr(92) + '_')}}}}}"
+                       for c, b in ledger.items())
     blocks = [
         Paragraph(f"P = {decimal_str(params)} parameters, D = {dp} cards, activations "
                   f"{decimal_str(activation_gib)} GiB per card (never divided by D). "
-                  f"Bytes per parameter: {ledger_text} = {m.bytes_per_param(ledger)}."),
+                  f"Bytes per parameter:"),
+        Math((f"{terms} = {m.bytes_per_param(ledger)}",)),
         Paragraph("GB = 10⁹ bytes, GiB = 2³⁰ bytes; decimals rounded half away from zero to 3 "
                   "places, exact values in `derive key` of a memory exercise."),
-        Table(("stage", "sharded over D", "bytes/param per card", "state bytes", "state GB",
+        Table(("stage", "sharded over D", "bytes per parameter per card", "state bytes", "state GB",
                "state GiB", "total GiB"),
-              tuple((STAGE_NAMES[r["stage"]], ", ".join(r["sharded"]) or "—",
+              tuple((STAGE_WORDS[r["stage"]], ", ".join(f"`{c}`" for c in r["sharded"]) or "—",
                      ("math", number(r["card_bytes_per_param"]).text),
                      str(r["state_bytes"]) if r["state_bytes"].is_Integer else _d(r["state_bytes"]),
                      _d(r["state_gb"]), _d(r["state_gib"]), _d(r["total_gib"]))
