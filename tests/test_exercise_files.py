@@ -148,12 +148,17 @@ def test_huge_exponent_is_refused_fast(tmp_path, capsys):
 KEYS = ["id", "title", "recipe", "given", "claims", "w", "lr", "records", "b", "loss",
         "microbatches", "microbatch_sizes", "microbatch_mean_gradients", "tokens", "divisor",
         "gradients", "max_norm", "clip_value", "weights", "eps", "gradient", "w_new",
-        "prediction", "mean_of_means", "value", "places", "sig", "rel", "abs", "zzz"]
+        "prediction", "mean_of_means", "value", "places", "sig", "rel", "abs", "zzz",
+        "steps", "optimizer", "name", "momentum", "nesterov", "betas", "params", "preset",
+        "stage", "dp", "activation_gib", "param", "grad", "adam_m", "loss_scale", "vary",
+        "require", "choices", "from", "to", "step", "records[0][0]", "partition"]
 
 scalars = st.one_of(
     st.integers(-10**6, 10**6), st.booleans(),
     st.sampled_from(["0.1", "-0.425", "8/15", "1e999999999", "nan", "inf", "", "x", "1/0",
-                     "sgd_step", "accumulation", "clipping", "half", "squared", "a"]),
+                     "sgd_step", "accumulation", "clipping", "half", "squared", "a",
+                     "optimizer_steps", "memory", "adam", "sgd", "adamw", "mixed_adam",
+                     "integer", "places <= 2", "differs from gradient"]),
     st.sampled_from(["0.1", "2.5", "-3.75", "1e3", "nan", "inf", "-inf", "1e-5"]).map(
         lambda s: ("FLOAT", s)),
 )
@@ -178,7 +183,8 @@ def to_toml_value(v) -> str:
 
 exercise_tables = st.fixed_dictionaries(
     {"id": st.sampled_from(['"a"', '"b"', "3", '"bad id"']),
-     "recipe": st.sampled_from(['"sgd_step"', '"accumulation"', '"clipping"', '"nope"', "1"])},
+     "recipe": st.sampled_from(['"sgd_step"', '"accumulation"', '"clipping"', '"nope"', "1",
+                                '"optimizer_steps"', '"memory"'])},
 ).flatmap(lambda head: st.tuples(
     st.just(head),
     st.dictionaries(st.sampled_from(KEYS), values, max_size=6),
@@ -200,13 +206,14 @@ def test_random_files_never_crash(tmp_path_factory, table):
     import contextlib
     path = tmp_path_factory.mktemp("fuzz") / "ex.toml"
     path.write_text(render(*table))
-    err = io.StringIO()
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
-        code = main(["check", str(path)])
-    assert code in (0, 1, 2)
-    if code == 2:
-        lines = err.getvalue().strip().splitlines()
-        assert len(lines) == 1 and lines[0].startswith(f"derive check: {path}")
+    for command in (["check"], ["key", "--format", "json"], ["export", "--format", "md"]):
+        err = io.StringIO()
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+            code = main([command[0], str(path), *command[1:]])
+        assert code in (0, 1, 2) if command[0] == "check" else code in (0, 2)
+        if code == 2:
+            lines = err.getvalue().strip().splitlines()
+            assert len(lines) == 1 and lines[0].startswith(f"derive {command[0]}: {path}")
 
 
 @settings(max_examples=100)
@@ -373,3 +380,50 @@ def test_loader_never_uses_eval(monkeypatch, tmp_path):
     with pytest.raises(ExerciseError):
         load([str(path)])
     assert calls == []
+
+
+# ------------------------------------------- hypothesis: one value of a valid file mutated
+
+BASES = [
+    ('[[exercise]]\nid = "o"\nrecipe = "optimizer_steps"\n[exercise.given]\nw = 1\nlr = 0.1\n'
+     'records = [[2, 4]]\nsteps = 2\noptimizer = { name = "sgd", momentum = 0.9 }\n'
+     '[exercise.claims]\nw_steps = [1.4, 2]\n'),
+    ('[[exercise]]\nid = "m"\nrecipe = "memory"\n[exercise.given]\nparams = 1e9\nstage = 3\n'
+     'dp = 4\nactivation_gib = 2\nbytes = { param = 2, grad = 2, master = 4 }\n'
+     '[exercise.claims]\ntotal_gib = 5.725\n'),
+    ('[[exercise]]\nid = "c"\nrecipe = "clipping"\n[exercise.given]\n'
+     'gradients = [[[3, 0], [4]], [[1, 0], [0]]]\nmax_norm = 1\nloss_scale = 1024\n'
+     '[exercise.claims]\nclip_then_mean = [[0.8, 0], [0.4]]\n'),
+    ('[[exercise]]\nid = "v"\nrecipe = "accumulation"\n[exercise.given]\nw = 1\nlr = 0.1\n'
+     'microbatches = [[[1, 0], [2, 0]], [[3, 0]]]\n[exercise.vary]\n'
+     'partition = { choices = [[2, 1], [1, 2]] }\nw = { from = 0, to = 2, step = 0.5 }\n'
+     '[exercise.require]\nmean_of_means = "differs from gradient"\n'),
+]
+
+
+@settings(max_examples=200)
+@given(base=st.sampled_from(BASES), line=st.integers(0, 40), new=values)
+def test_one_mutated_value_never_crashes(tmp_path_factory, base, line, new):
+    import io
+    import contextlib
+    lines = base.splitlines()
+    assignments = [i for i, t in enumerate(lines) if " = " in t and not t.startswith("id")]
+    i = assignments[line % len(assignments)]
+    key = lines[i].split(" = ", 1)[0]
+    lines[i] = f"{key} = {to_toml_value(new)}"
+    path = tmp_path_factory.mktemp("mut") / "ex.toml"
+    path.write_text("\n".join(lines) + "\n")
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        code = main(["check", str(path)])
+    assert code in (0, 1, 2)
+    if code == 2:
+        lines = err.getvalue().strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"derive check: {path}")
+    if "vary" in base:
+        err = io.StringIO()
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+            code = main(["variants", str(path), "-n", "1"])
+        lines = err.getvalue().strip().splitlines()
+        assert code == 0 and len(lines) == 1 and "acceptance" in lines[0] or \
+            code == 2 and len(lines) == 1 and lines[0].startswith("derive variants: ")

@@ -128,6 +128,7 @@ def substituted(recipe: str, name: str, values: Values) -> Tex | None:
     if template is None:
         return None
     try:
-        return template(values)
-    except KeyError:
+        tex = template(values)
+    except (KeyError, AttributeError, TypeError):  # a list where the template needs a number
         return None
+    return tex if isinstance(tex, Tex) else None
