@@ -20,6 +20,7 @@ ell = record_loss
 STATEMENT = Statement(
     id="A1",
     title="The batch objective is the n_k/N-weighted sum of microbatch objectives",
+    title_zh="整批目标等于各微批目标按 n_k/N 加权之和",
     expect=PROVED,
     claim="L(θ) = (1/N) Σ_{i=1}^{N} ℓ_i(θ) = Σ_{k=1}^{K} (n_k/N)·L_k(θ)",
     assumptions=(

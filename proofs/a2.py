@@ -53,6 +53,7 @@ def two_records():
 STATEMENT = Statement(
     id="A2",
     title="Unequal microbatches: weight the means by n_k/N, or sum and divide by N once",
+    title_zh="不等长微批:按 n_k/N 加权微批均值,或先累加梯度和再统一除以 N",
     expect=PROVED,
     claim="∇L(θ) = Σ_k (n_k/N)·∇L_k(θ) = (1/N) Σ_k ∇[Σ_{i∈B_k} ℓ_i(θ)]",
     assumptions=(

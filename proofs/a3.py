@@ -27,6 +27,7 @@ def one_update(mbs, w, lr):
 STATEMENT = Statement(
     id="A3",
     title="One SGD update from accumulated microbatch gradients is the full-batch update",
+    title_zh="用累积的微批梯度做一次 SGD 更新,等于整批更新",
     expect=PROVED,
     claim="θ_old − η·Σ_k (n_k/N)·∇L_k(θ_old) = θ_old − η·∇L(θ_old)",
     assumptions=(

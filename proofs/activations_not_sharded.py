@@ -22,6 +22,7 @@ def instantiate(stage):
 STATEMENT = Statement(
     id="activations-not-sharded",
     title="Activations per card are not divided by the data-parallel degree",
+    title_zh="每卡激活不随数据并行度 D 划分",
     expect=REFUTED,
     claim="state/2³⁰ + A/D = state/2³⁰ + A (activations A GiB per card divided by D)",
     assumptions=("any ZeRO stage; A ≥ 0 GiB of activations on every card",),

@@ -29,6 +29,7 @@ def lesson():
 STATEMENT = Statement(
     id="adam-step-count",
     title="Resuming Adam without its step count changes the bias correction",
+    title_zh="恢复 Adam 时不恢复步数,会改变偏差校正",
     expect=REFUTED,
     claim="w_2 after restoring (w_1, m_1, v_1) with t reset to 0 = w_2 after restoring t = 1 too",
     assumptions=("torch.optim.Adam with PyTorch's defaults: β = (0.9, 0.999), ε = 1e-8",

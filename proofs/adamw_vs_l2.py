@@ -29,6 +29,7 @@ def lesson():
 STATEMENT = Statement(
     id="adamw-vs-l2",
     title="AdamW's decoupled decay is not Adam with L2 weight decay",
+    title_zh="AdamW 的解耦权重衰减不等于带 L2 衰减的 Adam",
     expect=REFUTED,
     claim="one AdamW step with weight decay λ = one Adam step with weight_decay λ",
     assumptions=("torch.optim.Adam/AdamW, β = (0.9, 0.999), ε = 1e-8; λ > 0",

@@ -24,6 +24,7 @@ def instantiate(K):
 STATEMENT = Statement(
     id="amp-scale-change",
     title="A loss scale that changes inside the window breaks the single unscale",
+    title_zh="窗口内缩放因子变化时,一次反缩放不再正确",
     expect=REFUTED,
     claim="Σ_k S_k·g_k / S_K = Σ_k g_k when the scale S_k changes between microbatches",
     assumptions=("microbatch k's backward uses scale S_k > 0; one unscale_ by the last scale",),

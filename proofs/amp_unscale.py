@@ -34,6 +34,7 @@ def reading():
 STATEMENT = Statement(
     id="amp-unscale",
     title="Accumulating with a constant loss scale and unscaling once is exact",
+    title_zh="在固定损失缩放下累积、只反缩放一次是精确的",
     expect=PROVED,
     claim="(1/S)·Σ_k S·(n_k/N)·∇L_k = Σ_k (n_k/N)·∇L_k,  S constant in the window",
     assumptions=("the assumptions of A2", "one loss scale S > 0 for the whole window "

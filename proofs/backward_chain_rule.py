@@ -24,6 +24,7 @@ rhs = sp.Matrix([linear.gradient_formula(p, c) for p in ("w", "b")
 STATEMENT = Statement(
     id="backward-chain-rule",
     title="Backward through ŷ gives the gradient of the loss (both conventions, w and b)",
+    title_zh="经 ŷ 反向传播得到损失的梯度(两种约定,w 与 b)",
     expect=PROVED,
     claim="∂ℓ/∂ŷ(ŷ(w, b)) · ∂ŷ/∂θ = ∂ℓ/∂θ for θ ∈ {w, b}, ℓ = (ŷ − y)²/2 or (ŷ − y)²",
     assumptions=("ŷ = w·x + b", "w, b, x, y real"),

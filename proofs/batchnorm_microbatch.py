@@ -44,6 +44,7 @@ def instantiate(sizes):
 STATEMENT = Statement(
     id="batchnorm-microbatch",
     title="Batch-norm statistics per microbatch break the accumulation identity",
+    title_zh="按微批计算 BatchNorm 统计量会破坏累积等式",
     expect=REFUTED,
     claim="Σ_k (n_k/N)·∂L_k/∂γ (each microbatch normalised by its own statistics) = ∂L/∂γ "
           "(the whole batch normalised by its statistics)",

@@ -35,6 +35,7 @@ def example():
 STATEMENT = Statement(
     id="clip-before-unscale",
     title="Clipping scaled gradients before unscaling clips the wrong vector",
+    title_zh="先裁剪缩放后的梯度再反缩放,裁剪的是错误的向量",
     expect=REFUTED,
     claim="clip(S·g, c)/S = clip(g, c)  (norm clipping, ε = 0)",
     assumptions=("loss scale S > 0, threshold c > 0",),

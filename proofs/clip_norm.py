@@ -11,6 +11,7 @@ from .clip_families import instantiate, reading, shapes
 STATEMENT = Statement(
     id="clip-norm-then-accumulate",
     title="Norm clipping does not commute with accumulation",
+    title_zh="按范数裁剪与累积不能交换",
     expect=REFUTED,
     claim="Σ_k w_k·clip‖·‖(g_k, c) = clip‖·‖(Σ_k w_k·g_k, c)  (clip by norm, ε = 0)",
     assumptions=("threshold c > 0", "equal weights w_k = 1/K", "ε = 0 (see docs for torch's 1e-6)"),

@@ -56,6 +56,7 @@ rhs = alpha * clip_coord(G1) + (1 - alpha) * clip_coord(G2)
 STATEMENT = Statement(
     id="clip-norm-within-threshold",
     title="Within the threshold, norm clipping commutes with accumulation (any dimension)",
+    title_zh="都在阈值内时,按范数裁剪与累积可以交换(任意维度)",
     expect=PROVED,
     claim="‖g_k‖ ≤ c  ⇒  clip(Σ_k w_k·g_k) = Σ_k w_k·clip(g_k)  (K = 2, w = (α, 1−α), ε = 0)",
     assumptions=("K = 2 microbatch gradients in ℝ^d (symbolic d), weights α, 1 − α, 0 ≤ α ≤ 1",

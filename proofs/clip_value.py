@@ -11,6 +11,7 @@ from .clip_families import instantiate, reading, shapes
 STATEMENT = Statement(
     id="clip-value-then-accumulate",
     title="Value clipping does not commute with accumulation",
+    title_zh="按值裁剪与累积不能交换",
     expect=REFUTED,
     claim="Σ_k w_k·clip(g_k, c) = clip(Σ_k w_k·g_k, c)  (clip by value)",
     assumptions=("threshold c > 0", "equal weights w_k = 1/K"),

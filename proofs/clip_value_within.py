@@ -39,6 +39,7 @@ lower = Certificate(
 STATEMENT = Statement(
     id="clip-value-within-threshold",
     title="Within the threshold, value clipping commutes with accumulation",
+    title_zh="都在阈值内时,按值裁剪与累积可以交换",
     expect=PROVED,
     claim="|g_k| ≤ c  ⇒  clip(Σ_k w_k·g_k) = Σ_k w_k·clip(g_k)  (K = 2, w = (α, 1−α))",
     assumptions=("K = 2 microbatches with weights α, 1 − α, 0 ≤ α ≤ 1",

@@ -28,6 +28,7 @@ def reading():
 STATEMENT = Statement(
     id="ddp-count-weighting",
     title="Per-rank sums over the global count, times R, average back to the batch gradient",
+    title_zh="各卡求和后除以全局个数再乘 R,平均后回到整批梯度",
     expect=PROVED,
     claim="(1/R)·Σ_r R·∇(Σ_{i∈B_r} ℓ_i)/N = ∇L",
     assumptions=("the assumptions of A2 with R ranks for K microbatches",

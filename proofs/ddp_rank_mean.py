@@ -20,6 +20,7 @@ def instantiate(sizes):
 STATEMENT = Statement(
     id="ddp-rank-mean",
     title="Averaging per-rank means over unequal ranks is the 1/K mistake",
+    title_zh="对记录数不等的各卡均值再取平均,就是 1/K 错误",
     expect=REFUTED,
     claim="(1/R)·Σ_r ∇L_r = ∇L, L_r the mean loss over rank r's n_r items",
     assumptions=("R ranks, rank r holds n_r ≥ 1 items; all-reduce averages the gradients",),

@@ -33,6 +33,7 @@ def three_records():
 STATEMENT = Statement(
     id="mean-of-means",
     title="Averaging microbatch means with 1/K changes the objective",
+    title_zh="用 1/K 平均微批均值会改变训练目标",
     expect=REFUTED,
     claim="(1/K) Σ_k ∇L_k(θ) = ∇L(θ)",
     assumptions=("the assumptions of A2", "the lesson's model ŷ = w·x, ℓ = (ŷ − y)²/2"),

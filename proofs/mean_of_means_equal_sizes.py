@@ -15,6 +15,7 @@ mean_of_means = over_microbatches(microbatch_gradient) / K
 STATEMENT = Statement(
     id="mean-of-means-equal-sizes",
     title="When every microbatch has m records, the 1/K mean of means is the batch gradient",
+    title_zh="各微批都有 m 条记录时,1/K 均值的均值就是整批梯度",
     expect=PROVED,
     claim="n_k = m for all k  ⇒  (1/K) Σ_k ∇L_k(θ) = ∇L(θ)",
     assumptions=("the assumptions of A2", "every microbatch has the same size m ≥ 1, N = m·K"),

@@ -33,6 +33,7 @@ def reading():
 STATEMENT = Statement(
     id="micro-steps",
     title="Stepping after each microbatch is not the accumulated update",
+    title_zh="每个微批后都更新,不等于累积后的一次更新",
     expect=REFUTED,
     claim="w_K (one SGD step per microbatch, each at its own current w) = w − η·∇L(w)",
     assumptions=("the lesson's model ŷ = w·x, ℓ = (ŷ − y)²/2", "η > 0, K ≥ 2 microbatches"),

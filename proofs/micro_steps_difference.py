@@ -44,6 +44,7 @@ def reading():
 STATEMENT = Statement(
     id="micro-steps-difference",
     title="Per-microbatch steps differ from the accumulated step by a polynomial in η",
+    title_zh="逐微批更新与累积更新之差是 η 的多项式",
     expect=PROVED,
     claim="w_2 − w_acc = −η·Σ_k (s_k − n_k/N)·G_k + η²·s_1·s_2·H_2·G_1",
     assumptions=(

@@ -20,6 +20,7 @@ first_order = sp.Subs(sp.Derivative(sequential - accumulated, eta), eta, 0)
 STATEMENT = Statement(
     id="micro-steps-first-order",
     title="For K = 3 and any losses, scaled per-microbatch steps agree with one update at first order",
+    title_zh="K = 3 且损失任意时,缩放的逐微批更新在一阶上与一次更新一致",
     expect=PROVED,
     claim="d/dη [w_K(η) − w_acc(η)] at η = 0 is 0, for K = 3 and any microbatch gradients G_k",
     assumptions=("G_k(w) any differentiable microbatch gradient", "step k scaled by s_k",

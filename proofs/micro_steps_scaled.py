@@ -30,6 +30,7 @@ def reading():
 STATEMENT = Statement(
     id="micro-steps-scaled",
     title="Per-microbatch steps scaled by n_k/N match one update at first order, not second",
+    title_zh="按 n_k/N 缩放的逐微批更新只在一阶上与一次更新一致",
     expect=PROVED,
     claim="s_k = n_k/N  ⇒  w_2 − w_acc = η²·(n_1·n_2/N²)·H_2·∇L_1(w)",
     assumptions=("the assumptions of micro-steps-difference", "s_k = n_k/N"),

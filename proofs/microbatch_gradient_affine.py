@@ -34,6 +34,7 @@ def reading():
 STATEMENT = Statement(
     id="microbatch-gradient-affine",
     title="On ŷ = w·x a microbatch's mean gradient is H_k·w − r_k",
+    title_zh="在 ŷ = w·x 上,微批平均梯度为 H_k·w − r_k",
     expect=PROVED,
     claim="∇_w L_k(w) = H_k·w − r_k,  H_k = (1/n_k)Σ_{B_k} x_i²,  r_k = (1/n_k)Σ_{B_k} x_i·y_i",
     assumptions=("the lesson's model ŷ = w·x, ℓ_i = (w·x_i − y_i)²/2",

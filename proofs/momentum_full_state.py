@@ -26,6 +26,7 @@ resumed = restored.xreplace({saved_w: w1, saved_b: state1.buffer})
 STATEMENT = Statement(
     id="momentum-full-state",
     title="Restoring w and the momentum buffer resumes SGD exactly",
+    title_zh="同时恢复 w 与动量缓冲,SGD 可精确继续",
     expect=PROVED,
     claim="w_2 of an uninterrupted run = w_2 after saving and restoring (w_1, b_1)",
     assumptions=("torch.optim.SGD with momentum μ > 0, dampening τ, weight decay λ",

@@ -32,6 +32,7 @@ def lesson():
 STATEMENT = Statement(
     id="momentum-restore",
     title="Resuming SGD with momentum from w alone changes the next update",
+    title_zh="只恢复 w 就继续带动量的 SGD,会改变下一步更新",
     expect=REFUTED,
     claim="w_2 after restoring only w_1 (buffer reset) = w_2 after restoring w_1 and its buffer",
     assumptions=("torch.optim.SGD with momentum μ > 0, dampening 0",

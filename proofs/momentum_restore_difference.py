@@ -23,6 +23,7 @@ gap = -eta * (mu * G(w0) - tau * G(w1))
 STATEMENT = Statement(
     id="momentum-restore-difference",
     title="Losing the momentum buffer moves the next step by −η·(μ·b_1 − τ·g_2)",
+    title_zh="丢失动量缓冲使下一步移动 −η·(μ·b_1 − τ·g_2)",
     expect=PROVED,
     claim="w_2(w_1, b_1) − w_2(w_1, reset) = −η·(μ·b_1 − τ·g_2)",
     assumptions=("torch.optim.SGD: the first buffer is the gradient itself, undamped",

@@ -32,6 +32,7 @@ def both(mbs, w0):
 STATEMENT = Statement(
     id="mse-convention",
     title="MSELoss (no ½, mean over elements) gives twice the course's gradient",
+    title_zh="MSELoss(无 ½、对元素取均值)给出课程梯度的两倍",
     expect=PROVED,
     claim="∂/∂w mean((w·x − y)²) = 2·∂/∂w mean((w·x − y)²/2)",
     assumptions=("N ≥ 1 scalar records; MSELoss with reduction='mean' (its default)",),

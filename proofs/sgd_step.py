@@ -28,6 +28,7 @@ def one_step(lr):
 STATEMENT = Statement(
     id="sgd-step",
     title="The lesson's gradient (w·x − y)·x is the derivative of (w·x − y)²/2",
+    title_zh="课程中的梯度 (w·x − y)·x 是 (w·x − y)²/2 的导数",
     expect=PROVED,
     claim="∂/∂w [(w·x − y)²/2] = (w·x − y)·x",
     assumptions=("w, x, y real; no bias (b = 0)",),

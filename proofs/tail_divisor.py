@@ -34,6 +34,7 @@ def constructed():
 STATEMENT = Statement(
     id="tail-divisor",
     title="A tail window that keeps dividing by the planned count is not the mean of its records",
+    title_zh="尾部窗口继续除以计划的个数,不是其实际记录的均值",
     expect=REFUTED,
     claim="(1/d) Σ_{k=1}^{K} ∇L_k(θ) = ∇L(θ) for a tail window of K < d microbatches",
     assumptions=("the lesson's model ŷ = w·x, ℓ = (ŷ − y)²/2",

@@ -27,6 +27,7 @@ def constructed():
 STATEMENT = Statement(
     id="tail-divisor-scale",
     title="Dividing K equal microbatches by a planned count d scales the gradient by K/d",
+    title_zh="K 个等长微批除以计划个数 d,梯度缩放为 K/d",
     expect=PROVED,
     claim="n_k = m for all k  ⇒  (1/d) Σ_{k=1}^{K} ∇L_k(θ) = (K/d)·∇L(θ)",
     assumptions=("the assumptions of A2", "every microbatch has m ≥ 1 records",

@@ -31,6 +31,7 @@ def instantiate(K):
 STATEMENT = Statement(
     id="token-weighting",
     title="For a mean over valid tokens, weight microbatches by tokens, not records",
+    title_zh="目标是有效 token 均值时,应按 token 而不是记录数加权",
     expect=REFUTED,
     claim="Σ_k (n_k/N)·∇L_k = Σ_k (t_k/T)·∇L_k,  n_k records, t_k valid tokens, L_k a token mean",
     assumptions=("microbatch k holds n_k ≥ 1 records and t_k ≥ 1 valid tokens",

@@ -21,6 +21,7 @@ T = boundary(K, tokens)
 STATEMENT = Statement(
     id="token-weighting-proportional",
     title="Token and record weights agree when tokens are proportional to records",
+    title_zh="token 数与记录数成比例时,两种权重一致",
     expect=PROVED,
     claim="t_k = τ·n_k for all k  ⇒  t_k/T = n_k/N",
     assumptions=("microbatch k holds n_k ≥ 1 records with τ > 0 valid tokens each on average",),

@@ -26,6 +26,7 @@ def lesson():
 STATEMENT = Statement(
     id="undivided-sum",
     title="Adding microbatch gradients without dividing changes the step's scale",
+    title_zh="微批梯度直接相加不除,会改变步长尺度",
     expect=REFUTED,
     claim="Σ_k ∇L_k(θ) = ∇L(θ)",
     assumptions=("the assumptions of A2", "the lesson's model ŷ = w·x, ℓ = (ŷ − y)²/2"),

@@ -15,6 +15,7 @@ total = over_microbatches(microbatch_gradient)
 STATEMENT = Statement(
     id="undivided-sum-scale",
     title="With K equal microbatches, the undivided sum is K times the batch gradient",
+    title_zh="K 个等长微批直接相加,是整批梯度的 K 倍",
     expect=PROVED,
     claim="n_k = m for all k  ⇒  Σ_k ∇L_k(θ) = K·∇L(θ)",
     assumptions=("the assumptions of A2", "every microbatch has the same size m ≥ 1, N = m·K"),

@@ -28,6 +28,7 @@ def gb(params, stage, dp):
 STATEMENT = Statement(
     id="zero-stages",
     title="The four ZeRO per-card formulas follow from the 2 + 2 + 4 + 4 + 4 ledger",
+    title_zh="四个 ZeRO 每卡公式由 2 + 2 + 4 + 4 + 4 的账目推出",
     expect=PROVED,
     claim="per-card state bytes of stages 0–3 = 16P, (4 + 12/D)P, (2 + 14/D)P, 16P/D",
     assumptions=("the course's ledger: parameters 2, gradients 2, master copy 4, Adam m 4, "

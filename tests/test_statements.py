@@ -328,3 +328,11 @@ def test_instance_check_reports_each_value():
     assert [ok for *_, ok in inst.check()] == [False]
     inst = Instance("x", "test", lambda: {"a": sp.Rational(1, 3)}, {"a": "0.333"})
     assert [ok for *_, ok in inst.check()] == [False]      # a decimal is exact unless Rounded
+
+
+def test_every_statement_has_a_chinese_title():
+    from derive.statements.registry import all_statements
+    from derive.render.symbols import has_cjk
+
+    missing = [s.id for s in all_statements() if not has_cjk(s.title_zh)]
+    assert missing == []

@@ -201,4 +201,5 @@ def statement_document(outcome: Outcome, lang: str = "en") -> Document:
                              f"≈ {shown}" if shown else ("✓" if ok else "✗")))
             blocks += [Paragraph(f"{inst.label} — {inst.source}"),
                        Table((t["quantity"], t["computed"], ""), tuple(rows))]
-    return Document(f"{s.id} — {s.title}", tuple(blocks), lang)
+    title = s.title_zh if lang == "zh" and s.title_zh else s.title
+    return Document(f"{s.id} — {title}", tuple(blocks), lang)

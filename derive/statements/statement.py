@@ -114,6 +114,8 @@ class Statement:
     instances: tuple[Instance, ...] = ()
     holds_when: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())
+    title_zh: str = ""
+    """The title in Chinese, for `--lang zh` exports."""
 
     def __post_init__(self):
         if not ID_PATTERN.match(self.id):
