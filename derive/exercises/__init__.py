@@ -2,8 +2,8 @@
 
 from derive.exercises.bank import load
 from derive.exercises.check import Report, answer_key, check_exercise
-from derive.exercises.errors import ExerciseError, NotSupported
+from derive.exercises.errors import ExerciseError
 from derive.exercises.schema import Exercise
 
-__all__ = ["Exercise", "ExerciseError", "NotSupported", "Report", "answer_key",
+__all__ = ["Exercise", "ExerciseError", "Report", "answer_key",
            "check_exercise", "load"]

@@ -27,10 +27,6 @@ class ExerciseError(Exception):
         return " ".join(text.split())
 
 
-class NotSupported(ExerciseError):
-    """Valid input that this version cannot handle yet (also exit 2, said differently)."""
-
-
 def did_you_mean(name: str, choices) -> str:
     close = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.6)
     return f"did you mean {close[0]!r}?" if close else ""

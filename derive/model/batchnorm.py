@@ -20,9 +20,6 @@ def normalize(xs, eps):
     return [(x - mu) / sp.sqrt(var + eps) for x in xs]
 
 
-def outputs(xs, gamma_, beta_, eps):
-    """y_i = γ·x̂_i + β."""
-    return [gamma_ * h + beta_ for h in normalize(xs, eps)]
 
 
 @lru_cache(maxsize=None)

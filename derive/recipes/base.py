@@ -131,12 +131,7 @@ class Recipe:
         ctx = Context(self, given, overrides)
         return {q.name: ctx[q.name] for q in self.available(given)}
 
-    def context(self, given, overrides=None) -> Context:
-        return Context(self, given, overrides)
 
-
-def as_list(value: Value) -> list:
-    return list(value) if isinstance(value, (list, tuple)) else [value]
 
 
 def expand_exact(value: Value) -> Value:

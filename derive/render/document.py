@@ -126,7 +126,6 @@ PREAMBLE = {
     "zh": ("\\documentclass[11pt]{ctexart}\n\\usepackage{amsmath,amssymb}\n"
            "\\usepackage[margin=2cm]{geometry}\n"),
 }
-ENGINE = {"en": "pdflatex", "zh": "xelatex"}
 
 
 def to_tex(doc: Document, standalone: bool = False) -> str:
@@ -192,10 +191,3 @@ def to_markdown(doc: Document) -> str:
     """Markdown whose math spans KaTeX renders ($…$ inline, $$…$$ display)."""
     return "\n\n".join([f"# {prose_markdown(doc.title)}"] + [md_block(b) for b in doc.blocks]) + "\n"
 
-
-def title_for(text: str, lang: str, fallback: str) -> str:
-    """A title for the document's language: pdfLaTeX cannot set Chinese, so an English
-    document falls back when the title is Chinese."""
-    if lang == "en" and has_cjk(text):
-        return fallback
-    return text

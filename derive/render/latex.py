@@ -25,8 +25,6 @@ class Tex:
         return self.text
 
 
-def atom(text: str) -> Tex:
-    return Tex(text)
 
 
 def paren(t: Tex) -> Tex:
@@ -90,12 +88,8 @@ def call(name: str, *args: Tex) -> Tex:
     return Tex(rf"\operatorname{{{name}}}\left({', '.join(a.text for a in args)}\right)")
 
 
-def sum_over(index: str, body: Tex) -> Tex:
-    return Tex(rf"\sum_{{{index}}} {_operand(body, MUL)}", MUL)
 
 
-def equals(*sides: Tex) -> Tex:
-    return Tex(" = ".join(s.text for s in sides), REL)
 
 
 def approx(a: Tex, b: Tex) -> Tex:
