@@ -6,14 +6,12 @@
 
 import sympy as sp
 
-from derive.model.objective import (
-    K, N, batch_objective, block_sum, microbatch_objective, n, over_microbatches, record_loss,
-    weight, weighted,
-)
-from derive.model.schemes import record_gradients
-from derive.statements import PROVED, Instance, Statement, calc
 from derive.model import linear
-from derive.model.objective import mean, weights
+from derive.model.objective import (
+    N, batch_objective, block_sum, mean, microbatch_objective, n, over_microbatches,
+    record_loss, weight, weighted, weights,
+)
+from derive.statements import PROVED, Instance, Statement, calc
 
 ell = record_loss
 

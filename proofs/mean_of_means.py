@@ -4,11 +4,9 @@
     (statement mean-of-means-equal-sizes).
 """
 
-import sympy as sp
-
 from derive.model import schemes
 from derive.model.objective import (
-    K, N, batch_objective, grad, microbatch_objective, mean, over_microbatches, sgd_update,
+    K, batch_objective, grad, microbatch_objective, over_microbatches, sgd_update,
 )
 from derive.statements import REFUTED, Family, Instance, Statement
 from .course_data import EXERCISE2_MEANS, EXERCISE2_SIZES, THREE_LR, THREE_RECORDS, THREE_W

@@ -3,8 +3,6 @@
     s_k = n_k/N  ⇒  w_2 − w_acc = η²·(n_1·n_2/N²)·H_2·∇L_1(w)
 """
 
-import sympy as sp
-
 from derive.model import schemes
 from derive.statements import PROVED, Instance, Statement, calc
 from .course_data import THREE_LR, THREE_RECORDS, THREE_W

@@ -4,8 +4,6 @@ the records it actually holds.
     (1/d) Σ_{k=1}^{K} ∇L_k(θ) ≠ ∇L(θ)   for a window of K < d microbatches
 """
 
-from itertools import islice
-
 from derive.model import schemes
 from derive.statements import REFUTED, Family, Instance, Statement
 from .course_data import THREE_RECORDS, THREE_W

@@ -20,8 +20,6 @@ def normalize(xs, eps):
     return [(x - mu) / sp.sqrt(var + eps) for x in xs]
 
 
-
-
 @lru_cache(maxsize=None)
 def _gamma_derivative():
     h, t = sp.symbols("xhat t", real=True)

@@ -132,8 +132,6 @@ class Recipe:
         return {q.name: ctx[q.name] for q in self.available(given)}
 
 
-
-
 def expand_exact(value: Value) -> Value:
     """Exact values in their simplest closed form (lists element by element)."""
     if isinstance(value, (list, tuple)):

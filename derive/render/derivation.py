@@ -3,8 +3,6 @@ derivation shows; `document` decides how it looks."""
 
 from __future__ import annotations
 
-import sympy as sp
-
 from derive.exercises.check import Report
 from derive.kernel.exact import decimal_str, round_half_away, to_expr
 from derive.render.document import Document, Heading, Items, Math, Paragraph, Table

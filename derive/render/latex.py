@@ -25,8 +25,6 @@ class Tex:
         return self.text
 
 
-
-
 def paren(t: Tex) -> Tex:
     return Tex(rf"\left({t.text}\right)")
 
@@ -86,10 +84,6 @@ def power(base: Tex, exponent: Tex) -> Tex:
 
 def call(name: str, *args: Tex) -> Tex:
     return Tex(rf"\operatorname{{{name}}}\left({', '.join(a.text for a in args)}\right)")
-
-
-
-
 
 
 def approx(a: Tex, b: Tex) -> Tex:

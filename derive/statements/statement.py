@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from derive.kernel import Family, Fact, Verdict, exact
-from derive.kernel.exact import round_half_away, terminating_places, to_expr
+from derive.kernel.exact import round_half_away, to_expr
 
 ID_PATTERN = re.compile(r"^(A\d+|[a-z0-9]+(?:-[a-z0-9]+)*)$")
 
