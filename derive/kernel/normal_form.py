@@ -6,7 +6,8 @@ Rules, applied bottom-up (each one an identity, so the rewrite never changes a v
 2. Linearity: a sum's summand is expanded and every factor that does not depend on the
    index is taken outside; each remaining monomial is summed on its own, in closed form when
    it holds no undefined function (SymPy's summation of a polynomial in the index).
-3. Telescoping: Σ_{i=a}^{b} (h(i) − h(i−1)) = h(b) − h(a−1).
+3. Index shift, then telescoping: Σ_{i=a}^{b} g(i + c) = Σ_{i=a+c}^{b+c} g(i) when the index
+   enters only as i + c; Σ_{i=a}^{b} (h(i) − h(i−1)) = h(b) − h(a−1).
 4. Prefix sums: Σ_{i=a}^{b} g(i) = P_g(b, p…) − P_g(a−1, p…), where P_g(m, p…) = Σ_{i=1}^{m} g(i)
    is a fresh function of the summand g and of every other symbol p… that g depends on (an
    outer summation index among them), and P_g(0, p…) = 0. With SymPy's (Karr's) convention for sums whose
@@ -70,11 +71,34 @@ def _telescoping_part(terms: list[sp.Expr], i: sp.Symbol) -> sp.Expr:
     return sp.Add(*h)
 
 
+def _uniform_shift(f: sp.Expr, i: sp.Symbol) -> int:
+    """c when the index enters f only as i + c inside function arguments or subscripts."""
+    shifts, holders = set(), {}
+    for atom in f.atoms(AppliedUndef, sp.Indexed):
+        if not atom.has(i):
+            continue
+        args = atom.indices if isinstance(atom, sp.Indexed) else atom.args
+        for arg in args:
+            if arg.has(i):
+                const, rest = sp.expand(arg).as_coeff_Add()
+                if rest != i or not const.is_Integer:
+                    return 0
+                shifts.add(int(const))
+        holders[atom] = sp.Dummy()
+    if len(shifts) != 1 or f.xreplace(holders).has(i):
+        return 0
+    return shifts.pop()
+
+
 def _sum_one(f: sp.Expr, i: sp.Symbol, a: sp.Expr, b: sp.Expr, rules: set[str]) -> sp.Expr:
     if f.is_zero:
         return sp.S.Zero
     if a.is_integer is not True or b.is_integer is not True:
         return sp.Sum(f, (i, a, b))
+    shift = _uniform_shift(f, i)
+    if shift:  # Σ_{i=a}^{b} g(i + c) = Σ_{j=a+c}^{b+c} g(j)
+        rules.add("index shift")
+        f, a, b = f.subs(i, i - shift), a + shift, b + shift
     f = _canon_args(sp.expand(f))
     terms = list(sp.Add.make_args(f))
     h = _telescoping_part(terms, i)
