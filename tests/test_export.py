@@ -168,3 +168,20 @@ def test_notebook_display():
     assert "参考答案" in key._repr_markdown_()
     d = notebook.derivation(str(ROOT / "proofs" / "course" / "reading.toml"))
     assert r"\frac{2}{3} \cdot 2.5 + \frac{1}{3} \cdot 9 = \frac{14}{3}" in d._repr_markdown_()
+
+
+def test_every_known_mistake_has_a_chinese_explanation():
+    from derive.recipes import RECIPES
+    from derive.render.labels import MISTAKES_ZH
+
+    names = {m.name for r in RECIPES.values() for m in r.mistakes}
+    names |= {q.name for r in RECIPES.values() for q in r.quantities if q.mistake_of}
+    assert names <= set(MISTAKES_ZH), sorted(names - set(MISTAKES_ZH))
+
+
+def test_chinese_diagnoses_in_the_export():
+    md = render(["export", "tests/data/mistakes.toml", "--format", "md", "--lang", "zh"])
+    assert "错误:各微批均值直接等权平均" in md
+    assert "由你错误的 gradient 正确推出" in md
+    assert "被提前四舍五入到 2 位" in md
+    assert "没有已知错误给出这个值" in md

@@ -28,6 +28,9 @@ class Diagnosis:
     explanation: str = ""
     also: tuple[str, ...] = ()
     """Other known mistakes that give the same value."""
+    args: tuple = ()
+    """The facts behind the explanation, for other languages: ("shape", claimed, expected),
+    ("rounded", quantity, places, target) or ("unknown", first_wrong_is_this_one)."""
 
     def as_dict(self) -> dict:
         return {"first_wrong": self.first_wrong, "carried_from": self.carried_from,
@@ -65,8 +68,9 @@ def _shape(value) -> str:
     return "a number"
 
 
-def shape_mismatch(claim: Claim, expected) -> str | None:
-    """Why a claim cannot match for its shape alone (a number for a list, a wrong length)."""
+def shape_mismatch(claim: Claim, expected) -> tuple[str, str] | None:
+    """(the claim's shape, the quantity's shape) when they differ (a number for a list, a
+    wrong length), else None."""
     def same(c, e):
         if c.is_list != isinstance(e, (list, tuple)):
             return False
@@ -74,7 +78,7 @@ def shape_mismatch(claim: Claim, expected) -> str | None:
     if same(claim, expected):
         return None
     got = _shape(claim.exact_value())
-    return f"the claim is {got}, but the quantity is {_shape(expected)}"
+    return got, _shape(expected)
 
 
 def diagnose(recipe: Recipe, given, claims: dict[str, Claim], wrong: list[str],
@@ -89,7 +93,9 @@ def diagnose(recipe: Recipe, given, claims: dict[str, Claim], wrong: list[str],
         claim = claims[name]
         mismatch = shape_mismatch(claim, expected[name])
         if mismatch:
-            out[name] = Diagnosis(first, explanation=mismatch)
+            got, want = mismatch
+            out[name] = Diagnosis(first, explanation=f"the claim is {got}, but the quantity is "
+                                  f"{want}", args=("shape", got, want))
             continue
         earlier_wrong = [p for p in wrong if order.index(p) < order.index(name)]
         found = None
@@ -116,13 +122,14 @@ def diagnose(recipe: Recipe, given, claims: dict[str, Claim], wrong: list[str],
                             and holds(claim, value)):
                         found = Diagnosis(first, mistake="rounded_early", explanation=(
                             f"{p} was rounded to {plural(places, 'place')} before computing "
-                            f"{name}"))
+                            f"{name}"), args=("rounded", p, places, name))
                         break
                 if found:
                     break
         if found is None:
             where = ("this is the first wrong quantity" if name == first
                      else f"the first wrong quantity is {first}")
-            found = Diagnosis(first, explanation=f"no known mistake gives this value; {where}")
+            found = Diagnosis(first, explanation=f"no known mistake gives this value; {where}",
+                              args=("unknown", name == first))
         out[name] = found
     return out

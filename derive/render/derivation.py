@@ -7,7 +7,7 @@ from derive.exercises.check import Report
 from derive.kernel.exact import decimal_str, round_half_away, to_expr
 from derive.render.document import Document, Heading, Items, Math, Paragraph, Table
 from derive.render.formulas import Values, substituted
-from derive.render.labels import STATUS, words
+from derive.render.labels import STATUS, explanation, words
 from derive.render.latex import number, value
 from derive.render.printer import latex
 from derive.render.symbols import escape_text, math_symbols
@@ -111,7 +111,8 @@ def exercise_blocks(report: Report, lang: str) -> list:
             if c.diagnosis:
                 d = c.diagnosis
                 name_ = d.mistake or (f"← {d.carried_from}" if d.carried_from else "")
-                note += f"; {t['diagnosis']}: " + (f"{name_}: " if name_ else "") + d.explanation
+                note += f"; {t['diagnosis']}: " + (f"{name_}: " if name_ else "") + \
+                    explanation(d, lang)
             blocks.append(Paragraph(note, emphasis=True))
     return blocks
 

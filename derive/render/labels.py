@@ -42,3 +42,57 @@ def words(lang: str) -> dict[str, str]:
     if lang not in WORDS:
         raise ValueError(f"unknown language {lang!r}; use one of {LANGS}")
     return WORDS[lang]
+
+
+MISTAKES_ZH = {
+    # sgd_step
+    "loss_other_convention": "用了另一种损失约定: (ŷ − y)² 与 (ŷ − y)²/2 混用",
+    "gradient_other_convention": "用了另一种损失约定的梯度:差一个因子 2 (MSELoss 没有 ½ )",
+    "gradient_sum": "把各记录的梯度相加而没有取平均",
+    "gradient_sign": "梯度符号取反: x·(y − ŷ)",
+    "w_new_sign": "更新方向反了: w + η·g",
+    "w_new_other_convention": "用另一种损失约定做的更新",
+    "loss_new_at_old_w": "新损失用了旧参数",
+    "prediction_new_at_old_w": "新预测用了旧参数",
+    # accumulation
+    "mean_of_means": "1/K 错误:各微批均值直接等权平均",
+    "sum_of_means": "微批均值直接相加,没有除",
+    "w_new_mean_of_means": "用均值的均值做的更新",
+    "w_new_sum_of_means": "用未除的和做的更新",
+    "w_micro_steps": "每个微批后都更新得到的 w(另一条轨迹)",
+    "divisor_gradient": "微批均值之和除以固定分母 d(尾部窗口仍按计划个数除)",
+    "w_new_divisor": "用固定分母的梯度做的更新",
+    "weights_by_records": "目标是 token 均值,却按记录数加权 n_k/N",
+    "weights_one_over_k": "每个微批都取 1/K",
+    "gradient_by_records": "目标是 token 均值,却按记录数加权",
+    "microbatch_gradient_sums": "微批梯度和,没有除以 n_k",
+    # clipping
+    "clip_then_mean": "先裁剪每个微批梯度,再累积",
+    "clip_scaled_then_unscale": "先裁剪缩放后的梯度,再反缩放(PyTorch 要求先 unscale_)",
+    # memory
+    "state_gb_as_gib": "把 GB(10⁹ 字节)当成 GiB(2³⁰ 字节)",
+    "state_gib_as_gb": "把 GiB(2³⁰ 字节)当成 GB(10⁹ 字节)",
+    "activations_divided_by_dp": "激活也除以了数据并行度 D",
+    "total_gib_unsharded": "没有按阶段分片:用了阶段 0 的状态",
+    "total_in_gb": "GB 的状态加上 GiB 的激活",
+}
+"""The diagnosis's known mistakes in Chinese (names as in the JSON `diagnosis`)."""
+
+
+def explanation(diagnosis, lang: str) -> str:
+    """A diagnosis's explanation in the document's language."""
+    if lang != "zh":
+        return diagnosis.explanation
+    if diagnosis.carried_from:
+        return f"由你错误的 {diagnosis.carried_from} 正确推出:错误被带到了后面"
+    kind = diagnosis.args[0] if diagnosis.args else None
+    if kind == "shape":
+        return f"答案的形状({diagnosis.args[1]})与该量({diagnosis.args[2]})不同"
+    if kind == "rounded":
+        _, p, places, name = diagnosis.args
+        return f"计算 {name} 之前,{p} 被提前四舍五入到 {places} 位"
+    if kind == "unknown":
+        where = "这是第一个错误的量" if diagnosis.args[1] else \
+            f"第一个错误的量是 {diagnosis.first_wrong}"
+        return f"没有已知错误给出这个值;{where}"
+    return MISTAKES_ZH.get(diagnosis.mistake, diagnosis.explanation)
