@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 KATEX := tests/katex/node_modules/katex/package.json
 
-.PHONY: demo test bench golden docs clean
+.PHONY: demo test renderers bench golden docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,8 +25,12 @@ demo: $(STAMP)
 	$(BIN)/derive prove
 	$(BIN)/derive check proofs/course
 
-test: $(STAMP) $(KATEX)
+test: $(STAMP) renderers $(KATEX)
 	$(BIN)/python -m pytest
+
+# TeX Live and node for the export tests (Debian packages; needs root, else says what to do).
+renderers:
+	@bash .ci/renderers
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/prove.py

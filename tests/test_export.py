@@ -1,7 +1,7 @@
 """Exports: exact golden text, LaTeX that real engines compile (pdfLaTeX for English, XeLaTeX
 with ctexart for Chinese), and Markdown whose every math span KaTeX renders in strict mode.
 
-The renderers are installed by .ci/run. Set DERIVE_SKIP_RENDERERS=1 to skip the compile and
+The renderers are installed by `make test` (.ci/renderers). Set DERIVE_SKIP_RENDERERS=1 to skip the compile and
 render checks on a machine without them (never in CI).
 """
 
@@ -34,7 +34,8 @@ def need(tool: str) -> str:
     if path is None:
         if SKIP:
             pytest.skip(f"{tool} not installed and DERIVE_SKIP_RENDERERS=1")
-        pytest.fail(f"{tool} is not installed: .ci/run installs it (or set DERIVE_SKIP_RENDERERS=1)")
+        pytest.fail(f"{tool} is not installed: `make test` installs it through .ci/renderers "
+                    "(or set DERIVE_SKIP_RENDERERS=1)")
     return path
 
 
@@ -128,7 +129,7 @@ def katex_failures(spans: list[dict]) -> list[dict]:
     if not (KATEX / "node_modules" / "katex").is_dir():
         if SKIP:
             pytest.skip("katex not installed and DERIVE_SKIP_RENDERERS=1")
-        pytest.fail("katex is not installed: run `npm install --prefix tests/katex` (.ci/run does)")
+        pytest.fail("katex is not installed: run `npm install --prefix tests/katex` (`make test` does)")
     done = subprocess.run([node, str(KATEX / "render.js")], input=json.dumps(spans),
                           capture_output=True, text=True, timeout=300, check=True)
     return json.loads(done.stdout)
