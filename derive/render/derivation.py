@@ -4,11 +4,11 @@ derivation shows; `document` decides how it looks."""
 from __future__ import annotations
 
 from derive.exercises.check import Report
-from derive.kernel.exact import decimal_str, round_half_away, to_expr
+from derive.kernel.exact import decimal_str, fixed_str, terminating_places, to_expr
 from derive.render.document import Document, Heading, Items, Math, Paragraph, Table
 from derive.render.formulas import Values, substituted
 from derive.render.labels import STATUS, explanation, words
-from derive.render.latex import number, value
+from derive.render.latex import DECIMAL_PLACES, number
 from derive.render.printer import latex
 from derive.render.symbols import escape_text, math_symbols
 from derive.render.values import is_large
@@ -18,23 +18,28 @@ PLACES = 6
 """Decimals shown after ≈ in derivations (the course prints 4.666667, 0.533333)."""
 
 
+def _decimal(e) -> str | None:
+    """The decimal shown after ≈, or None when the exact value is already a short decimal."""
+    e = to_expr(e)
+    if e.is_Rational:
+        places = terminating_places(e)
+        if places is not None and places <= DECIMAL_PLACES:
+            return None
+        return fixed_str(e, PLACES)
+    return decimal_str(e, PLACES + 1)
+
+
 def approx_text(v) -> str | None:
-    """`\\approx 4.666667` for a value whose decimal does not terminate within PLACES."""
+    """`\\approx 4.666667` for a value whose decimal does not terminate within PLACES (a list
+    shows every element, exact where it already is a short decimal)."""
     if isinstance(v, (list, tuple)):
-        parts = [approx_text(x) for x in v]
+        parts = [_decimal(x) for x in v]
         if all(p is None for p in parts):
             return None
-        return r"\approx \left[" + ", ".join(
-            (p or "= " + value(x).text)[len(r"\approx "):] if p else value(x).text
-            for p, x in zip(parts, v)) + r"\right]"
-    e = to_expr(v)
-    if e.is_Rational and number(e).text == value(e).text and "frac" not in value(e).text:
-        return None
-    if e.is_Rational:
-        d = round_half_away(e, PLACES)
-        from derive.kernel.exact import fixed_str
-        return rf"\approx {fixed_str(d, PLACES)}"
-    return rf"\approx {decimal_str(e, PLACES + 1)}"
+        return r"\approx \left[" + ", ".join(p or number(x).text for p, x in zip(parts, v)) \
+            + r"\right]"
+    d = _decimal(v)
+    return None if d is None else rf"\approx {d}"
 
 
 def _exact(v) -> str:
@@ -45,8 +50,7 @@ def _exact(v) -> str:
     e = to_expr(v)
     if is_large(e):
         return rf"\approx {decimal_str(e, PLACES + 4)}"
-    return number(e, decimals=True).text if e.is_Rational and e.q in (1, 2, 4, 5, 8, 10, 20, 25,
-                                                                       40, 50, 100) else value(e).text
+    return number(e).text
 
 
 # ------------------------------------------------------------------------------- exercises
