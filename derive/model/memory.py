@@ -60,11 +60,15 @@ def bytes_per_param(ledger: dict) -> sp.Expr:
     return sp.Add(*[to_expr(b) for b in ledger.values()])
 
 
-def card_bytes_per_param(ledger: dict, stage: int, dp) -> sp.Expr:
-    """Bytes per parameter held on one card: a sharded component counts 1/D of its bytes."""
+def component_bytes(ledger: dict, stage: int, dp) -> dict:
+    """Each component's bytes per parameter on one card: 1/D of them when the stage shards it."""
     d = to_expr(dp)
-    return sp.Add(*[to_expr(b) / d if c in SHARDED[stage] else to_expr(b)
-                    for c, b in ledger.items()])
+    return {c: to_expr(b) / d if c in SHARDED[stage] else to_expr(b) for c, b in ledger.items()}
+
+
+def card_bytes_per_param(ledger: dict, stage: int, dp) -> sp.Expr:
+    """Bytes per parameter held on one card: Σ_c of `component_bytes`."""
+    return sp.Add(*component_bytes(ledger, stage, dp).values())
 
 
 def state_bytes(params, ledger: dict, stage: int = 0, dp=1) -> sp.Expr:

@@ -89,28 +89,29 @@ def draw_chart(params, ledger, dp, activation_gib, path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    def plotted(v) -> float:
+        return float(v)  # matplotlib's coordinates: display only, nothing is decided on them
+
     fig, ax = plt.subplots(figsize=(7, 4.2), dpi=120)
     stages = [0, 1, 2, 3]
+    names = [STAGE_NAMES[s] for s in stages]
+    per_card = [m.component_bytes(ledger, s, dp) for s in stages]
     bottoms = [0.0] * 4
     for comp, b in ledger.items():
-        heights = []
-        for s in stages:
-            per = sp.Rational(b) / (dp if comp in m.SHARDED[s] else 1)
-            heights.append(float(per * params / m.GIB))  # display only
-        ax.bar([STAGE_NAMES[s] for s in stages], heights, bottom=bottoms,
-               color=COLORS.get(comp, "#999999"), label=f"{comp} ({b} B)")
+        heights = [plotted(c[comp] * params / m.GIB) for c in per_card]
+        ax.bar(names, heights, bottom=bottoms, color=COLORS.get(comp, "#999999"),
+               label=f"{comp} ({b} B)")
         bottoms = [a + h for a, h in zip(bottoms, heights)]
-    act = float(activation_gib)
-    if act:
-        ax.bar([STAGE_NAMES[s] for s in stages], [act] * 4, bottom=bottoms, color="white",
+    if activation_gib:
+        ax.bar(names, [plotted(activation_gib)] * 4, bottom=bottoms, color="white",
                edgecolor="#555555", hatch="//", label="activations (not divided by D)")
     for x, s in enumerate(stages):
         total = m.total_gib(params, ledger, s, dp, activation_gib)
-        ax.text(x, float(total), f"{_d(total)} GiB", ha="center", va="bottom", fontsize=9)
+        ax.text(x, plotted(total), f"{_d(total)} GiB", ha="center", va="bottom", fontsize=9)
     ax.set_ylabel("GiB per card (2³⁰ bytes)")
     ax.set_xlabel("ZeRO stage")
     ax.set_title(f"P = {decimal_str(params)} parameters, D = {dp}")
-    ax.set_ylim(0, max(bottoms[0] + act, 1e-9) * 1.15)
+    ax.set_ylim(0, max(bottoms[0] + plotted(activation_gib), 1e-9) * 1.15)
     ax.legend(fontsize=8, loc="upper right", frameon=False)
     ax.spines[["top", "right"]].set_visible(False)
     fig.tight_layout()
