@@ -7,7 +7,7 @@ activations per card by D as well gives a wrong total.
 import sympy as sp
 
 from derive.model import memory
-from derive.statements import REFUTED, Family, Instance, Instantiation, Rounded, Statement
+from derive.statements import REFUTED, Schema, Instance, Instantiation, Rounded, Statement
 
 
 def instantiate(stage):
@@ -26,7 +26,7 @@ STATEMENT = Statement(
     expect=REFUTED,
     claim="state/2³⁰ + A/D = state/2³⁰ + A (activations A GiB per card divided by D)",
     assumptions=("any ZeRO stage; A ≥ 0 GiB of activations on every card",),
-    family=Family(lambda: [0, 1, 2, 3], instantiate),
+    schema=Schema(lambda: [0, 1, 2, 3], instantiate),
     instances=(
         Instance(
             label="10⁹ parameters, stage 3, D = 4, 2 GiB of activations, divided by mistake",

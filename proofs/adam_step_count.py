@@ -7,7 +7,7 @@ next update: the bias corrections 1 − β₁ᵗ and 1 − β₂ᵗ depend on t.
 from dataclasses import replace
 
 from derive.model.optimizers import Optimizer, State, adam_step
-from derive.statements import REFUTED, Family, Instance, Statement
+from derive.statements import REFUTED, Schema, Instance, Statement
 from .course_data import SINGLE_LR, SINGLE_RECORD, SINGLE_W
 from .optimizer_families import batch_gradient, instantiation, shapes
 
@@ -34,7 +34,7 @@ STATEMENT = Statement(
     claim="w_2 after restoring (w_1, m_1, v_1) with t reset to 0 = w_2 after restoring t = 1 too",
     assumptions=("torch.optim.Adam with PyTorch's defaults: β = (0.9, 0.999), ε = 1e-8",
                  "the lesson's model on the same batch at every step"),
-    family=Family(shapes, lambda n: instantiation(
+    schema=Schema(shapes, lambda n: instantiation(
         n, lambda G, w, eta: second_steps(G, w, eta)[:0:-1])),
     instances=(
         Instance(

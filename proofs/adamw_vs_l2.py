@@ -7,7 +7,7 @@
 import sympy as sp
 
 from derive.model.optimizers import Optimizer, State, adam_step
-from derive.statements import REFUTED, Family, Instance, Statement
+from derive.statements import REFUTED, Schema, Instance, Statement
 from .course_data import SINGLE_LR, SINGLE_RECORD, SINGLE_W
 from .optimizer_families import batch_gradient, instantiation, shapes
 
@@ -34,7 +34,7 @@ STATEMENT = Statement(
     claim="one AdamW step with weight decay λ = one Adam step with weight_decay λ",
     assumptions=("torch.optim.Adam/AdamW, β = (0.9, 0.999), ε = 1e-8; λ > 0",
                  "the lesson's model; the first step from a fresh state"),
-    family=Family(shapes, lambda n: instantiation(
+    schema=Schema(shapes, lambda n: instantiation(
         n, lambda G, w, eta: one_step(G, w, eta, lam), extra=(lam,))),
     instances=(
         Instance(

@@ -7,7 +7,7 @@ scale does not give the accumulated gradient.
 import sympy as sp
 
 from derive.model.amp import scaled, unscaled
-from derive.statements import REFUTED, Family, Instantiation, Statement
+from derive.statements import REFUTED, Schema, Instantiation, Statement
 
 
 def instantiate(K):
@@ -28,6 +28,6 @@ STATEMENT = Statement(
     expect=REFUTED,
     claim="Σ_k S_k·g_k / S_K = Σ_k g_k when the scale S_k changes between microbatches",
     assumptions=("microbatch k's backward uses scale S_k > 0; one unscale_ by the last scale",),
-    family=Family(lambda: [1, 2, 3], instantiate),
+    schema=Schema(lambda: [1, 2, 3], instantiate),
     holds_when=("amp-unscale",),
 )

@@ -9,7 +9,7 @@ import sympy as sp
 
 from derive.model.batchnorm import gamma_gradient
 from derive.model.objective import weighted_sum, weights
-from derive.statements import REFUTED, Family, Instantiation, Statement
+from derive.statements import REFUTED, Schema, Instantiation, Statement
 from .families import partitions
 
 g, b = sp.symbols("gamma beta", real=True)
@@ -51,6 +51,6 @@ STATEMENT = Statement(
     assumptions=("scalar features, BatchNorm in training mode: biased variance, ε > 0",
                  "every microbatch holds at least 2 records (torch refuses a batch of one)",
                  "y_i = γ·x̂_i + β, per-record loss (y_i − t_i)²/2, K ≥ 2 microbatches"),
-    family=Family(shapes, instantiate, max_shapes=4),
+    schema=Schema(shapes, instantiate, max_shapes=4),
     notes=("the gradient with respect to β agrees (Σ x̂ = 0 in every batch); γ shows the gap",),
 )

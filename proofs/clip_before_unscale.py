@@ -8,7 +8,7 @@ import sympy as sp
 
 from derive.model.amp import scaled, unscaled
 from derive.model.clipping import clip_norm
-from derive.statements import REFUTED, Family, Instance, Instantiation, Statement
+from derive.statements import REFUTED, Schema, Instance, Instantiation, Statement
 from .course_data import CLIP_THRESHOLD
 
 c = sp.Symbol("c", positive=True)
@@ -39,7 +39,7 @@ STATEMENT = Statement(
     expect=REFUTED,
     claim="clip(S·g, c)/S = clip(g, c)  (norm clipping, ε = 0)",
     assumptions=("loss scale S > 0, threshold c > 0",),
-    family=Family(lambda: [1, 2], instantiate),
+    schema=Schema(lambda: [1, 2], instantiate),
     instances=(
         Instance(
             label="g = 0.5 under the course's threshold 1 with S = 2^16",

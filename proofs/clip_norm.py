@@ -5,7 +5,7 @@ clipping the accumulated gradient.
 """
 
 from derive.model.clipping import clip_norm
-from derive.statements import REFUTED, Family, Instance, Statement
+from derive.statements import REFUTED, Schema, Instance, Statement
 from .clip_families import instantiate, reading, shapes
 
 STATEMENT = Statement(
@@ -15,7 +15,7 @@ STATEMENT = Statement(
     expect=REFUTED,
     claim="Σ_k w_k·clip‖·‖(g_k, c) = clip‖·‖(Σ_k w_k·g_k, c)  (clip by norm, ε = 0)",
     assumptions=("threshold c > 0", "equal weights w_k = 1/K", "ε = 0 (see docs for torch's 1e-6)"),
-    family=Family(shapes, lambda s: instantiate(s, clip_norm)),
+    schema=Schema(shapes, lambda s: instantiate(s, clip_norm)),
     holds_when=("clip-norm-within-threshold",),
     instances=(
         Instance(

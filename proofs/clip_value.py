@@ -5,7 +5,7 @@ clipping the accumulated gradient.
 """
 
 from derive.model.clipping import clip_value
-from derive.statements import REFUTED, Family, Instance, Statement
+from derive.statements import REFUTED, Schema, Instance, Statement
 from .clip_families import instantiate, reading, shapes
 
 STATEMENT = Statement(
@@ -15,7 +15,7 @@ STATEMENT = Statement(
     expect=REFUTED,
     claim="Σ_k w_k·clip(g_k, c) = clip(Σ_k w_k·g_k, c)  (clip by value)",
     assumptions=("threshold c > 0", "equal weights w_k = 1/K"),
-    family=Family(shapes, lambda s: instantiate(s, clip_value)),
+    schema=Schema(shapes, lambda s: instantiate(s, clip_value)),
     holds_when=("clip-value-within-threshold",),
     instances=(
         Instance(

@@ -6,7 +6,7 @@ microbatches.
 """
 
 from derive.model import schemes
-from derive.statements import REFUTED, Family, Instance, Statement
+from derive.statements import REFUTED, Schema, Instance, Statement
 from .course_data import THREE_RECORDS, THREE_W
 from .families import linear_window, partitions
 
@@ -24,7 +24,7 @@ STATEMENT = Statement(
     expect=REFUTED,
     claim="(1/R)·Σ_r ∇L_r = ∇L, L_r the mean loss over rank r's n_r items",
     assumptions=("R ranks, rank r holds n_r ≥ 1 items; all-reduce averages the gradients",),
-    family=Family(partitions, instantiate),
+    schema=Schema(partitions, instantiate),
     holds_when=("ddp-count-weighting", "mean-of-means-equal-sizes"),
     instances=(
         Instance(

@@ -10,12 +10,7 @@ from derive.model.objective import (
 )
 from derive.statements import REFUTED, Family, Instance, Statement
 from .course_data import EXERCISE2_MEANS, EXERCISE2_SIZES, THREE_LR, THREE_RECORDS, THREE_W
-from .families import linear_window, partitions
-
-
-def instantiate(sizes):
-    return linear_window(sizes, lambda mbs, w: schemes.mean_of_means(
-        schemes.mean_gradients(mbs, w)), schemes.batch_gradient)
+from .families import lesson_window, partitions
 
 
 def three_records():
@@ -37,7 +32,7 @@ STATEMENT = Statement(
     assumptions=("the assumptions of A2", "the lesson's model ŷ = w·x, ℓ = (ŷ − y)²/2"),
     lhs=over_microbatches(lambda k: grad(microbatch_objective(k))) / K,
     rhs=grad(batch_objective()),
-    family=Family(partitions, instantiate),
+    family=Family(partitions, lesson_window),
     holds_when=("mean-of-means-equal-sizes",),
     instances=(
         Instance(

@@ -5,7 +5,7 @@
 
 from derive.model import schemes
 from derive.model.objective import sgd_update
-from derive.statements import REFUTED, Family, Instance, Statement
+from derive.statements import REFUTED, Schema, Instance, Statement
 from .course_data import THREE_LR, THREE_RECORDS, THREE_W
 from .families import linear_window, partitions
 
@@ -37,7 +37,7 @@ STATEMENT = Statement(
     expect=REFUTED,
     claim="w_K (one SGD step per microbatch, each at its own current w) = w − η·∇L(w)",
     assumptions=("the lesson's model ŷ = w·x, ℓ = (ŷ − y)²/2", "η > 0, K ≥ 2 microbatches"),
-    family=Family(partitions, instantiate),
+    schema=Schema(partitions, instantiate),
     notes=("the gap is measured by micro-steps-difference, micro-steps-scaled and "
            "micro-steps-first-order; no condition on the data makes it vanish in general",),
     instances=(

@@ -7,7 +7,7 @@ next update: the lesson's question "why is saving only w not enough".
 import sympy as sp
 
 from derive.model.optimizers import Optimizer, State, sgd_step
-from derive.statements import REFUTED, Family, Instance, Statement
+from derive.statements import REFUTED, Schema, Instance, Statement
 from .course_data import SINGLE_LR, SINGLE_RECORD, SINGLE_W
 from .optimizer_families import batch_gradient, instantiation, shapes
 
@@ -37,7 +37,7 @@ STATEMENT = Statement(
     claim="w_2 after restoring only w_1 (buffer reset) = w_2 after restoring w_1 and its buffer",
     assumptions=("torch.optim.SGD with momentum μ > 0, dampening 0",
                  "the lesson's model on the same batch at every step"),
-    family=Family(shapes, lambda n: instantiation(
+    schema=Schema(shapes, lambda n: instantiation(
         n, lambda G, w, eta: second_steps(G, w, eta, mu)[3:1:-1], extra=(mu,))),
     holds_when=("momentum-full-state",),
     notes=("the exact gap is momentum-restore-difference: −η·(μ·b_1 − τ·g_2)",),

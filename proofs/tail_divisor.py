@@ -5,7 +5,7 @@ the records it actually holds.
 """
 
 from derive.model import schemes
-from derive.statements import REFUTED, Family, Instance, Statement
+from derive.statements import REFUTED, Schema, Instance, Statement
 from .course_data import THREE_RECORDS, THREE_W
 from .families import linear_window, partitions
 
@@ -37,7 +37,7 @@ STATEMENT = Statement(
     claim="(1/d) Σ_{k=1}^{K} ∇L_k(θ) = ∇L(θ) for a tail window of K < d microbatches",
     assumptions=("the lesson's model ŷ = w·x, ℓ = (ŷ − y)²/2",
                  "the window was planned for d microbatches and holds K < d"),
-    family=Family(shapes, instantiate),
+    schema=Schema(shapes, instantiate),
     holds_when=("tail-divisor-scale",),
     instances=(
         Instance(

@@ -8,7 +8,7 @@ import sympy as sp
 
 from derive.model import schemes
 from derive.model.objective import weights
-from derive.statements import REFUTED, Family, Instance, Instantiation, Statement
+from derive.statements import REFUTED, Schema, Instance, Instantiation, Statement
 from .course_data import TOKENS
 
 
@@ -37,7 +37,7 @@ STATEMENT = Statement(
     assumptions=("microbatch k holds n_k ≥ 1 records and t_k ≥ 1 valid tokens",
                  "L_k is the mean loss over microbatch k's valid tokens",
                  "the target is the mean over all T = Σ t_k valid tokens"),
-    family=Family(shapes, instantiate),
+    schema=Schema(shapes, instantiate),
     holds_when=("token-weighting-proportional",),
     instances=(
         Instance(

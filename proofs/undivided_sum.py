@@ -10,12 +10,7 @@ from derive.model.objective import (
 )
 from derive.statements import REFUTED, Family, Instance, Statement
 from .course_data import TWO_LR, TWO_RECORDS, TWO_W
-from .families import linear_window, partitions
-
-
-def instantiate(sizes):
-    return linear_window(sizes, lambda mbs, w: schemes.sum_of_means(
-        schemes.mean_gradients(mbs, w)), schemes.batch_gradient)
+from .families import lesson_window, partitions
 
 
 def lesson():
@@ -32,7 +27,7 @@ STATEMENT = Statement(
     assumptions=("the assumptions of A2", "the lesson's model ŷ = w·x, ℓ = (ŷ − y)²/2"),
     lhs=over_microbatches(lambda k: grad(microbatch_objective(k))),
     rhs=grad(batch_objective()),
-    family=Family(partitions, instantiate),
+    family=Family(partitions, lesson_window),
     holds_when=("undivided-sum-scale",),
     instances=(
         Instance(

@@ -107,3 +107,38 @@ def examples(n: int):
 
     scale = 10 if os.environ.get("HYPOTHESIS_PROFILE") == "thorough" else 1
     return settings(max_examples=n * scale)
+
+
+def substitute_witness(e: sp.Expr, witness: Witness) -> sp.Expr:
+    """A claim's side at a witness, computed without the kernel: the witness's Lambdas for the
+    undefined functions and subscripts, its integers first (they fix the Σ limits), every Σ
+    written out and every derivative taken, then the remaining values."""
+    sub = witness.substitution()
+    e = sp.S(e)
+    for old, new in sub.items():
+        if not isinstance(new, sp.Lambda):
+            continue
+        if isinstance(old, sp.IndexedBase):
+            e = e.replace(lambda x, o=old: isinstance(x, sp.Indexed) and x.base == o,
+                          lambda x, lam=new: lam(*x.indices))
+        else:
+            e = e.replace(old, new)
+    values = {k: v for k, v in sub.items() if not isinstance(v, sp.Lambda)}
+    derivative_vars = {v for d in e.atoms(sp.Derivative) for v, _ in d.variable_count}
+    first = {k: v for k, v in values.items() if k not in derivative_vars}
+    e = expand_sums(e.xreplace(first))
+    return e.xreplace(values)
+
+
+def reverify_claim(lhs: sp.Expr, rhs: sp.Expr, witness: Witness, facts=()) -> None:
+    """The witness refutes lhs = rhs itself: every symbol in its domain, both sides evaluate to
+    the witness's values and differ, every fact holds."""
+    for sym, value in witness.symbols:
+        assert in_domain(sym, value) or value.is_Integer and sym.is_integer, (sym, value)
+    left, right = substitute_witness(lhs, witness), substitute_witness(rhs, witness)
+    assert left.is_number and right.is_number, (left, right)
+    assert differ(left, witness.lhs) is False and differ(right, witness.rhs) is False
+    assert differ(left, right)
+    for f in facts:
+        value = substitute_witness(f.expr, witness)
+        assert value.is_number and f.relation.holds(value), f"fact {f.reason} fails"

@@ -9,14 +9,14 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from derive.kernel import Verdict, certify, decide, decide_chain, hypothesis
-from derive.kernel.facts import CertificateError, Fact
+from derive.kernel import CertificateError, Fact
 from derive.kernel.witness import domain_values
 from derive.model import linear
 from derive.model.objective import (
     K, N, batch_objective, block_sum, boundary, ell, grad, i, k, n, over_microbatches, theta,
 )
 
-from support import concretely_equal, examples, reverify
+from support import concretely_equal, examples, reverify, reverify_claim
 
 PROVED, REFUTED, UNKNOWN = Verdict.PROVED, Verdict.REFUTED, Verdict.UNKNOWN
 
@@ -122,11 +122,12 @@ def test_domain_values_follow_the_witness_order(sym, first):
     assert domain_values(sym, len(first)) == first
 
 
-def test_undecidable_open_sums_are_unknown_never_proved():
-    # Σ_{i=1}^{N} ℓ_i vs Σ_{i=0}^{N−1} ℓ_i: false, and not closed, so no witness search
-    d = decide(sp.Sum(ell(i, theta), (i, 1, N)), sp.Sum(ell(i, theta), (i, 0, N - 1)))
-    assert d.verdict is UNKNOWN
-    assert d.detail
+def test_false_open_sums_are_refuted_on_small_shapes():
+    # Σ_{i=1}^{N} ℓ_i vs Σ_{i=0}^{N−1} ℓ_i: false; K, the n_k and ℓ get small concrete values
+    lhs, rhs = sp.Sum(ell(i, theta), (i, 1, N)), sp.Sum(ell(i, theta), (i, 0, N - 1))
+    d = decide(lhs, rhs)
+    assert d.verdict is REFUTED
+    reverify_claim(lhs, rhs, d.witness)
 
 
 def test_decide_chain_decides_each_link():
@@ -389,7 +390,9 @@ H = {
 
 def test_a_right_certificate_gives_a_checked_fact():
     fact = certify(cpos - mean, [(1, (H["a"], H["c-g1"])), (1, (H["1-a"], H["c-g2"]))],
-                   "c − ḡ = α(c − g_1) + (1−α)(c − g_2)")
+                   "c − ḡ = α(c − g_1) + (1−α)(c − g_2)", tuple(H.values()))
+    assert fact.origin == "certificate"
+    assert set(fact.uses) <= {h.reason for h in H.values()}
     assert isinstance(fact, Fact)
     assert sp.expand(fact.expr - (cpos - mean)) == 0
     # squares and positive constants need no hypothesis
@@ -407,7 +410,19 @@ def test_a_right_certificate_gives_a_checked_fact():
 ])
 def test_a_wrong_certificate_raises(name, expr, terms):
     with pytest.raises(CertificateError):
-        certify(expr, terms, name)
+        certify(expr, terms, name, tuple(H.values()))
+
+
+def test_a_certificate_uses_only_the_statements_facts():
+    # a Fact object that is not among the statement's facts proves nothing, even "−1 ≥ 0"
+    bogus = Fact(sp.Integer(-1), "bogus")
+    with pytest.raises(CertificateError):
+        certify(g1, [(1, (bogus,))], "from nothing", tuple(H.values()))
+    with pytest.raises(CertificateError):
+        certify(cpos - mean, [(1, (H["a"], H["c-g1"])), (1, (H["1-a"], H["c-g2"]))], "u")
+    # and a factor matching no fact is not assumed ≥ 0
+    with pytest.raises(CertificateError):
+        certify(alpha * (cpos - g1), [(1, (alpha, cpos - g1))], "signs unknown")
 
 
 lhs_clip = clip(mean)
@@ -430,8 +445,9 @@ def test_clip_within_threshold_is_not_proved_from_the_hypotheses_alone():
 
 
 def test_clip_within_threshold_is_proved_with_the_certified_facts():
-    upper = certify(cpos - mean, [(1, (H["a"], H["c-g1"])), (1, (H["1-a"], H["c-g2"]))], "u")
-    lower = certify(cpos + mean, [(1, (H["a"], H["c+g1"])), (1, (H["1-a"], H["c+g2"]))], "l")
+    hs = tuple(H.values())
+    upper = certify(cpos - mean, [(1, (H["a"], H["c-g1"])), (1, (H["1-a"], H["c-g2"]))], "u", hs)
+    lower = certify(cpos + mean, [(1, (H["a"], H["c+g1"])), (1, (H["1-a"], H["c+g2"]))], "l", hs)
     facts = [*H.values(), upper, lower]
     assert decide(lhs_clip, mean, facts).verdict is PROVED
     assert decide(mean, rhs_clip, facts).verdict is PROVED
@@ -564,16 +580,17 @@ _f = sp.Function("f")
 _x = sp.IndexedBase("x")
 
 
-@pytest.mark.parametrize("lhs,rhs,proved", [
-    (sp.Sum(_f(_i), (_i, 1, _M)), sp.Sum(_f(_i + 1), (_i, 0, _M - 1)), True),
-    (sp.Sum(_x[_i] ** 2, (_i, 1, _M)), sp.Sum(_x[_i + 2] ** 2, (_i, -1, _M - 2)), True),
-    (sp.Sum(_f(_i), (_i, 1, _M)), sp.Sum(_f(_i + 1), (_i, 1, _M)), False),
-    (sp.Sum(_f(_i), (_i, 1, _M)), sp.Sum(_f(_i - 1), (_i, 1, _M)), False),
+@pytest.mark.parametrize("lhs,rhs,verdict", [
+    (sp.Sum(_f(_i), (_i, 1, _M)), sp.Sum(_f(_i + 1), (_i, 0, _M - 1)), PROVED),
+    (sp.Sum(_x[_i] ** 2, (_i, 1, _M)), sp.Sum(_x[_i + 2] ** 2, (_i, -1, _M - 2)), PROVED),
+    (sp.Sum(_f(_i), (_i, 1, _M)), sp.Sum(_f(_i + 1), (_i, 1, _M)), REFUTED),
+    (sp.Sum(_f(_i), (_i, 1, _M)), sp.Sum(_f(_i - 1), (_i, 1, _M)), REFUTED),
+    # two shifts in one term: the smallest becomes 0 on both sides
     (sp.Sum(_f(_i) * _f(_i + 1), (_i, 1, _M)), sp.Sum(_f(_i + 1) * _f(_i + 2), (_i, 0, _M - 1)),
-     False),  # true, but the index enters with two shifts: the rule does not apply (unknown)
+     PROVED),
 ])
-def test_index_shift(lhs, rhs, proved):
-    verdict = decide(lhs, rhs).verdict
-    assert (verdict is Verdict.PROVED) == proved, verdict
-    if not proved:
-        assert verdict is Verdict.UNKNOWN
+def test_index_shift(lhs, rhs, verdict):
+    d = decide(lhs, rhs)
+    assert d.verdict is verdict, d.detail
+    if verdict is REFUTED:
+        reverify_claim(lhs, rhs, d.witness)

@@ -20,7 +20,7 @@ from derive.statements import (
 from derive.statements.registry import UnknownStatement, all_statements, select
 from derive.statements.statement import ID_PATTERN
 
-from support import differ, reverify
+from support import differ, expand_sums, reverify, reverify_claim
 
 STATEMENTS = all_statements()
 BY_ID = {s.id: s for s in STATEMENTS}
@@ -84,7 +84,7 @@ def test_statement_gets_its_expected_verdict(sid):
         for name, want, got, ok in inst.checks:
             assert ok, f"{sid} / {inst.label}: {name} should be {want}, computed {got}"
     assert len(o.instances) == len(s.instances)
-    assert all(ok for _, ok, _ in o.facts)
+    assert all(ok for _, ok, _, _ in o.facts)
     assert o.ok
     assert o.seconds >= 0
     if s.expect is PROVED:
@@ -94,12 +94,23 @@ def test_statement_gets_its_expected_verdict(sid):
         assert o.witness is not None
 
 
-def family_instantiation(s: Statement, shape_text: str):
-    for shape in islice(s.family.shapes(), s.family.max_shapes):
-        inst = s.family.instantiate(shape)
+def schema_instantiation(s: Statement, shape_text: str):
+    for shape in islice(s.schema.shapes(), s.schema.max_shapes):
+        inst = s.schema.sides(shape)
         if inst.shape == shape_text:
             return inst
-    raise AssertionError(f"{s.id}: no shape {shape_text!r} among the family's shapes")
+    raise AssertionError(f"{s.id}: no shape {shape_text!r} among the schema's shapes")
+
+
+def interpreted_sides(s: Statement, interp):
+    """The statement's own sides on an interpretation, written out without the kernel."""
+    def at(e):
+        for old, new in interp.functions.items():
+            e = e.replace(old, new)
+        ints = {k: v for k, v in interp.symbols.items() if v.is_Integer}
+        e = expand_sums(e.xreplace(ints))
+        return sp.expand(e.xreplace(interp.symbols))
+    return at(s.lhs), at(s.rhs)
 
 
 REFUTED_IDS = [s.id for s in STATEMENTS if s.expect is REFUTED]
@@ -111,14 +122,35 @@ def test_refuted_witness_re_verifies(sid):
     w = outcome(sid).witness
     assert w.lhs.is_number and w.rhs.is_number
     assert differ(w.lhs, w.rhs)
-    inst = family_instantiation(s, w.shape)
-    reverify(inst.lhs, inst.rhs, w, names=inst.names, constraints=inst.constraints,
-             variables=inst.variables)
+    if s.schema is not None:
+        inst = schema_instantiation(s, w.shape)
+        reverify(inst.lhs, inst.rhs, w, names=inst.names, constraints=inst.constraints,
+                 variables=inst.variables)
+    else:
+        reverify_claim(s.lhs, s.rhs, w, [f for f in s.facts if hasattr(f, "relation")])
     # the JSON form carries the same exact values
     d = w.as_dict()
     if w.lhs.is_Rational and w.rhs.is_Rational:
         assert exact(d["lhs"]) == w.lhs and exact(d["rhs"]) == w.rhs
     assert {name: exact(v) for name, v in d["assignment"].items()} == dict(w.assignment)
+
+
+def shapes_until(s: Statement, shape_text: str):
+    """(lhs, rhs, variables, names, constraints) for every shape up to the witness's."""
+    if s.schema is not None:
+        for shape in islice(s.schema.shapes(), s.schema.max_shapes):
+            inst = s.schema.sides(shape)
+            yield inst.shape, inst.lhs, inst.rhs, inst.variables, inst.names, inst.constraints
+            if inst.shape == shape_text:
+                return
+    else:
+        for shape in islice(s.family.shapes(), s.family.max_shapes):
+            interp = s.family.interpret(shape)
+            lhs, rhs = interpreted_sides(s, interp)
+            yield interp.shape, lhs, rhs, interp.variables, interp.names, ()
+            if interp.shape == shape_text:
+                return
+    raise AssertionError(f"{s.id}: no shape {shape_text!r}")
 
 
 @pytest.mark.parametrize("sid", REFUTED_IDS)
@@ -127,23 +159,22 @@ def test_refuted_witness_is_the_first_in_the_documented_order(sid):
     shape no earlier assignment makes the sides differ."""
     s = BY_ID[sid]
     w = outcome(sid).witness
-    for shape in islice(s.family.shapes(), s.family.max_shapes):
-        inst = s.family.instantiate(shape)
-        if inst.shape == w.shape:
-            break
-        assert sp.simplify(inst.lhs - inst.rhs) == 0, f"{sid}: shape {inst.shape} is no identity"
-    target = {inst.names.get(v, str(v)): v for v in inst.variables}
+    *before, last = list(shapes_until(s, w.shape))
+    for shape, lhs, rhs, *_ in before:
+        assert sp.simplify(lhs - rhs) == 0, f"{sid}: shape {shape} is no identity"
+    _, lhs, rhs, variables, names, constraints = last
+    target = {names.get(v, str(v)): v for v in variables}
     want = {target[name]: value for name, value in w.assignment}
-    for count, point in enumerate(assignments(inst.variables)):
+    for count, point in enumerate(assignments(variables)):
         assert count < MAX_POINTS_PER_SHAPE
         if point == want:
             break
         if any(not (c.xreplace(point).is_Rational and c.xreplace(point) >= 0)
-               for c in inst.constraints):
+               for c in constraints):
             continue
-        lhs, rhs = inst.lhs.xreplace(point), inst.rhs.xreplace(point)
-        if lhs.is_Rational and rhs.is_Rational:
-            assert lhs == rhs, f"{sid}: an earlier point {point} already differs"
+        left, right = lhs.xreplace(point), rhs.xreplace(point)
+        if left.is_Rational and right.is_Rational:
+            assert left == right, f"{sid}: an earlier point {point} already differs"
 
 
 def test_witnesses_of_the_reading():
@@ -230,20 +261,32 @@ def test_flipped_expectation_is_not_ok():
     assert not o.ok
 
 
-def test_an_identity_cannot_expect_refuted_without_a_family():
+def test_a_statement_needs_its_sides_or_a_schema():
     with pytest.raises(ValueError):
-        replace(BY_ID["A1"], expect=REFUTED)
+        replace(BY_ID["A1"], lhs=None)
+    with pytest.raises(ValueError):
+        replace(BY_ID["mean-of-means"], schema=BY_ID["micro-steps"].schema)
+    with pytest.raises(ValueError):
+        replace(BY_ID["micro-steps"], expect=PROVED)
 
 
-def test_a_family_without_a_counterexample_is_not_refuted():
-    # mean-of-means searched only on equal sizes, where 1/K is right: no witness exists, so
-    # the verdict cannot be `refuted` and the statement is not as expected
-    fam = BY_ID["mean-of-means"].family
-    s = replace(BY_ID["mean-of-means"], family=replace(fam, shapes=lambda: [(1,), (2,), (1, 1)]))
+def test_a_family_without_a_counterexample_leaves_it_to_the_automatic_shapes():
+    # mean-of-means searched only on equal sizes, where 1/K is right: the family has no
+    # witness, so the kernel's own shapes (free values of ℓ) find one, on the claim itself
+    s0 = BY_ID["mean-of-means"]
+    s = replace(s0, family=replace(s0.family, shapes=lambda: [(1,), (2,), (1, 1)]))
     o = prove(s)
-    assert o.verdict is Verdict.UNKNOWN
-    assert o.witness is None
-    assert not o.ok
+    assert o.verdict is REFUTED
+    assert not o.witness.shape.startswith("n = (")
+    reverify_claim(s.lhs, s.rhs, o.witness)
+
+
+def test_a_family_that_builds_another_claim_cannot_refute_a_true_one():
+    # the family of mean-of-means attached to A1 (true): its shapes interpret A1's own sides,
+    # which agree on every one of them, so no witness exists
+    s = replace(BY_ID["A1"], family=BY_ID["mean-of-means"].family, proof=None)
+    o = prove(s)
+    assert o.verdict is PROVED
 
 
 def test_a_wrong_right_hand_side_is_not_proved():
@@ -277,7 +320,7 @@ def test_a_broken_certificate_leaves_the_statement_unproved():
     facts = tuple(bad if f is certificates[0] else f for f in s.facts)
     o = prove(replace(s, facts=facts))
     assert o.verdict is not PROVED
-    assert not all(ok for _, ok, _ in o.facts)
+    assert not all(ok for _, ok, _, _ in o.facts)
     assert not o.ok
 
 

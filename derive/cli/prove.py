@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 from derive.kernel import exact_str
-from derive.statements import Outcome, prove
+from derive.statements import Outcome
+from derive.statements.parallel import prove_all
 from derive.statements.registry import InvalidProofs, UnknownStatement, all_statements, select
 from derive.cli.errors import UsageError, did_you_mean
 
@@ -14,6 +15,8 @@ def add_parser(sub) -> None:
     p = sub.add_parser("prove", help="prove the identities and refute the non-identities")
     p.add_argument("ids", nargs="*", metavar="ID", help="statement ids (default: all)")
     p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--jobs", type=int, default=None, metavar="N",
+                   help="prove on N processes (default: DERIVE_JOBS, else the cores, at most 4)")
     p.set_defaults(run=run)
 
 
@@ -39,10 +42,13 @@ def outcome_json(o: Outcome) -> dict:
         "claim": s.claim,
         "strategy": o.strategy,
         "detail": o.detail,
-        "facts": [{"fact": name, "checked": ok, "reason": reason} for name, ok, reason in o.facts],
+        "facts": [{"fact": name, "checked": ok, "reason": reason, "uses": list(uses)}
+                  for name, ok, reason, uses in o.facts],
+        "facts_used": sorted({f for d in o.steps for f in d.facts}),
         "holds_when": list(s.holds_when),
         "notes": list(s.notes),
-        "steps": [{"reason": st.reason, "verdict": d.verdict.value, "rules": list(d.rules)}
+        "steps": [{"reason": st.reason, "verdict": d.verdict.value, "rules": list(d.rules),
+                   "facts": list(d.facts), "conditions": list(d.conditions)}
                   for st, d in zip(s.proof.steps if s.proof else (), o.steps)],
         "instances": [
             {"label": i.label, "source": i.source, "ok": i.ok,
@@ -97,7 +103,9 @@ def run(args) -> int:
         raise UsageError(f"no statement {name!r} in proofs/"
                          f"{did_you_mean(name, [s.id for s in all_statements()])} "
                          f"(`derive prove` with no id runs them all)") from None
-    outcomes = [prove(s) for s in statements]
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError(f"--jobs {args.jobs}: give a number of processes ≥ 1")
+    outcomes = prove_all(statements, args.jobs)
     if args.format == "json":
         print(json.dumps({"statements": [outcome_json(o) for o in outcomes]},
                          ensure_ascii=False, indent=2))

@@ -18,16 +18,25 @@ class Verdict(StrEnum):
 
 @dataclass(frozen=True)
 class Witness:
-    """An exact assignment under which the two sides differ.
+    """An exact point at which the two sides of a claim are defined, real and different.
 
-    `shape` describes the structure chosen (for example microbatch sizes), `assignment`
-    the exact values of the free variables, `lhs` and `rhs` the exact values of both sides.
+    `shape` describes the structure chosen (microbatch sizes, a count), `assignment` the exact
+    values of the shape's variables by display name, `lhs` and `rhs` the exact values of both
+    sides. `symbols` and `functions` say the same in terms of the claim itself: the value of each
+    of its free symbols and a Lambda for each of its undefined functions (or IndexedBase), so
+    that anyone can substitute them into the claim and see the difference.
     """
 
     shape: str
     assignment: tuple[tuple[str, sp.Expr], ...]
     lhs: sp.Expr
     rhs: sp.Expr
+    symbols: tuple[tuple[sp.Symbol, sp.Expr], ...] = ()
+    functions: tuple[tuple[object, sp.Lambda], ...] = ()
+
+    def substitution(self) -> dict:
+        """{Symbol: exact value, undefined function or IndexedBase: Lambda}."""
+        return {**dict(self.symbols), **dict(self.functions)}
 
     def as_dict(self) -> dict:
         from derive.kernel.exact import exact_str
@@ -49,13 +58,19 @@ class Witness:
 
 @dataclass(frozen=True)
 class Decision:
-    """The kernel's answer to `lhs = rhs`, with the strategy that produced it."""
+    """The kernel's answer to `lhs = rhs`, with the strategy that produced it.
+
+    `rules` names the rewrite rules a proof used, `facts` the statement's facts it relied on,
+    and `conditions` the side conditions (expressions ≠ 0) it discharged.
+    """
 
     verdict: Verdict
     strategy: str
     witness: Witness | None = None
     detail: str = ""
     rules: tuple[str, ...] = field(default=())
+    facts: tuple[str, ...] = field(default=())
+    conditions: tuple[str, ...] = field(default=())
 
     @property
     def proved(self) -> bool:

@@ -1,15 +1,15 @@
-"""Exact witnesses: the smallest assignment found under which two sides differ.
+"""Exact witnesses: the first point, in a fixed order, at which two sides differ.
 
-"Smallest" is a fixed order: structures (shapes) in the order the statement lists them, and
-within a shape, assignments by total height, the sum over variables of each value's position
-in its domain's sequence (for a real: 0, 1, −1, 2, −2, 1/2, −1/2, 3, …; for a positive
-integer: 1, 2, 3, …). The first assignment in that order that satisfies every constraint and
-makes the sides differ exactly is the witness, so a witness is minimal in that order.
+"First" is a fixed order: shapes in the order they are listed, and within a shape, assignments
+by total height, the sum over variables of each value's position in its domain's sequence (for
+a real: 0, 1, −1, 2, −2, 1/2, −1/2, 3, …; for a positive integer: 1, 2, 3, …). A point counts
+only if every variable's value satisfies every assumption declared on it, every constraint
+holds there, and both sides are defined and real there and differ exactly.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import islice
@@ -18,15 +18,25 @@ from math import gcd
 import sympy as sp
 
 from derive.kernel.compile import NotCompilable, compile_exact
-from derive.kernel.exact import is_zero_exact
+from derive.kernel.evaluate import Instance, differ, value_at
+from derive.kernel.facts import Relation
 from derive.kernel.timebound import Deadline
 from derive.kernel.verdict import Witness
 
 QUICK_POINTS = 64
-"""Assignments tried on a shape before its symbolic check."""
+"""Assignments tried on a shape before its symbolic check (when the difference compiles)."""
+
+QUICK_POINTS_SLOW = 64
+"""The same when every point needs substitution (max, min, roots, Piecewise)."""
 
 MAX_POINTS_PER_SHAPE = 4000
 """How many assignments one shape may try before the search moves on."""
+
+DOMAIN_SIZE = 24
+"""Values per variable (the first of its domain's sequence)."""
+
+MAX_CANDIDATES = 4000
+"""Values of the base sequence examined to find a domain's first values."""
 
 
 def _all_rationals() -> Iterator[sp.Rational]:
@@ -52,32 +62,41 @@ def _all_integers() -> Iterator[sp.Integer]:
         n += 1
 
 
-def in_domain(sym: sp.Symbol, value: sp.Rational) -> bool:
-    """Whether `value` satisfies every assumption declared on `sym`."""
-    checks = ((sym.is_integer, value.is_integer), (sym.is_positive, value > 0),
-              (sym.is_negative, value < 0), (sym.is_nonnegative, value >= 0),
-              (sym.is_nonpositive, value <= 0), (sym.is_nonzero, value != 0),
-              (sym.is_even, value.is_integer and value % 2 == 0),
-              (sym.is_odd, value.is_integer and value % 2 == 1))
-    return all(bool(ok) for assumed, ok in checks if assumed)
+def satisfies(assumptions: dict, value: sp.Expr) -> bool:
+    """Whether an exact value has every property in `assumptions` (a SymPy assumptions0 dict:
+    integer, positive, nonzero, irrational, even, prime, …) with the stated truth."""
+    return _satisfies(tuple(sorted((k, v) for k, v in assumptions.items() if v is not None)),
+                      value)
 
 
-_FLAGS = ("integer", "positive", "negative", "nonnegative", "nonpositive", "nonzero", "even",
-          "odd")
+@lru_cache(maxsize=65536)
+def _satisfies(assumptions: tuple, value: sp.Expr) -> bool:
+    for key, wanted in assumptions:
+        got = getattr(value, f"is_{key}", None)
+        if got is None or bool(got) != bool(wanted):
+            return False
+    return True
 
 
-def domain_values(sym: sp.Symbol, count: int = 24) -> list[sp.Rational]:
-    """The first `count` values of a symbol's domain, in the witness order: the integers or
-    the rationals in the order above, keeping those the symbol's assumptions allow."""
-    return list(_domain(tuple(bool(getattr(sym, f"is_{f}")) for f in _FLAGS), count))
+def in_domain(sym, value: sp.Expr) -> bool:
+    """Whether `value` satisfies every assumption declared on `sym` (a Symbol, or an applied
+    undefined function or subscript, whose assumptions are those of its function or base)."""
+    return satisfies(sym.assumptions0, value)
+
+
+def domain_values(sym, count: int = DOMAIN_SIZE) -> list[sp.Rational]:
+    """The first `count` values of a symbol's domain in the witness order: the integers (for an
+    integer symbol) or the rationals, keeping those every assumption allows. Fewer (or none)
+    when the domain is sparse among the first candidates (an irrational symbol has none)."""
+    return list(_domain(tuple(sorted((k, v) for k, v in sym.assumptions0.items()
+                                     if v is not None)), count))
 
 
 @lru_cache(maxsize=None)
-def _domain(flags: tuple[bool, ...], count: int) -> tuple[sp.Rational, ...]:
-    """The domain of every symbol with these assumption flags (computed once per process)."""
-    probe = sp.Dummy(**{f: True for f, on in zip(_FLAGS, flags) if on})
-    gen = _all_integers() if flags[0] else _all_rationals()
-    return tuple(islice((v for v in gen if in_domain(probe, v)), count))
+def _domain(assumptions: tuple, count: int) -> tuple[sp.Rational, ...]:
+    facts = dict(assumptions)
+    gen = _all_integers() if facts.get("integer") else _all_rationals()
+    return tuple(islice((v for v in islice(gen, MAX_CANDIDATES) if satisfies(facts, v)), count))
 
 
 def _compositions(total: int, parts: int, caps: list[int]) -> Iterator[tuple[int, ...]]:
@@ -90,9 +109,11 @@ def _compositions(total: int, parts: int, caps: list[int]) -> Iterator[tuple[int
             yield (first, *rest)
 
 
-def assignments(variables: tuple[sp.Symbol, ...]) -> Iterator[dict[sp.Symbol, sp.Rational]]:
+def assignments(variables: tuple, values: list[list] | None = None) -> Iterator[dict]:
     """Every assignment of the variables' domains, by increasing total height."""
-    values = [domain_values(v) for v in variables]
+    values = values if values is not None else [domain_values(v) for v in variables]
+    if any(not v for v in values):
+        return
     caps = [len(v) for v in values]
     for height in range(sum(c - 1 for c in caps) + 1):
         for idx in _compositions(height, len(variables), caps):
@@ -101,52 +122,48 @@ def assignments(variables: tuple[sp.Symbol, ...]) -> Iterator[dict[sp.Symbol, sp
 
 @dataclass(frozen=True)
 class Instantiation:
-    """One shape of a family: both sides as expressions of finitely many variables.
+    """One shape of a claim: both sides as expressions of finitely many variables.
 
-    `constraints` are expressions that must be ≥ 0 at a witness (the statement's hypotheses);
-    `names` gives each variable its display name.
+    `constraints` must hold at a witness: expressions ≥ 0, or (expression, Relation) pairs;
+    `kinks` must be nonzero there (derivatives taken at a kink do not exist); `names` gives each
+    variable its display name.
     """
 
     shape: str
     lhs: sp.Expr
     rhs: sp.Expr
     variables: tuple[sp.Symbol, ...]
-    constraints: tuple[sp.Expr, ...] = ()
+    constraints: tuple = ()
     names: dict[sp.Symbol, str] = field(default_factory=dict)
+    kinks: tuple[sp.Expr, ...] = ()
 
-
-@dataclass(frozen=True)
-class Family:
-    """`lhs = rhs` claimed for every shape; `shapes()` lists them from the smallest."""
-
-    shapes: Callable[[], Iterable[object]]
-    instantiate: Callable[[object], Instantiation]
-    max_shapes: int = 12
-
-
-def _finite(v: sp.Expr) -> bool:
-    return v.is_number and not v.has(sp.zoo, sp.oo, -sp.oo, sp.nan)
+    def relations(self) -> list[tuple[sp.Expr, Relation]]:
+        return [c if isinstance(c, tuple) else (c, Relation.NONNEGATIVE) for c in self.constraints]
 
 
 def check_point(inst: Instantiation, point: dict) -> Witness | None:
-    """A witness if the sides differ exactly at `point` and the constraints hold there."""
-    for c in inst.constraints:
-        value = c.xreplace(point)
-        if not _finite(value) or value.is_nonnegative is not True:
-            return None
-    lhs, rhs = inst.lhs.xreplace(point), inst.rhs.xreplace(point)
-    if not (_finite(lhs) and _finite(rhs)):
+    """A witness if every value is in its domain, the constraints hold, and the sides are
+    defined, real and different at `point`."""
+    if not all(in_domain(v, point[v]) for v in inst.variables):
         return None
-    if is_zero_exact(lhs - rhs) is not False:
+    kinks = list(inst.kinks)
+    for expr, relation in inst.relations():
+        value = value_at(Instance(expr, kinks), point)
+        if value is None or not value.is_real or not relation.holds(value):
+            return None
+    lhs = value_at(Instance(inst.lhs, kinks), point)
+    rhs = value_at(Instance(inst.rhs, kinks), point)
+    if lhs is None or rhs is None or not differ(lhs, rhs):
         return None
     assignment = tuple((inst.names.get(v, str(v)), point[v]) for v in inst.variables)
-    return Witness(inst.shape, assignment, lhs, rhs)
+    return Witness(inst.shape, assignment, lhs, rhs,
+                   symbols=tuple((v, point[v]) for v in inst.variables))
 
 
 def _compiled_difference(inst: Instantiation):
-    """lhs − rhs as a compiled exact function of the variables, when it is a rational
-    function of them (None otherwise: Min, Max, Piecewise, roots are substituted instead)."""
-    if inst.constraints:
+    """lhs − rhs compiled for exact evaluation when it is a rational function of the variables
+    (None otherwise); used only to skip points where the sides agree."""
+    if inst.constraints or inst.kinks:
         return None
     try:
         return compile_exact(inst.lhs - inst.rhs, inst.variables)
@@ -155,11 +172,12 @@ def _compiled_difference(inst: Instantiation):
 
 
 def search_point(inst: Instantiation, deadline: Deadline,
-                 limit: int = MAX_POINTS_PER_SHAPE) -> Witness | None:
-    """The first witness of one shape in the witness order, or None within `limit` tries.
-    A rational difference is evaluated compiled; only a point where it is nonzero is then
-    substituted into both sides to build (and confirm) the witness."""
+                 limit: int = MAX_POINTS_PER_SHAPE, quick: bool = False) -> Witness | None:
+    """The first witness of one shape in the witness order, or None within `limit` tries
+    (`quick`: only the first few, before a symbolic check decides whether to go on)."""
     fast = _compiled_difference(inst)
+    if quick:
+        limit = QUICK_POINTS if fast is not None else QUICK_POINTS_SLOW
     for n, point in enumerate(assignments(inst.variables)):
         if n >= limit:
             return None
@@ -172,24 +190,6 @@ def search_point(inst: Instantiation, deadline: Deadline,
             except ZeroDivisionError:
                 continue
         found = check_point(inst, point)
-        if found is not None:
-            return found
-    return None
-
-
-def search_witness(family: Family, deadline: Deadline,
-                   holds: Callable[[Instantiation], bool]) -> Witness | None:
-    """The first witness over the family's shapes; `holds` skips shapes proved equal."""
-    for shape in islice(family.shapes(), family.max_shapes):
-        inst = family.instantiate(shape)
-        # the first assignments usually settle it; the symbolic check (which can be slow on
-        # large closed forms) only decides whether a shape with no early witness is skipped
-        found = search_point(inst, deadline, QUICK_POINTS)
-        if found is not None:
-            return found
-        if holds(inst):
-            continue
-        found = search_point(inst, deadline)
         if found is not None:
             return found
     return None

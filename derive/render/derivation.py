@@ -171,7 +171,7 @@ def statement_document(outcome: Outcome, lang: str = "en") -> Document:
     if facts:
         blocks += [Heading(t["facts"], 2),
                    Items(tuple(f"{name} — {reason}" + ("" if ok else " ✗")
-                               for name, ok, reason in facts))]
+                               for name, ok, reason, _ in facts))]
     if s.proof is not None:
         lines = [f"{latex(s.proof.start)} &= {latex(s.proof.steps[0].expr)} && \\text{{(1)}}"]
         lines += [f"&= {latex(st.expr)} && \\text{{({n})}}"

@@ -1,6 +1,8 @@
 """Statements of the course: claims with proofs or witnesses, and the course's numbers."""
 
-from derive.kernel import Family, Instantiation, Verdict, hypothesis
+from derive.kernel import (
+    Family, Instantiation, Interpretation, Schema, Verdict, hypothesis, nonzero, positive, table,
+)
 from derive.statements.prove import Outcome, prove
 from derive.statements.statement import (
     Calc,
@@ -22,6 +24,8 @@ __all__ = [
     "Family",
     "Instance",
     "Instantiation",
+    "Interpretation",
+    "Schema",
     "Outcome",
     "Rounded",
     "Statement",
@@ -29,5 +33,8 @@ __all__ = [
     "Verdict",
     "calc",
     "hypothesis",
+    "nonzero",
+    "positive",
+    "table",
     "prove",
 ]

@@ -7,8 +7,10 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from derive.kernel import Decision, Fact, Verdict, Witness, certify, decide, decide_chain, refute
-from derive.kernel.facts import CertificateError
+from derive.kernel import (
+    CertificateError, Decision, Fact, Verdict, Witness, certify, decide, decide_chain,
+    refute_schema,
+)
 from derive.statements.statement import Certificate, Statement
 
 
@@ -32,7 +34,8 @@ class Outcome:
     strategy: str
     witness: Witness | None
     steps: tuple[Decision, ...]
-    facts: tuple[tuple[str, bool, str], ...]
+    facts: tuple[tuple[str, bool, str, tuple[str, ...]], ...]
+    """(fact, checked, reason, the facts a certificate used)"""
     instances: tuple[InstanceResult, ...]
     seconds: float
     detail: str = ""
@@ -42,32 +45,33 @@ class Outcome:
         return self.verdict is self.statement.expect and all(i.ok for i in self.instances)
 
 
-def _facts(statement: Statement) -> tuple[tuple[Fact, ...], list[tuple[str, bool, str]]]:
-    """Hypotheses as given; certificates checked in order (a factor may name an earlier one)."""
+def _facts(statement: Statement) -> tuple[tuple[Fact, ...], list]:
+    """Hypotheses as given; certificates checked in order, each from the facts before it only
+    (a factor may name an earlier hypothesis or certificate)."""
     facts: list[Fact] = []
     checked: dict[Certificate, Fact] = {}
     report = []
     for f in statement.facts:
         if isinstance(f, Fact):
             facts.append(f)
-            report.append((f"{sp.sstr(f.expr)} ≥ 0", True, f.reason))
+            report.append((f.describe(), True, f.reason, ()))
             continue
         terms = [(c, tuple(checked.get(x, x) for x in fs)) for c, fs in f.terms]
         try:
             fact = certify(f.expr, terms, f.reason, tuple(facts))
         except CertificateError as exc:
-            report.append((f.name, False, str(exc)))
+            report.append((f.name, False, str(exc), ()))
             continue
         checked[f] = fact
         facts.append(fact)
-        report.append((f.name, True, f.reason))
+        report.append((f.name, True, f.reason, fact.uses))
     return tuple(facts), report
 
 
 def _identity(statement: Statement, facts: tuple[Fact, ...]):
     proof = statement.proof
     if proof is None:
-        d = decide(statement.lhs, statement.rhs, facts)
+        d = decide(statement.lhs, statement.rhs, facts, family=statement.family)
         return d.verdict, d.strategy, d.witness, (d,), d.detail
     if proof.start != statement.lhs or proof.end != statement.rhs:
         return Verdict.UNKNOWN, "calc chain", None, (), "the chain does not join lhs to rhs"
@@ -75,7 +79,7 @@ def _identity(statement: Statement, facts: tuple[Fact, ...]):
     if all(s.proved for s in steps):
         rules = sorted({r for s in steps for r in s.rules})
         return Verdict.PROVED, "calc chain: " + ", ".join(rules), None, steps, ""
-    d = decide(statement.lhs, statement.rhs, facts)
+    d = decide(statement.lhs, statement.rhs, facts, family=statement.family)
     if d.verdict is Verdict.REFUTED:
         return d.verdict, d.strategy, d.witness, steps, d.detail
     bad = next(n for n, s in enumerate(steps, 1) if not s.proved)
@@ -86,11 +90,11 @@ def prove(statement: Statement) -> Outcome:
     """Decide a statement afresh (no cache) and check its course instances."""
     start = time.perf_counter()
     facts, fact_report = _facts(statement)
-    if not all(ok for _, ok, _ in fact_report):
+    if not all(ok for _, ok, _, _ in fact_report):
         verdict, strategy, witness, steps, detail = (
             Verdict.UNKNOWN, "facts", None, (), "a certificate did not check")
-    elif statement.family is not None:
-        d = refute(statement.family)
+    elif statement.schema is not None:
+        d = refute_schema(statement.schema)
         verdict, strategy, witness, steps, detail = d.verdict, d.strategy, d.witness, (), d.detail
     else:
         verdict, strategy, witness, steps, detail = _identity(statement, facts)

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from derive.kernel import Family, Fact, Verdict, exact
+from derive.kernel import Family, Fact, Schema, Verdict, exact
+from derive.kernel.claims import check_expr
 from derive.kernel.exact import round_half_away, to_expr
 
 ID_PATTERN = re.compile(r"^(A\d+|[a-z0-9]+(?:-[a-z0-9]+)*)$")
@@ -96,9 +97,11 @@ class Statement:
     """A formula of the course with its expected verdict.
 
     For an identity (`expect=proved`), `proof` is a calc chain from `lhs` to `rhs`; without
-    one the kernel decides `lhs = rhs` directly. For a non-identity (`expect=refuted`),
-    `family` instantiates the claim on concrete shapes for the witness search, and
-    `closed_form` may show the exact difference between the sides.
+    one the kernel decides `lhs = rhs` directly. A non-identity (`expect=refuted`) is refuted
+    on its own sides: `family` may give the interpretations to search first (concrete shapes
+    for K, n_k, ℓ); without one the kernel builds small ones itself. A claim about a discrete
+    parameter whose sides only exist shape by shape (a number of records, a ZeRO stage) is a
+    `schema` instead of lhs and rhs.
     """
 
     id: str
@@ -111,6 +114,7 @@ class Statement:
     proof: Calc | None = None
     facts: tuple[Fact | Certificate, ...] = ()
     family: Family | None = None
+    schema: Schema | None = None
     instances: tuple[Instance, ...] = ()
     holds_when: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())
@@ -122,7 +126,15 @@ class Statement:
             raise ValueError(f"statement id {self.id!r}: use A1, A2, … or lowercase-hyphen words")
         if self.expect is Verdict.UNKNOWN:
             raise ValueError(f"statement {self.id}: `unknown` is never an expected verdict")
-        if self.family is None and (self.lhs is None or self.rhs is None):
-            raise ValueError(f"statement {self.id}: an identity needs lhs and rhs")
-        if self.expect is Verdict.REFUTED and self.family is None:
-            raise ValueError(f"statement {self.id}: a refuted statement needs a family")
+        if self.schema is None and (self.lhs is None or self.rhs is None):
+            raise ValueError(f"statement {self.id}: a statement needs lhs and rhs (or a schema)")
+        if self.schema is not None and (self.lhs is not None or self.family is not None
+                                        or self.expect is Verdict.PROVED):
+            raise ValueError(f"statement {self.id}: a schema is refuted shape by shape; it has "
+                             f"no lhs, rhs or family and cannot be proved")
+        for side, what in ((self.lhs, "lhs"), (self.rhs, "rhs")):
+            if side is not None:
+                check_expr(side, f"statement {self.id}: {what}")
+        if self.family is not None and not isinstance(self.family, Family):
+            raise ValueError(f"statement {self.id}: family must be a kernel Family of "
+                             f"interpretations")

@@ -1,0 +1,54 @@
+"""What the kernel accepts as a claim: exact SymPy expressions, nothing else.
+
+A float is refused, not rounded: a binary float makes an identity look false (0.1 + 0.2 against
+3/10) or hides a difference (x + 10⁻³⁰·x against x), so a claim that contains one is invalid.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+
+class InvalidClaim(ValueError):
+    """A claim the kernel refuses as written: a float, an infinity, something not an expression."""
+
+
+class NotSupported(ValueError):
+    """A claim that is valid but uses something the kernel does not decide (yet)."""
+
+
+def check_expr(value: object, what: str = "a side") -> sp.Expr:
+    """`value` as a SymPy expression, or InvalidClaim saying what is wrong and what would be right."""
+    if isinstance(value, bool) or (isinstance(value, sp.logic.boolalg.Boolean)
+                                   and not isinstance(value, sp.Expr)):
+        raise InvalidClaim(f"{what} is a truth value, not a number: write an expression")
+    if isinstance(value, float):
+        raise InvalidClaim(f"{what} is the float {value!r}: write it exactly, "
+                           f"as an integer or a Rational")
+    if isinstance(value, int):
+        return sp.Integer(value)
+    if isinstance(value, sp.MatrixBase):
+        for entry in value:
+            check_expr(entry, what)
+        return value
+    if not isinstance(value, sp.Basic):
+        raise InvalidClaim(f"{what} is a {type(value).__name__}, not a SymPy expression")
+    if isinstance(value, sp.Tuple) or not isinstance(value, sp.Expr):
+        raise InvalidClaim(f"{what} is a {type(value).__name__}, not an expression")
+    floats = value.atoms(sp.Float)
+    if floats:
+        f = sorted(floats, key=sp.default_sort_key)[0]
+        raise InvalidClaim(f"{what} contains the decimal {sp.sstr(f)}, a binary float: write it "
+                           f"exactly, as Rational(…) or an integer")
+    if value.has(sp.nan, sp.zoo) or _infinite_outside_limits(value):
+        raise InvalidClaim(f"{what} contains an infinity or nan; a claim is about finite values "
+                           f"(only a Σ may run to ∞)")
+    return value
+
+
+def _infinite_outside_limits(e: sp.Basic) -> bool:
+    if e in (sp.oo, -sp.oo):
+        return True
+    if isinstance(e, sp.Sum):
+        return _infinite_outside_limits(e.function)
+    return any(_infinite_outside_limits(a) for a in e.args)

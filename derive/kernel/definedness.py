@@ -1,0 +1,136 @@
+"""Where an expression is defined: the expressions that must be nonzero for it to have a value.
+
+The kernel's semantics: a claim lhs = rhs is *proved* when the two sides are equal at every point
+of the symbols' domains, satisfying the facts, at which both sides are defined. A rewrite may
+therefore not turn an expression that is defined at a point into one that is not (the normal form
+would then say nothing there); each rewrite that could records the conditions under which it is
+an identity, and a proof must discharge them.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+from sympy.core.function import AppliedUndef
+
+TOTAL_FUNCTIONS = (sp.exp, sp.sin, sp.cos, sp.Abs, sp.Max, sp.Min, sp.sign, sp.Heaviside,
+                   sp.floor, sp.ceiling, sp.re, sp.im, sp.KroneckerDelta)
+"""Functions with a value at every real (or complex) argument."""
+
+
+class UnknownDomain(ValueError):
+    """An expression with a function whose domain the kernel does not model (tan, Γ, …)."""
+
+
+def conditions(e: sp.Expr) -> list[sp.Expr]:
+    """Expressions that must all be nonzero for `e` to be defined (a superset is fine: more
+    conditions only make the kernel prove less). Raises UnknownDomain."""
+    out: list[sp.Expr] = []
+    for entry in (e if isinstance(e, sp.MatrixBase) else (e,)):
+        _collect(entry, out)
+    return out
+
+
+def _collect(e: sp.Basic, out: list[sp.Expr]) -> None:
+    from derive.kernel.sums import is_prefix
+
+    if e.is_Atom or isinstance(e, (sp.Symbol, sp.Indexed, sp.Idx)):
+        if e in (sp.zoo, sp.nan, sp.oo, -sp.oo):
+            out.append(sp.S.Zero)
+        if isinstance(e, sp.Indexed):
+            for i in e.indices:
+                _collect(i, out)
+        return
+    if e.is_Pow:
+        _collect(e.base, out)
+        _collect(e.exp, out)
+        if not (e.exp.is_Rational and e.exp >= 0):
+            out.append(e.base)
+        return
+    if isinstance(e, sp.log):
+        _collect(e.args[0], out)
+        out.append(e.args[0])
+        return
+    if isinstance(e, sp.Piecewise):
+        for value, cond in e.args:
+            _collect(value, out)
+            for rel in cond.atoms(sp.core.relational.Relational):
+                _collect(rel.lhs, out)
+                _collect(rel.rhs, out)
+        return
+    if isinstance(e, sp.Sum):
+        _collect(e.function, out)  # with the index free: conservative
+        for _, a, b in e.limits:
+            _collect(a, out)
+            _collect(b, out)
+        return
+    if isinstance(e, sp.Derivative):
+        _collect(e.expr, out)
+        return
+    if isinstance(e, sp.Subs) or is_prefix(e):
+        for a in e.args:
+            if not isinstance(a, sp.Tuple):
+                _collect(a, out)
+        return
+    if e.is_Add or e.is_Mul or isinstance(e, (AppliedUndef,) + TOTAL_FUNCTIONS):
+        for a in e.args:
+            _collect(a, out)
+        return
+    raise UnknownDomain(f"{type(e).__name__} has a domain the kernel does not model")
+
+
+def guards(e: sp.Expr) -> list[sp.Expr]:
+    """Expressions that are nonzero wherever `e` is defined: the bases of its negative powers
+    and the arguments of its logarithms, outside any Σ summand or Piecewise branch (those may be
+    skipped, so they guard nothing)."""
+    out: list[sp.Expr] = []
+    for entry in (e if isinstance(e, sp.MatrixBase) else (e,)):
+        _guards(entry, out)
+    return out
+
+
+def _guards(e: sp.Basic, out: list[sp.Expr]) -> None:
+    if e.is_Atom or isinstance(e, (sp.Symbol, sp.Indexed)):
+        return
+    if isinstance(e, sp.Piecewise):
+        return
+    if isinstance(e, sp.Sum):
+        for _, a, b in e.limits:
+            _guards(a, out)
+            _guards(b, out)
+        return
+    if e.is_Pow and (e.exp.is_negative is True):
+        out.append(e.base)
+    if isinstance(e, sp.log):
+        out.append(e.args[0])
+    for a in e.args:
+        if isinstance(a, sp.Basic) and not isinstance(a, sp.Tuple):
+            _guards(a, out)
+
+
+def kinks(e: sp.Expr, variables: tuple[sp.Symbol, ...]) -> list[sp.Expr] | None:
+    """Where `e` may fail to be differentiable in `variables`: expressions that must be nonzero
+    (the argument of |·|, sign and Heaviside, the difference of the arguments of max and min, the
+    two sides of a Piecewise condition); None when `e` has a non-smooth part the kernel does not
+    model (floor, a condition that is not a comparison)."""
+    out: list[sp.Expr] = []
+    for node in sp.preorder_traversal(e):
+        if not isinstance(node, sp.Basic) or not any(v in node.free_symbols for v in variables):
+            continue
+        if isinstance(node, (sp.Abs, sp.sign, sp.Heaviside)):
+            out.append(node.args[0])
+        elif isinstance(node, (sp.Max, sp.Min)):
+            args = node.args
+            out.extend(a - b for n, a in enumerate(args) for b in args[n + 1:])
+        elif isinstance(node, sp.Piecewise):
+            for _, cond in node.args:
+                if cond is sp.true or cond is sp.false:
+                    continue
+                if not any(v in cond.free_symbols for v in variables):
+                    continue
+                if not isinstance(cond, sp.core.relational.Relational) or isinstance(
+                        cond, (sp.Eq, sp.Ne)):
+                    return None
+                out.append(cond.lhs - cond.rhs)
+        elif isinstance(node, (sp.floor, sp.ceiling, sp.re, sp.im, sp.arg, sp.KroneckerDelta)):
+            return None
+    return out

@@ -1,0 +1,165 @@
+"""Exact evaluation of a claim on concrete values: the ground truth a witness is checked against.
+
+`instantiate` replaces the claim's symbols by values and its undefined functions (and indexed
+bases) by Lambdas, writes every Σ with concrete limits out term by term under Karr's convention
+(an empty Σ evaluates no term), chooses Piecewise branches lazily, and takes each derivative by
+`sympy.diff` before its variable gets a value, remembering its kinks. `value_at` then gives the
+exact value at a point, or None where the expression is undefined: a division by zero, a
+logarithm of 0, a derivative at a kink, or a value that is not real.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import sympy as sp
+from sympy.core.function import AppliedUndef
+from sympy.core.relational import Relational
+
+from derive.kernel.definedness import kinks
+from derive.kernel.exact import is_zero_exact
+
+MAX_TERMS = 5000
+"""Most Σ terms one instantiation writes out."""
+
+
+class NotConcrete(ValueError):
+    """An expression that cannot be written out on these values (a symbolic limit, too many
+    terms, a non-smooth part whose derivative the kernel does not model)."""
+
+
+@dataclass
+class Instance:
+    """An expression written out on concrete structure: closed in the shape's variables."""
+
+    expr: sp.Expr
+    kinks: list[sp.Expr] = field(default_factory=list)
+    applications: list[tuple[sp.Expr, sp.Expr]] = field(default_factory=list)
+    """(original application, its value) for each undefined function or subscript used."""
+
+
+class _Writer:
+    def __init__(self, symbols, functions, budget):
+        self.symbols = symbols
+        self.functions = functions
+        self.budget = budget
+        self.kinks: list[sp.Expr] = []
+        self.apps: list[tuple[sp.Expr, sp.Expr]] = []
+
+    def run(self, e, env, held):
+        if isinstance(e, sp.Symbol):
+            if e in held:
+                return e
+            return env.get(e, e)
+        if not isinstance(e, sp.Basic) or e.is_Atom:
+            return e
+        if isinstance(e, sp.Indexed):
+            idx = [self.run(i, env, held) for i in e.indices]
+            if e.base in self.functions:
+                value = self.run(self.functions[e.base](*idx), env, held)
+                self.apps.append((e.base[tuple(idx)], value))
+                return value
+            return e.base[tuple(idx)]
+        if isinstance(e, AppliedUndef):
+            args = [self.run(a, env, held) for a in e.args]
+            if e.func in self.functions:
+                value = self.run(self.functions[e.func](*args), env, held)
+                self.apps.append((e.func(*args), value))
+                return value
+            return e.func(*args)
+        if isinstance(e, sp.Sum):
+            return self._sum(e, env, held)
+        if isinstance(e, sp.Piecewise):
+            pieces = []
+            for value, cond in e.args:
+                c = self._cond(cond, env, held)
+                if c is sp.false:
+                    continue
+                pieces.append((self.run(value, env, held), c))
+                if c is sp.true:
+                    break
+            return sp.Piecewise(*pieces) if pieces else sp.nan
+        if isinstance(e, sp.Derivative):
+            return self._derivative(e, env, held)
+        if isinstance(e, sp.Subs):
+            return self.run(e.doit(deep=False), env, held)
+        if isinstance(e, sp.Lambda):
+            return e
+        return e.func(*[self.run(a, env, held) for a in e.args])
+
+    def _cond(self, cond, env, held):
+        if cond in (sp.true, sp.false):
+            return cond
+        if isinstance(cond, Relational):
+            return cond.func(self.run(cond.lhs, env, held), self.run(cond.rhs, env, held))
+        if isinstance(cond, (sp.And, sp.Or, sp.Not)):
+            return cond.func(*[self._cond(c, env, held) for c in cond.args])
+        return cond.func(*[self.run(a, env, held) for a in cond.args])
+
+    def _sum(self, e, env, held):
+        i, a, b = e.limits[-1]
+        body = sp.Sum(e.function, *e.limits[:-1]) if len(e.limits) > 1 else e.function
+        a, b = self.run(a, env, held), self.run(b, env, held)
+        if not (isinstance(a, sp.Integer) and isinstance(b, sp.Integer)):
+            raise NotConcrete(f"a Σ over {i} has limits {sp.sstr(a)}, {sp.sstr(b)}")
+        lo, hi, sign = (int(a), int(b), 1) if b >= a else (int(b) + 1, int(a) - 1, -1)
+        n = max(hi - lo + 1, 0)
+        self.budget[0] -= n
+        if self.budget[0] < 0:
+            raise NotConcrete(f"more than {MAX_TERMS} terms to write out")
+        terms = [self.run(body, {**env, i: sp.Integer(v)}, held - {i}) for v in range(lo, hi + 1)]
+        return sign * sp.Add(*terms)
+
+    def _derivative(self, e, env, held):
+        variables = tuple(v for v, _ in e.variable_count)
+        if not all(isinstance(v, sp.Symbol) for v in variables):
+            raise NotConcrete("a derivative with respect to something other than a symbol")
+        first = len(self.apps)
+        inner = self.run(e.expr, env, held | set(variables))
+        found = kinks(inner, variables)
+        if found is None:
+            raise NotConcrete("a derivative of a non-smooth part the kernel does not model")
+        done = sp.diff(inner, *e.variable_count)
+        sub = {v: env[v] for v in variables if v not in held and v in env}
+        self.kinks.extend(k.xreplace(sub) for k in found)
+        if sub:
+            self.apps[first:] = [(a.xreplace(sub), v.xreplace(sub)) for a, v in self.apps[first:]]
+        return done.xreplace(sub) if sub else done
+
+
+def instantiate(expr: sp.Expr, symbols: dict, functions: dict,
+                budget: list[int] | None = None) -> Instance:
+    """`expr` written out with `symbols` (Symbol → value) and `functions` (undefined function or
+    IndexedBase → Lambda); `budget` (a one-element list) bounds the Σ terms over several calls."""
+    writer = _Writer(symbols, functions, budget if budget is not None else [MAX_TERMS])
+    out = writer.run(expr, dict(symbols), frozenset())
+    return Instance(out, writer.kinks, writer.apps)
+
+
+def _finite(v: sp.Expr) -> bool:
+    return not v.has(sp.zoo, sp.nan, sp.oo, -sp.oo)
+
+
+def value_at(inst: Instance, point: dict) -> sp.Expr | None:
+    """The exact real value of a written-out expression at `point`, or None where it is
+    undefined or not real (or cannot be told exactly)."""
+    for k in inst.kinks:
+        kv = k.xreplace(point)
+        if not kv.is_number or is_zero_exact(kv) is not False:
+            return None
+    v = inst.expr.xreplace(point) if point else inst.expr
+    if not isinstance(v, sp.Expr) or not v.is_number or not _finite(v):
+        return None
+    if v.is_Rational:
+        return v
+    if v.is_extended_real is not True:
+        return None
+    return v
+
+
+def differ(a: sp.Expr, b: sp.Expr) -> bool:
+    """Whether two exact real numbers differ (certified: exact for rationals, else by an exact
+    zero test of the difference)."""
+    if a.is_Rational and b.is_Rational:
+        return a != b
+    return is_zero_exact(a - b) is False

@@ -1,0 +1,334 @@
+"""Interpretations: a claim with Σ over symbolic limits and undefined functions made concrete.
+
+An interpretation gives values to the claim's own symbols (a count K = 2) and Lambdas to its
+undefined functions and indexed bases (ℓ(i, θ) ↦ (θ·x_i − y_i)²/2), in terms of finitely many
+variables that the witness search then assigns. The claim's sides are written out under the
+interpretation by the kernel itself (evaluate.py), so a witness always refutes the claim as
+stated; `confirm` re-evaluates the original sides at the final point before anything is said.
+
+`automatic` builds interpretations when the caller gives none: small values for the integer
+symbols, integer-valued functions as small tables, and every other undefined function as a
+polynomial of degree ≤ 1 in its non-integer arguments with one set of coefficients per integer
+argument tuple (free values, so any smooth function's values and slopes are reachable).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from itertools import islice, product
+
+import sympy as sp
+from sympy.core.function import AppliedUndef
+
+from derive.kernel.evaluate import NotConcrete, differ, instantiate, value_at
+from derive.kernel.exact import exact_str
+from derive.kernel.facts import Fact
+from derive.kernel.verdict import Witness
+from derive.kernel.witness import Instantiation, domain_values, in_domain, satisfies
+
+MAX_AUTO_SHAPES = 24
+"""Automatic interpretations tried per claim."""
+
+TABLE_ARGUMENTS = range(-2, 7)
+"""Arguments an integer-valued function's table covers (others take its first domain value)."""
+
+
+@dataclass(frozen=True)
+class Interpretation:
+    """Concrete meaning for a claim's symbols and functions, over `variables`."""
+
+    shape: str
+    symbols: dict = field(default_factory=dict)
+    functions: dict = field(default_factory=dict)
+    variables: tuple[sp.Symbol, ...] = ()
+    names: dict = field(default_factory=dict)
+    shown: tuple[tuple[str, sp.Expr], ...] = ()
+    """What a witness shows instead of the variables it mentions: (name, expression) pairs,
+    such as ("ell(3, theta)", c₀ + c₁·theta)."""
+
+
+@dataclass(frozen=True)
+class Family:
+    """Interpretations of a claim, smallest first: `interpret(shape)` for each of `shapes()`."""
+
+    shapes: Callable[[], Iterable[object]]
+    interpret: Callable[[object], Interpretation]
+    max_shapes: int = 12
+
+
+@dataclass(frozen=True)
+class Schema:
+    """A claim with a discrete parameter: for each of `shapes()`, `sides(shape)` gives the
+    claim on that shape as an Instantiation (its sides are the claim; nothing else builds
+    them). Such a claim can be refuted on one shape, never proved for all."""
+
+    shapes: Callable[[], Iterable[object]]
+    sides: Callable[[object], Instantiation]
+    max_shapes: int = 12
+
+
+class Table:
+    """A function of integer arguments given by its values at finitely many points (`default`
+    elsewhere): looked up directly at integers, a Piecewise Lambda for display and anywhere
+    else."""
+
+    def __init__(self, args: tuple[sp.Symbol, ...], entries: dict[tuple, sp.Expr],
+                 default: sp.Expr):
+        self.args = tuple(args)
+        self.entries = {tuple(int(k) for k in key): sp.S(v) for key, v in entries.items()}
+        self.default = sp.S(default)
+
+    def __call__(self, *values):
+        if all(isinstance(v, sp.Integer) or type(v) is int for v in values):
+            return self.entries.get(tuple(int(v) for v in values), self.default)
+        return self.as_lambda()(*values)
+
+    def as_lambda(self) -> sp.Lambda:
+        pieces = [(value, sp.And(*[sp.Eq(a, k) for a, k in zip(self.args, key)]))
+                  for key, value in self.entries.items()]
+        return sp.Lambda(self.args, sp.Piecewise(*pieces, (self.default, True))
+                         if pieces else self.default)
+
+    def xreplace(self, point: dict) -> Table:
+        return Table(self.args, {k: v.xreplace(point) for k, v in self.entries.items()},
+                     self.default.xreplace(point))
+
+
+def table(args: tuple[sp.Symbol, ...], entries: dict[tuple, sp.Expr], default) -> Table:
+    """A function of integer arguments given by its values at finitely many points."""
+    return Table(args, entries, default)
+
+
+def as_lambda(interpretation) -> sp.Lambda:
+    return interpretation.as_lambda() if isinstance(interpretation, Table) else interpretation
+
+
+# --------------------------------------------------------------------------- writing out
+
+def _free_variables(interp: Interpretation, lhs, rhs, facts) -> tuple[sp.Symbol, ...]:
+    """The interpretation's variables, then the claim's symbols it leaves free."""
+    free = set().union(*(sp.S(e).free_symbols for e in (lhs, rhs, *(f.expr for f in facts))))
+    bound = {s for e in (lhs, rhs, *(f.expr for f in facts))
+             for x in sp.S(e).atoms(sp.Sum) for s, _, _ in x.limits}
+    labels = {x.label for e in (lhs, rhs, *(f.expr for f in facts))
+              for x in sp.S(e).atoms(sp.IndexedBase)}
+    rest = sorted((s for s in free if s not in interp.symbols and s not in bound
+                   and s not in labels and s not in interp.variables),
+                  key=lambda s: s.name)
+    return tuple(interp.variables) + tuple(rest)
+
+
+def write_out(lhs, rhs, facts: tuple[Fact, ...], interp: Interpretation) -> Instantiation:
+    """The claim's own sides and facts written out under an interpretation."""
+    budget = [5000]
+    parts = [instantiate(e, interp.symbols, interp.functions, budget)
+             for e in (lhs, rhs, *(f.expr for f in facts))]
+    variables = _free_variables(interp, lhs, rhs, facts)
+    for p in parts:
+        extra = p.expr.free_symbols - set(variables)
+        if extra:
+            raise NotConcrete(f"{', '.join(sorted(map(str, extra)))} left open")
+    kinks = tuple(k for p in parts for k in p.kinks)
+    names = {**{v: v.name for v in variables}, **interp.names}
+    return Instantiation(interp.shape, parts[0].expr, parts[1].expr, variables,
+                         tuple((p.expr, f.relation) for p, f in zip(parts[2:], facts)),
+                         names, kinks)
+
+
+def _concrete(interp: Interpretation, point: dict) -> tuple[dict, dict]:
+    symbols = {s: sp.S(v).xreplace(point) for s, v in interp.symbols.items()}
+    functions = {f: lam.xreplace(point) if isinstance(lam, Table)
+                 else sp.Lambda(lam.variables, lam.expr.xreplace(point))
+                 for f, lam in interp.functions.items()}
+    return symbols, functions
+
+
+def confirm(lhs, rhs, facts: tuple[Fact, ...], interp: Interpretation,
+            point: dict) -> Witness | None:
+    """The witness at `point`, after evaluating the claim's own sides and facts again with every
+    value concrete, and checking every symbol's and every used function value's domain."""
+    symbols, functions = _concrete(interp, point)
+    for v in _free_variables(interp, lhs, rhs, facts):
+        if v not in interp.variables and v in point:
+            symbols[v] = point[v]
+    for s, value in symbols.items():
+        if not (value.is_number and in_domain(s, value)):
+            return None
+    try:
+        parts = [instantiate(e, symbols, functions) for e in (lhs, rhs, *(f.expr for f in facts))]
+    except NotConcrete:
+        return None
+    values = []
+    for p in parts:
+        v = value_at(p, {})
+        if v is None:
+            return None
+        for original, used in p.applications:
+            u = value_at(type(p)(used), {})
+            if u is None or not satisfies(original.assumptions0, u):
+                return None
+        values.append(v)
+    for v, f in zip(values[2:], facts):
+        if not f.relation.holds(v):
+            return None
+    if not differ(values[0], values[1]):
+        return None
+    names = {**{v: v.name for v in interp.variables}, **interp.names}
+    hidden = set().union(*(e.free_symbols for _, e in interp.shown)) & set(interp.variables)
+    own = {v: point[v] for v in interp.variables if v in point}
+    assignment = tuple((name, sp.expand(e.xreplace(own))) for name, e in interp.shown)
+    assignment += tuple((names.get(v, str(v)), point[v]) for v in _free_variables(
+        interp, lhs, rhs, facts) if v in point and v not in hidden)
+    return Witness(interp.shape, assignment, values[0], values[1],
+                   symbols=tuple(sorted(symbols.items(), key=lambda kv: str(kv[0]))),
+                   functions=tuple(sorted(((f, as_lambda(v)) for f, v in functions.items()),
+                                          key=lambda kv: str(kv[0]))))
+
+
+# --------------------------------------------------------------------------- automatic shapes
+
+def _structure(lhs, rhs, facts):
+    exprs = [sp.S(e) for e in (lhs, rhs, *(f.expr for f in facts))]
+    bound = {s for e in exprs for x in e.atoms(sp.Sum) for s, _, _ in x.limits}
+    free = set().union(*(e.free_symbols for e in exprs)) - bound
+    labels = {x.label for e in exprs for x in e.atoms(sp.IndexedBase)}
+    free -= labels
+    integers = sorted((s for s in free if s.is_integer), key=lambda s: s.name)
+    functions = sorted({a.func for e in exprs for a in e.atoms(AppliedUndef)}, key=str)
+    bases = sorted({x.base for e in exprs for x in e.atoms(sp.Indexed)}, key=str)
+    return exprs, integers, functions, bases
+
+
+def _integer_tables(fn, arity: int) -> list[tuple[str, Callable]]:
+    """Small tables for an integer-valued function of integer arguments: constant at each of
+    its first domain values, then 1, 2, 3, … and 2, 1, 1, … along the first argument."""
+    probe = fn(*[sp.Dummy(integer=True) for _ in range(arity)])
+    values = domain_values(probe, 3)
+    out = [(f"{fn}(·) = {exact_str(v)}", (lambda v: (lambda key: v))(v)) for v in values]
+    ramps = [("1, 2, 3, …", lambda key: sp.Integer(max(key[0], 1))),
+             ("2, 1, 1, …", lambda key: sp.Integer(2 if key[0] <= 1 else 1))]
+    for label, rule in ramps:
+        if all(in_domain(probe, rule((k,) * arity)) for k in TABLE_ARGUMENTS):
+            out.append((f"{fn}(k) = {label}", rule))
+    return out
+
+
+def automatic(lhs, rhs, facts: tuple[Fact, ...]) -> Iterator[Interpretation]:
+    """Interpretations of a claim with Σ or undefined functions, smallest first."""
+    exprs, integers, functions, bases = _structure(lhs, rhs, facts)
+    int_funcs = [f for f in functions if f(*[sp.Dummy() for _ in range(_arity(f, exprs))])
+                 .is_integer]
+    other_funcs = [f for f in functions if f not in int_funcs]
+    int_choices = [domain_values(s, 6) for s in integers]
+    table_choices = [_integer_tables(f, _arity(f, exprs)) for f in int_funcs]
+    count = 0
+    for ints in _by_height(int_choices):
+        for tables in islice(product(*table_choices), 4) if table_choices else [()]:
+            symbols = dict(zip(integers, ints))
+            int_fns = {}
+            labels = [f"{s} = {exact_str(v)}" for s, v in symbols.items()]
+            for f, (label, rule) in zip(int_funcs, tables):
+                arity = _arity(f, exprs)
+                args = tuple(sp.Dummy(f"a{n}", integer=True) for n in range(arity))
+                keys = list(product(TABLE_ARGUMENTS, repeat=arity)) if arity <= 2 else []
+                default = domain_values(f(*args), 1)[0]
+                int_fns[f] = table(args, {k: rule(k) for k in keys}, default)
+                labels.append(label)
+            interp = _free_functions(exprs, symbols, int_fns, other_funcs, bases,
+                                     ", ".join(labels))
+            if interp is None:
+                continue
+            yield interp
+            count += 1
+            if count >= MAX_AUTO_SHAPES:
+                return
+
+
+def _arity(f, exprs) -> int:
+    for e in exprs:
+        for a in e.atoms(AppliedUndef):
+            if a.func == f:
+                return len(a.args)
+    return 1
+
+
+def _by_height(choices: list[list]) -> Iterator[tuple]:
+    if not choices:
+        yield ()
+        return
+    if any(not c for c in choices):
+        return
+    caps = [len(c) for c in choices]
+    from derive.kernel.witness import _compositions
+
+    for height in range(sum(c - 1 for c in caps) + 1):
+        for idx in _compositions(height, len(choices), caps):
+            yield tuple(c[i] for c, i in zip(choices, idx))
+
+
+def _free_functions(exprs, symbols, int_fns, other_funcs, bases, label) -> Interpretation | None:
+    """Tables of fresh variables for the other functions and subscripts, found by writing the
+    claim out once with them left opaque."""
+    try:
+        written = [instantiate(e, symbols, int_fns).expr for e in exprs]
+    except NotConcrete:
+        return None
+    apps: dict = {}
+    for w in written:
+        for a in w.atoms(AppliedUndef):
+            if a.func in other_funcs:
+                apps.setdefault(a.func, set()).add(a.args)
+        for x in w.atoms(sp.Indexed):
+            if x.base in bases:
+                apps.setdefault(x.base, set()).add(tuple(x.indices))
+    functions = dict(int_fns)
+    variables: list[sp.Symbol] = []
+    names: dict = {}
+    display: list[tuple[str, sp.Expr]] = []
+    for f, uses in sorted(apps.items(), key=lambda kv: str(kv[0])):
+        uses = sorted(uses, key=sp.default_sort_key)
+        arity = len(uses[0])
+        if any(len(u) != arity for u in uses):
+            return None
+        keyed = [n for n in range(arity) if all(u[n].is_Integer for u in uses)]
+        smooth = [n for n in range(arity) if n not in keyed]
+        probe = (f[tuple(sp.Dummy() for _ in range(arity))] if isinstance(f, sp.IndexedBase)
+                 else f(*[sp.Dummy() for _ in range(arity)]))
+        assumptions = {k: v for k, v in probe.assumptions0.items() if v is not None}
+        restricted = any(k not in ("real", "complex", "commutative", "finite", "infinite",
+                                   "hermitian", "imaginary", "extended_real") for k in assumptions)
+        if restricted and smooth:
+            return None  # a polynomial in θ need not stay in the function's domain
+        args = tuple(sp.Dummy(f"a{n}", integer=n in keyed) for n in range(arity))
+        keyed_args = tuple(args[n] for n in keyed)
+        default = sp.S.Zero if satisfies(assumptions, sp.S.Zero) else sp.S.One
+        slots: list[dict] = [{} for _ in range(len(smooth) + 1)]
+        seen = set()
+        for use in uses:  # one set of values per integer-argument tuple
+            key = tuple(use[n] for n in keyed)
+            if key in seen:
+                continue
+            seen.add(key)
+            coeffs = []
+            for slot in range(len(smooth) + 1):  # the value at 0, then one slope per argument
+                v = sp.Symbol(f"_c{len(variables)}", **assumptions)
+                variables.append(v)
+                names[v] = f"{f}({', '.join(exact_str(k) for k in key)})" + (
+                    f"[{slot}]" if smooth else "")
+                slots[slot][key] = v
+                coeffs.append(v)
+            shown_args = ", ".join(sp.sstr(a) for a in use)
+            value = coeffs[0] + sum(c * use[n] for c, n in zip(coeffs[1:], smooth))
+            display.append((f"{f}({shown_args})" if not isinstance(f, sp.IndexedBase)
+                            else f"{f}[{shown_args}]", value))
+        if not smooth:
+            functions[f] = Table(keyed_args, slots[0], default)
+            continue
+        helpers = [sp.Function(f"{f}_{slot}") for slot in range(len(smooth) + 1)]
+        for helper, entries in zip(helpers, slots):
+            functions[helper] = Table(keyed_args, entries, 0)
+        body = helpers[0](*keyed_args) + sum(
+            helper(*keyed_args) * args[n] for helper, n in zip(helpers[1:], smooth))
+        functions[f] = sp.Lambda(args, body)
+    return Interpretation(label, symbols, functions, tuple(variables), names, tuple(display))

@@ -1,0 +1,293 @@
+"""Signs: which of −, 0, + an expression can take, from its symbols' declared assumptions, the
+statement's facts and its structure.
+
+`signs(e)` is a set of signs the real value of e may have wherever e is defined, or None when
+e is not known to be real. The rules are the kernel's own (a small sign calculus, listed in
+docs/kernel.md); from SymPy it takes only the assumptions declared on symbols and undefined
+functions, and its certified evaluation of closed constants.
+
+A `Context` carries the facts and the guards: the expressions that are nonzero wherever both
+sides of the claim are defined (a denominator of a side), which a proof may therefore assume.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import product
+
+import sympy as sp
+from sympy.core.function import AppliedUndef
+
+from derive.kernel.algebra import expand
+from derive.kernel.facts import Fact, Relation
+
+ALL = frozenset({-1, 0, 1})
+POS, NEG, ZERO = frozenset({1}), frozenset({-1}), frozenset({0})
+NONNEG, NONPOS, NONZERO = frozenset({0, 1}), frozenset({-1, 0}), frozenset({-1, 1})
+
+MAX_MATCH_OPS = 400
+"""Larger expressions are matched against facts only when they are syntactically equal."""
+
+
+def _flag_signs(e) -> frozenset[int] | None:
+    """Signs from declared assumptions (a symbol, an undefined function, an indexed base)."""
+    if e.is_zero:
+        return ZERO
+    if e.is_real is not True:
+        return None
+    if e.is_positive:
+        return POS
+    if e.is_negative:
+        return NEG
+    out = set(ALL)
+    if e.is_nonnegative:
+        out.discard(-1)
+    if e.is_nonpositive:
+        out.discard(1)
+    if e.is_nonzero:
+        out.discard(0)
+    return frozenset(out)
+
+
+def _add(sets: list[frozenset[int]]) -> frozenset[int]:
+    if all(s <= ZERO for s in sets):
+        return ZERO
+    if all(s <= NONNEG for s in sets):
+        return POS if any(s == POS for s in sets) else NONNEG
+    if all(s <= NONPOS for s in sets):
+        return NEG if any(s == NEG for s in sets) else NONPOS
+    return ALL
+
+
+def _mul(sets: list[frozenset[int]]) -> frozenset[int]:
+    out = frozenset({1})
+    for s in sets:
+        out = frozenset(a * b for a in out for b in s)
+    return out
+
+
+def _count_sum(term: frozenset[int], count: frozenset[int]) -> frozenset[int]:
+    """Signs of Σ over `count` terms of sign `term` (Karr: a negative count negates)."""
+    some = _add([term]) if term else ZERO
+    out: set[int] = set()
+    if 0 in count:
+        out.add(0)
+    if 1 in count:
+        out |= some
+    if -1 in count:
+        out |= {-s for s in some}
+    return frozenset(out)
+
+
+def _constant_signs(e: sp.Expr) -> frozenset[int] | None:
+    """A closed constant: its sign from certified evaluation (or an exact zero test)."""
+    from derive.kernel.exact import is_zero_exact
+
+    if e.is_Rational:
+        return frozenset({int(sp.sign(e))})
+    if e.is_real is not True:
+        return None
+    zero = is_zero_exact(e)
+    if zero:
+        return ZERO
+    if zero is False:
+        try:
+            v = e.evalf(30, strict=True)
+        except Exception:  # noqa: BLE001 — no certified digits: sign unknown
+            return ALL
+        if v.is_Number and v != 0:
+            return POS if v > 0 else NEG
+    return ALL
+
+
+@lru_cache(maxsize=4096)
+def _ratio(e: sp.Expr, other: sp.Expr) -> sp.Rational | None:
+    """q with e = q·other, comparing the expanded forms term by term."""
+    if sp.count_ops(e) > MAX_MATCH_OPS or sp.count_ops(other) > MAX_MATCH_OPS:
+        return None
+    try:
+        a, b = expand(e).as_coefficients_dict(), expand(other).as_coefficients_dict()
+    except Exception:  # noqa: BLE001 — no match is always safe
+        return None
+    if a.keys() != b.keys() or not a:
+        return None
+    ratios = {sp.Rational(a[k]) / sp.Rational(b[k]) for k in a if b[k] != 0}
+    if len(ratios) != 1:
+        return None
+    q = ratios.pop()
+    return q if q != 0 else None
+
+
+@dataclass
+class Context:
+    """The facts and guards a decision may use, and what it used."""
+
+    facts: tuple[Fact, ...] = ()
+    guards: tuple[sp.Expr, ...] = ()
+    used: set[str] = field(default_factory=set)
+    discharged: set[str] = field(default_factory=set)
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    def without(self, index: sp.Symbol) -> Context:
+        """The context inside a Σ over `index`: no fact or guard about a free symbol of that
+        name applies to the bound index."""
+        facts = tuple(f for f in self.facts if index not in f.expr.free_symbols)
+        guards = tuple(g for g in self.guards if index not in g.free_symbols)
+        if len(facts) == len(self.facts) and len(guards) == len(self.guards):
+            return self
+        return Context(facts, guards, self.used, self.discharged)
+
+    # ------------------------------------------------------------------ queries
+
+    def signs(self, e: sp.Expr) -> frozenset[int] | None:
+        key = e
+        if key in self._cache:
+            return self._cache[key]
+        self._cache[key] = None  # while computing: unknown (no circular reasoning)
+        out = self._signs(e)
+        self._cache[key] = out
+        return out
+
+    def nonnegative(self, e: sp.Expr) -> bool:
+        s = self.signs(e)
+        return s is not None and s <= NONNEG
+
+    def positive(self, e: sp.Expr) -> bool:
+        s = self.signs(e)
+        return s is not None and s <= POS
+
+    def nonzero(self, e: sp.Expr) -> bool:
+        """e ≠ 0 wherever the claim's sides are defined: by its signs, a fact or a guard, or
+        because every factor of it is nonzero."""
+        s = self.signs(e)
+        if s is not None and 0 not in s:
+            return True
+        if self._is_guard(e):
+            return True
+        if e.is_Mul or e.is_Pow:
+            factors = e.args if e.is_Mul else (e.base,)
+            if e.is_Pow and not (e.exp.is_Rational and e.exp > 0):
+                return False
+            return all(self.nonzero(f) for f in factors if not f.is_number or f == 0)
+        if (e.is_Add and len(e.args) <= 12 and e.free_symbols
+                and not e.atoms(sp.Function, sp.Sum, sp.Indexed)):
+            try:
+                factored = sp.factor(e)
+            except Exception:  # noqa: BLE001
+                return False
+            if factored != e and (factored.is_Mul or factored.is_Pow):
+                return self.nonzero(factored)
+        return False
+
+    # ------------------------------------------------------------------ rules
+
+    def _ratio(self, e: sp.Expr, other: sp.Expr) -> sp.Rational | None:
+        """q with e = q·other for a nonzero rational q, or None."""
+        if e == other:
+            return sp.S.One
+        if e == -other:
+            return sp.S.NegativeOne
+        if e.is_number or other.is_number or e.free_symbols != other.free_symbols:
+            return None  # a constant multiple has the same symbols (a cheap first test)
+        return _ratio(e, other)
+
+    def _is_guard(self, e: sp.Expr) -> bool:
+        return any(self._ratio(e, g) is not None for g in self.guards)
+
+    def _from_facts(self, e: sp.Expr) -> frozenset[int] | None:
+        out = None
+        for f in self.facts:
+            q = self._ratio(e, f.expr)
+            if q is None:
+                continue
+            s = f.relation.signs if q > 0 else frozenset(-x for x in f.relation.signs)
+            out = s if out is None else out & s
+            self.used.add(f.reason)
+        return out
+
+    def _signs(self, e: sp.Expr) -> frozenset[int] | None:
+        structural = self._structural(e)
+        if e.is_number:
+            return structural
+        from_facts = self._from_facts(e)
+        if from_facts is None:
+            if structural is not None and 0 in structural and self._is_guard(e):
+                return structural - ZERO
+            return structural
+        return from_facts if structural is None else (structural & from_facts) or from_facts
+
+    def _structural(self, e: sp.Expr) -> frozenset[int] | None:
+        from derive.kernel.sums import is_prefix
+
+        if e.is_number:
+            return _constant_signs(e)
+        if isinstance(e, (sp.Symbol, sp.Indexed)):
+            return _flag_signs(e)
+        if is_prefix(e):  # Σ_{i=1}^{m} g(i)
+            term = self.signs(e.summand(sp.Dummy("i", integer=True)))
+            count = self.signs(e.args[0])
+            return None if term is None or count is None else _count_sum(term, count)
+        if isinstance(e, AppliedUndef):
+            return _flag_signs(e)
+        if e.is_Add:
+            sets = [self.signs(t) for t in e.args]
+            return None if any(s is None for s in sets) else _add(sets)
+        if e.is_Mul:
+            sets = [self.signs(t) for t in e.args]
+            return None if any(s is None for s in sets) else _mul(sets)
+        if e.is_Pow:
+            return self._pow(e.base, e.exp)
+        if isinstance(e, sp.exp):
+            return POS if self.signs(e.args[0]) is not None else None
+        if isinstance(e, sp.log):
+            return ALL if self.signs(e.args[0]) == POS else None
+        if isinstance(e, sp.Abs):
+            s = self.signs(e.args[0])
+            return POS if (s is not None and 0 not in s) or self.nonzero(e.args[0]) else NONNEG
+        if isinstance(e, (sp.Max, sp.Min)):
+            sets = [self.signs(a) for a in e.args]
+            if any(s is None for s in sets):
+                return None
+            pick = max if isinstance(e, sp.Max) else min
+            return frozenset(pick(c) for c in product(*sets))
+        if isinstance(e, sp.sign):
+            return self.signs(e.args[0])
+        if isinstance(e, sp.Heaviside):
+            s = self.signs(e.args[0])
+            if s is None:
+                return None
+            return frozenset({1 if x >= 0 else 0 for x in s}) if s != ZERO else POS
+        if isinstance(e, sp.Piecewise):
+            sets = [self.signs(v) for v, _ in e.args]
+            return None if any(s is None for s in sets) else frozenset().union(*sets)
+        if isinstance(e, sp.Sum):
+            inner = self.without(e.limits[0][0])
+            term = inner.signs(sp.Sum(e.function, *e.limits[1:]) if len(e.limits) > 1
+                               else e.function)
+            _, a, b = e.limits[0]
+            count = self.signs(b - a + 1)
+            if term is None or count is None:
+                return None
+            return _count_sum(term, count)
+        return None
+
+    def _pow(self, base: sp.Expr, exp: sp.Expr) -> frozenset[int] | None:
+        sb = self.signs(base)
+        if exp.is_Integer:
+            n = int(exp)
+            if n == 0:
+                return POS
+            if sb is None:
+                return None
+            s = sb if n > 0 else sb - ZERO
+            if n % 2 == 0:
+                return frozenset({x * x for x in s})
+            return s
+        if exp.is_Rational:
+            if sb is None or not sb <= NONNEG:
+                return None
+            return sb if exp > 0 else sb - ZERO
+        if sb == POS and self.signs(exp) is not None:
+            return POS
+        return None
