@@ -21,8 +21,10 @@ import sympy as sp
 i = sp.Symbol("i", integer=True)
 m, n = sp.symbols("m n", integer=True)
 x = sp.Symbol("x", real=True)
+j = sp.Symbol("j", integer=True)
 f = sp.Function("f", real=True)
 h = sp.Function("h", real=True)
+g2 = sp.Function("g", real=True)
 
 SUMMANDS = [
     lambda v: f(v), lambda v: f(v + 1), lambda v: v * f(v), lambda v: f(v) * f(v + 1),
@@ -39,10 +41,26 @@ def random_sum(rng: random.Random) -> sp.Sum:
     return sp.Sum(g, (i, rng.choice(LIMITS), rng.choice(LIMITS)))
 
 
+INNER = [lambda u, v: g2(u, v), lambda u, v: u * g2(u, v), lambda u, v: g2(u, v) + f(u),
+         lambda u, v: f(u) * h(v)]
+
+
+def random_double_sum(rng: random.Random) -> sp.Sum:
+    """Σ_i Σ_j F(i, j), with independent limits or a triangular inner limit."""
+    F = rng.choice(INNER)(i, j)
+    a, b = rng.choice(LIMITS), rng.choice(LIMITS)
+    if rng.random() < 0.5:
+        inner = (j, rng.choice(LIMITS), rng.choice(LIMITS))
+    else:
+        inner = (j, a + rng.choice([0, 1, -1]), i + rng.choice([0, 1, -1]))
+    return sp.Sum(sp.Sum(F, inner), (i, a, b))
+
+
 def random_expression(rng: random.Random) -> sp.Expr:
     out = sp.S.Zero
     for _ in range(rng.randint(1, 3)):
-        out += rng.choice(COEFFS) * random_sum(rng)
+        out += rng.choice(COEFFS) * (random_sum(rng) if rng.random() < 0.8
+                                     else random_double_sum(rng))
     if rng.random() < 0.4:
         out += rng.choice([f(m), f(0), m, x * n, h(n + 1)])
     return out
@@ -50,36 +68,42 @@ def random_expression(rng: random.Random) -> sp.Expr:
 
 # --------------------------------------------------------------------------- valid rewrites
 
+def _parts(s: sp.Sum):
+    """(summand, outermost limit) of a Σ, SymPy's several limits read as nested sums."""
+    body = sp.Sum(s.function, *s.limits[:-1]) if len(s.limits) > 1 else s.function
+    return body, s.limits[-1]
+
+
 def _split(s: sp.Sum, rng) -> sp.Expr:
-    g, (v, a, b) = s.function, s.limits[0]
+    g, (v, a, b) = _parts(s)
     p = rng.choice(LIMITS + [a + 1, b - 1])
     return sp.Sum(g, (v, a, p)) + sp.Sum(g, (v, p + 1, b))
 
 
 def _shift(s: sp.Sum, rng) -> sp.Expr:
-    g, (v, a, b) = s.function, s.limits[0]
+    g, (v, a, b) = _parts(s)
     t = rng.choice([1, -1, 2, m, -n])
     return sp.Sum(g.xreplace({v: v - t}), (v, a + t, b + t))
 
 
 def _reverse(s: sp.Sum, rng) -> sp.Expr:
-    g, (v, a, b) = s.function, s.limits[0]
+    g, (v, a, b) = _parts(s)
     return -sp.Sum(g, (v, b + 1, a - 1))
 
 
 def _reflect(s: sp.Sum, rng) -> sp.Expr:
-    g, (v, a, b) = s.function, s.limits[0]
+    g, (v, a, b) = _parts(s)
     c = rng.choice([0, 1, m, n + 1])
     return sp.Sum(g.xreplace({v: c - v}), (v, c - b, c - a))
 
 
 def _peel(s: sp.Sum, rng) -> sp.Expr:
-    g, (v, a, b) = s.function, s.limits[0]
+    g, (v, a, b) = _parts(s)
     return sp.Sum(g, (v, a, b - 1)) + g.xreplace({v: b})
 
 
 def _linear(s: sp.Sum, rng) -> sp.Expr:
-    g, (v, a, b) = s.function, s.limits[0]
+    g, (v, a, b) = _parts(s)
     extra = rng.choice(SUMMANDS)(v)
     c = rng.choice(COEFFS)
     return sp.Sum(g + c * extra, (v, a, b)) - c * sp.Sum(extra, (v, a, b))
@@ -87,12 +111,28 @@ def _linear(s: sp.Sum, rng) -> sp.Expr:
 
 def _telescope(s: sp.Sum, rng) -> sp.Expr:
     # Σ g = Σ (g + H(i) − H(i−1)) − (H(b) − H(a−1)) for an undefined H
-    g, (v, a, b) = s.function, s.limits[0]
+    g, (v, a, b) = _parts(s)
     H = rng.choice([lambda u: h(u), lambda u: u * h(u), lambda u: x * f(u + 1)])
     return sp.Sum(g + H(v) - H(v - 1), (v, a, b)) - (H(b) - H(a - 1))
 
 
-REWRITES = [_split, _shift, _reverse, _reflect, _peel, _linear, _telescope]
+def _exchange(s: sp.Sum, rng) -> sp.Expr:
+    """Σ_i Σ_j F = Σ_j Σ_i F (independent limits), or the triangular exchange
+    Σ_{i=a}^{b} Σ_{j=c}^{i+t} F = Σ_{i=a}^{b} Σ_{j=c}^{a+t−1} F + Σ_{j=a+t}^{b+t} Σ_{i=j−t}^{b} F."""
+    body, (v, a, b) = _parts(s)
+    if not isinstance(body, sp.Sum):
+        return _split(s, rng)
+    F, (u, c, d) = _parts(body)
+    if not (c.has(v) or d.has(v)):
+        return sp.Sum(sp.Sum(F, (v, a, b)), (u, c, d))
+    t = sp.expand(d - v)
+    if c.has(v) or t.has(v):
+        return _split(s, rng)
+    return (sp.Sum(sp.Sum(F, (u, c, a + t - 1)), (v, a, b))
+            + sp.Sum(sp.Sum(F, (v, u - t, b)), (u, a + t, b + t)))
+
+
+REWRITES = [_split, _shift, _reverse, _reflect, _peel, _linear, _telescope, _exchange]
 
 
 def rewrite(e: sp.Expr, rng: random.Random, steps: int = 2) -> sp.Expr:
@@ -111,7 +151,7 @@ def perturb(e: sp.Expr, rng: random.Random) -> sp.Expr:
     if rng.random() < 0.5 or not e.atoms(sp.Sum):
         return e + rng.choice([f(m + 3), sp.Integer(1), x, h(n) - h(n - 1), m * f(n)])
     target = rng.choice(sorted(e.atoms(sp.Sum), key=sp.default_sort_key))
-    g, (v, a, b) = target.function, target.limits[0]
+    g, (v, a, b) = _parts(target)
     moved = sp.Sum(g, (v, a, b + 1)) if rng.random() < 0.5 else sp.Sum(g, (v, a - 1, b))
     return e.xreplace({target: moved})
 
@@ -152,12 +192,13 @@ def evaluate(e: sp.Expr, env: dict, tables: dict):
     if e.is_Pow and e.exp.is_Integer:
         return evaluate(e.base, env, tables) ** int(e.exp)
     if isinstance(e, sp.Sum):
-        g, (v, a, b) = e.function, e.limits[0]
+        (v, a, b) = e.limits[-1]
+        g = sp.Sum(e.function, *e.limits[:-1]) if len(e.limits) > 1 else e.function
         lo, hi = evaluate(a, env, tables), evaluate(b, env, tables)
         return _karr(lambda k: evaluate(g, {**env, v: Fraction(k)}, tables), int(lo), int(hi))
     if e.func in tables:
-        (arg,) = e.args
-        return tables[e.func][int(evaluate(arg, env, tables))]
+        key = tuple(int(evaluate(arg, env, tables)) for arg in e.args)
+        return tables[e.func][key if len(key) > 1 else key[0]]
     raise TypeError(f"cannot evaluate {e}")
 
 
@@ -169,6 +210,8 @@ def counterexample(lhs: sp.Expr, rhs: sp.Expr, seed: int = 0, tries: int = 40):
                x: Fraction(rng.choice([0, 1, 2, -3, 5]), rng.choice([1, 2, 3]))}
         tables = {fn: {k: Fraction(rng.randint(-40, 40)) for k in range(-40, 41)}
                   for fn in (f, h)}
+        tables[g2] = {(p, q): Fraction(rng.randint(-40, 40))
+                      for p in range(-25, 26) for q in range(-25, 26)}
         if evaluate(lhs, env, tables) != evaluate(rhs, env, tables):
             return env, tables
     return None

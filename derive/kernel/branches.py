@@ -11,6 +11,7 @@ from __future__ import annotations
 import sympy as sp
 from sympy.core.relational import Relational
 
+from derive.kernel.facts import Fact, Relation
 from derive.kernel.signs import NEG, NONNEG, NONPOS, POS, ZERO, Context
 
 
@@ -49,6 +50,24 @@ def truth(cond, ctx: Context) -> bool | None:
     return None
 
 
+def in_range(ctx: Context, i: sp.Symbol, a: sp.Expr, b: sp.Expr) -> Context:
+    """The context for the terms of Σ_{i=a}^{b}: when the range is known not to be reversed
+    (b − a + 1 ≥ 0), every term has a ≤ i ≤ b (Karr's reversed sums evaluate terms outside
+    [a, b], so nothing is added then)."""
+    if a.has(i) or b.has(i) or not ctx.nonnegative(b - a + 1):
+        return ctx
+    extra = [Fact(i - a, f"{i} ≥ {a} in the range of Σ"), Fact(b - i, f"{i} ≤ {b} in the range")]
+    if ctx.positive(a):
+        extra.append(Fact(i, f"{i} > 0 in the range", Relation.POSITIVE))
+    elif ctx.nonnegative(a):
+        extra.append(Fact(i, f"{i} ≥ 0 in the range"))
+    if ctx.positive(-b):
+        extra.append(Fact(-i, f"{i} < 0 in the range", Relation.POSITIVE))
+    elif ctx.nonnegative(-b):
+        extra.append(Fact(-i, f"{i} ≤ 0 in the range"))
+    return Context(ctx.facts + tuple(extra), ctx.guards, ctx.used, ctx.discharged)
+
+
 def _extremum(e, args, ctx: Context):
     """Drop every argument of Min/Max that another one dominates by the facts."""
     keep = list(args)
@@ -79,8 +98,8 @@ def resolve_branches(e: sp.Expr, ctx: Context) -> sp.Expr:
         return e
     if isinstance(e, sp.Sum):
         inner = ctx
-        for i, _, _ in e.limits:
-            inner = inner.without(i)
+        for i, a, b in reversed(e.limits):
+            inner = in_range(inner.without(i), i, a, b)
         body = resolve_branches(e.function, inner)
         limits = [(i, resolve_branches(a, ctx), resolve_branches(b, ctx)) for i, a, b in e.limits]
         return sp.Sum(body, *limits)
@@ -105,6 +124,9 @@ def resolve_branches(e: sp.Expr, ctx: Context) -> sp.Expr:
     if isinstance(e, sp.sign):
         s = ctx.signs(args[0])
         return sp.Integer(next(iter(s))) if s is not None and len(s) == 1 else sp.sign(args[0])
+    if isinstance(e, sp.DiracDelta):
+        s = ctx.signs(args[0])
+        return sp.S.Zero if s is not None and 0 not in s else e.func(*args)
     if isinstance(e, sp.Heaviside):
         s = ctx.signs(args[0])
         if s is not None and s <= POS:

@@ -13,7 +13,7 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 TOTAL_FUNCTIONS = (sp.exp, sp.sin, sp.cos, sp.Abs, sp.Max, sp.Min, sp.sign, sp.Heaviside,
-                   sp.floor, sp.ceiling, sp.re, sp.im, sp.KroneckerDelta)
+                   sp.floor, sp.ceiling, sp.re, sp.im, sp.KroneckerDelta, sp.DiracDelta)
 """Functions with a value at every real (or complex) argument."""
 
 
@@ -49,6 +49,11 @@ def _collect(e: sp.Basic, out: list[sp.Expr]) -> None:
     if isinstance(e, sp.log):
         _collect(e.args[0], out)
         out.append(e.args[0])
+        return
+    if isinstance(e, sp.Mod):
+        _collect(e.args[0], out)
+        _collect(e.args[1], out)
+        out.append(e.args[1])
         return
     if isinstance(e, sp.Piecewise):
         for value, cond in e.args:
@@ -102,6 +107,8 @@ def _guards(e: sp.Basic, out: list[sp.Expr]) -> None:
         out.append(e.base)
     if isinstance(e, sp.log):
         out.append(e.args[0])
+    if isinstance(e, sp.Mod):
+        out.append(e.args[1])
     for a in e.args:
         if isinstance(a, sp.Basic) and not isinstance(a, sp.Tuple):
             _guards(a, out)
@@ -116,7 +123,7 @@ def kinks(e: sp.Expr, variables: tuple[sp.Symbol, ...]) -> list[sp.Expr] | None:
     for node in sp.preorder_traversal(e):
         if not isinstance(node, sp.Basic) or not any(v in node.free_symbols for v in variables):
             continue
-        if isinstance(node, (sp.Abs, sp.sign, sp.Heaviside)):
+        if isinstance(node, (sp.Abs, sp.sign, sp.Heaviside, sp.DiracDelta)):
             out.append(node.args[0])
         elif isinstance(node, (sp.Max, sp.Min)):
             args = node.args
@@ -134,3 +141,39 @@ def kinks(e: sp.Expr, variables: tuple[sp.Symbol, ...]) -> list[sp.Expr] | None:
         elif isinstance(node, (sp.floor, sp.ceiling, sp.re, sp.im, sp.arg, sp.KroneckerDelta)):
             return None
     return out
+
+
+def defined_at(e: sp.Basic, point: dict) -> bool:
+    """Whether `e` is defined at `point` by the kernel's own rules (no division by zero, no
+    logarithm of 0, no function with an unmodelled domain, Piecewise branches taken lazily),
+    rather than by what SymPy's automatic simplification leaves after substitution
+    (0·lowergamma(0, 1) becomes 0 there, though lowergamma(0, 1) has no value)."""
+    if not isinstance(e, sp.Basic) or e.is_Atom or isinstance(e, (sp.Symbol, sp.Idx)):
+        return e not in (sp.zoo, sp.nan, sp.oo, -sp.oo)
+    if isinstance(e, sp.Piecewise):
+        for value, cond in e.args:
+            c = cond.xreplace(point) if cond not in (sp.true, sp.false) else cond
+            if c is sp.true:
+                return defined_at(value, point)
+            if c is not sp.false:
+                return False  # a condition not settled by the point (or itself undefined)
+        return False
+    if isinstance(e, sp.Indexed):
+        return all(defined_at(i, point) for i in e.indices)
+    if not all(defined_at(a, point) for a in e.args if isinstance(a, sp.Basic)):
+        return False
+    if e.is_Pow:
+        exp = e.exp.xreplace(point)
+        if not (exp.is_Rational and exp >= 0):
+            base = e.base.xreplace(point)
+            if not base.is_number or base.is_zero is not False:
+                return False
+        return True
+    if isinstance(e, (sp.log, sp.Mod)):
+        arg = e.args[0 if isinstance(e, sp.log) else 1].xreplace(point)
+        return arg.is_number and arg.is_zero is False
+    if e.is_Add or e.is_Mul or isinstance(e, (AppliedUndef,) + TOTAL_FUNCTIONS):
+        return True
+    if isinstance(e, (sp.core.relational.Relational, sp.logic.boolalg.Boolean)):
+        return True
+    return False

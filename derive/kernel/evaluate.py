@@ -16,7 +16,7 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 from sympy.core.relational import Relational
 
-from derive.kernel.definedness import kinks
+from derive.kernel.definedness import defined_at, kinks
 from derive.kernel.exact import is_zero_exact
 
 MAX_TERMS = 5000
@@ -51,15 +51,15 @@ class _Writer:
             if e in held:
                 return e
             return env.get(e, e)
-        if not isinstance(e, sp.Basic) or e.is_Atom:
-            return e
-        if isinstance(e, sp.Indexed):
+        if isinstance(e, sp.Indexed):  # an atom to SymPy, a function of its indices here
             idx = [self.run(i, env, held) for i in e.indices]
             if e.base in self.functions:
                 value = self.run(self.functions[e.base](*idx), env, held)
                 self.apps.append((e.base[tuple(idx)], value))
                 return value
             return e.base[tuple(idx)]
+        if not isinstance(e, sp.Basic) or e.is_Atom:
+            return e
         if isinstance(e, AppliedUndef):
             args = [self.run(a, env, held) for a in e.args]
             if e.func in self.functions:
@@ -85,7 +85,13 @@ class _Writer:
             return self.run(e.doit(deep=False), env, held)
         if isinstance(e, sp.Lambda):
             return e
-        return e.func(*[self.run(a, env, held) for a in e.args])
+        args = [self.run(a, env, held) for a in e.args]
+        if any(a is sp.nan for a in args):
+            return sp.nan
+        out = e.func(*args)
+        if out.is_number and (not _finite(out) or out.is_finite is not True):
+            return sp.nan  # undefined here: keep it so (SymPy would make 0·zoo, 1/zoo into 0)
+        return out
 
     def _cond(self, cond, env, held):
         if cond in (sp.true, sp.false):
@@ -147,6 +153,8 @@ def value_at(inst: Instance, point: dict) -> sp.Expr | None:
         kv = k.xreplace(point)
         if not kv.is_number or is_zero_exact(kv) is not False:
             return None
+    if not defined_at(inst.expr, point):
+        return None
     v = inst.expr.xreplace(point) if point else inst.expr
     if not isinstance(v, sp.Expr) or not v.is_number or not _finite(v):
         return None

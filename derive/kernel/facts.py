@@ -56,7 +56,11 @@ class Fact:
 def _fact(expr, reason: str, relation: Relation) -> Fact:
     if not isinstance(reason, str):
         raise InvalidClaim("a fact's reason is text")
-    return Fact(check_expr(expr, f"the fact {reason!r}"), reason, relation)
+    fact = Fact(check_expr(expr, f"the fact {reason!r}"), reason, relation)
+    if fact.expr.is_Rational and not relation.holds(fact.expr):
+        raise InvalidClaim(f"the fact {reason!r} says {fact.describe()}, which is false: "
+                           f"every claim would follow from it")
+    return fact
 
 
 def hypothesis(expr: sp.Expr, reason: str) -> Fact:

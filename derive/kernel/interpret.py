@@ -108,13 +108,8 @@ def as_lambda(interpretation) -> sp.Lambda:
 
 def _free_variables(interp: Interpretation, lhs, rhs, facts) -> tuple[sp.Symbol, ...]:
     """The interpretation's variables, then the claim's symbols it leaves free."""
-    free = set().union(*(sp.S(e).free_symbols for e in (lhs, rhs, *(f.expr for f in facts))))
-    bound = {s for e in (lhs, rhs, *(f.expr for f in facts))
-             for x in sp.S(e).atoms(sp.Sum) for s, _, _ in x.limits}
-    labels = {x.label for e in (lhs, rhs, *(f.expr for f in facts))
-              for x in sp.S(e).atoms(sp.IndexedBase)}
-    rest = sorted((s for s in free if s not in interp.symbols and s not in bound
-                   and s not in labels and s not in interp.variables),
+    rest = sorted((s for s in _free_symbols((lhs, rhs, *(f.expr for f in facts)))
+                   if s not in interp.symbols and s not in interp.variables),
                   key=lambda s: s.name)
     return tuple(interp.variables) + tuple(rest)
 
@@ -188,12 +183,18 @@ def confirm(lhs, rhs, facts: tuple[Fact, ...], interp: Interpretation,
 
 # --------------------------------------------------------------------------- automatic shapes
 
+def _free_symbols(exprs) -> set[sp.Symbol]:
+    """The symbols free somewhere in the expressions (SymPy's binding: a Σ index is free
+    where it occurs outside its Σ), without subscript bases and subscripted names."""
+    exprs = [sp.S(e) for e in exprs]
+    labels = {x.label for e in exprs for x in e.atoms(sp.IndexedBase)}
+    return {s for e in exprs for s in e.free_symbols
+            if isinstance(s, sp.Symbol) and s not in labels}
+
+
 def _structure(lhs, rhs, facts):
     exprs = [sp.S(e) for e in (lhs, rhs, *(f.expr for f in facts))]
-    bound = {s for e in exprs for x in e.atoms(sp.Sum) for s, _, _ in x.limits}
-    free = set().union(*(e.free_symbols for e in exprs)) - bound
-    labels = {x.label for e in exprs for x in e.atoms(sp.IndexedBase)}
-    free -= labels
+    free = _free_symbols(exprs)
     integers = sorted((s for s in free if s.is_integer), key=lambda s: s.name)
     functions = sorted({a.func for e in exprs for a in e.atoms(AppliedUndef)}, key=str)
     bases = sorted({x.base for e in exprs for x in e.atoms(sp.Indexed)}, key=str)

@@ -38,6 +38,8 @@ def take_derivatives(e: sp.Expr, ctx: Context, rules: set[str]) -> sp.Expr:
     if isinstance(e, sp.Derivative):
         variables = tuple(v for v, _ in e.variable_count)
         found = kinks(e.expr, variables)
+        if found is not None:  # a kink's expression may itself hold branches the facts choose
+            found = [resolve_branches(k, ctx) for k in found]
         if found is None or not all(ctx.nonzero(k) for k in found):
             return e
         ctx.discharged.update(sp.sstr(k) for k in found)
@@ -94,12 +96,40 @@ def normal_form(e: sp.Expr, ctx: Context | None = None) -> tuple[sp.Expr, tuple[
     return nf, tuple(sorted(rules))
 
 
+def elementary(e: sp.Expr, ctx: Context, rules: set[str]) -> sp.Expr:
+    """Logarithms and roots split where the signs allow: log(a·b) = log a + log b and
+    log(aʳ) = r·log a for a, b > 0 and real r; (a·b)ʳ = aʳ·bʳ for a, b ≥ 0 and rational r."""
+    def log_rule(x):
+        arg = x.args[0]
+        if arg.is_Mul and all(ctx.positive(f) for f in arg.args):
+            rules.add("logarithms of positive factors")
+            return sp.Add(*[log_rule(sp.log(f)) for f in arg.args])
+        if arg.is_Pow and ctx.positive(arg.base) and ctx.signs(arg.exp) is not None:
+            rules.add("logarithms of positive factors")
+            return arg.exp * log_rule(sp.log(arg.base))
+        return x
+
+    def root_rule(x):
+        if x.base.is_Mul and x.exp.is_Rational and not x.exp.is_Integer and all(
+                ctx.nonnegative(f) for f in x.base.args):
+            rules.add("roots of nonnegative factors")
+            return sp.Mul(*[f**x.exp for f in x.base.args])
+        return x
+
+    if e.has(sp.log):
+        e = e.replace(lambda x: isinstance(x, sp.log), log_rule)
+    if e.has(sp.Pow):
+        e = e.replace(lambda x: x.is_Pow and x.base.is_Mul, root_rule)
+    return e
+
+
 def _difference(lhs: sp.Expr, rhs: sp.Expr, ctx: Context) -> tuple[sp.Expr, set[str]]:
     a, b = side_form(lhs, ctx), side_form(rhs, ctx)
     ctx.used |= a.used | b.used
     ctx.discharged |= a.discharged | b.discharged
     rules = set(a.rules | b.rules)
     out = relate_offsets(a.expr - b.expr, ctx, rules)
+    out = elementary(out, ctx, rules)
     return canon_args(split_powers(out, ctx)), rules
 
 

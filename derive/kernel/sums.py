@@ -76,17 +76,49 @@ def _parameters(g: sp.Expr, i: sp.Symbol) -> tuple[sp.Symbol, ...]:
     """The symbols a summand depends on besides its index (subscript bases excluded)."""
     labels = {x.base.label for x in g.atoms(sp.Indexed)}
     return tuple(sorted((s for s in g.free_symbols
-                         if s != i and isinstance(s, sp.Symbol) and s not in labels),
+                         if s != i and isinstance(s, sp.Symbol) and s not in labels
+                         and s not in _SLOTS),
                         key=sp.default_sort_key))
 
 
+_SLOTS = [sp.Dummy(f"q{k}") for k in range(64)]
+
+
+def _abstract(g: sp.Expr, i: sp.Symbol) -> tuple[sp.Expr, list[sp.Expr]]:
+    """g with each argument of a function or subscript that does not hold the index replaced
+    by a slot q₀, q₁, …, and the arguments: Σ_i F(i, a − 1) and Σ_i F(i, j) at j = a − 1 then
+    have one prefix function, F(i, q₀), applied to a − 1."""
+    atoms = sorted(g.atoms(AppliedUndef, Prefix, sp.Indexed),
+                   key=lambda x: (str(x.base if isinstance(x, sp.Indexed) else x.func),
+                                  tuple(a.has(i) for a in (x.indices if isinstance(x, sp.Indexed)
+                                                           else x.args)),
+                                  sp.default_sort_key(x)))
+    found: list[sp.Expr] = []
+    repl = {}
+    for atom in atoms:
+        args = atom.indices if isinstance(atom, sp.Indexed) else atom.args
+        new = []
+        for a in args:
+            if a.has(i) or a.has(*_SLOTS) or len(found) >= len(_SLOTS) and a not in found:
+                new.append(a)
+                continue
+            if a not in found:
+                found.append(a)
+            new.append(_SLOTS[found.index(a)])
+        if list(args) != new:
+            repl[atom] = atom.base[tuple(new)] if isinstance(atom, sp.Indexed) else atom.func(*new)
+    return (g.xreplace(repl) if repl else g), found
+
+
 def prefix(g: sp.Expr, i: sp.Symbol, m: sp.Expr) -> sp.Expr:
-    """P_g(m, p…)."""
-    params = _parameters(g, i)
-    body = sp.Lambda((_INDEX, *params), g.xreplace({i: _INDEX}))
+    """P_g(m, a…, p…): the arguments a… that g's functions take without the index, then the
+    other symbols p… g depends on."""
     if m == 0:
         return sp.S.Zero
-    return prefix_class(body)(m, *params)
+    g, args = _abstract(g, i)
+    params = _parameters(g, i)
+    body = sp.Lambda((_INDEX, *_SLOTS[:len(args)], *params), g.xreplace({i: _INDEX}))
+    return prefix_class(body)(m, *args, *params)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -286,6 +318,13 @@ def sum_one(f: sp.Expr, i: sp.Symbol, a: sp.Expr, b: sp.Expr, ctx, rules: set[st
     if not (integer_valued(a) and integer_valued(b)):
         return sp.Sum(f, (i, a, b))
     count = sp.expand(b - a + 1)
+    if a.is_Integer and b.is_Integer and abs(int(count)) <= MAX_OFFSET:
+        # concrete limits: the terms themselves (Karr: a reversed range negates; an empty one
+        # evaluates none), which is the sum's own definition
+        rules.add("Σ written out")
+        lo, hi, sign = (int(a), int(b), 1) if count >= 0 else (int(b) + 1, int(a) - 1, -1)
+        return canon_args(sign * sp.Add(*[f.xreplace({i: sp.Integer(v)})
+                                          for v in range(lo, hi + 1)]))
     never_empty = ctx.nonzero(count)
     inner = ctx.without(i)
     f = split_powers(canon_args(expand(f)), inner)
@@ -365,6 +404,22 @@ def _triangular(body, limits, rules):
     return None
 
 
+def _roles(body: sp.Expr, indices: list[sp.Symbol]) -> tuple:
+    """Where each index occurs in a summand (which function, which argument, or as a factor),
+    blind to shifts and limits, so both sides of a claim order their sums alike."""
+    out = []
+    for d in indices:
+        roles = []
+        for atom in body.atoms(AppliedUndef, Prefix, sp.Indexed):
+            args = atom.indices if isinstance(atom, sp.Indexed) else atom.args
+            name = str(atom.base) if isinstance(atom, sp.Indexed) else str(atom.func)
+            roles += [(name, pos) for pos, arg in enumerate(args) if arg.has(d)]
+        bare = body.xreplace({a: sp.S.One for a in body.atoms(AppliedUndef, Prefix, sp.Indexed)})
+        roles.append(("·", int(bare.has(d))))
+        out.append(tuple(sorted(roles)))
+    return tuple(out)
+
+
 def _canonical_order(body, limits, rules):
     """The nested sums' order (among those with independent limits) whose form, with the
     indices renamed by position, sorts first."""
@@ -386,9 +441,9 @@ def _canonical_order(body, limits, rules):
             continue
         dummies = [sp.Symbol(f"_k{t}", integer=True) for t in range(n)]
         ren = {perm[t][0]: dummies[t] for t in range(n)}
-        key = sp.default_sort_key(_build(body.xreplace(ren),
-                                         [(ren[v], lo.xreplace(ren), hi.xreplace(ren))
-                                          for v, lo, hi in perm]))
+        renamed = body.xreplace(ren)
+        key = (_roles(renamed, dummies), sp.default_sort_key(_build(
+            renamed, [(ren[v], lo.xreplace(ren), hi.xreplace(ren)) for v, lo, hi in perm])))
         if best_key is None or key < best_key:
             best, best_key = perm, key
     if best != limits:
@@ -404,6 +459,12 @@ def rewrite_sums(e: sp.Expr, ctx, rules: set[str]) -> sp.Expr:
         return e
     if isinstance(e, sp.Sum):
         body, limits = _flatten(e)
+        if body.is_Add and body.has(sp.Sum):  # Σ(A + Σ B) = ΣA + ΣΣB: nested blocks apart
+            rules.add("linearity of Σ")
+            return rewrite_sums(sp.Add(*[_build(t, limits) for t in body.args]), ctx, rules)
+        inner = _push_factor(body)
+        if inner is not None:
+            return rewrite_sums(_build(inner, limits), ctx, rules)
         if len(limits) > 1:
             split = _triangular(body, limits, rules)
             if split is not None:
@@ -427,6 +488,21 @@ def rewrite_sums(e: sp.Expr, ctx, rules: set[str]) -> sp.Expr:
         return e
     args = [rewrite_sums(x, ctx, rules) for x in e.args]
     return e.func(*args) if args != list(e.args) else e
+
+
+def _push_factor(body: sp.Expr) -> sp.Expr | None:
+    """c·Σ_j B as Σ_j c·B when c does not involve j (so that the sums nest directly); where
+    c·Σ_j B has a value, so does the other, and they agree (an empty Σ_j gives 0 both ways)."""
+    if not body.is_Mul:
+        return None
+    sums = [a for a in body.args if isinstance(a, sp.Sum)]
+    if len(sums) != 1:
+        return None
+    (s,) = sums
+    rest = body / s
+    if any(rest.has(v) for v, _, _ in s.limits):
+        return None
+    return sp.Sum(rest * s.function, *s.limits)
 
 
 def _zero_empty(e: sp.Expr) -> sp.Expr:

@@ -92,10 +92,27 @@ def domain_values(sym, count: int = DOMAIN_SIZE) -> list[sp.Rational]:
                                      if v is not None)), count))
 
 
+def _some_irrationals() -> Iterator[sp.Expr]:
+    """√2, −√2, √3, −√3, √5, … then 1 + √2, …: for a symbol declared irrational (no rational
+    value is in its domain)."""
+    roots = [sp.sqrt(k) for k in (2, 3, 5, 6, 7, 10, 11, 13)]
+    for r in roots:
+        yield r
+        yield -r
+    for k in range(1, 4):
+        for r in roots[:3]:
+            yield k + r
+            yield -k - r
+            yield sp.Rational(1, k + 1) * r
+
+
 @lru_cache(maxsize=None)
 def _domain(assumptions: tuple, count: int) -> tuple[sp.Rational, ...]:
     facts = dict(assumptions)
-    gen = _all_integers() if facts.get("integer") else _all_rationals()
+    if facts.get("irrational") or facts.get("rational") is False and facts.get("real"):
+        gen = _some_irrationals()
+    else:
+        gen = _all_integers() if facts.get("integer") else _all_rationals()
     return tuple(islice((v for v in islice(gen, MAX_CANDIDATES) if satisfies(facts, v)), count))
 
 
