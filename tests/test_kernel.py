@@ -418,6 +418,9 @@ def test_a_certificate_uses_only_the_statements_facts():
     bogus = Fact(sp.Integer(-1), "bogus")
     with pytest.raises(CertificateError):
         certify(g1, [(1, (bogus,))], "from nothing", tuple(H.values()))
+    forged = Fact(g1, "g_1 ≥ 0 (not a fact of the statement)")
+    with pytest.raises(CertificateError):
+        certify(g1, [(1, (forged,))], "g_1 ≥ 0 from a forged fact", tuple(H.values()))
     with pytest.raises(CertificateError):
         certify(cpos - mean, [(1, (H["a"], H["c-g1"])), (1, (H["1-a"], H["c-g2"]))], "u")
     # and a factor matching no fact is not assumed ≥ 0
@@ -526,6 +529,13 @@ xs = sp.IndexedBase("x", real=True)
 d_int = sp.Symbol("d", integer=True)
 
 
+def test_a_side_that_is_not_real_is_no_counterexample():
+    # √x + √(−x) and √|x| are both real only at x = 0, where they agree: nothing refutes it
+    x_ = sp.Symbol("x", real=True)
+    d = decide(sp.sqrt(x_) + sp.sqrt(-x_), sp.sqrt(sp.Abs(x_)))
+    assert d.verdict is not REFUTED
+
+
 def test_sum_of_squares_is_negative_for_a_reversed_range():
     s = sp.Sum(xs[i] ** 2, (i, 1, d_int))
     assert s.xreplace({d_int: -1}).doit() == -xs[0] ** 2
@@ -594,3 +604,26 @@ def test_index_shift(lhs, rhs, verdict):
     assert d.verdict is verdict, d.detail
     if verdict is REFUTED:
         reverify_claim(lhs, rhs, d.witness)
+
+
+# ------------------------------------------------------------------------------ calc chains
+
+def test_a_chain_cannot_pass_through_an_undefined_step():
+    # a = Σ_{k=1}^{K} 1/K is 0 at K = 0; b = (Σ_{k=1}^{K} 1)/K has no value there. Each link
+    # holds where its own sides are defined, yet a = 1 is false at K = 0.
+    k_, K_ = sp.symbols("k K", integer=True)
+    a_, b_ = sp.Sum(1 / K_, (k_, 1, K_)), sp.Sum(1, (k_, 1, K_)) / K_
+    assert decide(a_, b_).verdict is PROVED and decide(b_, 1).verdict is PROVED
+    links = decide_chain(a_, [b_, 1])
+    assert not all(d.proved for d in links)
+    d = decide(a_, 1)
+    assert d.verdict is REFUTED
+    reverify_claim(a_, 1, d.witness)
+
+
+def test_a_chain_step_undefined_where_the_claim_is_defined_is_not_proved():
+    x_ = sp.Symbol("x", real=True)
+    # x = x²/x = x: the middle step has no value at x = 0, where both ends do
+    links = decide_chain(x_, [sp.Mul(x_**2, 1 / x_, evaluate=False), x_])
+    assert links[0].verdict is not PROVED
+    assert "needs x ≠ 0" in links[0].detail
