@@ -118,7 +118,8 @@ def _telescope(s: sp.Sum, rng) -> sp.Expr:
 
 def _exchange(s: sp.Sum, rng) -> sp.Expr:
     """Σ_i Σ_j F = Σ_j Σ_i F (independent limits), or the triangular exchange
-    Σ_{i=a}^{b} Σ_{j=c}^{i+t} F = Σ_{i=a}^{b} Σ_{j=c}^{a+t−1} F + Σ_{j=a+t}^{b+t} Σ_{i=j−t}^{b} F."""
+    Σ_{i=a}^{b} Σ_{j=c}^{i+t} F
+        = Σ_{i=a}^{b} Σ_{j=c}^{a+t−1} F + Σ_{j=a+t}^{b+t} Σ_{i=j−t}^{b} F."""
     body, (v, a, b) = _parts(s)
     if not isinstance(body, sp.Sum):
         return _split(s, rng)

@@ -686,7 +686,7 @@ def _points(symbols, functions, bases, smooth, samples, seed):
         env = dict(zip(symbols, values))
         for func, arity in sorted(functions.items(), key=lambda kv: str(kv[0])):
             assumptions = function_assumptions(func)
-            table_ok = not (func in smooth)
+            table_ok = func not in smooth
             polynomial_ok = not assumptions.get("integer") and not assumptions.get("rational")
             if table_ok and (not polynomial_ok or index % 2 == 0):
                 env[func] = Table(str(func), assumptions, frng)

@@ -8,15 +8,42 @@ splits x^(a+b) into x^a·x^b (wrong at x = 0); the normal form does that where x
 
 from __future__ import annotations
 
+from math import comb
+
 import sympy as sp
+
+from derive.kernel.claims import NotSupported
 
 MAX_LOG_ARGUMENT_DIGITS = 30
 """log of a rational is split over its prime factors only up to this size."""
 
 
+MAX_EXPANDED_TERMS = 100_000
+"""Expansions estimated to give more terms than this are refused (not supported)."""
+
+
+def expansion_size(e: sp.Basic, cap: int = MAX_EXPANDED_TERMS + 1) -> int:
+    """An upper estimate of the number of terms `expand` makes of `e` (capped)."""
+    if e.is_Add:
+        return min(cap, sum(expansion_size(a, cap) for a in e.args))
+    if e.is_Mul:
+        out = 1
+        for a in e.args:
+            out = min(cap, out * expansion_size(a, cap))
+        return out
+    if e.is_Pow and e.exp.is_Integer and e.exp > 1:
+        k = expansion_size(e.base, cap)
+        if k == 1:
+            return 1
+        return min(cap, comb(int(e.exp) + k - 1, k - 1) if k < 60 else cap)
+    return 1
+
+
 def expand(e: sp.Expr) -> sp.Expr:
     """SymPy's expansion without the two hints that are not identities everywhere:
     power_exp (x^(a+b) → x^a·x^b fails at x = 0) and log (needs positivity)."""
+    if expansion_size(e) > MAX_EXPANDED_TERMS:
+        raise NotSupported(f"expanding would give more than {MAX_EXPANDED_TERMS:,} terms")
     return sp.expand(e, power_exp=False, log=False)
 
 

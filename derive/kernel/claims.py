@@ -14,11 +14,33 @@ class InvalidClaim(ValueError):
 
 
 class NotSupported(ValueError):
-    """A claim that is valid but uses something the kernel does not decide (yet)."""
+    """A claim that is valid but uses something the kernel does not decide (yet), or that is
+    beyond its bounds (a number or an exponent so large that exact arithmetic would not end)."""
+
+
+MAX_NUMBER_BITS = 40_000
+"""Largest numerator or denominator in a claim (about 12,000 digits)."""
+
+MAX_INTEGER_EXPONENT = 10_000
+"""Largest |n| in a power xⁿ (2¹⁰⁰⁰⁰ has 3,011 digits; 2^(10⁹) would not be computed in time)."""
+
+
+def check_bounds(value: sp.Basic, what: str = "a side") -> None:
+    """NotSupported for numbers and exponents beyond the bounds above."""
+    for node in sp.preorder_traversal(value):
+        if isinstance(node, sp.Rational):
+            if max(int(node.p).bit_length(), int(node.q).bit_length()) > MAX_NUMBER_BITS:
+                raise NotSupported(f"{what} holds a number of more than "
+                                   f"{MAX_NUMBER_BITS * 3 // 10:,} digits")
+        elif isinstance(node, sp.Pow) and node.exp.is_Integer and abs(
+                int(node.exp)) > MAX_INTEGER_EXPONENT:
+            raise NotSupported(f"{what} has the exponent {int(node.exp):,}; powers up to "
+                               f"{MAX_INTEGER_EXPONENT:,} are decided")
 
 
 def check_expr(value: object, what: str = "a side") -> sp.Expr:
-    """`value` as a SymPy expression, or InvalidClaim saying what is wrong and what would be right."""
+    """`value` as a SymPy expression, or InvalidClaim saying what is wrong and what would be
+    right."""
     if isinstance(value, bool) or (isinstance(value, sp.logic.boolalg.Boolean)
                                    and not isinstance(value, sp.Expr)):
         raise InvalidClaim(f"{what} is a truth value, not a number: write an expression")

@@ -21,20 +21,24 @@ from itertools import chain, islice
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
-from derive.kernel.claims import InvalidClaim, check_expr
+from derive.kernel.claims import InvalidClaim, NotSupported, check_bounds, check_expr
+from derive.kernel.binders import rename_bound
 from derive.kernel.definedness import UnknownDomain, guards
 from derive.kernel.evaluate import NotConcrete
-from derive.kernel.facts import Fact
+from derive.kernel.facts import Fact, hypothesis, positive
 from derive.kernel.interpret import Family, Interpretation, Schema, automatic, confirm, write_out
 from derive.kernel.definedness import conditions
 from derive.kernel.normal_form import equal, normal_form
 from derive.kernel.signs import Context
 from derive.kernel.timebound import DEFAULT_SECONDS, DecisionTimeout, time_bound
 from derive.kernel.verdict import Decision, Verdict, Witness
-from derive.kernel.witness import search_point
+from derive.kernel.witness import satisfies, search_point
 
 
 def _check_facts(facts) -> tuple[Fact, ...]:
+    if isinstance(facts, Fact) or not isinstance(facts, (list, tuple)):
+        raise InvalidClaim("facts are a list or tuple of facts (hypothesis(), positive(), "
+                           "nonzero())")
     out = []
     for f in facts:
         if not isinstance(f, Fact):
@@ -42,6 +46,28 @@ def _check_facts(facts) -> tuple[Fact, ...]:
         check_expr(f.expr, f"the fact {f.reason!r}")
         out.append(f)
     return tuple(out)
+
+
+def _prepare(lhs, rhs, facts):
+    """The claim validated, within bounds, and with its bound variables renamed apart
+    (binders.py); NotSupported or RecursionError for what the kernel does not take."""
+    lhs, rhs = check_expr(lhs, "the left side"), check_expr(rhs, "the right side")
+    facts = _check_facts(facts)
+    for e, what in ((lhs, "the left side"), (rhs, "the right side"),
+                    *((f.expr, f"the fact {f.reason!r}") for f in facts)):
+        check_bounds(e, what)
+    facts = tuple(Fact(rename_bound(f.expr), f.reason, f.relation, f.origin, f.uses)
+                  for f in facts)
+    ctx = Context(facts)
+    for f in facts:
+        if ctx.signs(f.expr) == frozenset():
+            raise InvalidClaim(f"the fact {f.reason!r} ({f.describe()}) contradicts the other "
+                               f"facts or the symbols' assumptions: every claim would follow")
+    return _renamed(lhs), _renamed(rhs), facts
+
+
+def _renamed(e):
+    return e.applyfunc(rename_bound) if isinstance(e, sp.MatrixBase) else rename_bound(e)
 
 
 def context(lhs: sp.Expr, rhs: sp.Expr, facts: tuple[Fact, ...]) -> Context:
@@ -84,6 +110,104 @@ def _prove(lhs, rhs, facts, ctx: Context | None = None
     ctx = ctx if ctx is not None else context(lhs, rhs, facts)
     zero, rules, nf = equal(lhs, rhs, ctx)
     return zero, list(rules), nf, ctx
+
+
+MAX_CASE_SPLITS = 2
+"""Branch arguments whose sign a proof may split on (3 cases each)."""
+
+
+def _branch_arguments(e: sp.Expr) -> list[sp.Expr]:
+    """The expressions whose sign chooses a branch of |·|, sign, Heaviside, max, min or a
+    Piecewise comparison in `e`, outside Σ, derivatives and Subs (where they may be bound)."""
+    out: list[sp.Expr] = []
+
+    def walk(x):
+        if not isinstance(x, sp.Basic) or x.is_Atom or isinstance(
+                x, (sp.Sum, sp.Derivative, sp.Subs)):
+            return
+        if isinstance(x, (sp.Abs, sp.sign, sp.Heaviside)):
+            out.append(x.args[0])
+        elif isinstance(x, (sp.Max, sp.Min)) and len(x.args) == 2:
+            out.append(x.args[0] - x.args[1])
+        elif isinstance(x, sp.Piecewise):
+            for _, cond in x.args:
+                if isinstance(cond, sp.core.relational.Relational):
+                    out.append(cond.lhs - cond.rhs)
+        for a in x.args:
+            walk(a)
+
+    walk(e)
+    unique: list[sp.Expr] = []
+    for u in out:
+        u = sp.expand(u)
+        if u.free_symbols and not any(u == v or u == -v for v in unique):
+            unique.append(u)
+    return unique
+
+
+def _solve_zero(u: sp.Expr) -> dict | None:
+    """{s: value} with u = 0 exactly when s = value, for a symbol s in which u is linear with a
+    constant coefficient (None otherwise)."""
+    for sym in sorted(u.free_symbols, key=lambda x: x.name):
+        if not isinstance(sym, sp.Symbol):
+            continue
+        coeff = sp.expand(u).coeff(sym)
+        rest = sp.expand(u - coeff * sym)
+        if coeff.is_number and coeff != 0 and not rest.has(sym):
+            return {sym: -rest / coeff}
+    return None
+
+
+def _case_claim(lhs, rhs, facts, case):
+    """(lhs, rhs, facts) in one case: its facts added, and each u = 0 solved for a symbol of u
+    where u is linear in it (None when that value is outside the symbol's domain)."""
+    facts = facts + tuple(f for group in case for f in group)
+    for group in case:
+        if len(group) != 2:
+            continue
+        sub = _solve_zero(group[0].expr)
+        if sub is None:
+            continue
+        if any(v.is_number and not satisfies(k.assumptions0, v) for k, v in sub.items()):
+            return None
+        lhs, rhs = lhs.xreplace(sub), rhs.xreplace(sub)
+        facts = tuple(Fact(f.expr.xreplace(sub), f.reason, f.relation, f.origin, f.uses)
+                      for f in facts)
+    return lhs, rhs, facts
+
+
+def _prove_by_cases(lhs, rhs, facts) -> tuple[list[str], Context] | None:
+    """A proof in cases: for the first branch arguments u whose sign the facts leave open,
+    the claim proved under u > 0, u < 0 and u = 0 each (cases the facts rule out are empty)."""
+    base = Context(facts)
+    open_args = [u for u in _branch_arguments(lhs - rhs)
+                 if (s := base.signs(u)) is None or len(s) > 1][:MAX_CASE_SPLITS]
+    if not open_args:
+        return None
+    rules: set[str] = set()
+    merged = Context(facts)
+    cases = [[]]
+    for u in open_args:
+        what = sp.sstr(u)
+        cases = [c + [extra] for c in cases for extra in (
+            (positive(u, f"case {what} > 0"),),
+            (positive(-u, f"case {what} < 0"),),
+            (hypothesis(u, f"case {what} = 0"), hypothesis(-u, f"case {what} = 0")))]
+    for case in cases:
+        claim = _case_claim(lhs, rhs, facts, case)
+        if claim is None:
+            continue  # no point of the domain is in this case
+        ctx = context(*claim)
+        if any(ctx.signs(u) == frozenset() for u in open_args):
+            continue  # the facts rule this case out
+        zero, case_rules, _ = equal(claim[0], claim[1], ctx)
+        if not zero:
+            return None
+        rules |= set(case_rules)
+        merged.used |= ctx.used
+        merged.discharged |= ctx.discharged
+    rules.add("cases on the sign of " + ", ".join(sp.sstr(u) for u in open_args))
+    return sorted(rules), merged
 
 
 def _closed(*exprs: sp.Expr) -> bool:
@@ -141,8 +265,12 @@ def decide(
 ) -> Decision:
     """Decide `lhs = rhs` for all values the symbols' assumptions and `facts` allow.
     Raises InvalidClaim for a claim that is not exact SymPy expressions."""
-    lhs, rhs = check_expr(lhs, "the left side"), check_expr(rhs, "the right side")
-    facts = _check_facts(facts)
+    try:
+        lhs, rhs, facts = _prepare(lhs, rhs, facts)
+    except NotSupported as exc:
+        return Decision(Verdict.UNKNOWN, "not supported", detail=str(exc))
+    except RecursionError:
+        return Decision(Verdict.UNKNOWN, "too deep", detail="the expression is nested too deeply")
     try:
         with time_bound(seconds) as deadline:
             if family is not None and search:  # the caller's shapes first: a refutation
@@ -150,6 +278,10 @@ def decide(
                 if found is not None:  # cannot coexist with a proof, so order is free
                     return Decision(Verdict.REFUTED, "exact witness search", witness=found)
             zero, rules, nf, ctx = _prove(lhs, rhs, facts)
+            if not zero and not isinstance(lhs, sp.MatrixBase):
+                cases = _prove_by_cases(lhs, rhs, facts)
+                if cases is not None:
+                    zero, rules, ctx = True, cases[0], cases[1]
             used = tuple(f.reason for f in facts if f.reason in ctx.used)
             if zero:
                 return Decision(Verdict.PROVED, " → ".join(rules), rules=tuple(rules),
@@ -162,6 +294,8 @@ def decide(
                             detail=f"normal form of the difference: {sp.sstr(nf)}"[:2000])
     except DecisionTimeout as exc:
         return Decision(Verdict.UNKNOWN, "time bound", detail=str(exc))
+    except NotSupported as exc:
+        return Decision(Verdict.UNKNOWN, "not supported", detail=str(exc))
     except RecursionError:
         return Decision(Verdict.UNKNOWN, "too deep", detail="the expression is nested too deeply")
     except Exception as exc:  # noqa: BLE001 — a decision never ends in a traceback
@@ -179,11 +313,16 @@ def decide_chain(
     and guards of the whole claim start = end (no witness search). A link is proved only if its
     new expression is also defined wherever start and end are: otherwise the chain could pass
     through a point where an intermediate step has no value, and prove nothing there."""
-    start = check_expr(start, "the chain's start")
-    steps = [check_expr(e, f"step {n}") for n, e in enumerate(steps, 1)]
-    facts = _check_facts(facts)
+    steps = list(steps)
     if not steps:
         return []
+    try:
+        checked = [_prepare(start, e, facts) for e in steps]
+    except (NotSupported, RecursionError) as exc:
+        detail = str(exc) if isinstance(exc, NotSupported) else "nested too deeply"
+        return [Decision(Verdict.UNKNOWN, "not supported", detail=detail) for _ in steps]
+    start, facts = checked[0][0], checked[0][2]
+    steps = [rhs for _, rhs, _ in checked]
     out, previous = [], start
     try:
         with time_bound(seconds):
@@ -237,8 +376,10 @@ def refute(lhs: sp.Expr, rhs: sp.Expr, family: Family | None = None,
            facts: Sequence[Fact] = (), seconds: float | None = DEFAULT_SECONDS) -> Decision:
     """Search the claim's interpretations (the family's, or automatic ones) for the first exact
     witness, confirmed on the claim's own sides and facts."""
-    lhs, rhs = check_expr(lhs, "the left side"), check_expr(rhs, "the right side")
-    facts = _check_facts(facts)
+    try:
+        lhs, rhs, facts = _prepare(lhs, rhs, facts)
+    except (NotSupported, RecursionError) as exc:
+        return Decision(Verdict.UNKNOWN, "not supported", detail=str(exc) or "nested too deeply")
     try:
         with time_bound(seconds) as deadline:
             found = _refute(lhs, rhs, facts, deadline, family)

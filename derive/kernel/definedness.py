@@ -71,10 +71,17 @@ def _collect(e: sp.Basic, out: list[sp.Expr]) -> None:
     if isinstance(e, sp.Derivative):
         _collect(e.expr, out)
         return
-    if isinstance(e, sp.Subs) or is_prefix(e):
+    if isinstance(e, sp.Subs):  # the conditions of the expression, at the point
+        inner: list[sp.Expr] = []
+        _collect(e.expr, inner)
+        sub = dict(zip(e.variables, e.point))
+        out.extend(c.xreplace(sub) for c in inner)
+        for p in e.point:
+            _collect(p, out)
+        return
+    if is_prefix(e):
         for a in e.args:
-            if not isinstance(a, sp.Tuple):
-                _collect(a, out)
+            _collect(a, out)
         return
     if e.is_Add or e.is_Mul or isinstance(e, (AppliedUndef,) + TOTAL_FUNCTIONS):
         for a in e.args:
@@ -98,6 +105,10 @@ def _guards(e: sp.Basic, out: list[sp.Expr]) -> None:
         return
     if isinstance(e, sp.Piecewise):
         return
+    if isinstance(e, sp.Subs):  # its variables are bound: only the point is the claim's
+        for p in e.point:
+            _guards(p, out)
+        return
     if isinstance(e, sp.Sum):
         for _, a, b in e.limits:
             _guards(a, out)
@@ -114,16 +125,30 @@ def _guards(e: sp.Basic, out: list[sp.Expr]) -> None:
             _guards(a, out)
 
 
+SMOOTH_FUNCTIONS = (sp.exp, sp.sin, sp.cos)
+"""Functions differentiable at every argument."""
+
+
 def kinks(e: sp.Expr, variables: tuple[sp.Symbol, ...]) -> list[sp.Expr] | None:
     """Where `e` may fail to be differentiable in `variables`: expressions that must be nonzero
-    (the argument of |·|, sign and Heaviside, the difference of the arguments of max and min, the
-    two sides of a Piecewise condition); None when `e` has a non-smooth part the kernel does not
-    model (floor, a condition that is not a comparison)."""
+    (the argument of |·|, sign, Heaviside and DiracDelta, the difference of the arguments of max
+    and min, the two sides of a Piecewise condition, the base of a power that is not a
+    nonnegative integer power, the argument of a logarithm); None when `e` has a part the kernel
+    does not know to be differentiable (floor, atan2, a condition that is not a comparison, any
+    function not listed here). Undefined functions are differentiable by assumption."""
     out: list[sp.Expr] = []
     for node in sp.preorder_traversal(e):
         if not isinstance(node, sp.Basic) or not any(v in node.free_symbols for v in variables):
             continue
-        if isinstance(node, (sp.Abs, sp.sign, sp.Heaviside, sp.DiracDelta)):
+        if node.is_Atom or isinstance(node, (sp.Symbol, sp.Indexed)) or node.is_Add \
+                or node.is_Mul:
+            continue
+        if node.is_Pow:
+            if not (node.exp.is_Integer and node.exp >= 0):
+                out.append(node.base)
+        elif isinstance(node, sp.log):
+            out.append(node.args[0])
+        elif isinstance(node, (sp.Abs, sp.sign, sp.Heaviside, sp.DiracDelta)):
             out.append(node.args[0])
         elif isinstance(node, (sp.Max, sp.Min)):
             args = node.args
@@ -138,7 +163,11 @@ def kinks(e: sp.Expr, variables: tuple[sp.Symbol, ...]) -> list[sp.Expr] | None:
                         cond, (sp.Eq, sp.Ne)):
                     return None
                 out.append(cond.lhs - cond.rhs)
-        elif isinstance(node, (sp.floor, sp.ceiling, sp.re, sp.im, sp.arg, sp.KroneckerDelta)):
+        elif isinstance(node, (AppliedUndef, sp.Derivative, sp.Subs, sp.Sum,
+                               sp.core.relational.Relational, sp.logic.boolalg.Boolean,
+                               sp.Tuple) + SMOOTH_FUNCTIONS):
+            continue
+        else:
             return None
     return out
 

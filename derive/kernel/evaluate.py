@@ -82,7 +82,7 @@ class _Writer:
         if isinstance(e, sp.Derivative):
             return self._derivative(e, env, held)
         if isinstance(e, sp.Subs):
-            return self.run(e.doit(deep=False), env, held)
+            return self._subs(e, env, held)
         if isinstance(e, sp.Lambda):
             return e
         args = [self.run(a, env, held) for a in e.args]
@@ -115,6 +115,19 @@ class _Writer:
             raise NotConcrete(f"more than {MAX_TERMS} terms to write out")
         terms = [self.run(body, {**env, i: sp.Integer(v)}, held - {i}) for v in range(lo, hi + 1)]
         return sign * sp.Add(*terms)
+
+    def _subs(self, e, env, held):
+        """expr at variables = point, its variables bound (the free symbols of the same names
+        keep their own values outside), derivatives inside taken before the substitution."""
+        variables = tuple(e.variables)
+        point = [self.run(p, env, held) for p in e.point]
+        inner_env = {k: v for k, v in env.items() if k not in variables}
+        first, kinks = len(self.apps), len(self.kinks)
+        inner = self.run(e.expr, inner_env, held | set(variables))
+        sub = dict(zip(variables, point))
+        self.kinks[kinks:] = [k.xreplace(sub) for k in self.kinks[kinks:]]
+        self.apps[first:] = [(a.xreplace(sub), v.xreplace(sub)) for a, v in self.apps[first:]]
+        return inner.xreplace(sub)
 
     def _derivative(self, e, env, held):
         variables = tuple(v for v, _ in e.variable_count)

@@ -114,6 +114,27 @@ def is_zero_exact(value: sp.Expr) -> bool | None:
         return None
 
 
+def exact_sign(value: sp.Expr) -> int | None:
+    """−1, 0 or 1 for a real closed number, decided exactly (an exact zero test, then certified
+    evaluation); None when it is not a real number or cannot be told."""
+    value = to_expr(value)
+    if value.is_Rational:
+        return int(sp.sign(value))
+    if not value.is_number or value.is_extended_real is not True:
+        return None
+    zero = is_zero_exact(value)
+    if zero:
+        return 0
+    if zero is False:
+        try:
+            approx = value.evalf(30, strict=True)
+        except Exception:  # noqa: BLE001 — no certified digits
+            return None
+        if approx.is_Number and approx != 0:
+            return 1 if approx > 0 else -1
+    return None
+
+
 def exact_str(value: sp.Expr) -> str:
     """`"5"`, `"-14/3"`; for an irrational value its exact SymPy form."""
     if isinstance(value, (list, tuple)):

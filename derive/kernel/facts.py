@@ -27,12 +27,12 @@ class Relation(StrEnum):
         return {">=": frozenset({0, 1}), ">": frozenset({1}), "!=": frozenset({-1, 1})}[self.value]
 
     def holds(self, value: sp.Expr) -> bool:
-        """Whether the fact holds at an exact real value."""
-        if self is Relation.NONNEGATIVE:
-            return bool(value >= 0)
-        if self is Relation.POSITIVE:
-            return bool(value > 0)
-        return bool(value != 0)
+        """Whether the fact holds at an exact real value, decided exactly (False when that
+        cannot be told: a point where a fact is not known to hold is no witness)."""
+        from derive.kernel.exact import exact_sign
+
+        s = exact_sign(value)
+        return s is not None and s in self.signs
 
 
 @dataclass(frozen=True)

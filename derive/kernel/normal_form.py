@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import sympy as sp
+from sympy.core.function import AppliedUndef
 
 from derive.kernel.algebra import rational_zero
 from derive.kernel.branches import resolve_branches
@@ -32,11 +33,22 @@ def take_derivatives(e: sp.Expr, ctx: Context, rules: set[str]) -> sp.Expr:
     """Every Derivative and Subs evaluated, innermost first, where no kink is in the way."""
     if not isinstance(e, sp.Basic) or e.is_Atom or not e.args:
         return e
+    if isinstance(e, sp.Subs):  # a binder: no fact about a free symbol of its variables' names
+        inner = ctx
+        for v in e.variables:
+            inner = inner.without(v)
+        expr = take_derivatives(e.expr, inner, rules)
+        if any(not isinstance(d.expr, AppliedUndef) for d in expr.atoms(sp.Derivative)):
+            return sp.Subs(expr, e.variables, e.point)  # a derivative not taken stays so
+        done = sp.Subs(expr, e.variables, e.point).doit(deep=False)
+        return done if isinstance(done, sp.Subs) else take_derivatives(done, ctx, rules)
     args = [take_derivatives(a, ctx, rules) if isinstance(a, sp.Basic) else a for a in e.args]
     if args != list(e.args):
         e = e.func(*args)
     if isinstance(e, sp.Derivative):
         variables = tuple(v for v, _ in e.variable_count)
+        if not all(isinstance(v, sp.Symbol) for v in variables):
+            return e  # with respect to f(x), say: not taken
         found = kinks(e.expr, variables)
         if found is not None:  # a kink's expression may itself hold branches the facts choose
             found = [resolve_branches(k, ctx) for k in found]
@@ -45,9 +57,6 @@ def take_derivatives(e: sp.Expr, ctx: Context, rules: set[str]) -> sp.Expr:
         ctx.discharged.update(sp.sstr(k) for k in found)
         done = e.doit(deep=False)
         rules.add("sympy.diff")
-        return take_derivatives(done, ctx, rules) if done != e else e
-    if isinstance(e, sp.Subs):
-        done = e.doit(deep=False)
         return take_derivatives(done, ctx, rules) if done != e else e
     return e
 
@@ -116,11 +125,19 @@ def elementary(e: sp.Expr, ctx: Context, rules: set[str]) -> sp.Expr:
             return sp.Mul(*[f**x.exp for f in x.base.args])
         return x
 
-    if e.has(sp.log):
-        e = e.replace(lambda x: isinstance(x, sp.log), log_rule)
-    if e.has(sp.Pow):
-        e = e.replace(lambda x: x.is_Pow and x.base.is_Mul, root_rule)
-    return e
+    def walk(x):
+        if not isinstance(x, sp.Basic) or x.is_Atom or not x.args or isinstance(x, sp.Subs):
+            return x  # a Subs binds its variables: the facts are not about them
+        args = [walk(a) for a in x.args]
+        if any(a is not b for a, b in zip(args, x.args)):
+            x = x.func(*args)
+        if isinstance(x, sp.log):
+            return log_rule(x)
+        if x.is_Pow and x.base.is_Mul:
+            return root_rule(x)
+        return x
+
+    return walk(e) if e.has(sp.log, sp.Pow) else e
 
 
 def _difference(lhs: sp.Expr, rhs: sp.Expr, ctx: Context) -> tuple[sp.Expr, set[str]]:

@@ -20,7 +20,7 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from derive.kernel.algebra import expand
-from derive.kernel.facts import Fact, Relation
+from derive.kernel.facts import Fact
 
 ALL = frozenset({-1, 0, 1})
 POS, NEG, ZERO = frozenset({1}), frozenset({-1}), frozenset({0})
@@ -169,7 +169,7 @@ class Context:
             factors = e.args if e.is_Mul else (e.base,)
             if e.is_Pow and not (e.exp.is_Rational and e.exp > 0):
                 return False
-            return all(self.nonzero(f) for f in factors if not f.is_number or f == 0)
+            return all(self.nonzero(f) for f in factors)
         if (e.is_Add and len(e.args) <= 12 and e.free_symbols
                 and not e.atoms(sp.Function, sp.Sum, sp.Indexed)):
             try:
@@ -215,7 +215,8 @@ class Context:
             if structural is not None and 0 in structural and self._is_guard(e):
                 return structural - ZERO
             return structural
-        return from_facts if structural is None else (structural & from_facts) or from_facts
+        # an empty set: the facts contradict the assumptions (no point has such a value)
+        return from_facts if structural is None else structural & from_facts
 
     def _structural(self, e: sp.Expr) -> frozenset[int] | None:
         from derive.kernel.sums import is_prefix
@@ -255,17 +256,19 @@ class Context:
             return self.signs(e.args[0])
         if isinstance(e, sp.Heaviside):
             s = self.signs(e.args[0])
-            if s is None:
+            at_zero = self.signs(e.args[1]) if len(e.args) > 1 else POS  # H(0) = H0, ½ by default
+            if s is None or at_zero is None:
                 return None
-            return frozenset({1 if x >= 0 else 0 for x in s}) if s != ZERO else POS
+            out = {1 for x in s if x > 0} | {0 for x in s if x < 0}
+            return frozenset(out | (at_zero if 0 in s else set()))
         if isinstance(e, sp.Piecewise):
             sets = [self.signs(v) for v, _ in e.args]
             return None if any(s is None for s in sets) else frozenset().union(*sets)
         if isinstance(e, sp.Sum):
-            inner = self.without(e.limits[0][0])
-            term = inner.signs(sp.Sum(e.function, *e.limits[1:]) if len(e.limits) > 1
+            i, a, b = e.limits[-1]  # the outermost; SymPy lists limits innermost first
+            inner = self.without(i)
+            term = inner.signs(sp.Sum(e.function, *e.limits[:-1]) if len(e.limits) > 1
                                else e.function)
-            _, a, b = e.limits[0]
             count = self.signs(b - a + 1)
             if term is None or count is None:
                 return None

@@ -385,7 +385,8 @@ def _build(body: sp.Expr, limits) -> sp.Expr:
 
 
 def _triangular(body, limits, rules):
-    """Σ_{i=a}^{b} Σ_{j=c}^{i+s} f = Σ_{i=a}^{b} Σ_{j=c}^{a+s−1} f + Σ_{j=a+s}^{b+s} Σ_{i=j−s}^{b} f,
+    """Σ_{i=a}^{b} Σ_{j=c}^{i+s} f
+         = Σ_{i=a}^{b} Σ_{j=c}^{a+s−1} f + Σ_{j=a+s}^{b+s} Σ_{i=j−s}^{b} f,
     for the first level whose inner upper limit is the outer index (plus s) and whose inner
     lower limit is free of it; None when there is no such level."""
     for n in range(len(limits) - 1):
@@ -465,7 +466,7 @@ def rewrite_sums(e: sp.Expr, ctx, rules: set[str]) -> sp.Expr:
         inner = _push_factor(body)
         if inner is not None:
             return rewrite_sums(_build(inner, limits), ctx, rules)
-        if len(limits) > 1:
+        if len(limits) > 1 and all(integer_valued(x) for _, a, b in limits for x in (a, b)):
             split = _triangular(body, limits, rules)
             if split is not None:
                 return rewrite_sums(split, ctx, rules)

@@ -11,8 +11,9 @@ DEFAULT_SECONDS = 20.0
 """The bound on one decision when the caller gives none."""
 
 
-class DecisionTimeout(Exception):
-    """Raised inside a decision whose time bound has passed."""
+class DecisionTimeout(BaseException):
+    """Raised inside a decision whose time bound has passed. A BaseException, like Ctrl-C, so
+    that no `except Exception` on the way (a SymPy call that may fail) swallows it."""
 
 
 @contextmanager

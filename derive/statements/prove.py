@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-import sympy as sp
 
 from derive.kernel import (
     CertificateError, Decision, Fact, Verdict, Witness, certify, decide, decide_chain,
@@ -83,7 +82,8 @@ def _identity(statement: Statement, facts: tuple[Fact, ...]):
     if d.verdict is Verdict.REFUTED:
         return d.verdict, d.strategy, d.witness, steps, d.detail
     bad = next(n for n, s in enumerate(steps, 1) if not s.proved)
-    return Verdict.UNKNOWN, "calc chain", None, steps, f"step {bad} not proved: {steps[bad-1].detail}"
+    detail = f"step {bad} not proved: {steps[bad - 1].detail}"
+    return Verdict.UNKNOWN, "calc chain", None, steps, detail
 
 
 def prove(statement: Statement) -> Outcome:
