@@ -379,3 +379,17 @@ def test_every_statement_has_a_chinese_title():
 
     missing = [s.id for s in all_statements() if not has_cjk(s.title_zh)]
     assert missing == []
+
+
+def test_proving_on_several_processes_gives_the_same_outcomes():
+    from derive.statements.parallel import prove_all
+
+    sample = STATEMENTS[:12]
+    parallel = prove_all(sample, jobs=2)
+    assert [o.statement.id for o in parallel] == [s.id for s in sample]
+    for o in parallel:
+        one = outcome(o.statement.id)
+        assert (o.verdict, o.strategy, o.detail) == (one.verdict, one.strategy, one.detail)
+        assert (o.witness.as_dict() if o.witness else None) == (
+            one.witness.as_dict() if one.witness else None)
+        assert [i.ok for i in o.instances] == [i.ok for i in one.instances]

@@ -51,19 +51,34 @@ def _check_facts(facts) -> tuple[Fact, ...]:
 def _prepare(lhs, rhs, facts):
     """The claim validated, within bounds, and with its bound variables renamed apart
     (binders.py); NotSupported or RecursionError for what the kernel does not take."""
+    facts = _prepare_facts(facts)
     lhs, rhs = check_expr(lhs, "the left side"), check_expr(rhs, "the right side")
-    facts = _check_facts(facts)
-    for e, what in ((lhs, "the left side"), (rhs, "the right side"),
-                    *((f.expr, f"the fact {f.reason!r}") for f in facts)):
+    for e, what in ((lhs, "the left side"), (rhs, "the right side")):
         check_bounds(e, what)
+    return _renamed(lhs), _renamed(rhs), facts
+
+
+def _prepare_facts(facts) -> tuple[Fact, ...]:
+    """Facts validated, renamed apart, and refused when they contradict each other or the
+    assumptions (structural signs against the facts that match each one)."""
+    facts = _check_facts(facts)
+    for f in facts:
+        check_bounds(f.expr, f"the fact {f.reason!r}")
     facts = tuple(Fact(rename_bound(f.expr), f.reason, f.relation, f.origin, f.uses)
                   for f in facts)
-    ctx = Context(facts)
+    plain = Context()
     for f in facts:
-        if ctx.signs(f.expr) == frozenset():
+        s = plain.signs(f.expr)
+        if s is None:
+            continue
+        for g in facts:
+            q = plain._ratio(f.expr, g.expr)
+            if q is not None:
+                s = s & (g.relation.signs if q > 0 else frozenset(-x for x in g.relation.signs))
+        if not s:
             raise InvalidClaim(f"the fact {f.reason!r} ({f.describe()}) contradicts the other "
                                f"facts or the symbols' assumptions: every claim would follow")
-    return _renamed(lhs), _renamed(rhs), facts
+    return facts
 
 
 def _renamed(e):
@@ -317,12 +332,11 @@ def decide_chain(
     if not steps:
         return []
     try:
-        checked = [_prepare(start, e, facts) for e in steps]
+        facts = _prepare_facts(facts)
+        start, steps = _prepare(start, steps[0], ())[0], [_prepare(e, e, ())[0] for e in steps]
     except (NotSupported, RecursionError) as exc:
         detail = str(exc) if isinstance(exc, NotSupported) else "nested too deeply"
         return [Decision(Verdict.UNKNOWN, "not supported", detail=detail) for _ in steps]
-    start, facts = checked[0][0], checked[0][2]
-    steps = [rhs for _, rhs, _ in checked]
     out, previous = [], start
     try:
         with time_bound(seconds):

@@ -177,32 +177,54 @@ def defined_at(e: sp.Basic, point: dict) -> bool:
     logarithm of 0, no function with an unmodelled domain, Piecewise branches taken lazily),
     rather than by what SymPy's automatic simplification leaves after substitution
     (0·lowergamma(0, 1) becomes 0 there, though lowergamma(0, 1) has no value)."""
-    if not isinstance(e, sp.Basic) or e.is_Atom or isinstance(e, (sp.Symbol, sp.Idx)):
-        return e not in (sp.zoo, sp.nan, sp.oo, -sp.oo)
+    return value_if_defined(e, point) is not None
+
+
+def value_if_defined(e: sp.Basic, point: dict, memo: dict | None = None):
+    """The value of `e` at `point`, computed node by node once, or None where it is undefined
+    by the rules of `defined_at`."""
+    memo = {} if memo is None else memo
+    if e in memo:
+        return memo[e]
+    out = _value(e, point, memo)
+    memo[e] = out
+    return out
+
+
+def _value(e, point, memo):
+    if not isinstance(e, sp.Basic):
+        return e
+    if isinstance(e, sp.Symbol):
+        return point.get(e, e)
+    if e.is_Atom or isinstance(e, sp.Idx):
+        return None if e in (sp.zoo, sp.nan, sp.oo, -sp.oo) else e
     if isinstance(e, sp.Piecewise):
         for value, cond in e.args:
             c = cond.xreplace(point) if cond not in (sp.true, sp.false) else cond
             if c is sp.true:
-                return defined_at(value, point)
+                return value_if_defined(value, point, memo)
             if c is not sp.false:
-                return False  # a condition not settled by the point (or itself undefined)
-        return False
+                return None  # a condition not settled by the point (or itself undefined)
+        return None
     if isinstance(e, sp.Indexed):
-        return all(defined_at(i, point) for i in e.indices)
-    if not all(defined_at(a, point) for a in e.args if isinstance(a, sp.Basic)):
-        return False
-    if e.is_Pow:
-        exp = e.exp.xreplace(point)
-        if not (exp.is_Rational and exp >= 0):
-            base = e.base.xreplace(point)
-            if not base.is_number or base.is_zero is not False:
-                return False
-        return True
-    if isinstance(e, (sp.log, sp.Mod)):
-        arg = e.args[0 if isinstance(e, sp.log) else 1].xreplace(point)
-        return arg.is_number and arg.is_zero is False
-    if e.is_Add or e.is_Mul or isinstance(e, (AppliedUndef,) + TOTAL_FUNCTIONS):
-        return True
+        idx = [value_if_defined(i, point, memo) for i in e.indices]
+        return None if any(i is None for i in idx) else e.base[tuple(idx)]
     if isinstance(e, (sp.core.relational.Relational, sp.logic.boolalg.Boolean)):
-        return True
-    return False
+        return e.xreplace(point)
+    if not (e.is_Add or e.is_Mul or e.is_Pow or isinstance(
+            e, (sp.log, sp.Mod, AppliedUndef) + TOTAL_FUNCTIONS)):
+        return None  # a function whose domain the kernel does not model
+    args = [value_if_defined(a, point, memo) for a in e.args]
+    if any(a is None for a in args):
+        return None
+    if e.is_Pow:
+        base, exp = args
+        if not (exp.is_Rational and exp >= 0) and (not base.is_number
+                                                   or base.is_zero is not False):
+            return None
+    if isinstance(e, sp.log) and not (args[0].is_number and args[0].is_zero is False):
+        return None
+    if isinstance(e, sp.Mod) and not (args[1].is_number and args[1].is_zero is False):
+        return None
+    out = e.func(*args)
+    return None if out.has(sp.zoo, sp.nan) else out

@@ -16,7 +16,7 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 from sympy.core.relational import Relational
 
-from derive.kernel.definedness import defined_at, kinks
+from derive.kernel.definedness import kinks, value_if_defined
 from derive.kernel.exact import is_zero_exact
 
 MAX_TERMS = 5000
@@ -166,10 +166,8 @@ def value_at(inst: Instance, point: dict) -> sp.Expr | None:
         kv = k.xreplace(point)
         if not kv.is_number or is_zero_exact(kv) is not False:
             return None
-    if not defined_at(inst.expr, point):
-        return None
-    v = inst.expr.xreplace(point) if point else inst.expr
-    if not isinstance(v, sp.Expr) or not v.is_number or not _finite(v):
+    v = value_if_defined(inst.expr, point)
+    if v is None or not isinstance(v, sp.Expr) or not v.is_number or not _finite(v):
         return None
     if v.is_Rational:
         return v

@@ -26,9 +26,6 @@ ALL = frozenset({-1, 0, 1})
 POS, NEG, ZERO = frozenset({1}), frozenset({-1}), frozenset({0})
 NONNEG, NONPOS, NONZERO = frozenset({0, 1}), frozenset({-1, 0}), frozenset({-1, 1})
 
-MAX_MATCH_OPS = 400
-"""Larger expressions are matched against facts only when they are syntactically equal."""
-
 
 def _flag_signs(e) -> frozenset[int] | None:
     """Signs from declared assumptions (a symbol, an undefined function, an indexed base)."""
@@ -104,8 +101,6 @@ def _constant_signs(e: sp.Expr) -> frozenset[int] | None:
 @lru_cache(maxsize=4096)
 def _ratio(e: sp.Expr, other: sp.Expr) -> sp.Rational | None:
     """q with e = q·other, comparing the expanded forms term by term."""
-    if sp.count_ops(e) > MAX_MATCH_OPS or sp.count_ops(other) > MAX_MATCH_OPS:
-        return None
     try:
         a, b = expand(e).as_coefficients_dict(), expand(other).as_coefficients_dict()
     except Exception:  # noqa: BLE001 — no match is always safe

@@ -1,7 +1,8 @@
-"""Proving many statements on several cores: each statement is decided on its own, so a group
-of them can be proved in a forked child and the outcomes sent back (the parent proves one group
-itself). The result is the same list, in the same order, as proving them one by one; without
-fork (or with one job, or on any failure of a child) they are proved one by one."""
+"""Proving many statements on several cores: each statement is decided on its own, so forked
+workers (the parent among them) take the next statement from a shared queue, a pipe of
+indices, and the children send their outcomes back when the queue is empty. The result is the
+same list, in the same order, as proving them one by one; without fork (or with one job, or on
+any failure of a child) they are proved one by one."""
 
 from __future__ import annotations
 
@@ -25,44 +26,55 @@ def default_jobs() -> int:
     return max(1, min(cores, 4))
 
 
-def _send(fd: int, outcomes: list[Outcome]) -> None:
-    data = pickle.dumps([replace(o, statement=None) for o in outcomes])
-    with os.fdopen(fd, "wb") as pipe:
-        pipe.write(data)
+def _work(queue: int, statements: list[Statement]) -> dict[int, Outcome]:
+    """Prove statements taken from the queue until it is empty."""
+    done = {}
+    while True:
+        ticket = os.read(queue, 2)  # reads of a pipe are atomic: each index goes to one worker
+        if len(ticket) < 2:
+            return done
+        k = int.from_bytes(ticket, "big")
+        done[k] = prove(statements[k])
 
 
 def prove_all(statements: list[Statement], jobs: int | None = None) -> list[Outcome]:
     """`prove` of every statement, on up to `jobs` processes."""
     jobs = default_jobs() if jobs is None else jobs
-    if jobs <= 1 or len(statements) < 2 * jobs or not hasattr(os, "fork"):
+    if jobs <= 1 or len(statements) < 2 * jobs or not hasattr(os, "fork") \
+            or len(statements) >= 1 << 16:
         return [prove(s) for s in statements]
-    groups = [list(range(k, len(statements), jobs)) for k in range(jobs)]
+    queue_read, queue_write = os.pipe()
+    os.write(queue_write, b"".join(k.to_bytes(2, "big") for k in range(len(statements))))
+    os.close(queue_write)
     children = []
-    for group in groups[1:]:
+    for _ in range(jobs - 1):
         read, write = os.pipe()
         pid = os.fork()
-        if pid == 0:  # the child: prove its group, send the outcomes, leave at once
+        if pid == 0:  # a child: prove from the queue, send the outcomes, leave at once
             code = 0
             try:
                 os.close(read)
-                _send(write, [prove(statements[k]) for k in group])
-            except BaseException:  # noqa: BLE001 — the parent proves this group itself
+                done = _work(queue_read, statements)
+                data = pickle.dumps({k: replace(o, statement=None) for k, o in done.items()})
+                with os.fdopen(write, "wb") as pipe:
+                    pipe.write(data)
+            except BaseException:  # noqa: BLE001 — the parent proves what is missing
                 code = 1
             finally:
                 os._exit(code)
         os.close(write)
-        children.append((pid, read, group))
-    results: dict[int, Outcome] = {k: prove(statements[k]) for k in groups[0]}
-    for pid, read, group in children:
+        children.append((pid, read))
+    results = _work(queue_read, statements)
+    os.close(queue_read)
+    for pid, read in children:
         with os.fdopen(read, "rb") as pipe:
             data = pipe.read()
         _, status = os.waitpid(pid, 0)
         try:
-            received = pickle.loads(data) if status == 0 else None
+            received = pickle.loads(data) if status == 0 else {}
         except Exception:  # noqa: BLE001
-            received = None
-        if received is None or len(received) != len(group):
-            received = [prove(statements[k]) for k in group]
-        for k, o in zip(group, received):
+            received = {}
+        for k, o in received.items():
             results[k] = replace(o, statement=statements[k])
-    return [results[k] for k in range(len(statements))]
+    return [results[k] if k in results else prove(statements[k])
+            for k in range(len(statements))]
