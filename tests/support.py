@@ -110,24 +110,14 @@ def examples(n: int):
 
 
 def substitute_witness(e: sp.Expr, witness: Witness) -> sp.Expr:
-    """A claim's side at a witness, computed without the kernel: the witness's Lambdas for the
-    undefined functions and subscripts, its integers first (they fix the Σ limits), every Σ
-    written out and every derivative taken, then the remaining values."""
-    sub = witness.substitution()
-    e = sp.S(e)
-    for old, new in sub.items():
-        if not isinstance(new, sp.Lambda):
-            continue
-        if isinstance(old, sp.IndexedBase):
-            e = e.replace(lambda x, o=old: isinstance(x, sp.Indexed) and x.base == o,
-                          lambda x, lam=new: lam(*x.indices))
-        else:
-            e = e.replace(old, new)
-    values = {k: v for k, v in sub.items() if not isinstance(v, sp.Lambda)}
-    derivative_vars = {v for d in e.atoms(sp.Derivative) for v, _ in d.variable_count}
-    first = {k: v for k, v in values.items() if k not in derivative_vars}
-    e = expand_sums(e.xreplace(first))
-    return e.xreplace(values)
+    """A claim's side at a witness, by tests/reference.py's judge (independent of the kernel):
+    the witness's Lambdas for the undefined functions and subscripts, its values for the
+    symbols, every Σ written out under Karr's convention, every derivative taken."""
+    import reference
+
+    value = reference.evaluate(sp.S(e), witness.substitution())
+    assert value is not reference.UNDEFINED, f"{e} is undefined at the witness"
+    return value
 
 
 def reverify_claim(lhs: sp.Expr, rhs: sp.Expr, witness: Witness, facts=()) -> None:

@@ -147,6 +147,15 @@ def confirm(lhs, rhs, facts: tuple[Fact, ...], interp: Interpretation,
     for v in _free_variables(interp, lhs, rhs, facts):
         if v not in interp.variables and v in point:
             symbols[v] = point[v]
+    exprs = [sp.S(e) for e in (lhs, rhs, *(f.expr for f in facts))]
+    for app in {a for e in exprs for a in e.atoms(AppliedUndef, sp.Indexed)}:
+        key = app.base if isinstance(app, sp.Indexed) else app.func
+        if key not in functions:  # cancelled before it was used: any value of its domain
+            n = len(app.indices if isinstance(app, sp.Indexed) else app.args)
+            values = domain_values(app, 1)
+            if not values:
+                return None
+            functions[key] = sp.Lambda(tuple(sp.Dummy(f"a{k}") for k in range(n)), values[0])
     for s, value in symbols.items():
         if not (value.is_number and in_domain(s, value)):
             return None
@@ -177,8 +186,28 @@ def confirm(lhs, rhs, facts: tuple[Fact, ...], interp: Interpretation,
         interp, lhs, rhs, facts) if v in point and v not in hidden)
     return Witness(interp.shape, assignment, values[0], values[1],
                    symbols=tuple(sorted(symbols.items(), key=lambda kv: str(kv[0]))),
-                   functions=tuple(sorted(((f, as_lambda(v)) for f, v in functions.items()),
-                                          key=lambda kv: str(kv[0]))))
+                   functions=_self_contained(functions, (lhs, rhs, *(f.expr for f in facts))))
+
+
+def _self_contained(functions: dict, exprs) -> tuple:
+    """A Lambda for each undefined function and subscript of the claim, with the helper tables
+    of the interpretation written into it, so that the witness stands on its own."""
+    used = {a.func for e in exprs for a in sp.S(e).atoms(AppliedUndef)} | {
+        x.base for e in exprs for x in sp.S(e).atoms(sp.Indexed)}
+    lambdas = {f: as_lambda(v) for f, v in functions.items()}
+    helpers = {f: lam for f, lam in lambdas.items() if f not in used}
+    out = []
+    for f in sorted(used & set(lambdas), key=str):
+        lam = lambdas[f]
+        for _ in range(4):  # helpers may use helpers; four levels is more than any builds
+            body = lam.expr
+            for h, hl in helpers.items():
+                body = body.replace(h, hl) if not isinstance(h, sp.IndexedBase) else body
+            if body == lam.expr:
+                break
+            lam = sp.Lambda(lam.variables, body)
+        out.append((f, lam))
+    return tuple(out)
 
 
 # --------------------------------------------------------------------------- automatic shapes
