@@ -1,12 +1,12 @@
-"""Misuse and invalid input: one clear line on stderr and exit 2."""
+"""Misuse and invalid input: one clear line on stderr and exit 2 (see derive.errors)."""
 
 from __future__ import annotations
 
 import difflib
 
+from derive.errors import UsageError
 
-class UsageError(Exception):
-    """A request the program cannot carry out as asked (exit 2)."""
+__all__ = ["UsageError", "did_you_mean"]
 
 
 def did_you_mean(name: str, choices) -> str:

@@ -25,12 +25,9 @@ def add_parser(sub) -> None:
 
 
 def _reports(paths):
-    from derive.exercises import ExerciseError, check_exercise, load
+    from derive.exercises import check_exercise, load
 
-    try:
-        exercises = load(paths)
-    except ExerciseError as exc:
-        raise UsageError(exc.line()) from None
+    exercises = load(paths)
     return [check_exercise(ex) for ex in exercises]
 
 
@@ -39,10 +36,10 @@ def run_check(args) -> int:
 
     reports = _reports(args.paths)
     if args.format == "json":
-        print(json.dumps({"exercises": [check_json(r) for r in reports]},
-                         ensure_ascii=False, indent=2))
+        emit(json.dumps({"exercises": [check_json(r) for r in reports]}, ensure_ascii=False,
+                        indent=2), None)
     else:
-        print(check_text(reports))
+        emit(check_text(reports), None)
     return 0 if all(r.ok for r in reports) else 1
 
 

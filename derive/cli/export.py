@@ -32,14 +32,11 @@ def document_for(target: str, lang: str):
 
         return statement_document(prove(statements[target]), lang), []
     if Path(target).exists():
-        from derive.exercises import ExerciseError, check_exercise, load
+        from derive.exercises import check_exercise, load
         from derive.exercises.bank import toml_files
         from derive.render.derivation import exercises_document
 
-        try:
-            reports = [check_exercise(ex) for ex in load([target])]
-        except ExerciseError as exc:
-            raise UsageError(exc.line()) from None
+        reports = [check_exercise(ex) for ex in load([target])]
         return exercises_document(reports, lang, Path(target).name), toml_files([target])
     from derive.cli.errors import did_you_mean
 

@@ -1,4 +1,9 @@
-"""`derive`: the entry point shared by the console script and `python -m derive`."""
+"""`derive`: the entry point shared by the console script and `python -m derive`.
+
+Every error a user can run into is a `derive.errors.DeriveError` carrying its exit code; it is
+caught here, once, and printed as one line. Anything else is a bug: it is printed as one line
+too (set DERIVE_DEBUG=1 for the traceback).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,8 @@ import sys
 
 from derive import __version__
 from derive.cli import exercises, export, ledger, prove, recipes, variants
-from derive.cli.errors import UsageError
+from derive.cli.terminal import one_line
+from derive.errors import DeriveError
 
 COMMANDS = (prove, exercises, export, variants, recipes, ledger)
 """In the contract's order; each module adds its subcommands (exercises: check and key)."""
@@ -25,17 +31,56 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+def _say(command: str, text: str) -> None:
     try:
-        return args.run(args)
-    except UsageError as exc:
-        print(f"derive {args.command}: {exc}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:  # the reader (`| head`) closed the pipe: stop quietly
+        print(f"derive {command}: {one_line(text)}", file=sys.stderr, flush=True)
+    except (OSError, ValueError):  # stderr is gone too: nothing more can be said
+        pass
+
+
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null, so that the flush at exit does not fail again."""
+    try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        return 0
+    except (OSError, ValueError):
+        pass
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    command = args.command
+    try:
+        code = args.run(args)
+        sys.stdout.flush()
+        return code
+    except DeriveError as exc:
+        _say(command, exc.line())
+        return exc.exit_code
+    except KeyboardInterrupt:
+        _drop_stdout()
+        _say(command, "interrupted (Ctrl-C); no file was written")
+        return 130
+    except BrokenPipeError:
+        _drop_stdout()
+        _say(command, "the output was closed before everything was written")
+        return 2
+    except OSError as exc:  # reading is checked where files are read: this is the output
+        _drop_stdout()
+        _say(command, f"cannot write the output: {exc.strerror or exc}")
+        return 2
+    except MemoryError:
+        _say(command, "out of memory: the input is too large for this machine")
+        return 2
+    except RecursionError:
+        _say(command, "the input is nested too deeply")
+        return 2
+    except Exception as exc:  # noqa: BLE001 — a bug; one line all the same
+        if os.environ.get("DERIVE_DEBUG"):
+            raise
+        _say(command, f"internal error (a bug in derive, please report it with the input): "
+                      f"{type(exc).__name__}: {exc}")
+        return 2
 
 
 if __name__ == "__main__":

@@ -1,13 +1,21 @@
-"""Writing outputs: atomically (a temporary file renamed into place), never over an input."""
+"""Writing outputs: atomically (a temporary file renamed into place), regular files only, never
+over an input or a file of derive itself; a bank of files all at once or not at all.
+
+Every refusal and every OS error on output is one line (OutputError, exit 2); Ctrl-C leaves no
+file behind.
+"""
 
 from __future__ import annotations
 
 import os
+import shutil
+import stat
 import sys
 import tempfile
 from pathlib import Path
 
-from derive.cli.errors import UsageError
+from derive.cli.terminal import safe
+from derive.errors import OutputError
 
 
 def _umask() -> int:
@@ -16,29 +24,109 @@ def _umask() -> int:
     return current
 
 
-def emit(text: str, out: str | None, inputs: list[Path] = ()) -> None:
-    """Print `text`, or write it to `out` atomically; refuse to overwrite any input file."""
-    if out is None:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
-        return
+def _protected() -> list[Path]:
+    """Folders whose files derive never writes: its own package, and the statements."""
+    import derive
+    from derive import proofs
+
+    return [Path(derive.__file__).resolve().parent, Path(proofs.__file__).resolve().parent]
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        path.relative_to(folder)
+        return True
+    except ValueError:
+        return False
+
+
+def _check_target(out: str, inputs, what: str = "a file") -> Path:
+    """The path to write for `-o out`, after every refusal."""
+    if out == "":
+        raise OutputError("-o '': an empty name; name " + what)
     target = Path(out)
     resolved = target.resolve()
-    target = resolved if target.is_symlink() else target  # replace the file a link points to
     if any(resolved == Path(p).resolve() for p in inputs):
-        raise UsageError(f"-o {out}: is one of the input files; name another output file")
-    if target.is_dir():
-        raise UsageError(f"-o {out}: is a folder; name a file")
-    parent = target.parent if str(target.parent) else Path(".")
-    if not parent.is_dir():
-        raise UsageError(f"-o {out}: folder {parent} does not exist; create it first")
-    fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{target.name}.", suffix=".tmp")
+        raise OutputError(f"-o {out}: is one of the input files; name another output file")
     try:
-        # mkstemp makes the file 0600; give it the mode a plain open() would (or keep the old one)
-        mode = target.stat().st_mode & 0o777 if target.exists() else 0o666 & ~_umask()
+        mode = os.stat(resolved).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        raise OutputError(f"-o {out}: cannot be examined ({exc.strerror})") from None
+    if mode is not None and stat.S_ISDIR(mode) and what == "a file":
+        raise OutputError(f"-o {out}: is a folder; name a file")
+    if mode is not None and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        raise OutputError(f"-o {out}: is not a regular file (a device, a FIFO or a socket); "
+                          f"derive writes regular files only")
+    if any(_inside(resolved, folder) for folder in _protected()):
+        raise OutputError(f"-o {out}: is a file of derive itself; name a file elsewhere")
+    return resolved if target.is_symlink() else target
+
+
+def _write_aside(folder: Path, name: str, text: str, mode: int) -> str:
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
+    try:
         os.chmod(tmp, mode)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text if text.endswith("\n") else text + "\n")
-        os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    return tmp
+
+
+def emit(text: str, out: str | None, inputs=()) -> None:
+    """Print `text` (control characters escaped), or write it to `out` atomically."""
+    if out is None:
+        sys.stdout.write(safe(text if text.endswith("\n") else text + "\n"))
+        return
+    target = _check_target(out, inputs)
+    parent = target.parent if str(target.parent) else Path(".")
+    if not parent.is_dir():
+        raise OutputError(f"-o {out}: folder {parent} does not exist; create it first")
+    # mkstemp makes the file 0600; give it the mode a plain open() would (or keep the old one)
+    mode = target.stat().st_mode & 0o777 if target.exists() else 0o666 & ~_umask()
+    tmp = None
+    try:
+        tmp = _write_aside(parent, target.name, text, mode)
+        os.replace(tmp, target)
+    except OSError as exc:
+        raise OutputError(f"-o {out}: cannot be written ({exc.strerror or exc})") from None
+    finally:
+        if tmp is not None and os.path.exists(tmp):
+            Path(tmp).unlink(missing_ok=True)
+
+
+def emit_bank(files: list[tuple[str, str]], out: str, inputs) -> None:
+    """Write every (name, text) into the folder `out`, all or nothing: built in a folder beside
+    it, then renamed into place. `out` must be new or empty, and must not hold an input."""
+    target = _check_target(out, inputs, what="a folder")
+    resolved = target.resolve()
+    if any(_inside(Path(p).resolve(), resolved) for p in inputs):
+        raise OutputError(f"-o {out}: holds input files; name a folder of its own for the bank")
+    if target.exists():
+        if not target.is_dir():
+            raise OutputError(f"-o {out}: is a file; name a folder")
+        if any(target.iterdir()):
+            raise OutputError(f"-o {out}: is not empty; name a new or empty folder")
+    parent = target.parent if str(target.parent) else Path(".")
+    if not parent.is_dir():
+        raise OutputError(f"-o {out}: its parent folder does not exist; create it first")
+    aside = None
+    try:
+        aside = Path(tempfile.mkdtemp(dir=parent, prefix=f".{target.name}.", suffix=".tmp"))
+        mode = 0o666 & ~_umask()
+        for name, text in files:
+            os.replace(_write_aside(aside, name, text, mode), aside / name)
+        os.chmod(aside, 0o777 & ~_umask())
+        if target.exists():
+            target.rmdir()  # empty: checked above
+        os.rename(aside, target)
+        aside = None
+    except OSError as exc:
+        raise OutputError(f"-o {out}: cannot be written ({exc.strerror or exc}); "
+                          f"nothing was written") from None
+    finally:
+        if aside is not None:
+            shutil.rmtree(aside, ignore_errors=True)

@@ -4,10 +4,10 @@ has an [exercise.vary] table, each an exercise file whose claims are its exact k
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from derive.cli.errors import UsageError
-from derive.cli.output import emit
+from derive.cli.output import emit, emit_bank
+from derive.cli.terminal import safe
 
 MAX_VARIANTS = 10_000
 
@@ -23,40 +23,29 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from derive.exercises import ExerciseError, load
+    from derive.exercises import load
     from derive.exercises.bank import toml_files
     from derive.exercises.variants import generate, render
 
     if not 1 <= args.n <= MAX_VARIANTS:
         raise UsageError(f"-n {args.n}: ask for 1 to {MAX_VARIANTS} variants")
-    try:
-        exercises = [ex for ex in load([args.path]) if ex.vary]
-        if not exercises:
-            raise UsageError(f"{args.path}: no exercise has an [exercise.vary] table; add one "
-                             "naming the inputs a variant may change")
-        files, reports = [], []
-        for ex in exercises:
-            gen = generate(ex, args.n, args.seed)
-            for k, v in enumerate(gen.variants, 1):
-                files.append((f"{v.id}.toml", render(ex, v, k)))
-            how = "enumerated" if gen.enumerated else "sampled"
-            reports.append(f"{ex.id}: {len(gen.variants)} variants, acceptance "
-                           f"{gen.accepted}/{gen.tried} = {100 * gen.rate:.1f}% of the candidates "
-                           f"tried ({how} from {gen.space})")
-    except ExerciseError as exc:
-        raise UsageError(exc.line()) from None
-    inputs = toml_files([args.path])
+    exercises = [ex for ex in load([args.path]) if ex.vary]
+    if not exercises:
+        raise UsageError(f"{args.path}: no exercise has an [exercise.vary] table; add one "
+                         "naming the inputs a variant may change")
+    files, reports = [], []
+    for ex in exercises:
+        gen = generate(ex, args.n, args.seed)
+        for k, v in enumerate(gen.variants, 1):
+            files.append((f"{v.id}.toml", render(ex, v, k)))
+        how = "enumerated" if gen.enumerated else "sampled"
+        reports.append(f"{ex.id}: {len(gen.variants)} variants, acceptance "
+                       f"{gen.accepted}/{gen.tried} = {100 * gen.rate:.1f}% of the candidates "
+                       f"tried ({how} from {gen.space})")
     if args.out is None:
         emit("\n".join(text for _, text in files), None)
     else:
-        folder = Path(args.out)
-        if folder.exists() and not folder.is_dir():
-            raise UsageError(f"-o {args.out}: is a file; name a folder")
-        folder.mkdir(parents=False, exist_ok=True) if folder.parent.is_dir() else None
-        if not folder.is_dir():
-            raise UsageError(f"-o {args.out}: its parent folder does not exist; create it first")
-        for name, text in files:
-            emit(text, str(folder / name), inputs)
+        emit_bank(files, args.out, toml_files([args.path]))
     for line in reports:
-        print(line, file=sys.stderr)
+        print(safe(line), file=sys.stderr)
     return 0

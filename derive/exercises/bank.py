@@ -2,11 +2,34 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from derive.exercises.errors import ExerciseError
 from derive.exercises.reader import read_toml
 from derive.exercises.schema import Exercise, exercise
+
+
+def _walk(folder: Path, name: str) -> list[Path]:
+    """Every *.toml file under a folder, following linked folders once; a folder that cannot
+    be listed is an error, never skipped."""
+    found, seen = [], set()
+
+    def fail(exc: OSError):
+        where = exc.filename or name
+        raise ExerciseError(str(where), None, None,
+                            f"cannot be listed ({exc.strerror or exc})",
+                            "make the folder readable, or name only readable folders")
+
+    for root, dirs, files in os.walk(folder, onerror=fail, followlinks=True):
+        real = os.path.realpath(root)
+        if real in seen:  # a link back to a folder already walked
+            dirs[:] = []
+            continue
+        seen.add(real)
+        dirs.sort()
+        found.extend(Path(root) / f for f in sorted(files) if f.endswith(".toml"))
+    return found
 
 
 def toml_files(paths: list[str]) -> list[Path]:
@@ -20,19 +43,18 @@ def toml_files(paths: list[str]) -> list[Path]:
             out.append(path)
 
     for p in paths:
+        if p == "":
+            raise ExerciseError("''", None, None, "is an empty path", "name an exercise file")
         path = Path(p)
         if path.is_dir():
-            found = sorted(path.rglob("*.toml"))
+            found = _walk(path, p)
             if not found:
                 raise ExerciseError(p, None, None, "is a folder with no *.toml file",
                                     "name a folder that holds exercise files")
             for f in found:
                 add(f)
-        elif path.is_file():
-            add(path)
-        elif path.exists():
-            raise ExerciseError(p, None, None, "is neither a file nor a folder",
-                                "name an exercise file or folder")
+        elif path.exists() or path.is_symlink():
+            add(path)  # read_bytes refuses what is not a regular, readable file
         else:
             raise ExerciseError(p, None, None, "does not exist", "name an exercise file or folder")
     return out

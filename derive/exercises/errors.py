@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import difflib
 
+from derive.errors import InputError, NotSupportedError
 
-class ExerciseError(Exception):
+
+class ExerciseError(InputError):
     """Invalid input in an exercise file (exit 2)."""
 
     def __init__(self, path: str, exercise: str | None, key: str | None, problem: str,
@@ -22,6 +24,19 @@ class ExerciseError(Exception):
         if self.key:
             where.append(f"key {self.key!r}")
         text = f"{': '.join(where)}: {self.problem}"
+        if self.expected:
+            text += f"; {self.expected}"
+        return " ".join(text.split())
+
+
+class ExerciseNotSupported(ExerciseError, NotSupportedError):
+    """A valid exercise file asking for something derive does not do (exit 2, said as "not
+    supported", never as invalid)."""
+
+    def line(self) -> str:
+        where = [self.path] + ([f"exercise {self.exercise!r}"] if self.exercise else []) + (
+            [f"key {self.key!r}"] if self.key else [])
+        text = f"{': '.join(where)}: not supported: {self.problem}"
         if self.expected:
             text += f"; {self.expected}"
         return " ".join(text.split())

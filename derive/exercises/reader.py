@@ -7,6 +7,8 @@ the point, so a claim knows its precision. Nothing is evaluated: numbers pass th
 
 from __future__ import annotations
 
+import os
+import stat
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,22 +67,125 @@ def _parse_float(text: str):
         return BadNumber(text, str(exc))
 
 
-def read_toml(path: Path) -> dict:
-    """The TOML document of an exercise file, with exact numbers."""
+MAX_KEY_PARTS = 32
+"""Most parts one dotted key or table header may have (`a.b.c` has 3)."""
+
+MAX_NESTING = 32
+"""Deepest nesting of arrays and inline tables."""
+
+MAX_KEYS = 200_000
+"""Most keys and values in one file (counted roughly, before parsing)."""
+
+
+def read_bytes(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a regular file, read with a bound: a device, a FIFO or a socket is refused
+    without reading (opening never blocks), and so is a file past `limit` bytes, whatever its
+    size claims to be."""
     name = str(path)
     try:
-        data = path.read_bytes() if path.stat().st_size <= MAX_FILE_BYTES else None
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except OSError as exc:
         raise ExerciseError(name, None, None, f"cannot be read ({exc.strerror})",
                             "give a readable .toml file") from None
-    if data is None:
-        raise ExerciseError(name, None, None, f"is larger than {MAX_FILE_BYTES} bytes",
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = ("a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode)
+                    else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+                    else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+            raise ExerciseError(name, None, None, f"is {kind}, not a regular file",
+                                "give an exercise file")
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 16, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as exc:
+        raise ExerciseError(name, None, None, f"cannot be read ({exc.strerror})",
+                            "give a readable .toml file") from None
+    finally:
+        os.close(fd)
+    if size > limit:
+        raise ExerciseError(name, None, None, f"is larger than {limit} bytes",
                             "split the bank into smaller files")
+    return b"".join(chunks)
+
+
+def prescan(text: str, name: str) -> None:
+    """Refuse, before parsing, the shapes that make a TOML parser's time or memory grow faster
+    than the text: dotted keys of many parts, deep nesting, too many keys. A rough scan (strings
+    and comments skipped, brackets counted): it may refuse a strange file early, never accept
+    one the parser would not."""
+    stack: list[str] = []  # "[" (array or header) and "{" (inline table)
+    keys = 0
+    key_parts, in_key = 1, True
+    quote = None
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if quote:
+            if c == "\\" and quote in ('"', '"""'):
+                i += 2
+            elif text.startswith(quote, i):
+                i += len(quote)
+                quote = None
+            else:
+                i += 1
+            continue
+        if c == "#":
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        if text.startswith('"""', i) or text.startswith("'''", i):
+            quote = text[i:i + 3]
+            i += 3
+            continue
+        if c in "\"'":
+            quote = c
+        elif c == "\n" and not stack:
+            in_key, key_parts = True, 1
+        elif c in "[{":
+            stack.append(c)
+            if len(stack) > MAX_NESTING + 1:
+                raise ExerciseError(name, None, None, f"nests arrays or tables more than "
+                                    f"{MAX_NESTING} deep", "write a flatter file")
+            if c == "{":
+                in_key, key_parts = True, 1
+        elif c in "]}":
+            if stack:
+                stack.pop()
+        elif c == "=":
+            keys += 1
+            in_key = False
+        elif c == "," and stack:
+            keys += 1
+            if keys > MAX_KEYS:
+                raise ExerciseError(name, None, None, f"has more than {MAX_KEYS} keys and "
+                                    f"values", "split the bank into smaller files")
+            in_key, key_parts = stack[-1] == "{", 1
+        elif c == "." and in_key:
+            key_parts += 1
+            if key_parts > MAX_KEY_PARTS:
+                raise ExerciseError(name, None, None, f"has a dotted key of more than "
+                                    f"{MAX_KEY_PARTS} parts", "write shorter keys")
+        i += 1
+    if keys > MAX_KEYS:
+        raise ExerciseError(name, None, None, f"has more than {MAX_KEYS} keys and values",
+                            "split the bank into smaller files")
+
+
+def read_toml(path: Path) -> dict:
+    """The TOML document of an exercise file, with exact numbers."""
+    name = str(path)
+    data = read_bytes(path)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ExerciseError(name, None, None, f"is not UTF-8 (byte {exc.start})",
                             "save the file as UTF-8") from None
+    prescan(text, name)
     try:
         return tomllib.loads(text, parse_float=_parse_float)
     except tomllib.TOMLDecodeError as exc:
