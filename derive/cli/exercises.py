@@ -6,6 +6,7 @@ import json
 
 from derive.cli.errors import UsageError
 from derive.cli.output import emit
+from derive.limits import EXERCISE_SECONDS
 
 # The exercise layers are imported when a command runs, so `derive prove` does not load them.
 
@@ -14,6 +15,7 @@ def add_parser(sub) -> None:
     p = sub.add_parser("check", help="check the claims of exercise files exactly")
     p.add_argument("paths", nargs="+", metavar="PATH", help="exercise files or folders")
     p.add_argument("--format", choices=("text", "json"), default="text")
+    add_time_limit(p)
     p.set_defaults(run=run_check)
 
     p = sub.add_parser("key", help="print the exact answer key of exercise files")
@@ -21,20 +23,37 @@ def add_parser(sub) -> None:
     p.add_argument("--format", choices=("md", "tex", "json"), default="md")
     p.add_argument("--lang", choices=("en", "zh"), default="en")
     p.add_argument("-o", dest="out", metavar="OUT", help="write to OUT (atomically)")
+    add_time_limit(p)
     p.set_defaults(run=run_key)
 
 
-def _reports(paths):
-    from derive.exercises import check_exercise, load
+def add_time_limit(p) -> None:
+    p.add_argument("--time-limit", type=float, default=EXERCISE_SECONDS, metavar="SECONDS",
+                   help=f"time bound of one exercise (default {EXERCISE_SECONDS:g})")
 
-    exercises = load(paths)
-    return [check_exercise(ex) for ex in exercises]
+
+def reports_for(paths, seconds: float, decided: bool = False):
+    """Every exercise checked, each within its time bound; with `decided`, an exercise that
+    passed its bound is an error (key and export: exit 2, nothing written)."""
+    from derive.exercises import check_exercise, load
+    from derive.errors import TimeBoundError
+
+    if not seconds > 0:
+        raise UsageError(f"--time-limit {seconds:g}: give a number of seconds > 0")
+    reports = [check_exercise(ex, seconds) for ex in load(paths)]
+    late = [r for r in reports if r.undecided]
+    if decided and late:
+        names = ", ".join(f"{r.exercise.id!r} ({r.exercise.path})" for r in late[:5])
+        more = f" and {len(late) - 5} more" if len(late) > 5 else ""
+        raise TimeBoundError(f"exercise {names}{more}: passed the time bound of {seconds:g} s "
+                             f"per exercise; nothing written (raise it with --time-limit)")
+    return reports
 
 
 def run_check(args) -> int:
     from derive.render.keys import check_json, check_text
 
-    reports = _reports(args.paths)
+    reports = reports_for(args.paths, args.time_limit)
     if args.format == "json":
         emit(json.dumps({"exercises": [check_json(r) for r in reports]}, ensure_ascii=False,
                         indent=2), None)
@@ -47,7 +66,7 @@ def run_key(args) -> int:
     from derive.exercises.bank import toml_files
     from derive.render.keys import key_json, key_markdown
 
-    reports = _reports(args.paths)
+    reports = reports_for(args.paths, args.time_limit, decided=True)
     if args.format == "json":
         text = json.dumps({"exercises": [key_json(r) for r in reports]}, ensure_ascii=False,
                           indent=2)

@@ -6,7 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from derive.cli.errors import UsageError
+from derive.cli.exercises import add_time_limit, reports_for
 from derive.cli.output import emit
+from derive.limits import EXERCISE_SECONDS
 
 
 def add_parser(sub) -> None:
@@ -18,10 +20,11 @@ def add_parser(sub) -> None:
                    help="a complete LaTeX document (pdfLaTeX for en, XeLaTeX for zh)")
     p.add_argument("--lang", choices=("en", "zh"), default="en")
     p.add_argument("-o", dest="out", metavar="OUT", help="write to OUT (atomically)")
+    add_time_limit(p)
     p.set_defaults(run=run)
 
 
-def document_for(target: str, lang: str):
+def document_for(target: str, lang: str, seconds: float = EXERCISE_SECONDS):
     """The document of a statement id, or of the exercises under a path; and its input files."""
     from derive.statements.registry import all_statements
 
@@ -32,11 +35,10 @@ def document_for(target: str, lang: str):
 
         return statement_document(prove(statements[target]), lang), []
     if Path(target).exists():
-        from derive.exercises import check_exercise, load
         from derive.exercises.bank import toml_files
         from derive.render.derivation import exercises_document
 
-        reports = [check_exercise(ex) for ex in load([target])]
+        reports = reports_for([target], seconds, decided=True)
         return exercises_document(reports, lang, Path(target).name), toml_files([target])
     from derive.cli.errors import did_you_mean
 
@@ -47,7 +49,7 @@ def document_for(target: str, lang: str):
 def run(args) -> int:
     from derive.render.document import to_markdown, to_tex
 
-    doc, inputs = document_for(args.target, args.lang)
+    doc, inputs = document_for(args.target, args.lang, args.time_limit)
     text = to_tex(doc, args.standalone) if args.format == "tex" else to_markdown(doc)
     emit(text, args.out, inputs)
     return 0

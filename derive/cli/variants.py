@@ -6,7 +6,9 @@ from __future__ import annotations
 import sys
 
 from derive.cli.errors import UsageError
+from derive.cli.exercises import add_time_limit
 from derive.cli.output import emit, emit_bank
+from derive.errors import TimeBoundError
 from derive.cli.terminal import safe
 
 MAX_VARIANTS = 10_000
@@ -19,6 +21,7 @@ def add_parser(sub) -> None:
     p.add_argument("--seed", type=int, default=0, metavar="S",
                    help="the same seed gives byte-identical files (default 0)")
     p.add_argument("-o", dest="out", metavar="DIR", help="write one file per variant into DIR")
+    add_time_limit(p)
     p.set_defaults(run=run)
 
 
@@ -26,6 +29,7 @@ def run(args) -> int:
     from derive.exercises import load
     from derive.exercises.bank import toml_files
     from derive.exercises.variants import generate, render
+    from derive.kernel.timebound import DecisionTimeout, time_bound
 
     if not 1 <= args.n <= MAX_VARIANTS:
         raise UsageError(f"-n {args.n}: ask for 1 to {MAX_VARIANTS} variants")
@@ -34,8 +38,17 @@ def run(args) -> int:
         raise UsageError(f"{args.path}: no exercise has an [exercise.vary] table; add one "
                          "naming the inputs a variant may change")
     files, reports = [], []
+    if not args.time_limit > 0:
+        raise UsageError(f"--time-limit {args.time_limit:g}: give a number of seconds > 0")
     for ex in exercises:
-        gen = generate(ex, args.n, args.seed)
+        try:
+            with time_bound(args.time_limit):
+                gen = generate(ex, args.n, args.seed)
+        except DecisionTimeout:
+            raise TimeBoundError(f"exercise {ex.id!r} ({ex.path}): its variants passed the time "
+                                 f"bound of {args.time_limit:g} s per exercise; nothing written "
+                                 f"(raise it with --time-limit, or ask for fewer with -n)"
+                                 ) from None
         for k, v in enumerate(gen.variants, 1):
             files.append((f"{v.id}.toml", render(ex, v, k)))
         how = "enumerated" if gen.enumerated else "sampled"

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from derive.exercises.claims import WRONG, judge
+from derive.exercises.claims import UNDECIDED, WRONG, judge
 from derive.exercises.diagnosis import Diagnosis, diagnose
 from derive.exercises.schema import Exercise
+from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.recipes.base import expand_exact
+
+from derive.limits import EXERCISE_SECONDS as DEFAULT_SECONDS
 
 
 @dataclass(frozen=True)
@@ -26,10 +29,13 @@ class Report:
     exercise: Exercise
     values: dict
     claims: tuple[ClaimResult, ...]
+    undecided: str = ""
+    """Why the exercise has no outcome (the time bound it passed), or empty."""
 
     @property
     def ok(self) -> bool:
-        return all(c.status != WRONG for c in self.claims)
+        return not self.undecided and all(c.status not in (WRONG, UNDECIDED)
+                                          for c in self.claims)
 
 
 def answer_key(ex: Exercise) -> dict:
@@ -37,7 +43,20 @@ def answer_key(ex: Exercise) -> dict:
     return {k: expand_exact(v) for k, v in ex.recipe.evaluate(ex.given).items()}
 
 
-def check_exercise(ex: Exercise) -> Report:
+def check_exercise(ex: Exercise, seconds: float | None = DEFAULT_SECONDS) -> Report:
+    """The exercise's key and claims; past `seconds`, a report whose every claim is
+    `undecided` (the run goes on with the next exercise)."""
+    try:
+        with time_bound(seconds):
+            return _check(ex)
+    except DecisionTimeout:
+        reason = f"passed its time bound of {seconds:g} s (--time-limit)"
+        return Report(ex, {}, tuple(
+            ClaimResult(name, claim.text, UNDECIDED, None, None, claim.as_written())
+            for name, claim in ex.claims.items()), undecided=reason)
+
+
+def _check(ex: Exercise) -> Report:
     values = answer_key(ex)
     statuses = {name: judge(claim, values[name]) for name, claim in ex.claims.items()}
     order = list(values)

@@ -19,7 +19,8 @@ class DecisionTimeout(BaseException):
 @contextmanager
 def time_bound(seconds: float | None):
     """Interrupt the enclosed work after `seconds` (main thread: by SIGALRM; elsewhere the
-    bound is only checked between strategies through `Deadline`)."""
+    bound is only checked between strategies through `Deadline`). Bounds nest: an inner bound
+    never outlasts the outer one, and the outer one keeps counting while the inner runs."""
     if not seconds or threading.current_thread() is not threading.main_thread():
         yield Deadline(seconds)
         return
@@ -27,16 +28,18 @@ def time_bound(seconds: float | None):
     def _raise(signum, frame):
         raise DecisionTimeout(f"no decision within {seconds:g} s")
 
+    outer, interval = signal.getitimer(signal.ITIMER_REAL)
+    start = time.monotonic()
     previous = signal.signal(signal.SIGALRM, _raise)
-    remaining, interval = signal.getitimer(signal.ITIMER_REAL)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    signal.setitimer(signal.ITIMER_REAL, min(seconds, outer) if outer else seconds)
     try:
         yield Deadline(seconds)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
-        if remaining:
-            signal.setitimer(signal.ITIMER_REAL, remaining, interval)
+        if outer:  # the outer bound, less the time spent here (at once if it has passed)
+            left = outer - (time.monotonic() - start)
+            signal.setitimer(signal.ITIMER_REAL, max(left, 1e-3), interval)
 
 
 class Deadline:

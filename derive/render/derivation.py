@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from derive.exercises.check import Report
 from derive.kernel.exact import decimal_str, fixed_str, terminating_places, to_expr
-from derive.render.document import Document, Heading, Items, Math, Paragraph, Table
+from derive.render.document import Author, Document, Heading, Items, Math, Paragraph, Table
+from derive.render.escape import escape_latex
 from derive.render.formulas import Values, substituted
 from derive.render.labels import STATUS, explanation, words
 from derive.render.latex import DECIMAL_PLACES, number
 from derive.render.printer import latex
-from derive.render.symbols import escape_text, math_symbols
+from derive.render.symbols import math_symbols
 from derive.render.values import is_large
 from derive.statements import Outcome
 
@@ -64,20 +65,21 @@ def _lists(v):
 
 
 def given_math(ex) -> Math:
-    """The exercise's inputs as one line of math: w = 1, η = 0.1, records = [[2, 4]]."""
+    """The exercise's inputs as one line of math: w = 1, η = 0.1, records = [[2, 4]]. Names and
+    values shown as text are escaped for `\\text{…}` in math (LaTeX and KaTeX)."""
     parts = []
     for name, v in ex.given.items():
         if v is None:
             continue
-        symbol = INPUT_SYMBOLS.get(name, rf"\text{{{name.replace('_', chr(92) + '_')}}}")
+        symbol = INPUT_SYMBOLS.get(name, rf"\text{{{escape_latex(name, math=True)}}}")
         if isinstance(v, dict):  # a ledger: bytes per parameter by component
-            shown = r",\ ".join(rf"\texttt{{{c.replace('_', chr(92) + '_')}}} = {_exact(b)}"
+            shown = r",\ ".join(rf"\texttt{{{escape_latex(c, math=True)}}} = {_exact(b)}"
                                 for c, b in v.items())
             shown = rf"\{{ {shown} \}}"
         elif isinstance(v, (list, tuple, int)) or hasattr(v, "is_number"):
             shown = _exact(_lists(v))
         else:  # a loss convention or an optimizer table, shown as text
-            shown = rf"\text{{{escape_text(str(v))}}}"
+            shown = rf"\text{{{escape_latex(str(v), math=True)}}}"
         parts.append(f"{symbol} = {shown}")
     return Math((r",\quad ".join(parts),))
 
@@ -90,7 +92,7 @@ def exercise_blocks(report: Report, lang: str) -> list:
     """One exercise: what is given, then every quantity as formula = numbers = result."""
     t = words(lang)
     ex = report.exercise
-    blocks = [Heading(ex.id, 2, ex.title),
+    blocks = [Heading(Author(ex.id), 2, ex.title),
               Paragraph(f"{t['recipe']}: `{ex.recipe.name}`. {t['given']}:"), given_math(ex)]
     vals = Values(ex.given, report.values)
     claims = {c.name: c for c in report.claims}
@@ -111,13 +113,14 @@ def exercise_blocks(report: Report, lang: str) -> list:
         c = claims.get(name)
         if c is not None:
             status = STATUS[lang][c.status]
-            note = f"{t['claimed']}: {c.claimed} — {status}"
+            note = f" — {status}"
             if c.diagnosis:
                 d = c.diagnosis
                 name_ = d.mistake or (f"← {d.carried_from}" if d.carried_from else "")
                 note += f"; {t['diagnosis']}: " + (f"{name_}: " if name_ else "") + \
                     explanation(d, lang)
-            blocks.append(Paragraph(note, emphasis=True))
+            blocks.append(Paragraph((f"{t['claimed']}: ", Author(c.claimed), note),
+                                    emphasis=True))
     return blocks
 
 
@@ -127,8 +130,9 @@ def exercises_document(reports: list[Report], lang: str = "en", name: str = "") 
     blocks: list = [Paragraph(t["rounding"].format(places=PLACES))]
     for r in reports:
         blocks += exercise_blocks(r, lang)
-    title = name or (reports[0].exercise.id if len(reports) == 1 else t["exercises"])
-    return Document(f"{t['derivation']}: {title}", tuple(blocks), lang)
+    title = (Author(name) if name else Author(reports[0].exercise.id) if len(reports) == 1
+             else t["exercises"])
+    return Document((f"{t['derivation']}: ", title), tuple(blocks), lang)
 
 
 def key_document(reports: list[Report], lang: str = "en") -> Document:
@@ -137,7 +141,7 @@ def key_document(reports: list[Report], lang: str = "en") -> Document:
     blocks: list = []
     for r in reports:
         ex = r.exercise
-        blocks.append(Heading(ex.id, 2, ex.title))
+        blocks.append(Heading(Author(ex.id), 2, ex.title))
         blocks += [Paragraph(f"{t['recipe']}: `{ex.recipe.name}`. {t['given']}:"), given_math(ex)]
         rows = []
         for name, v in r.values.items():

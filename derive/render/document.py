@@ -1,7 +1,10 @@
 """A document as a list of blocks, and one renderer per output (LaTeX, Markdown + KaTeX), each
 a `functools.singledispatch` with one handler per kind of block.
 
-Text in blocks is prose in the course's Unicode notation; `Math` holds LaTeX.
+Text in blocks is prose in the course's Unicode notation, set with its formulas as math; the
+words of an exercise's author (ids, titles, claims as written, file names) are `Author` text,
+which each renderer escapes with its one function (`derive.render.escape`); `Math` holds
+LaTeX.
 """
 
 from __future__ import annotations
@@ -9,25 +12,39 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import singledispatch
 
-from derive.render.symbols import escape_text, has_cjk, prose_latex, prose_markdown
+from derive.render.escape import clean_text, escape_latex, escape_markdown
+from derive.render.symbols import has_cjk, prose_latex, prose_markdown
+
+
+@dataclass(frozen=True)
+class Author:
+    """Words an exercise's author wrote: text, never markup nor a formula of the course. The
+    renderers escape it (`escape_latex`, `escape_markdown`) and nothing else reads it."""
+
+    text: str
+
+
+Inline = str | Author | tuple
+"""Inline text: prose (str), author text, or a tuple of the two in order."""
 
 
 @dataclass(frozen=True)
 class Heading:
-    """A heading; `detail` (a title in the author's words) is left out where the output cannot
-    set it (Chinese in a pdfLaTeX document)."""
+    """A heading; `detail` (a title in the author's words, always author text) is left out
+    where the output cannot set it (Chinese in a pdfLaTeX document)."""
 
-    text: str
+    text: Inline
     level: int = 1
     detail: str = ""
 
     def shows_detail(self, cjk: bool = True) -> bool:
-        return bool(self.detail) and (cjk or not has_cjk(self.detail))
+        detail = clean_text(self.detail)
+        return bool(detail) and (cjk or not has_cjk(detail))
 
 
 @dataclass(frozen=True)
 class Paragraph:
-    text: str
+    text: Inline
     emphasis: bool = False
 
 
@@ -42,13 +59,13 @@ class Math:
 class Items:
     """A list of prose items; `numbered` for the reasons of a calc chain."""
 
-    items: tuple[str, ...]
+    items: tuple[Inline, ...]
     numbered: bool = False
 
 
 @dataclass(frozen=True)
 class Table:
-    """Rows of cells; a cell is prose, or LaTeX when wrapped as `("math", tex)`."""
+    """Rows of cells; a cell is prose, author text, or LaTeX when wrapped as `("math", tex)`."""
 
     header: tuple[str, ...]
     rows: tuple[tuple[object, ...], ...]
@@ -59,14 +76,32 @@ Block = Heading | Paragraph | Math | Items | Table
 
 @dataclass(frozen=True)
 class Document:
-    title: str
+    title: Inline
     blocks: tuple[Block, ...]
     lang: str = "en"
 
 
 # ------------------------------------------------------------------------------------ LaTeX
 
-def _tex_prose(text: str, lang: str) -> str:
+def _joined(parts: tuple, render) -> str:
+    """Inline pieces in order; a prose piece keeps one space where it begins or ends with one
+    (the prose renderers trim)."""
+    out = []
+    for part in parts:
+        text = render(part)
+        if isinstance(part, str):
+            text = (" " if part[:1].isspace() else "") + text + \
+                (" " if part[-1:].isspace() and part.strip() else "")
+        out.append(text)
+    return "".join(out)
+
+
+def _tex_prose(text: Inline, lang: str) -> str:
+    """Inline text in LaTeX: the one place where author text enters a LaTeX document."""
+    if isinstance(text, Author):
+        return escape_latex(text.text, lang)
+    if isinstance(text, tuple):
+        return _joined(text, lambda part: _tex_prose(part, lang))
     return prose_latex(text, cjk=(lang == "zh"))
 
 
@@ -80,7 +115,7 @@ def _(block: Heading, lang: str) -> str:
     cmd = {1: "section", 2: "subsection"}.get(block.level, "subsubsection")
     text = _tex_prose(block.text, lang)
     if block.shows_detail(cjk=lang == "zh"):
-        text += " --- " + escape_text(block.detail)  # the author's words, as written
+        text += " --- " + _tex_prose(Author(block.detail), lang)  # the author's words
     return rf"\{cmd}*{{{text}}}"
 
 
@@ -108,7 +143,7 @@ def _(block: Items, lang: str) -> str:
 def _tex_cell(cell, lang: str) -> str:
     if isinstance(cell, tuple) and cell[0] == "math":
         return f"${cell[1]}$"
-    return _tex_prose(str(cell), lang)
+    return _tex_prose(cell if isinstance(cell, Author) else str(cell), lang)
 
 
 @tex_block.register
@@ -146,17 +181,28 @@ def md_block(block) -> str:
     raise TypeError(f"no Markdown for {type(block).__name__}")
 
 
+def _md_prose(text: Inline, cell: bool = False) -> str:
+    """Inline text in Markdown: the one place where author text enters a Markdown document.
+    In a table `cell`, a `|` of the prose is escaped too (author text has it escaped)."""
+    if isinstance(text, Author):
+        return escape_markdown(text.text)
+    if isinstance(text, tuple):
+        return _joined(text, lambda part: _md_prose(part, cell))
+    out = prose_markdown(text)
+    return out.replace("|", r"\|") if cell else out
+
+
 @md_block.register
 def _(block: Heading) -> str:
-    text = prose_markdown(block.text)
-    if block.detail:
-        text += " — " + block.detail.replace("*", r"\*").replace("_", r"\_")
+    text = _md_prose(block.text)
+    if block.shows_detail():
+        text += " — " + _md_prose(Author(block.detail))
     return "#" * (block.level + 1) + " " + text
 
 
 @md_block.register
 def _(block: Paragraph) -> str:
-    text = prose_markdown(block.text)
+    text = _md_prose(block.text)
     return f"*{text}*" if block.emphasis else text
 
 
@@ -170,18 +216,18 @@ def _(block: Math) -> str:
 @md_block.register
 def _(block: Items) -> str:
     marks = [f"{i}." if block.numbered else "-" for i in range(1, len(block.items) + 1)]
-    return "\n".join(f"{m} {prose_markdown(i)}" for m, i in zip(marks, block.items))
+    return "\n".join(f"{m} {_md_prose(i)}" for m, i in zip(marks, block.items))
 
 
 def _md_cell(cell) -> str:
     if isinstance(cell, tuple) and cell[0] == "math":
         return f"${cell[1]}$".replace("|", r"\vert ")
-    return prose_markdown(str(cell)).replace("|", r"\|")
+    return _md_prose(cell if isinstance(cell, Author) else str(cell), cell=True)
 
 
 @md_block.register
 def _(block: Table) -> str:
-    lines = ["| " + " | ".join(prose_markdown(h) for h in block.header) + " |",
+    lines = ["| " + " | ".join(_md_prose(h) for h in block.header) + " |",
              "|" + " --- |" * len(block.header)]
     lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in block.rows]
     return "\n".join(lines)
@@ -189,5 +235,5 @@ def _(block: Table) -> str:
 
 def to_markdown(doc: Document) -> str:
     """Markdown whose math spans KaTeX renders ($…$ inline, $$…$$ display)."""
-    return "\n\n".join([f"# {prose_markdown(doc.title)}"] + [md_block(b) for b in doc.blocks]) + "\n"
+    return "\n\n".join([f"# {_md_prose(doc.title)}"] + [md_block(b) for b in doc.blocks]) + "\n"
 

@@ -31,9 +31,13 @@ def key_json(report: Report) -> dict:
 def check_json(report: Report) -> dict:
     out = key_json(report)
     out["ok"] = report.ok
+    out["outcome"] = "undecided" if report.undecided else ("ok" if report.ok else "wrong")
+    if report.undecided:
+        out["undecided"] = report.undecided
     out["claims"] = [
         {"name": c.name, "claimed": c.claimed_json, "status": c.status,
-         "expected": exact_text(c.expected), "decimal": decimal_text(c.expected),
+         "expected": exact_text(c.expected) if c.expected is not None else None,
+         "decimal": decimal_text(c.expected) if c.expected is not None else None,
          "diagnosis": c.diagnosis.as_dict() if c.diagnosis else None}
         for c in report.claims]
     return out
@@ -79,11 +83,13 @@ def key_markdown(reports: list[Report], lang: str = "en") -> str:
 def check_text(reports: list[Report]) -> str:
     """A table per exercise, then a summary line."""
     lines = []
-    counts = {"exact": 0, "rounded": 0, "within": 0, "wrong": 0}
+    counts = {"exact": 0, "rounded": 0, "within": 0, "wrong": 0, "undecided": 0}
     for r in reports:
         ex = r.exercise
-        mark = "ok" if r.ok else "WRONG"
+        mark = "UNDECIDED" if r.undecided else "ok" if r.ok else "WRONG"
         lines.append(f"{ex.id} ({ex.recipe.name}) {mark}" + (f" — {ex.title}" if ex.title else ""))
+        if r.undecided:
+            lines.append(f"  undecided: {r.undecided}")
         if not r.claims:
             lines.append("  (no claims: `derive key` prints its answer key)")
             lines.append("")
@@ -96,17 +102,24 @@ def check_text(reports: list[Report]) -> str:
                 d = c.diagnosis
                 name = d.mistake or (f"carried from {d.carried_from}" if d.carried_from else "")
                 diag = f"{name}: {d.explanation}" if name else d.explanation
-            rows.append((c.name, c.claimed, c.status, flat(c.expected), diag))
+            expected = flat(c.expected) if c.expected is not None else "—"
+            rows.append((c.name, c.claimed, c.status, expected, diag))
         widths = [max(len(row[i]) for row in rows) for i in range(4)]
         for row in rows:
             lines.append(("  " + "  ".join(row[i].ljust(widths[i]) for i in range(4))
                           + "  " + row[4]).rstrip())
         lines.append("")
     n_claims = sum(counts.values())
-    bad = sum(1 for r in reports if not r.ok)
+    bad = sum(1 for r in reports if not r.ok and not r.undecided)
+    late = sum(1 for r in reports if r.undecided)
+    summary = [] if bad or late else ["every claim holds"]
+    if bad:
+        summary.append(f"{bad} exercise{'s' if bad > 1 else ''} with wrong claims")
+    if late:
+        summary.append(f"{late} exercise{'s' if late > 1 else ''} undecided (time bound)")
+    undecided = f", {counts['undecided']} undecided" if counts["undecided"] else ""
     lines.append(f"{plural(len(reports), 'exercise')}, {plural(n_claims, 'claim')}: "
                  f"{counts['exact']} exact, "
                  f"{counts['rounded']} rounded, {counts['within']} within, {counts['wrong']} "
-                 f"wrong; " + ("every claim holds" if not bad else
-                               f"{bad} exercise{'s' if bad > 1 else ''} with wrong claims"))
+                 f"wrong{undecided}; " + ", ".join(summary))
     return "\n".join(lines)
