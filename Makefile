@@ -3,6 +3,9 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# `make demo` installs derive and SymPy only; `make test` adds the test tools, torch (CPU) and
+# matplotlib (on an ordinary Linux machine the default torch wheel pulls gigabytes of CUDA).
+DEMO_STAMP := $(VENV)/.demo-stamp
 STAMP := $(VENV)/.installed-stamp
 KATEX := tests/katex/node_modules/katex/package.json
 
@@ -11,17 +14,22 @@ KATEX := tests/katex/node_modules/katex/package.json
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
+$(DEMO_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test,torch,plot]'
-	touch $@
+	touch $@ $(DEMO_STAMP)
 
 # KaTeX renders the Markdown exports in the tests; it needs node and npm.
 $(KATEX): tests/katex/package.json
 	@if command -v npm >/dev/null; then npm install --silent --prefix tests/katex; \
 	else echo "npm not found: the KaTeX tests will fail (set DERIVE_SKIP_RENDERERS=1 to skip)"; fi
 
-demo: $(STAMP)
+demo: $(DEMO_STAMP)
 	$(BIN)/derive prove
 	$(BIN)/derive check proofs/course
 

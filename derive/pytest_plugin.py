@@ -25,23 +25,53 @@ def _enabled(config) -> bool:
     return bool(config.getoption("derive_exercises") or config.getini("derive_exercises"))
 
 
+NOT_EXERCISES = {"pyproject.toml", "Cargo.toml", "poetry.lock", "uv.lock", "ruff.toml",
+                 ".ruff.toml", "mypy.toml", "pixi.toml", "rust-toolchain.toml"}
+
+
+def _is_exercise_file(path: Path) -> bool:
+    """A *.toml file that holds [[exercise]] tables (tool configuration is not collected)."""
+    if path.suffix != ".toml" or path.name in NOT_EXERCISES:
+        return False
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(1 << 20)
+    except OSError:
+        return True  # unreadable: collected, so that it fails with its one line
+    return b"[[exercise]]" in head or b"[[ exercise ]]" in head
+
+
 def pytest_collect_file(file_path: Path, parent):
-    if file_path.suffix == ".toml" and _enabled(parent.config):
+    if _enabled(parent.config) and _is_exercise_file(file_path):
         return ExerciseFile.from_parent(parent, path=file_path)
     return None
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """An id used by two exercises anywhere in the bank fails the later one."""
+    seen: dict[str, Path] = {}
+    for item in items:
+        if isinstance(item, ExerciseItem):
+            first = seen.setdefault(item.exercise.id, item.path)
+            if first != item.path:
+                item.duplicate_of = first
 
 
 class ExerciseFile(pytest.File):
     """An exercise file: one item per exercise, or one failing item if the file is invalid."""
 
     def collect(self):
-        from derive.exercises import ExerciseError
+        from derive.errors import DeriveError
         from derive.exercises.bank import load_file
 
         try:
             exercises = load_file(self.path)
-        except ExerciseError as exc:
+        except DeriveError as exc:
             yield InvalidFile.from_parent(self, name="invalid", message=exc.line())
+            return
+        except (RecursionError, MemoryError, ValueError) as exc:
+            yield InvalidFile.from_parent(self, name="invalid",
+                                          message=f"{self.path}: cannot be read ({exc})")
             return
         for ex in exercises:
             yield ExerciseItem.from_parent(self, name=ex.id, exercise=ex)
@@ -56,16 +86,23 @@ class ExerciseItem(pytest.Item):
         super().__init__(**kw)
         self.exercise = exercise
         self.report = None
+        self.duplicate_of = None
 
     def runtest(self):
         from derive.exercises import check_exercise
 
+        if self.duplicate_of is not None:
+            raise ExerciseFailure(f"{self.path}: exercise {self.exercise.id!r}: key 'id': is "
+                                  f"also the id of an exercise in {self.duplicate_of}; give "
+                                  f"every exercise its own id")
         self.report = check_exercise(self.exercise)
         if not self.report.ok:
             raise ExerciseFailure(self.exercise.id)
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, ExerciseFailure):
+            if self.report is None:
+                return str(excinfo.value)
             from derive.render.keys import check_text
 
             return check_text([self.report])

@@ -54,7 +54,7 @@ MALFORMED = [
     (SGD + 'w="abc"\nlr=0.1\nrecords=[[2,4]]\n', "given.w", "not a number"),
     (SGD + 'lr=0.1\nrecords=[[2,4]]\n', "given.w", "missing"),
     (SGD + 'w=1\nlr=0.1\nrecords=[[2,4]]\nextra=1\n', "given.extra", "not an input"),
-    (SGD + 'w=1\nlr=0.1\nrecords=[[2,4]]\nloss="mse"\n', "given.loss", "'half'"),
+    (SGD + 'w=1\nlr=0.1\nrecords=[[2,4]]\nloss="mse"\n', "given.loss", '"half"'),
     (SGD + 'w=1\nlr=0.1\nrecords=[[2,4]]\n[exercise.claims]\nb_new=3\n', "claims.b_new",
      "needs b"),
     (SGD + 'w=1\nlr=0.1\nrecords=[[2,4]]\n[exercise.claims]\nloss={value=1}\n', "claims.loss",

@@ -44,4 +44,16 @@ def test_invalid_file_is_one_failing_item(pytester):
     pytester.makefile(".toml", bad='[[exercise]]\nid = "x"\nrecipe = "nope"\n')
     result = pytester.runpytest_subprocess("--derive-exercises", "bad.toml")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*key 'recipe': is 'nope'*"])
+    result.stdout.fnmatch_lines(['*key \'recipe\': is "nope"*'])
+
+
+def test_duplicate_ids_across_files_fail_and_tool_files_are_not_collected(pytester):
+    one = '[[exercise]]\nid = "same"\nrecipe = "sgd_step"\n[exercise.given]\nw = 1\nlr = 0.1\n' \
+          'records = [[2, 4]]\n'
+    pytester.makefile(".toml", a=one, b=one)
+    pytester.makefile(".toml", pyproject='[project]\nname = "x"\n')
+    pytester.makefile(".toml", notes='title = "not an exercise file"\n')
+    pytester.makefile(".toml", bad='[[exercise]]\nid = "x"\nrecipe = "nope"\n')
+    result = pytester.runpytest_subprocess("--derive-exercises", ".")
+    result.assert_outcomes(passed=1, failed=2)  # a.toml passes; b.toml (duplicate), bad.toml
+    result.stdout.fnmatch_lines(["*also the id of an exercise in*a.toml*"])

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from derive.exercises.reader import BadNumber, Written, decimal_places, written
-from derive.exercises.values import Where, kind_of, number
+from derive.exercises.values import Where, kind_of, number, shown
 from derive.kernel.exact import decimal_str, is_zero_exact, round_half_away
 
 MAX_ITEMS = 100_000
@@ -70,7 +70,7 @@ def parse_claim(raw, where: Where, key: str) -> Claim:
         if test in ("places", "sig"):
             tol = raw[test]
             if isinstance(tol, bool) or not isinstance(tol, int) or not 0 <= tol <= 30:
-                where.fail(f"{key}.{test}", f"is {tol!r}", "write a whole number from 0 to 30")
+                where.fail(f"{key}.{test}", f"is {shown(tol)}", "write a whole number from 0 to 30")
             tol = sp.Integer(tol)
             if test == "sig" and tol == 0:
                 where.fail(f"{key}.sig", "is 0", "at least 1 significant digit")
@@ -79,6 +79,9 @@ def parse_claim(raw, where: Where, key: str) -> Claim:
             if tol < 0:
                 where.fail(f"{key}.{test}", f"is {decimal_str(tol)}",
                            "a tolerance must not be negative")
+        if isinstance(raw["value"], dict):
+            where.fail(f"{key}.value", "is a table inside a claim table (its test would be "
+                       "lost)", "write one table: { value = …, places = d }")
         inner = parse_claim(raw["value"], where, f"{key}.value")
         if inner.is_list:
             where.fail(f"{key}.value", "is a list", "state a test per element instead")

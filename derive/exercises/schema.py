@@ -14,8 +14,8 @@ import sympy as sp
 
 from derive.exercises.claims import parse_claim
 from derive.exercises.errors import did_you_mean
-from derive.exercises.reader import BadNumber, Written
-from derive.exercises.values import Where, kind_of, number
+from derive.exercises.reader import Written
+from derive.exercises.values import Where, kind_of, number, shown
 from derive.exercises.variation import parse_require, parse_vary
 from derive.kernel.exact import decimal_str
 from derive.model.memory import COMPONENTS, PRESETS
@@ -131,21 +131,20 @@ def convert(kind: str, value, where: Where, key: str):
     if kind == "ledger":
         return _ledger(value, where, key)
     if kind == "preset":
-        if value not in PRESETS:
+        if not isinstance(value, str) or value not in PRESETS:
             hint = did_you_mean(value, PRESETS) if isinstance(value, str) else ""
-            where.fail(key, f"is {value!r}", hint or f"use one of: {', '.join(PRESETS)}")
+            where.fail(key, f"is {shown(value)}", hint or f"use one of: {', '.join(PRESETS)}")
         return value
     if kind == "stage":
         if isinstance(value, bool) or not isinstance(value, int) or value not in (0, 1, 2, 3):
-            shown = (value.text if isinstance(value, (Written, BadNumber)) else
-                     kind_of(value) if isinstance(value, (bool, list, dict)) else repr(value))
-            where.fail(key, f"is {shown}", "a ZeRO stage is 0, 1, 2 or 3")
+            where.fail(key, f"is {shown(value)}", "a ZeRO stage is 0, 1, 2 or 3")
         return value
     if kind == "optimizer":
         return _optimizer(value, where, key)
     if kind == "loss":
-        if value not in LOSS_CONVENTIONS:
-            where.fail(key, f"is {value!r}", f"write one of {', '.join(map(repr, LOSS_CONVENTIONS))}")
+        if not isinstance(value, str) or value not in LOSS_CONVENTIONS:
+            where.fail(key, f"is {shown(value)}",
+                       f"write one of {', '.join(shown(c) for c in LOSS_CONVENTIONS)}")
         return value
     raise AssertionError(f"unknown input kind {kind}")
 
@@ -161,9 +160,10 @@ def _optimizer(value, where, key):
         where.fail(key, f"is {kind_of(value)}", 'write a table such as { name = "sgd", '
                    "momentum = 0.9 }")
     name = value.get("name", "sgd")
-    if name not in DEFAULTS:
+    if not isinstance(name, str) or name not in DEFAULTS:
         hint = did_you_mean(name, DEFAULTS) if isinstance(name, str) else ""
-        where.fail(f"{key}.name", f"is {name!r}", hint or f"use one of: {', '.join(DEFAULTS)}")
+        where.fail(f"{key}.name", f"is {shown(name)}",
+                   hint or f"use one of: {', '.join(DEFAULTS)}")
     options = {}
     for opt_key, raw in value.items():
         if opt_key == "name":
@@ -180,7 +180,7 @@ def _optimizer(value, where, key):
         elif kind == "betas":
             pair = convert("numbers", raw, where, at)
             if len(pair) != 2 or not all(0 <= b < 1 for b in pair):
-                where.fail(at, f"is {raw!r}" if not isinstance(raw, list) else
+                where.fail(at, f"is {shown(raw)}" if not isinstance(raw, list) else
                            f"has {len(pair)} values" if len(pair) != 2 else
                            "has a value outside [0, 1)", "write [β1, β2] with 0 ≤ β < 1")
             options[opt_key] = tuple(pair)
@@ -223,7 +223,7 @@ def exercise(table, path: str, index: int) -> Exercise:
     ex_id = table.get("id")
     if not isinstance(ex_id, str) or not ex_id or len(ex_id) > 100 or set(ex_id) - ID_CHARS:
         where.exercise = f"#{index + 1}"
-        where.fail("id", "is missing" if ex_id is None else f"is {ex_id!r}",
+        where.fail("id", "is missing" if ex_id is None else f"is {shown(ex_id)}",
                    "give each exercise an id of letters, digits, '-', '_' or '.', "
                    "such as \"lesson03-ex1\"")
     where.exercise = ex_id
@@ -236,7 +236,7 @@ def exercise(table, path: str, index: int) -> Exercise:
     name = table.get("recipe")
     if not isinstance(name, str) or name not in RECIPES:
         hint = did_you_mean(name, RECIPES) if isinstance(name, str) else ""
-        where.fail("recipe", "is missing" if name is None else f"is {name!r}",
+        where.fail("recipe", "is missing" if name is None else f"is {shown(name)}",
                    hint or f"use one of: {', '.join(RECIPES)} (`derive recipes` lists them)")
     recipe = RECIPES[name]
     raw_given = table.get("given", {})

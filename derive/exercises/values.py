@@ -40,6 +40,28 @@ def number(value, where: Where, key: str) -> sp.Rational:
     where.fail(key, f"is {kind_of(value)}", "write a number such as 0.1, \"8/15\" or 3")
 
 
+def shown(value, limit: int = 60) -> str:
+    """A TOML value as the file writes it, for a message (never a Python repr), cut at
+    `limit` characters."""
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, (Written, BadNumber)):
+        text = value.text
+    elif isinstance(value, int):
+        text = str(value) if value.bit_length() < 200 else f"a {len(str(abs(value)))}-digit number"
+    elif isinstance(value, str):
+        text = '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    elif isinstance(value, list):
+        text = "[" + ", ".join(shown(v, limit) for v in value[:8]) + (
+            ", …" if len(value) > 8 else "") + "]"
+    elif isinstance(value, dict):
+        text = "{ " + ", ".join(f"{k} = {shown(v, limit)}" for k, v in list(value.items())[:8]) \
+            + " }"
+    else:
+        text = kind_of(value)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
 def kind_of(value) -> str:
     if isinstance(value, (int, Written, BadNumber)) and not isinstance(value, bool):
         return "a number"

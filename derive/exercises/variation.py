@@ -22,13 +22,15 @@ import sympy as sp
 
 from derive.exercises.errors import did_you_mean
 from derive.exercises.reader import Written
-from derive.exercises.values import Where, kind_of, number
+from derive.exercises.values import Where, kind_of, number, shown
 from derive.kernel.exact import fixed_str, terminating_places, to_expr
 
 MAX_RANGE = 10_000
 """Most values one `{ from, to, step }` range may hold."""
 
-PATH = re.compile(r"^([a-z_]+)((?:\[\d+\])*)$")
+PATH = re.compile(r"^([a-z_]+)((?:\[[0-9]{1,6}\])*)$", re.ASCII)
+MAX_PLACES = 30
+"""Largest d in a condition `places <= d` (as for claims)."""
 CONDITIONS = ("integer", "nonzero", "positive", "negative", "places <= d", "differs from NAME")
 
 
@@ -135,7 +137,7 @@ def parse_vary(raw, where: Where, raw_given: dict, recipe) -> tuple[Vary, ...]:
                 name = m.group(1) if m else key
                 where.fail(at, "is not an input (or an element of one) of " + recipe.name,
                            did_you_mean(name, inputs) or f"use one of: {', '.join(inputs)}")
-            path = (m.group(1), *(int(i) for i in re.findall(r"\[(\d+)\]", m.group(2))))
+            path = (m.group(1), *(int(i) for i in re.findall(r"\[([0-9]+)\]", m.group(2))))
             if m.group(1) not in raw_given and len(path) > 1:
                 where.fail(at, f"names an element of {m.group(1)}, which is not given",
                            f"give {m.group(1)} in [exercise.given]")
@@ -156,8 +158,27 @@ def parse_vary(raw, where: Where, raw_given: dict, recipe) -> tuple[Vary, ...]:
         else:
             where.fail(at, "is neither a range nor a list of choices",
                        "write { from = a, to = b, step = s } or { choices = [...] }")
+        _validate(values, path, recipe, where, at, "choices" in spec)
         out.append(Vary(key, path, values))
     return tuple(out)
+
+
+def _validate(values, path, recipe, where: Where, at: str, choices: bool) -> None:
+    """Every value a variant may take is checked as the input it replaces would be: a number
+    for an element, the input's own kind for a whole input, sizes for a partition."""
+    from derive.exercises.schema import convert
+
+    kinds = {i.name: i.kind for i in recipe.inputs}
+    for k, v in enumerate(values):
+        here = f"{at}.choices[{k}]" if choices else f"{at} (its value {shown(v)})"
+        if path == ("partition",):
+            if not (isinstance(v, list) and v and all(
+                    isinstance(s, int) and not isinstance(s, bool) and s > 0 for s in v)):
+                where.fail(here, f"is {shown(v)}", "write microbatch sizes such as [2, 1]")
+        elif len(path) > 1:
+            number(v, where, here)
+        else:
+            convert(kinds[path[0]], v, where, here)
 
 
 def parse_require(raw, where: Where, names: list[str]) -> dict[str, tuple[Condition, ...]]:
@@ -178,14 +199,17 @@ def parse_require(raw, where: Where, names: list[str]) -> dict[str, tuple[Condit
             t = " ".join(text.split())
             if t in ("integer", "nonzero", "positive", "negative"):
                 conditions.append(Condition(t))
-            elif m := re.fullmatch(r"places\s*<=\s*(\d+)", t):
+            elif m := re.fullmatch(r"places\s*<=\s*([0-9]{1,3})", t, re.ASCII):
+                if int(m.group(1)) > MAX_PLACES:
+                    where.fail(at, f"allows {m.group(1)} places", f"at most {MAX_PLACES}")
                 conditions.append(Condition("places", int(m.group(1))))
-            elif m := re.fullmatch(r"differs from (\w+)", t):
+            elif m := re.fullmatch(r"differs from ([a-z_0-9]+)", t, re.ASCII):
                 if m.group(1) not in names:
-                    where.fail(at, f"compares with {m.group(1)!r}, not a quantity here",
+                    where.fail(at, f"compares with {shown(m.group(1))}, not a quantity here",
                                did_you_mean(m.group(1), names) or "name a quantity")
                 conditions.append(Condition("differs", m.group(1)))
             else:
-                where.fail(at, f"has the condition {text!r}", f"use: {', '.join(CONDITIONS)}")
+                where.fail(at, f"has the condition {shown(text)}",
+                           f"use: {', '.join(CONDITIONS)}")
         out[name] = tuple(conditions)
     return out
