@@ -97,7 +97,10 @@ def diagnose(recipe: Recipe, given, claims: dict[str, Claim], wrong: list[str],
             out[name] = Diagnosis(first, explanation=f"the claim is {got}, but the quantity is "
                                   f"{want}", args=("shape", got, want))
             continue
-        earlier_wrong = [p for p in wrong if order.index(p) < order.index(name)]
+        # an earlier claim of the wrong shape (a list for a number) is never carried forward:
+        # computing with it would repeat lists, not diagnose
+        earlier_wrong = [p for p in wrong if order.index(p) < order.index(name)
+                         and shape_mismatch(claims[p], expected[p]) is None]
         found = None
         for p in reversed(earlier_wrong):
             ctx = Context(recipe, given, {p: claims[p].exact_value()})

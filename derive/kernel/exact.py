@@ -7,15 +7,39 @@ numbers); decimals are produced here for display only.
 from __future__ import annotations
 
 import re
+import sys
 from fractions import Fraction
 
 import sympy as sp
+
+from derive.errors import NotSupportedError
 
 MAX_DIGITS = 60
 """Most significant digits accepted in one written number."""
 
 MAX_EXPONENT = 30
 """Largest |exponent| accepted in scientific notation (`2e9` is fine, `1e999999999` is not)."""
+
+MAX_TEXT_DIGITS = 50_000
+"""Longest exact value derive writes out, in digits of numerator and denominator. Python
+refuses to print integers past 4,300 digits unless told; derive allows this many (the time
+bound of an exercise keeps the arithmetic that makes them short) and refuses longer ones."""
+
+if 0 < sys.get_int_max_str_digits() < MAX_TEXT_DIGITS:
+    sys.set_int_max_str_digits(MAX_TEXT_DIGITS)
+
+
+class TooLongToWrite(NotSupportedError, ValueError):
+    """An exact value with more digits than MAX_TEXT_DIGITS."""
+
+
+def check_length(value: sp.Rational) -> None:
+    """TooLongToWrite for a rational whose numerator or denominator is past MAX_TEXT_DIGITS
+    (estimated from the bit length, without converting)."""
+    bits = max(int(value.p).bit_length(), int(value.q).bit_length())
+    if bits * 0.30103 > MAX_TEXT_DIGITS:
+        raise TooLongToWrite(f"an exact value of about {int(bits * 0.30103):,} digits; derive "
+                             f"writes values of up to {MAX_TEXT_DIGITS:,} digits")
 
 _DECIMAL = re.compile(r"^([+-]?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]+))?$")
 _FRACTION = re.compile(r"^([+-]?[0-9]+)\s*/\s*([0-9]+)$")
@@ -140,6 +164,8 @@ def exact_str(value: sp.Expr) -> str:
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(exact_str(v) for v in value) + "]"
     value = to_expr(value)
+    if value.is_Rational:
+        check_length(value)
     if value.is_Integer:
         return str(int(value))
     if value.is_Rational:
@@ -162,7 +188,11 @@ def fixed_str(value: sp.Rational, places: int) -> str:
     """A rational as a decimal with exactly `places` digits after the point (rounded)."""
     if places < 0:
         raise ValueError("fixed_str needs places ≥ 0")
+    if places > MAX_TEXT_DIGITS:
+        raise TooLongToWrite(f"{places:,} places; derive writes values of up to "
+                             f"{MAX_TEXT_DIGITS:,} digits")
     r = round_half_away(value, places)
+    check_length(r)
     sign = "-" if r < 0 else ""
     n = abs(r.p) * (10**places // r.q)
     whole, frac = divmod(n, 10**places)
@@ -192,6 +222,7 @@ def decimal_str(value: sp.Expr, significant: int = 15) -> str:
         value = sp.Rational(str(sp.N(value, significant + 10)))
     if value == 0:
         return "0"
+    check_length(value)
     places = terminating_places(value)
     magnitude = len(str(abs(value.p) // value.q)) if abs(value) >= 1 else 0
     if places is not None and magnitude + places <= significant:

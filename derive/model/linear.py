@@ -35,10 +35,12 @@ def prediction(w_, x_, b_=0):
 
 def squared_error(yhat, y_, convention: str = HALF):
     """ℓ = (ŷ − y)²/2, or (ŷ − y)² with `convention="squared"`."""
+    d = to_expr(yhat - y_)
+    square = d * d if d.is_Rational else d**2  # Rational·Rational is plain arithmetic
     if convention == HALF:
-        return sp.S.Half * (yhat - y_) ** 2
+        return sp.S.Half * square
     if convention == SQUARED:
-        return to_expr(yhat - y_) ** 2
+        return square
     raise ValueError(f"unknown loss convention {convention!r}; use one of {LOSS_CONVENTIONS}")
 
 

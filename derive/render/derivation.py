@@ -33,14 +33,19 @@ def _decimal(e) -> str | None:
 def approx_text(v) -> str | None:
     """`\\approx 4.666667` for a value whose decimal does not terminate within PLACES (a list
     shows every element, exact where it already is a short decimal)."""
+    body = _approx_body(v)
+    return None if body is None else rf"\approx {body}"
+
+
+def _approx_body(v) -> str | None:
+    """The decimals of a value (nested lists for several tensors), or None when every number
+    is already a short decimal."""
     if isinstance(v, (list, tuple)):
-        parts = [_decimal(x) for x in v]
+        parts = [_approx_body(x) for x in v]
         if all(p is None for p in parts):
             return None
-        return r"\approx \left[" + ", ".join(p or number(x).text for p, x in zip(parts, v)) \
-            + r"\right]"
-    d = _decimal(v)
-    return None if d is None else rf"\approx {d}"
+        return r"\left[" + ", ".join(p or _exact(x) for p, x in zip(parts, v)) + r"\right]"
+    return _decimal(v)
 
 
 def _exact(v) -> str:
