@@ -9,6 +9,7 @@ from derive.statements import Outcome
 from derive.statements.parallel import prove_all
 from derive.statements.registry import InvalidProofs, UnknownStatement, all_statements, select
 from derive.cli.errors import UsageError, did_you_mean
+from derive.cli.output import emit
 
 
 def add_parser(sub) -> None:
@@ -107,8 +108,8 @@ def run(args) -> int:
         raise UsageError(f"--jobs {args.jobs}: give a number of processes ≥ 1")
     outcomes = prove_all(statements, args.jobs)
     if args.format == "json":
-        print(json.dumps({"statements": [outcome_json(o) for o in outcomes]},
-                         ensure_ascii=False, indent=2))
+        emit(json.dumps({"statements": [outcome_json(o) for o in outcomes]},
+                        ensure_ascii=False, indent=2), None)
     else:
-        print(_text(outcomes))
+        emit(_text(outcomes), None)
     return 0 if all(o.ok for o in outcomes) else 1

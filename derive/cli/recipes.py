@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from derive.cli.output import emit
 from derive.cli.errors import UsageError, did_you_mean
 
 
@@ -41,10 +42,10 @@ def run(args) -> int:
 
     if args.name is None:
         w = max(map(len, RECIPES))
-        print("\n".join(f"{r.name:<{w}}  {r.title}" for r in RECIPES.values()))
+        emit("\n".join(f"{r.name:<{w}}  {r.title}" for r in RECIPES.values()), None)
         return 0
     if args.name not in RECIPES:
         hint = did_you_mean(args.name, RECIPES)
         raise UsageError(f"no recipe {args.name!r}{hint} (`derive recipes` lists them)")
-    print(describe(args.name))
+    emit(describe(args.name), None)
     return 0
