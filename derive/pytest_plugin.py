@@ -30,15 +30,9 @@ NOT_EXERCISES = {"pyproject.toml", "Cargo.toml", "poetry.lock", "uv.lock", "ruff
 
 
 def _is_exercise_file(path: Path) -> bool:
-    """A *.toml file that holds [[exercise]] tables (tool configuration is not collected)."""
-    if path.suffix != ".toml" or path.name in NOT_EXERCISES:
-        return False
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(1 << 20)
-    except OSError:
-        return True  # unreadable: collected, so that it fails with its one line
-    return b"[[exercise]]" in head or b"[[ exercise ]]" in head
+    """A *.toml file that is not a known tool's configuration (pyproject.toml, …): as for
+    `derive check FOLDER`, every other one is an exercise file, and fails if it is not one."""
+    return path.suffix == ".toml" and path.name not in NOT_EXERCISES
 
 
 def pytest_collect_file(file_path: Path, parent):
