@@ -114,8 +114,9 @@ def tex_block(block, lang: str) -> str:
 def _(block: Heading, lang: str) -> str:
     cmd = {1: "section", 2: "subsection"}.get(block.level, "subsubsection")
     text = _tex_prose(block.text, lang)
-    if block.shows_detail(cjk=lang == "zh"):
-        text += " --- " + _tex_prose(Author(block.detail), lang)  # the author's words
+    detail = _tex_prose(Author(block.detail), lang) if block.shows_detail(lang == "zh") else ""
+    if detail:
+        text += " --- " + detail  # the author's words
     return rf"\{cmd}*{{{text}}}"
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from derive.render.symbols import MATH, _CJK
+from derive.render.symbols import MATH, has_cjk
 
 # ------------------------------------------------------------------------------ clean text
 
@@ -66,15 +66,15 @@ _LIGATURES = ("--", "''", ",,", "!`", "?`")
 """Pairs that T1 and TeX-ligature fonts join (– ” „ ¡ ¿): kept apart by `{}`."""
 
 _SETTABLE_RANGES = (
-    "00A0-0137 0139-013E 0141-0148 014A-0165 0168-017E 0192 01CD-01D4 01E6-01E7 01EA-01EB "
-    "01F0 01F4-01F5 0218-021B 0237 02C7 02D8-02D9 02DB 02DD 0E3F 1E0D 1E25 1E37 1E43 1E45 "
-    "1E47 1E5B 1E63 1E6D 1EF2-1EF3 2010-2011 2013-2014 2016 2018-2019 201A 201C-201E "
+    "00A0-0125 0128-0137 0139-013E 0141-0148 014A-0165 0168-017E 0192 01CD-01D4 01E6-01E7 "
+    "01EA-01EB 01F0 01F4-01F5 0218-021B 0237 02C7 02D8-02D9 02DB 02DD 0E3F 1E0D 1E25 1E37 "
+    "1E43 1E45 1E47 1E5B 1E63 1E6D 1EF2-1EF3 2010-2011 2013-2014 2016 2018-201A 201C-201E "
     "2020-2022 2030-2031 2039-203B 203D 2044 2052 20A1 20A4 20A6 20A9 20AB-20AC 20B1 2103 "
-    "2116-2117 211E 2120 2122 2126-2127 212E 2190-2193 2329-232A 2422-2423 25E6 266A "
-    "3008-3009 FB00-FB04")
+    "2116-2117 211E 2120 2122 2127 212E 2190-2193 2422-2423 25E6 266A 3008-3009 FB00-FB04")
 """Characters beyond ASCII that both engines set as text: pdfLaTeX's T1, TS1, OT1 and OMS
 encodings declare them (`*enc.dfu`), and the Latin Modern and Fandol fonts of XeLaTeX have
-their glyphs (tests/test_escaping.py compiles every one with both engines)."""
+their glyphs (tests/test_escaping.py compiles every one with both engines). Characters that
+NFC replaces (the ohm sign, U+2329/232A) are left out: author text is NFC first."""
 
 
 def _ranges(spec: str) -> frozenset[str]:
@@ -94,7 +94,7 @@ def _settable(ch: str, lang: str) -> bool:
     if ch in SETTABLE:
         return True
     # Chinese documents (XeLaTeX, ctexart) also set CJK text and kana
-    return lang == "zh" and bool(_CJK.match(ch) or _KANA.match(ch))
+    return lang == "zh" and (has_cjk(ch) or bool(_KANA.match(ch)))
 
 
 UNSETTABLE = {False: r"($\ldots$)", True: r"(\ldots)"}
@@ -173,3 +173,25 @@ def escape_markdown(text: str) -> str:
         else:
             out.append(ch)
     return "".join(out)
+
+
+# ---------------------------------------------------------------------------------- terminal
+
+_TERMINAL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e"
+                       "\u2066-\u2069]")
+
+
+def _escaped(m: re.Match) -> str:
+    c = ord(m.group())
+    return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
+
+
+def escape_terminal(text: str) -> str:
+    """Text for a terminal: every control character (the ESC of `\\x1b[31m`) and every
+    bidirectional mark shown as an escape, never sent raw; new lines and tabs kept."""
+    return _TERMINAL.sub(_escaped, str(text))
+
+
+def terminal_line(text: str) -> str:
+    """Author text on one terminal line: escaped, and new lines shown as `\\n`."""
+    return escape_terminal(text).replace("\r", "\\r").replace("\n", "\\n")

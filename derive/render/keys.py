@@ -7,6 +7,7 @@ import sympy as sp
 from derive.exercises.check import Report
 from derive.exercises.writer import value as toml_value
 from derive.wording import plural
+from derive.render.escape import escape_markdown, terminal_line
 from derive.render.values import bracketed, decimal_text, exact_text, flat, latex_text
 
 LABELS = {
@@ -44,20 +45,24 @@ def check_json(report: Report) -> dict:
 
 
 def _given_text(value) -> str:
+    """A given value in Markdown: numbers as derive writes them; a value shown as text (a
+    ledger table, a string, an optimizer table) escaped."""
     if isinstance(value, dict):
-        return toml_value(value)  # a ledger table, as the file writes it
+        return escape_markdown(toml_value(value))  # a ledger table, as the file writes it
     if not isinstance(value, (list, tuple, sp.Basic, int)):
-        return str(value)  # a string or an optimizer table
+        return escape_markdown(str(value))  # a string or an optimizer table
     return flat(value)
 
 
 def key_markdown(reports: list[Report], lang: str = "en") -> str:
-    """A printed answer key: one section per exercise, a table of every quantity."""
+    """A printed answer key: one section per exercise, a table of every quantity. The author's
+    words (id, title, values shown as text) pass through `escape_markdown`."""
     t = LABELS[lang]
     lines = [f"# {t['key']}", ""]
     for r in reports:
         ex = r.exercise
-        lines += [f"## {ex.id}" + (f" — {ex.title}" if ex.title else ""), "",
+        title = escape_markdown(ex.title)
+        lines += [f"## {escape_markdown(ex.id)}" + (f" — {title}" if title else ""), "",
                   f"{t['recipe']}: `{ex.recipe.name}`", ""]
         given = [f"{k} = {_given_text(v)}" for k, v in ex.given.items() if v is not None]
         if given:
@@ -87,7 +92,8 @@ def check_text(reports: list[Report]) -> str:
     for r in reports:
         ex = r.exercise
         mark = "UNDECIDED" if r.undecided else "ok" if r.ok else "WRONG"
-        lines.append(f"{ex.id} ({ex.recipe.name}) {mark}" + (f" — {ex.title}" if ex.title else ""))
+        title = f" — {terminal_line(ex.title)}" if ex.title else ""
+        lines.append(f"{terminal_line(ex.id)} ({ex.recipe.name}) {mark}{title}")
         if r.undecided:
             lines.append(f"  undecided: {r.undecided}")
         if not r.claims:

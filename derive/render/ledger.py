@@ -8,6 +8,7 @@ import sympy as sp
 from derive.kernel.exact import decimal_str
 from derive.model import memory as m
 from derive.render.document import Document, Heading, Math, Paragraph, Table
+from derive.render.escape import escape_latex
 from derive.render.latex import number
 
 STAGE_NAMES = {0: "0 (DDP)", 1: "1 (P_os)", 2: "2 (P_os+g)", 3: "3 (P_os+g+p)"}
@@ -45,7 +46,7 @@ def _d(v, places=3):
 
 
 def ledger_document(params, ledger, dp, activation_gib, lang="en") -> Document:
-    terms = " + ".join(rf"\underbrace{{{b}}}_{{\texttt{{{c.replace('_', chr(92) + '_')}}}}}"
+    terms = " + ".join(rf"\underbrace{{{b}}}_{{\texttt{{{escape_latex(c, math=True)}}}}}"
                        for c, b in ledger.items())
     blocks = [
         Paragraph(f"P = {decimal_str(params)} parameters, D = {dp} cards, activations "

@@ -76,7 +76,8 @@ def math_symbols(text: str) -> str:
 
 
 def escape_text(text: str) -> str:
-    """Plain text safe in LaTeX text mode (a formula symbol becomes inline math)."""
+    """The course's plain words safe in LaTeX text mode (a formula symbol becomes inline math).
+    An author's text goes through `derive.render.escape.escape_latex` instead."""
     out = []
     for n, piece in enumerate(re.split(r"(\w\u0302)", text)):
         if n % 2:
