@@ -29,6 +29,9 @@ def document_for(target: str, lang: str, seconds: float = EXERCISE_SECONDS):
     from derive.statements.registry import all_statements
 
     statements = {s.id: s for s in all_statements()}
+    if target in statements and Path(target).exists() and target == Path(target).name:
+        raise UsageError(f"{target!r} is both a statement id and a file here; write "
+                         f"./{target} for the file")
     if target in statements:
         from derive.render.derivation import statement_document
         from derive.statements import prove
