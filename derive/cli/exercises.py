@@ -6,7 +6,7 @@ import json
 
 from derive.cli.errors import UsageError
 from derive.cli.output import emit
-from derive.limits import EXERCISE_SECONDS
+from derive.limits import EXERCISE_SECONDS, RUN_SECONDS
 
 # The exercise layers are imported when a command runs, so `derive prove` does not load them.
 
@@ -30,30 +30,51 @@ def add_parser(sub) -> None:
 def add_time_limit(p) -> None:
     p.add_argument("--time-limit", type=float, default=EXERCISE_SECONDS, metavar="SECONDS",
                    help=f"time bound of one exercise (default {EXERCISE_SECONDS:g})")
+    p.add_argument("--total-time-limit", type=float, default=RUN_SECONDS, metavar="SECONDS",
+                   help=f"time bound of the whole run (default {RUN_SECONDS:g})")
 
 
-def reports_for(paths, seconds: float, decided: bool = False):
-    """Every exercise checked, each within its time bound; with `decided`, an exercise that
-    passed its bound is an error (key and export: exit 2, nothing written)."""
+def check_limits(args) -> None:
+    for flag, value in (("--time-limit", args.time_limit),
+                        ("--total-time-limit", args.total_time_limit)):
+        if not value > 0:
+            raise UsageError(f"{flag} {value:g}: give a number of seconds > 0")
+
+
+def reports_for(paths, seconds: float, decided: bool = False, total: float = RUN_SECONDS):
+    """Every exercise checked, each within its time bound and all within `total`; with
+    `decided`, an exercise that passed a bound is an error (key and export: exit 2, nothing
+    written)."""
+    import time
+
     from derive.exercises import check_exercise, load
     from derive.errors import TimeBoundError
 
-    if not seconds > 0:
-        raise UsageError(f"--time-limit {seconds:g}: give a number of seconds > 0")
-    reports = [check_exercise(ex, seconds) for ex in load(paths)]
+    if not seconds > 0 or not total > 0:
+        raise UsageError(f"--time-limit {seconds:g}, --total-time-limit {total:g}: give "
+                         f"numbers of seconds > 0")
+    end = time.monotonic() + total
+    reports = []
+    for ex in load(paths):
+        left = end - time.monotonic()
+        if left <= 0:
+            reports.append(check_exercise(ex, 1e-6, reason=f"the run passed its time bound of "
+                                                           f"{total:g} s (--total-time-limit)"))
+            continue
+        reports.append(check_exercise(ex, min(seconds, left)))
     late = [r for r in reports if r.undecided]
     if decided and late:
-        names = ", ".join(f"{r.exercise.id!r} ({r.exercise.path})" for r in late[:5])
-        more = f" and {len(late) - 5} more" if len(late) > 5 else ""
-        raise TimeBoundError(f"exercise {names}{more}: passed the time bound of {seconds:g} s "
-                             f"per exercise; nothing written (raise it with --time-limit)")
+        first = late[0]
+        more = f" (and {len(late) - 1} more)" if len(late) > 1 else ""
+        raise TimeBoundError(f"exercise {first.exercise.id!r} ({first.exercise.path}){more}: "
+                             f"{first.undecided}; nothing written")
     return reports
 
 
 def run_check(args) -> int:
     from derive.render.keys import check_json, check_text
 
-    reports = reports_for(args.paths, args.time_limit)
+    reports = reports_for(args.paths, args.time_limit, total=args.total_time_limit)
     if args.format == "json":
         emit(json.dumps({"exercises": [check_json(r) for r in reports]}, ensure_ascii=False,
                         indent=2), None)
@@ -66,7 +87,8 @@ def run_key(args) -> int:
     from derive.exercises.bank import toml_files
     from derive.render.keys import key_json, key_markdown
 
-    reports = reports_for(args.paths, args.time_limit, decided=True)
+    reports = reports_for(args.paths, args.time_limit, decided=True,
+                          total=args.total_time_limit)
     if args.format == "json":
         text = json.dumps({"exercises": [key_json(r) for r in reports]}, ensure_ascii=False,
                           indent=2)

@@ -8,7 +8,7 @@ from pathlib import Path
 from derive.cli.errors import UsageError
 from derive.cli.exercises import add_time_limit, reports_for
 from derive.cli.output import emit
-from derive.limits import EXERCISE_SECONDS
+from derive.limits import EXERCISE_SECONDS, RUN_SECONDS
 
 
 def add_parser(sub) -> None:
@@ -24,7 +24,8 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def document_for(target: str, lang: str, seconds: float = EXERCISE_SECONDS):
+def document_for(target: str, lang: str, seconds: float = EXERCISE_SECONDS,
+                 total: float = RUN_SECONDS):
     """The document of a statement id, or of the exercises under a path; and its input files."""
     from derive.statements.registry import all_statements
 
@@ -41,7 +42,7 @@ def document_for(target: str, lang: str, seconds: float = EXERCISE_SECONDS):
         from derive.exercises.bank import toml_files
         from derive.render.derivation import exercises_document
 
-        reports = reports_for([target], seconds, decided=True)
+        reports = reports_for([target], seconds, decided=True, total=total)
         return exercises_document(reports, lang, Path(target).name), toml_files([target])
     from derive.cli.errors import did_you_mean
 
@@ -52,7 +53,7 @@ def document_for(target: str, lang: str, seconds: float = EXERCISE_SECONDS):
 def run(args) -> int:
     from derive.render.document import to_markdown, to_tex
 
-    doc, inputs = document_for(args.target, args.lang, args.time_limit)
+    doc, inputs = document_for(args.target, args.lang, args.time_limit, args.total_time_limit)
     text = to_tex(doc, args.standalone) if args.format == "tex" else to_markdown(doc)
     emit(text, args.out, inputs)
     return 0

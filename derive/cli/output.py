@@ -98,9 +98,10 @@ def emit(text: str, out: str | None, inputs=()) -> None:
             Path(tmp).unlink(missing_ok=True)
 
 
-def emit_bank(files: list[tuple[str, str]], out: str, inputs) -> None:
-    """Write every (name, text) into the folder `out`, all or nothing: built in a folder beside
-    it, then renamed into place. `out` must be new or empty, and must not hold an input."""
+def emit_bank(files, out: str, inputs) -> None:
+    """Write every (name, text) of `files` (an iterable, consumed as it is made) into the folder
+    `out`, all or nothing: built in a folder beside it, then renamed into place. `out` must be
+    new or empty, and must not hold an input."""
     target = _check_target(out, inputs, what="a folder")
     resolved = target.resolve()
     if any(_inside(Path(p).resolve(), resolved) for p in inputs):

@@ -6,9 +6,10 @@ from __future__ import annotations
 import sys
 
 from derive.cli.errors import UsageError
-from derive.cli.exercises import add_time_limit
+from derive.cli.exercises import add_time_limit, check_limits
 from derive.cli.output import emit, emit_bank
 from derive.errors import TimeBoundError
+from derive.limits import TOTAL_VARIANTS
 from derive.cli.terminal import safe
 
 MAX_VARIANTS = 10_000
@@ -28,33 +29,20 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from derive.exercises import load
     from derive.exercises.bank import toml_files
-    from derive.exercises.variants import generate, render
-    from derive.kernel.timebound import DecisionTimeout, time_bound
 
     if not 1 <= args.n <= MAX_VARIANTS:
         raise UsageError(f"-n {args.n}: ask for 1 to {MAX_VARIANTS} variants")
+    check_limits(args)
     exercises = [ex for ex in load([args.path]) if ex.vary]
     if not exercises:
         raise UsageError(f"{args.path}: no exercise has an [exercise.vary] table; add one "
                          "naming the inputs a variant may change")
-    files, reports = [], []
-    if not args.time_limit > 0:
-        raise UsageError(f"--time-limit {args.time_limit:g}: give a number of seconds > 0")
-    for ex in exercises:
-        try:
-            with time_bound(args.time_limit):
-                gen = generate(ex, args.n, args.seed)
-        except DecisionTimeout:
-            raise TimeBoundError(f"exercise {ex.id!r} ({ex.path}): its variants passed the time "
-                                 f"bound of {args.time_limit:g} s per exercise; nothing written "
-                                 f"(raise it with --time-limit, or ask for fewer with -n)"
-                                 ) from None
-        for k, v in enumerate(gen.variants, 1):
-            files.append((f"{v.id}.toml", render(ex, v, k)))
-        how = "enumerated" if gen.enumerated else "sampled"
-        reports.append(f"{ex.id}: {len(gen.variants)} variants, acceptance "
-                       f"{gen.accepted}/{gen.tried} = {100 * gen.rate:.1f}% of the candidates "
-                       f"tried ({how} from {gen.space})")
+    if len(exercises) * args.n > TOTAL_VARIANTS:
+        raise UsageError(f"-n {args.n} for {len(exercises)} exercises is "
+                         f"{len(exercises) * args.n:,} variants; one run writes at most "
+                         f"{TOTAL_VARIANTS:,} (ask for fewer, or split the bank)")
+    reports: list[str] = []
+    files = _variant_files(exercises, args, reports)
     if args.out is None:
         emit("\n".join(text for _, text in files), None)
     else:
@@ -62,3 +50,34 @@ def run(args) -> int:
     for line in reports:
         print(safe(line), file=sys.stderr)
     return 0
+
+
+def _variant_files(exercises, args, reports: list[str]):
+    """(file name, text) of every variant, exercise by exercise (each within its time bound,
+    all within the run's), so that a bank is written as it is made."""
+    import time
+
+    from derive.exercises.variants import generate, render
+    from derive.kernel.timebound import DecisionTimeout, time_bound
+
+    end = time.monotonic() + args.total_time_limit
+    for ex in exercises:
+        left = end - time.monotonic()
+        try:
+            if left <= 0:
+                raise DecisionTimeout()
+            with time_bound(min(args.time_limit, left)):
+                gen = generate(ex, args.n, args.seed)
+        except DecisionTimeout:
+            which = ("the run passed its time bound of "
+                     f"{args.total_time_limit:g} s (--total-time-limit)" if left <= args.time_limit
+                     else f"its variants passed the time bound of {args.time_limit:g} s per "
+                          f"exercise (--time-limit)")
+            raise TimeBoundError(f"exercise {ex.id!r} ({ex.path}): {which}; nothing written "
+                                 f"(raise the bound, or ask for fewer with -n)") from None
+        for k, v in enumerate(gen.variants, 1):
+            yield f"{v.id}.toml", render(ex, v, k)
+        how = "enumerated" if gen.enumerated else "sampled"
+        reports.append(f"{ex.id}: {len(gen.variants)} variants, acceptance "
+                       f"{gen.accepted}/{gen.tried} = {100 * gen.rate:.1f}% of the candidates "
+                       f"tried ({how} from {gen.space})")

@@ -43,14 +43,17 @@ def answer_key(ex: Exercise) -> dict:
     return {k: expand_exact(v) for k, v in ex.recipe.evaluate(ex.given).items()}
 
 
-def check_exercise(ex: Exercise, seconds: float | None = DEFAULT_SECONDS) -> Report:
+def check_exercise(ex: Exercise, seconds: float | None = DEFAULT_SECONDS,
+                   reason: str = "") -> Report:
     """The exercise's key and claims; past `seconds`, a report whose every claim is
     `undecided` (the run goes on with the next exercise)."""
     try:
+        if reason:
+            raise DecisionTimeout(reason)
         with time_bound(seconds):
             return _check(ex)
     except DecisionTimeout:
-        reason = f"passed its time bound of {seconds:g} s (--time-limit)"
+        reason = reason or f"passed its time bound of {seconds:g} s (--time-limit)"
         return Report(ex, {}, tuple(
             ClaimResult(name, claim.text, UNDECIDED, None, None, claim.as_written())
             for name, claim in ex.claims.items()), undecided=reason)
