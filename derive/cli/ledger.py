@@ -20,6 +20,10 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
+MAX_COUNT = 10**15
+"""The largest count (parameters, cards), as in exercise files."""
+
+
 def _number(text: str, name: str, whole: bool = False):
     from derive.kernel.exact import ExactNumberError, parse_exact
 
@@ -31,6 +35,8 @@ def _number(text: str, name: str, whole: bool = False):
     if v < 0 or (whole and (not v.is_integer or v < 1)):
         raise UsageError(f"--{name}: is {text}; " + ("write a whole number ≥ 1" if whole
                                                       else "write a number ≥ 0"))
+    if whole and v > MAX_COUNT:
+        raise UsageError(f"--{name}: is {text}; counts go up to 1e15")
     return v
 
 

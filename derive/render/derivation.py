@@ -153,16 +153,19 @@ def key_document(reports: list[Report], lang: str = "en") -> Document:
             q = ex.recipe.quantity(name)
             label = _label(q, lang) + (f" ({t['wrong_scheme']})" if q.wrong else "")
             rows.append((label, ("math", math_symbols(q.formula)), ("math", _exact(v)),
-                         decimal_str(v) if not isinstance(v, list) else
-                         ", ".join(map(str, _flat_decimals(v)))))
+                         decimal_str(v) if not isinstance(v, list) else _decimals(v)))
         blocks.append(Table((t["quantity"], t["formula"], t["exact"], t["decimal"]),
                             tuple(rows)))
     return Document(t["key"], tuple(blocks), lang)
 
 
-def _flat_decimals(v):
+def _decimals(v) -> str:
+    """A list's decimals on one line: the elements of a vector, and the brackets of nested
+    lists (several tensors) kept."""
     from derive.render.values import bracketed, decimal_text
-    return [bracketed(decimal_text(x)) for x in v]
+    texts = [bracketed(decimal_text(x)) for x in v]
+    nested = any(isinstance(x, (list, tuple)) for x in v)
+    return "[" + ", ".join(texts) + "]" if nested else ", ".join(texts)
 
 
 # ------------------------------------------------------------------------------ statements
