@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
 
 from derive import __version__
 from derive.cli import exercises, export, ledger, prove, recipes, variants
@@ -47,9 +49,28 @@ def _drop_stdout() -> None:
         pass
 
 
+def _interrupt(signum, frame):
+    """Ctrl-C: stop the work once; further ones are ignored, so that they cannot cut the
+    cleanup (a half-removed temporary bank) short."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     command = args.command
+    previous = None
+    if threading.current_thread() is threading.main_thread() and \
+            signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        previous = signal.signal(signal.SIGINT, _interrupt)
+    try:
+        return _run(args, command)
+    finally:  # after a Ctrl-C, the rest are still ignored until the process has exited
+        if previous is not None and signal.getsignal(signal.SIGINT) is _interrupt:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _run(args, command: str) -> int:
     try:
         code = args.run(args)
         sys.stdout.flush()
@@ -83,5 +104,20 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
+def run() -> None:
+    """The `derive` program: `main`, then leave. After Ctrl-C the process leaves at once with
+    130, once everything is cleaned up and said: the interpreter's own shutdown would turn a
+    Ctrl-C it saw into death by SIGINT, which a caller reads differently from exit 130."""
+    code = main()
+    if code == 130:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(130)
+    raise SystemExit(code)
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run()
