@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from derive.exercises.claims import Claim, holds, round_places
+from derive.graph.evaluate import NotEvaluable
 from derive.recipes import Context, Recipe
 from derive.wording import plural
 
@@ -28,6 +29,8 @@ class Diagnosis:
     explanation: str = ""
     also: tuple[str, ...] = ()
     """Other known mistakes that give the same value."""
+    zh: str = ""
+    """The explanation in Chinese, where the mistake's recipe gives one."""
     args: tuple = ()
     """The facts behind the explanation, for other languages: ("shape", claimed, expected),
     ("rounded", quantity, places, target) or ("unknown", first_wrong_is_this_one)."""
@@ -41,16 +44,18 @@ class Diagnosis:
 def _try(compute, ctx):
     try:
         return compute(ctx)
-    except (KeyError, TypeError, ZeroDivisionError, IndexError):
+    except (KeyError, TypeError, ZeroDivisionError, IndexError, NotEvaluable):
         return None
 
 
-def _mistakes(recipe: Recipe, name: str, given) -> list[tuple[str, str, object]]:
-    """(name, description, compute) of every known mistake for quantity `name`: the recipe's
-    own mistakes first (they are the more specific), then its wrong schemes."""
-    out = [(m.name, m.doc, m.compute) for m in recipe.mistakes
+def _mistakes(recipe: Recipe, name: str, given) -> list[tuple[str, tuple[str, str], object]]:
+    """(name, (English, Chinese) description, compute) of every known mistake for quantity
+    `name`: the recipe's own mistakes first (they are the more specific), then its wrong
+    schemes."""
+    out = [(m.name, (m.doc, m.zh), m.compute) for m in recipe.mistakes
            if m.target == name and all(given.get(n) is not None for n in m.needs)]
-    out += [(q.name, q.doc, q.compute) for q in recipe.available(given) if name in q.mistake_of]
+    out += [(q.name, (q.doc, ""), q.compute) for q in recipe.available(given)
+            if name in q.mistake_of]
     return out
 
 
@@ -114,8 +119,8 @@ def diagnose(recipe: Recipe, given, claims: dict[str, Claim], wrong: list[str],
             matches = [(mname, doc) for mname, doc, compute in _mistakes(recipe, name, given)
                        if (value := _try(compute, base)) is not None and holds(claim, value)]
             if matches:
-                (mname, doc), others = matches[0], tuple(m for m, _ in matches[1:])
-                found = Diagnosis(first, mistake=mname, explanation=doc, also=others)
+                (mname, (doc, zh)), others = matches[0], tuple(m for m, _ in matches[1:])
+                found = Diagnosis(first, mistake=mname, explanation=doc, zh=zh, also=others)
         if found is None:
             for p in order[: order.index(name)]:
                 for places in EARLY_ROUNDING_PLACES:

@@ -51,14 +51,26 @@ class Quantity:
 
 
 @dataclass(frozen=True)
+class Example:
+    """An exercise that makes a mistake: its inputs (TOML text values) and the claims a
+    student who makes it would write. The tests check that it is diagnosed by name."""
+
+    given: Mapping[str, object]
+    claims: Mapping[str, object]
+
+
+@dataclass(frozen=True)
 class Mistake:
-    """A known mistake: computing `target` the way `compute` does. Tried against wrong claims."""
+    """A known mistake: computing `target` the way `compute` does. Tried against wrong claims.
+    `doc` explains it in English, `zh` in Chinese; `example` makes it."""
 
     name: str
     target: str
     doc: str
     compute: Callable[["Context"], Value]
     needs: tuple[str, ...] = ()
+    zh: str = ""
+    example: Example | None = None
 
 
 class Context(Mapping):
@@ -116,6 +128,11 @@ class Recipe:
     check: Callable[[Mapping[str, Value]], list[tuple[str, str, str]]] = field(
         default=lambda given: [])
     """Cross-input checks: returns (key, what is wrong, what would be right) triples."""
+    graph: Callable[["Context"], object] | None = None
+    """The derivation graph of an exercise's configuration (derive.graph.Graph), for recipes
+    whose quantities are its nodes: the working is rendered from it."""
+    node_words: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    """English and Chinese words of the graph's nodes that are not claimable quantities."""
 
     def quantity(self, name: str) -> Quantity | None:
         return next((q for q in self.quantities if q.name == name), None)

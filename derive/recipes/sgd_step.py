@@ -1,104 +1,207 @@
 """`sgd_step`: one plain-SGD update of ŷ = w·x (+ b) on one batch of records.
 
-The per-record loss is (ŷ − y)²/2 (`loss = "squared"` drops the ½); the batch loss and the
-gradients are means over the records.
+The per-record loss is ℓ_i = (ŷ_i − y_i)²/2 (`loss = "squared"` drops the ½); the batch loss
+and the gradients are means over the records. Every quantity is one node of the derivation
+graph below; the gradients are `sympy.diff` of the per-record loss through the prediction
+(∂ℓ/∂ŷ · ∂ŷ/∂w, the backward pass).
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import sympy as sp
 
+from derive.graph import Family, Node, Variant, family, symbol
+from derive.graph.graph import Graph, members
+from derive.graph.notation import index
 from derive.model import linear
-from derive.model.objective import mean, sgd_update
-from derive.recipes.base import Input, Mistake, Quantity, Recipe
+from derive.recipes.base import Example, Input, Mistake, Quantity, Recipe
+
+i = index("i")
+N = symbol("N", "N", integer=True, positive=True)
+RECORDS = Family("records", i, N)
+w = symbol("w", "w")
+b = symbol("b", "b")
+eta = symbol("eta", "eta", positive=True)
+x, y = family("x", "x"), family("y", "y")
+yhat, ell = family("yhat", "y", accent="hat"), family("ell", "ell")
+g_w, g_b = family("g_w", "ell", wrt="w"), family("g_b", "ell", wrt="b")
+L, g, gb = symbol("L", "L"), symbol("g", "g"), symbol("g_b_mean", "g", sub="b")
+w1, b1 = symbol("w_new", "w", prime=True), symbol("b_new", "b", prime=True)
+yhat1, ell1 = family("yhat_new", "y", accent="hat", prime=True), family("ell_new", "ell", prime=True)
+L1 = symbol("L_new", "L", prime=True)
 
 
-def _b(ctx):
-    return ctx["b"] if ctx.has("b") else 0
+def _step(param: sp.Symbol, gradient: sp.Symbol) -> sp.Expr:
+    """param − η·gradient, as written."""
+    return sp.Add(param, sp.Mul(-1, eta, gradient, evaluate=False), evaluate=False)
+
+
+def _mean(member: sp.Indexed) -> sp.Expr:
+    """(1/N) Σ_{i=1}^{N} member."""
+    return sp.Sum(member, (i, 1, N)) / N
+
+
+def _loss(prediction: sp.Expr, convention: str) -> sp.Expr:
+    return linear.squared_error(prediction, y[i], convention)
+
+
+def _backward(convention: str, param: sp.Symbol, prediction_def: sp.Expr) -> sp.Expr:
+    """∂ℓ_i/∂param = ∂ℓ_i/∂ŷ_i · ∂ŷ_i/∂param, each factor by `sympy.diff`."""
+    out_grad = sp.diff(_loss(linear.yhat, convention), linear.yhat).xreplace({linear.yhat: yhat[i]})
+    local = sp.diff(prediction_def, param)
+    return out_grad if local == 1 else sp.Mul(out_grad, local, evaluate=False)
+
+
+def _predict(weight: sp.Symbol, bias: sp.Symbol | None) -> sp.Expr:
+    """w·x_i + b, in that order (or w·x_i)."""
+    product = sp.Mul(weight, x[i], evaluate=False)
+    return product if bias is None else sp.Add(product, bias, evaluate=False)
+
+
+@lru_cache(maxsize=None)
+def graph(has_b: bool, convention: str) -> Graph:
+    """The graph of one exercise's configuration: with or without a bias, ½ or not."""
+    bias, bias1 = (b, b1) if has_b else (None, None)
+    predict = _predict(w, bias)
+    nodes = [
+        Node("prediction", yhat, predict, RECORDS),
+        Node("record_loss", ell, _loss(yhat[i], convention), RECORDS),
+        Node("loss", L, _mean(ell[i])),
+        Node("record_gradient", g_w, _backward(convention, w, predict), RECORDS),
+        Node("gradient", g, _mean(g_w[i])),
+    ]
+    if has_b:
+        nodes += [Node("record_b_gradient", g_b, _backward(convention, b, predict), RECORDS),
+                  Node("b_gradient", gb, _mean(g_b[i]))]
+    nodes.append(Node("w_new", w1, _step(w, g)))
+    if has_b:
+        nodes.append(Node("b_new", b1, _step(b, gb)))
+    nodes += [Node("prediction_new", yhat1, _predict(w1, bias1), RECORDS),
+              Node("record_loss_new", ell1, _loss(yhat1[i], convention), RECORDS),
+              Node("loss_new", L1, _mean(ell1[i]))]
+    records = lambda c: c["records"]  # noqa: E731
+    return Graph(tuple(nodes), {
+        "w": lambda c: c["w"], "b": lambda c: c["b"], "eta": lambda c: c["lr"],
+        "N": lambda c: sp.Integer(len(records(c))),
+        "x": lambda c: members([r[0] for r in records(c)]),
+        "y": lambda c: members([r[1] for r in records(c)]),
+    })
 
 
 def loss_convention(ctx):
     return ctx.given["loss"] if ctx.has("loss") else linear.HALF
 
 
-def _one_or_list(ctx, values):
-    return values[0] if len(ctx["records"]) == 1 else values
+def _other(convention: str) -> str:
+    return linear.SQUARED if convention == linear.HALF else linear.HALF
 
 
-def predictions(ctx, w, b):
-    return [linear.prediction(w, x, b) for x, _ in ctx["records"]]
+def graph_of(ctx, other: bool = False) -> Graph:
+    conv = loss_convention(ctx)
+    return graph(ctx.has("b"), _other(conv) if other else conv)
 
 
-def _each(ctx, name):
-    """A per-record quantity as a list (a one-record batch holds a number)."""
-    value = ctx[name]
-    return list(value) if isinstance(value, (list, tuple)) else [value]
+def _shown(ctx, node: Node, value):
+    """A per-record quantity is a number for a one-record batch."""
+    if node.over is not None and len(value) == 1:
+        return value[0]
+    return value
 
 
-def batch_loss(ctx, prediction="prediction", convention=None):
-    """The mean loss over the records, from the records' predictions."""
-    conv = convention or loss_convention(ctx)
-    return mean([linear.squared_error(p, y, conv)
-                 for p, (_, y) in zip(_each(ctx, prediction), ctx["records"])])
+def _value(name: str):
+    def compute(ctx):
+        gr = graph_of(ctx)
+        scope = gr.scope(ctx, shared=lambda n: RECIPE.quantity(n) is not None)
+        return _shown(ctx, gr.by_name[name], scope.compute(name))
+    return compute
 
 
-def batch_gradient(ctx, param, convention=None, reduce=mean):
-    """The gradient from the predictions by backward: ∂ℓ/∂ŷ · ∂ŷ/∂param per record."""
-    conv = convention or loss_convention(ctx)
-    return reduce([linear.backward(p, x, y, param, conv)
-                   for p, (x, y) in zip(_each(ctx, "prediction"), ctx["records"])])
+def _variant(v: Variant, other_convention: bool = False):
+    """A mistake's value: its target in the graph with the variant's definitions (or in the
+    graph of the other loss convention, where every node that differs is recomputed)."""
+    def compute(ctx):
+        gr, base = graph_of(ctx, other_convention), graph_of(ctx)
+        differs = {n.name for n in gr.nodes
+                   if n.name not in base.by_name or base.by_name[n.name].expr != n.expr}
+        for name in list(differs):
+            differs |= gr.depends(name)
+        scope = gr.scope(ctx, v.replace, shared=lambda n: RECIPE.quantity(n) is not None
+                         and n not in differs)
+        return _shown(ctx, gr.by_name[v.target], scope.compute(v.target))
+    return compute
 
 
-def _other_convention(ctx):
-    return linear.SQUARED if loss_convention(ctx) == linear.HALF else linear.HALF
+DOCS = {
+    "prediction": "ŷ = w·x + b for each record (a number for one record)",
+    "loss": "batch loss: the mean of the records' losses ℓ_i = (ŷ_i − y_i)²/2",
+    "gradient": "∂L/∂w: the mean of the records' ∂ℓ_i/∂w, each by backward (sympy.diff)",
+    "b_gradient": "∂L/∂b: the mean of the records' ∂ℓ_i/∂b",
+    "w_new": "w after one SGD step",
+    "b_new": "b after one SGD step",
+    "prediction_new": "ŷ at the new parameters",
+    "loss_new": "the batch loss at the new parameters",
+}
+"""What each claimable quantity is (`derive recipes`, error messages)."""
 
+WORDS = {
+    "prediction": ("Prediction of each record", "每条记录的预测"),
+    "record_loss": ("Loss of each record", "每条记录的损失"),
+    "loss": ("Batch loss", "批损失"),
+    "record_gradient": ("Gradient of each record by backward", "每条记录的梯度(反向传播)"),
+    "gradient": ("Gradient with respect to w", "对 w 的梯度"),
+    "record_b_gradient": ("Gradient of each record with respect to b",
+                          "每条记录对 b 的梯度"),
+    "b_gradient": ("Gradient with respect to b", "对 b 的梯度"),
+    "w_new": ("The weight after the step", "更新后的权重"),
+    "b_new": ("The bias after the step", "更新后的偏置"),
+    "prediction_new": ("Prediction at the new parameters", "新参数下的预测"),
+    "record_loss_new": ("Loss of each record at the new parameters", "新参数下每条记录的损失"),
+    "loss_new": ("Batch loss at the new parameters", "新参数下的批损失"),
+}
+"""Every node in the course's words, English and Chinese (headings of the working)."""
 
-def _total(values):
-    return sp.Add(*values)
-
-
-QUANTITIES = (
-    Quantity("prediction", "ŷ = w·x + b for each record (a number for one record)",
-             "ŷ = w·x + b", lambda c: _one_or_list(c, predictions(c, c["w"], _b(c))), zh="预测"),
-    Quantity("loss", "batch loss: the mean of (ŷ − y)²/2 over the records",
-             "L = (1/N) Σ ℓ_i", batch_loss, zh="损失"),
-    Quantity("gradient", "∂L/∂w by backward (∂ℓ/∂ŷ·∂ŷ/∂w, sympy.diff), averaged over the records",
-             "g = (1/N) Σ ∂ℓ_i/∂w", lambda c: batch_gradient(c, "w"), zh="梯度"),
-    Quantity("b_gradient", "∂L/∂b, averaged over the records",
-             "g_b = (1/N) Σ ∂ℓ_i/∂b", lambda c: batch_gradient(c, "b"), needs=("b",),
-             zh="偏置梯度"),
-    Quantity("w_new", "w after one SGD step", "w_new = w − η·g",
-             lambda c: sgd_update(c["w"], c["lr"], c["gradient"]), zh="新权重"),
-    Quantity("b_new", "b after one SGD step", "b_new = b − η·g_b",
-             lambda c: sgd_update(c["b"], c["lr"], c["b_gradient"]), needs=("b",),
-             zh="新偏置"),
-    Quantity("prediction_new", "ŷ at the new parameters", "ŷ_new = w_new·x + b_new",
-             lambda c: _one_or_list(c, predictions(
-                 c, c["w_new"], c["b_new"] if c.has("b") else 0)), zh="新预测"),
-    Quantity("loss_new", "the batch loss at the new parameters", "L_new = (1/N) Σ ℓ_i(w_new)",
-             lambda c: batch_loss(c, "prediction_new"), zh="新损失"),
+VARIANTS = (
+    (Variant("loss_other_convention", "loss",
+             en="the loss with the other convention: (ŷ − y)² instead of (ŷ − y)²/2, or back",
+             zh="用了另一种损失约定: (ŷ − y)² 与 (ŷ − y)²/2 混用"), True,
+     Example({"w": "1", "lr": "0.1", "records": [["2", "4"]]}, {"loss": "4"})),
+    (Variant("gradient_other_convention", "gradient",
+             en="the gradient of the other loss convention: factor 2 (MSELoss has no ½)",
+             zh="用了另一种损失约定的梯度:差一个因子 2 (MSELoss 没有 ½ )"), True,
+     Example({"w": "1", "lr": "0.1", "records": [["2", "4"]]}, {"gradient": "-8"})),
+    (Variant("gradient_sum", "gradient", {"gradient": sp.Sum(g_w[i], (i, 1, N))},
+             en="the sum of the record gradients, not their mean",
+             zh="把各记录的梯度相加而没有取平均"), False,
+     Example({"w": "1", "lr": "0.1", "records": [["2", "4"], ["1", "3"]]}, {"gradient": "-6"})),
+    (Variant("gradient_sign", "gradient", {"gradient": -_mean(g_w[i])},
+             en="the gradient with its sign flipped: x·(y − ŷ)", zh="梯度符号取反: x·(y − ŷ)"),
+     False, Example({"w": "1", "lr": "0.1", "records": [["2", "4"]]}, {"gradient": "4"})),
+    (Variant("w_new_sign", "w_new", {"w_new": sp.Add(w, sp.Mul(eta, g, evaluate=False), evaluate=False)},
+             en="the update with the wrong sign: w + η·g", zh="更新方向反了: w + η·g"), False,
+     Example({"w": "1", "lr": "0.1", "records": [["2", "4"]]}, {"w_new": "0.6"})),
+    (Variant("w_new_other_convention", "w_new",
+             en="the update with the other loss convention", zh="用另一种损失约定做的更新"),
+     True, Example({"w": "1", "lr": "0.1", "records": [["2", "4"]]}, {"w_new": "1.8"})),
+    (Variant("loss_new_at_old_w", "loss_new", {"loss_new": L},
+             en="the loss at the old parameters", zh="新损失用了旧参数"), False,
+     Example({"w": "1", "lr": "0.1", "records": [["2", "4"]]}, {"loss_new": "2"})),
+    (Variant("prediction_new_at_old_w", "prediction_new", {"prediction_new": yhat[i]},
+             en="the prediction at the old parameters", zh="新预测用了旧参数"), False,
+     Example({"w": "1", "lr": "0.1", "records": [["2", "4"]]}, {"prediction_new": "2"})),
 )
 
-MISTAKES = (
-    Mistake("loss_other_convention", "loss",
-            "the loss with the other convention: (ŷ − y)² instead of (ŷ − y)²/2, or back",
-            lambda c: batch_loss(c, convention=_other_convention(c))),
-    Mistake("gradient_other_convention", "gradient",
-            "the gradient of the other loss convention: factor 2 (MSELoss has no ½)",
-            lambda c: batch_gradient(c, "w", _other_convention(c))),
-    Mistake("gradient_sum", "gradient", "the sum of the record gradients, not their mean",
-            lambda c: batch_gradient(c, "w", reduce=_total)),
-    Mistake("gradient_sign", "gradient", "the gradient with its sign flipped: x·(y − ŷ)",
-            lambda c: -c["gradient"]),
-    Mistake("w_new_sign", "w_new", "the update with the wrong sign: w + η·g",
-            lambda c: c["w"] + c["lr"] * c["gradient"]),
-    Mistake("w_new_other_convention", "w_new", "the update with the other loss convention",
-            lambda c: sgd_update(c["w"], c["lr"], batch_gradient(c, "w", _other_convention(c)))),
-    Mistake("loss_new_at_old_w", "loss_new", "the loss at the old parameters",
-            lambda c: c["loss"]),
-    Mistake("prediction_new_at_old_w", "prediction_new", "the prediction at the old parameters",
-            lambda c: c["prediction"]),
-)
+NEEDS = {"b_gradient": ("b",), "b_new": ("b",)}
+
+QUANTITIES = tuple(
+    Quantity(name, DOCS[name], "", _value(name), zh=WORDS[name][1], needs=NEEDS.get(name, ()))
+    for name in ("prediction", "loss", "gradient", "b_gradient", "w_new", "b_new",
+                 "prediction_new", "loss_new"))
+
+MISTAKES = tuple(
+    Mistake(v.name, v.target, v.en, _variant(v, other), zh=v.zh, example=example)
+    for v, other, example in VARIANTS)
 
 MODEL_INPUTS = (
     Input("w", "number", "the weight before the update"),
@@ -117,4 +220,6 @@ RECIPE = Recipe(
     inputs=MODEL_INPUTS,
     quantities=QUANTITIES,
     mistakes=MISTAKES,
+    graph=lambda ctx: graph_of(ctx),
+    node_words=WORDS,
 )

@@ -89,8 +89,64 @@ def given_math(ex) -> Math:
     return Math((r",\quad ".join(parts),))
 
 
+def quantity_formula(ex, name: str) -> str:
+    """A quantity's formula in LaTeX: from its node where the recipe has a graph."""
+    from derive.render.working import formula_tex
+
+    got = formula_tex(ex.recipe, ex.given, name)
+    return got if got is not None else math_symbols(ex.recipe.quantity(name).formula)
+
+
 def _label(q, lang: str) -> str:
     return f"{q.zh} `{q.name}`" if lang == "zh" and q.zh else f"`{q.name}`"
+
+
+def _claim_note(c, lang: str):
+    t = words(lang)
+    note = f" — {STATUS[lang][c.status]}"
+    if c.diagnosis:
+        d = c.diagnosis
+        name_ = d.mistake or (f"← {d.carried_from}" if d.carried_from else "")
+        note += f"; {t['diagnosis']}: " + (f"{name_}: " if name_ else "") + explanation(d, lang)
+    return Paragraph((f"{t['claimed']}: ", Author(c.claimed), note), emphasis=True)
+
+
+def _with_result(line: str, v) -> str:
+    line += " = " + _exact(v)
+    approx = None if is_large(v) else approx_text(v)
+    return line + (" " + approx if approx else "")
+
+
+def graph_blocks(report: Report, lang: str) -> list:
+    """The working of a graph recipe: every node in derivation order, as formula →
+    substitution → exact result, one line per member of a family."""
+    from derive.render.working import Working
+
+    t = words(lang)
+    ex = report.exercise
+    work = Working(ex.recipe, ex.given)
+    claims = {c.name: c for c in report.claims}
+    blocks: list = []
+    for node in work.graph.nodes:
+        q = ex.recipe.quantity(node.name)
+        if q is not None and node.name not in report.values:
+            continue
+        en, zh = ex.recipe.node_words.get(node.name, (node.name, ""))
+        label = zh if lang == "zh" and zh else en
+        if q is not None:
+            label += f" (`{node.name}`)"
+            if q.wrong:
+                label += f" ({t['wrong_scheme']})"
+        blocks.append(Paragraph(label + ":"))
+        lines = work.lines(node.name)
+        shown = [_with_result(text, v) if v is not None else text for text, v in lines]
+        blocks.append(Math(tuple(shown)))
+        hidden = work.hidden(node.name)
+        if hidden:
+            blocks.append(Paragraph(t["more_members"].format(count=hidden)))
+        if node.name in claims:
+            blocks.append(_claim_note(claims[node.name], lang))
+    return blocks
 
 
 def exercise_blocks(report: Report, lang: str) -> list:
@@ -99,6 +155,8 @@ def exercise_blocks(report: Report, lang: str) -> list:
     ex = report.exercise
     blocks = [Heading(Author(ex.id), 2, ex.title),
               Paragraph(f"{t['recipe']}: `{ex.recipe.name}`. {t['given']}:"), given_math(ex)]
+    if ex.recipe.graph is not None:
+        return blocks + graph_blocks(report, lang)
     vals = Values(ex.given, report.values)
     claims = {c.name: c for c in report.claims}
     for name, v in report.values.items():
@@ -117,15 +175,7 @@ def exercise_blocks(report: Report, lang: str) -> list:
         blocks.append(Math((line,)))
         c = claims.get(name)
         if c is not None:
-            status = STATUS[lang][c.status]
-            note = f" — {status}"
-            if c.diagnosis:
-                d = c.diagnosis
-                name_ = d.mistake or (f"← {d.carried_from}" if d.carried_from else "")
-                note += f"; {t['diagnosis']}: " + (f"{name_}: " if name_ else "") + \
-                    explanation(d, lang)
-            blocks.append(Paragraph((f"{t['claimed']}: ", Author(c.claimed), note),
-                                    emphasis=True))
+            blocks.append(_claim_note(c, lang))
     return blocks
 
 
@@ -152,7 +202,7 @@ def key_document(reports: list[Report], lang: str = "en") -> Document:
         for name, v in r.values.items():
             q = ex.recipe.quantity(name)
             label = _label(q, lang) + (f" ({t['wrong_scheme']})" if q.wrong else "")
-            rows.append((label, ("math", math_symbols(q.formula)), ("math", _exact(v)),
+            rows.append((label, ("math", quantity_formula(ex, name)), ("math", _exact(v)),
                          decimal_str(v) if not isinstance(v, list) else _decimals(v)))
         blocks.append(Table((t["quantity"], t["formula"], t["exact"], t["decimal"]),
                             tuple(rows)))

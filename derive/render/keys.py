@@ -79,10 +79,15 @@ def key_markdown(reports: list[Report], lang: str = "en") -> str:
             if q.wrong:
                 label += f" {t['wrong']}"
             dec = bracketed(decimal_text(value))
-            formula = q.formula.replace("|", "\\|")
-            lines.append(f"| {label} | `{formula}` | ${latex_text(value)}$ | {dec} |")
+            formula = quantity_formula(ex, name).replace("|", "\\|")
+            lines.append(f"| {label} | ${formula}$ | ${latex_text(value)}$ | {dec} |")
         lines.append("")
     return "\n".join(lines)
+
+
+def quantity_formula(ex, name):
+    from derive.render.derivation import quantity_formula as formula
+    return formula(ex, name)
 
 
 def check_text(reports: list[Report]) -> str:

@@ -17,6 +17,7 @@ WORDS = {
         "proved": "proved", "refuted": "refuted", "unknown": "unknown", "steps": "Reasons",
         "strategy": "strategy", "zh_only": "(title in Chinese: see the --lang zh export)",
         "facts": "Facts", "checked": "checked", "notes": "Notes", "exercises": "Exercises",
+        "more_members": "({count} more, computed the same way, are not shown.)",
     },
     "zh": {
         "key": "参考答案", "quantity": "量", "exact": "精确值", "decimal": "小数",
@@ -29,6 +30,7 @@ WORDS = {
         "statement": "命题", "proved": "已证明", "refuted": "已反驳", "unknown": "未定",
         "steps": "理由", "strategy": "方法", "zh_only": "", "facts": "事实",
         "checked": "已核验", "notes": "附注", "exercises": "练习",
+        "more_members": "(其余 {count} 项按同样方法计算,此处从略。)",
     },
 }
 
@@ -45,16 +47,8 @@ def words(lang: str) -> dict[str, str]:
 
 
 MISTAKES_ZH = {
-    # sgd_step
-    "loss_other_convention": "用了另一种损失约定: (ŷ − y)² 与 (ŷ − y)²/2 混用",
-    "gradient_other_convention": "用了另一种损失约定的梯度:差一个因子 2 (MSELoss 没有 ½ )",
-    "gradient_sum": "把各记录的梯度相加而没有取平均",
-    "gradient_sign": "梯度符号取反: x·(y − ŷ)",
+    # accumulation (sgd_step's mistakes carry their own Chinese)
     "w_new_sign": "更新方向反了: w + η·g",
-    "w_new_other_convention": "用另一种损失约定做的更新",
-    "loss_new_at_old_w": "新损失用了旧参数",
-    "prediction_new_at_old_w": "新预测用了旧参数",
-    # accumulation
     "mean_of_means": "1/K 错误:各微批均值直接等权平均",
     "sum_of_means": "微批均值直接相加,没有除",
     "w_new_mean_of_means": "用均值的均值做的更新",
@@ -95,4 +89,4 @@ def explanation(diagnosis, lang: str) -> str:
         where = "这是第一个错误的量" if diagnosis.args[1] else \
             f"第一个错误的量是 {diagnosis.first_wrong}"
         return f"没有已知错误给出这个值;{where}"
-    return MISTAKES_ZH.get(diagnosis.mistake, diagnosis.explanation)
+    return diagnosis.zh or MISTAKES_ZH.get(diagnosis.mistake, diagnosis.explanation)

@@ -1,0 +1,259 @@
+"""A derivation graph's expressions in LaTeX, structurally: one walker prints a node's
+formula (symbols in the course's notation) and its substituted line (the same expression with
+the exercise's numbers in place, unevaluated, negatives parenthesised, Σ written out)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import sympy as sp
+
+from derive.graph.notation import GREEK, Notation, notation_of
+from derive.render.latex import ADD, ATOM, MUL, POW, Tex, add, frac, number, paren, power
+
+Values = Callable[[str, tuple[int, ...] | None], object]
+"""The value of a symbol (name, None) or of a family member (name, (m,)); None if unbound."""
+
+SHOWN_TERMS = 6
+"""A Σ with more terms is written with its first three, ⋯, and its last."""
+
+_ACCENT = {"hat": r"\hat{{{}}}", "bar": r"\bar{{{}}}", "tilde": r"\tilde{{{}}}"}
+
+
+def _letter(n: Notation) -> str:
+    if n.letter in GREEK:
+        core = r"\ell" if n.letter == "ell" else "\\" + n.letter
+    elif n.upright:
+        core = rf"\mathrm{{{n.letter}}}"
+    else:
+        core = n.letter
+    if n.accent:
+        core = _ACCENT[n.accent].format(core)
+    if n.prime:
+        core += "'"
+    return (r"\nabla " + core) if n.prefix == "nabla" else core
+
+
+def symbol_tex(name: str, indices: tuple[Tex, ...] = ()) -> Tex:
+    """A symbol in its notation, with its family indices: ŷ_i, w_{t-1}, ∂ℓ_i/∂w, β_1."""
+    n = notation_of(name)
+    if n is None:
+        raise KeyError(f"symbol {name!r} has no notation")
+    subs = ([n.sub] if n.sub else []) + [i.text for i in indices]
+    core = _letter(n)
+    if subs:
+        core += "_{" + ",".join(subs) + "}"
+    if n.wrt:
+        wrt = notation_of(n.wrt)
+        return Tex(rf"\frac{{\partial {core}}}{{\partial {_letter(wrt) if wrt else n.wrt}}}")
+    return Tex(core)
+
+
+class Printer:
+    """`formula(expr)`: the node's formula; with `values`, its substituted line; `bound` holds
+    the members an index stands for (i = 2 on the second record's line)."""
+
+    def __init__(self, values: Values | None = None, bound: Mapping[str, int] | None = None):
+        self.values = values
+        self.bound = dict(bound or {})
+
+    # ------------------------------------------------------------------ leaves
+    def _index(self, e: sp.Expr) -> int | None:
+        """An index expression's member number, when every index in it is bound."""
+        if e.is_Integer:
+            return int(e)
+        known = {}
+        for s in e.free_symbols:
+            if s.name in self.bound:
+                known[s] = sp.Integer(self.bound[s.name])
+            elif self.values is not None:
+                v = self.values(s.name, None)
+                if v is None or not sp.sympify(v).is_Integer:
+                    return None
+                known[s] = sp.Integer(v)
+            else:
+                return None
+        v = e.xreplace(known)
+        return int(v) if v.is_Integer else None
+
+    def _leaf(self, name: str, members: tuple[int, ...] | None) -> Tex | None:
+        if self.values is None:
+            return None
+        v = self.values(name, members)
+        return None if v is None else number(v)
+
+    def tex(self, e: sp.Basic) -> Tex:
+        if e.is_Number:
+            return number(e, decimals=self.values is not None)
+        if isinstance(e, sp.Symbol):
+            if e.name in self.bound:
+                return Tex(str(self.bound[e.name]))
+            return self._leaf(e.name, None) or symbol_tex(e.name)
+        if isinstance(e, sp.Indexed):
+            name = e.base.label.name
+            members = tuple(self._index(i) for i in e.indices)
+            if all(m is not None for m in members):
+                got = self._leaf(name, members)
+                if got is not None:
+                    return got
+                return symbol_tex(name, tuple(Tex(str(m)) for m in members))
+            return symbol_tex(name, tuple(self.tex(i) for i in e.indices))
+        if isinstance(e, sp.Add):
+            return self._add(e)
+        if isinstance(e, sp.Mul):
+            return self._mul(e)
+        if isinstance(e, sp.Pow):
+            return self._pow(e)
+        if isinstance(e, sp.Sum):
+            return self._sum(e)
+        if isinstance(e, (sp.Min, sp.Max)):
+            name = r"\min" if isinstance(e, sp.Min) else r"\max"
+            return Tex(rf"{name}\left({', '.join(self.tex(a).text for a in e.args)}\right)")
+        if isinstance(e, sp.Abs):
+            return Tex(rf"\left|{self.tex(e.args[0]).text}\right|")
+        raise NotImplementedError(f"no LaTeX for {type(e).__name__}")
+
+    # ------------------------------------------------------------------ operators
+    def _add(self, e: sp.Add) -> Tex:
+        terms = list(e.args)
+        plus = [t for t in terms if not t.could_extract_minus_sign()]
+        minus = [t for t in terms if t.could_extract_minus_sign()]
+        if not plus:  # −a − b
+            first = self._negated(minus[0])
+            rest = minus[1:]
+        else:
+            first, rest = self._plus(plus), minus
+        out = first
+        for t in rest:
+            neg = self.tex(_negate(t))
+            right = paren(neg).text if neg.prec <= ADD or neg.negative else neg.text
+            out = Tex(f"{out.text} - {right}", ADD, out.negative)
+        return out
+
+    def _plus(self, terms: list[sp.Expr]) -> Tex:
+        return add(*[self.tex(t) for t in terms]) if len(terms) > 1 else self.tex(terms[0])
+
+    def _negated(self, t: sp.Expr) -> Tex:
+        inner = self.tex(_negate(t))
+        body = paren(inner).text if inner.prec <= ADD or inner.negative else inner.text
+        return Tex(f"-{body}", ADD, True)
+
+    def _mul(self, e: sp.Mul) -> Tex:
+        """Factors in their written order: a rational coefficient first (½, 1/N as a
+        fraction), negative powers as a denominator, a Σ or sum after a 1/… fraction."""
+        coeff = sp.S.One
+        num, den = [], []
+        for f in e.args:
+            if f.is_Number:
+                coeff *= f
+            elif f.is_Pow and f.exp.is_Integer and f.exp.is_negative:
+                den.append(f.base if f.exp == -1 else f.base ** -f.exp)
+            else:
+                num.append(f)
+        negative = bool(coeff.is_negative)
+        coeff = abs(coeff)
+        pieces: list[Tex] = []
+        den_t = [self.tex(d) for d in den]
+        if coeff.is_Rational and coeff.q != 1:
+            if den_t:
+                den_t = [Tex(str(coeff.q))] + den_t
+            else:  # ½(ŷ − y)²: the numeric fraction leads
+                pieces.append(frac(Tex(str(coeff.p)), Tex(str(coeff.q))))
+            coeff = sp.Integer(coeff.p) if den_t else sp.S.One
+            if not num and not den_t:
+                return self._signed(pieces[0], negative)
+        if den_t:
+            if self._big(num) or not num:
+                pieces.append(frac(number(coeff), self._product(den_t)))
+            else:
+                top = self._product(([number(coeff)] if coeff != 1 else [])
+                                    + [self.tex(f) for f in num])
+                pieces.append(frac(top, self._product(den_t)))
+                num = []
+        elif coeff != 1 or (not num and not pieces):
+            pieces.append(number(coeff, decimals=self.values is not None))
+        pieces += [self.tex(f) for f in num]
+        return self._signed(self._product(pieces), negative)
+
+    @staticmethod
+    def _signed(out: Tex, negative: bool) -> Tex:
+        if not negative:
+            return out
+        body = paren(out).text if out.prec <= ADD or out.negative else out.text
+        return Tex(f"-{body}", ADD, True)
+
+    @staticmethod
+    def _big(factors) -> bool:
+        return any(isinstance(f, (sp.Sum, sp.Add)) for f in factors)
+
+    def _product(self, pieces: list[Tex], extra: list[Tex] = ()) -> Tex:
+        pieces = list(pieces) + list(extra)
+        if len(pieces) == 1:
+            return pieces[0]
+        text = ""
+        for n, p in enumerate(pieces):
+            operand = paren(p).text if (p.prec < MUL or (p.negative and n > 0)) else p.text
+            if n == 0:
+                text = operand
+            elif pieces[n - 1].text.startswith(r"\frac") and pieces[n - 1].prec == ATOM and \
+                    (p.prec < MUL or p.prec == POW or operand.startswith(r"\sum")):
+                text += " " + operand  # ½(ŷ − y)², (1/N) Σ ℓ_i: juxtaposed as the course writes
+            else:
+                text += r" \cdot " + operand
+        return Tex(text, MUL, pieces[0].negative)
+
+    def _pow(self, e: sp.Pow) -> Tex:
+        if e.exp == sp.S.Half:
+            return Tex(rf"\sqrt{{{self.tex(e.base).text}}}")
+        if e.exp.is_negative and e.exp.is_Integer:
+            return frac(Tex("1"), self.tex(e.base ** -e.exp))
+        return power(self.tex(e.base), self.tex(e.exp))
+
+    def _sum(self, e: sp.Sum) -> Tex:
+        (i, lo, hi), = e.limits
+        low, high = self._index(lo), self._index(hi)
+        if self.values is None or low is None or high is None:
+            body = self.tex(e.function)
+            shown = paren(body).text if body.prec <= ADD else body.text
+            return Tex(rf"\sum_{{{self.tex(i).text}={self.tex(lo).text}}}^{{{self.tex(hi).text}}}"
+                       f" {shown}", MUL)
+        members = list(range(low, high + 1))
+        if not members:
+            return Tex("0")
+        if len(members) > SHOWN_TERMS:
+            members = members[:3] + [None] + members[-1:]
+        terms = []
+        for m in members:
+            if m is None:
+                terms.append(Tex(r"\cdots"))
+                continue
+            inner = Printer(self.values, {**self.bound, i.name: m})
+            terms.append(inner.tex(e.function))
+        return add(*terms) if len(terms) > 1 else terms[0]
+
+
+def _negate(t: sp.Expr) -> sp.Expr:
+    """−t keeping the written order of an unevaluated product (−η·g → η·g, not g·η)."""
+    if isinstance(t, sp.Mul) and t.args and t.args[0].is_Number and t.args[0].is_negative:
+        c, rest = -t.args[0], t.args[1:]
+        parts = rest if c == 1 else (c, *rest)
+        return parts[0] if len(parts) == 1 else sp.Mul(*parts, evaluate=False)
+    return -t
+
+
+def formula(expr: sp.Expr) -> Tex:
+    """An expression in the course's notation."""
+    return Printer().tex(expr)
+
+
+def substituted(expr: sp.Expr, values: Values, bound: Mapping[str, int] | None = None) -> Tex:
+    """The same expression with the numbers in place (unevaluated)."""
+    return Printer(values, bound).tex(expr)
+
+
+def head(symbol: sp.Basic, member: int | None = None, index: sp.Symbol | None = None) -> Tex:
+    """A node's left-hand side: L, ŷ_i (general), ŷ_2 (one member)."""
+    if isinstance(symbol, sp.IndexedBase):
+        shown = Tex(str(member)) if member is not None else formula(index)
+        return symbol_tex(symbol.label.name, (shown,))
+    return symbol_tex(symbol.name)

@@ -1,0 +1,77 @@
+"""The working of a graph recipe: each node as formula → substitution → exact result, per
+member for a family (each record, each microbatch), all from the node's one expression."""
+
+from __future__ import annotations
+
+from derive.recipes.base import Context
+from derive.render.formula_tex import formula, head, substituted
+
+MEMBERS_SHOWN = 8
+"""A family with more members shows the first ones, then says how many are left out."""
+
+
+def graph_for(recipe, given):
+    """The exercise's derivation graph, or None for a recipe without one."""
+    if recipe.graph is None:
+        return None
+    return recipe.graph(Context(recipe, given))
+
+
+def formula_tex(recipe, given, name: str) -> str | None:
+    """`head = formula` of a quantity, e.g. `w' = w - \\eta \\cdot g`; None without a graph."""
+    graph = graph_for(recipe, given)
+    if graph is None or name not in graph.by_name:
+        return None
+    node = graph.by_name[name]
+    return f"{head(node.symbol, index=node.over.index if node.over else None).text} = " \
+           f"{formula(node.expr).text}"
+
+
+class Working:
+    """The values a derivation shows: inputs through the graph's binders, quantities and
+    intermediate nodes computed once."""
+
+    def __init__(self, recipe, given):
+        self.recipe = recipe
+        self.ctx = Context(recipe, given)
+        self.graph = recipe.graph(self.ctx)
+        self.scope = self.graph.scope(
+            self.ctx, shared=lambda name: recipe.quantity(name) is not None)
+
+    def value(self, name: str, members):
+        key = name
+        node = self.graph.by_key.get(key)
+        v = self.scope[key] if (node is not None or key in self.graph.inputs) else None
+        if members is None:
+            return None if isinstance(v, dict) else v
+        if not isinstance(v, dict):
+            return None
+        return v.get(members[0] if len(members) == 1 else members)
+
+    def node_value(self, name: str):
+        return self.scope.compute(name)
+
+    def lines(self, name: str) -> list[tuple[str, object]]:
+        """(LaTeX line, exact value) of a node: one line for a scalar (formula = numbers =
+        result is completed by the caller), the general formula and then one line per
+        member for a family."""
+        node = self.graph.by_name[name]
+        if node.over is None:
+            text = f"{head(node.symbol).text} = {formula(node.expr).text}"
+            sub = substituted(node.expr, self.value).text
+            return [(f"{text} = {sub}", self.node_value(name))]
+        values = self.node_value(name)
+        index = node.over.index
+        out = [(f"{head(node.symbol, index=index).text} = {formula(node.expr).text}", None)]
+        shown = range(1, min(len(values), MEMBERS_SHOWN) + 1)
+        for m in shown:
+            sub = substituted(node.expr, self.value, {index.name: m}).text
+            out.append((f"{head(node.symbol, m).text} = {sub}", values[m - 1]))
+        return out
+
+    def hidden(self, name: str) -> int:
+        """How many members of a family node are left out of the working."""
+        node = self.graph.by_name[name]
+        if node.over is None:
+            return 0
+        return max(0, len(self.node_value(name)) - MEMBERS_SHOWN)
