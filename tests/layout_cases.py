@@ -149,7 +149,14 @@ def overfull(log: str, source: str) -> list[Overfull]:
     for m in OVERFULL.finditer(log):
         where = m.group(2)
         at = re.search(r"lines? (\d+)", where)
-        text = lines[int(at.group(1)) - 1].strip() if at and int(at.group(1)) <= len(lines) else ""
+        n = int(at.group(1)) if at else 0
+        text = lines[n - 1].strip() if 0 < n <= len(lines) else ""
+        if text.startswith("\\end{"):  # a display: TeX names its end; show its longest row
+            begin = text.replace("\\end{", "\\begin{", 1)
+            k = n - 1
+            while k > 0 and not lines[k - 1].strip().startswith(begin):
+                k -= 1
+            text = max(lines[k:n - 1], key=len, default=text).strip()
         rest = log[m.end():].lstrip("\n").split("\n", 1)[0]
         found.append(Overfull(float(m.group(1)), where, text, rest.strip()))
     return found
