@@ -9,10 +9,12 @@ LaTeX.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import singledispatch
 
 from derive.render.escape import clean_text, escape_latex, escape_markdown
+from derive.render.layout import TEXT_WIDTH, rows, text_width
 from derive.render.symbols import has_cjk, prose_latex, prose_markdown
 
 
@@ -83,6 +85,10 @@ class Document:
 
 # ------------------------------------------------------------------------------------ LaTeX
 
+MINUS = re.compile(r"(?:(?<![\w.\-])|(?<=\de))-(?=\d)")
+"""A hyphen-minus that is a minus sign: before a digit, at the start of a number (not inside
+a word such as lesson-03 or a range 3-4), or in an exponent (1e-12)."""
+
 def _joined(parts: tuple, render) -> str:
     """Inline pieces in order; a prose piece keeps one space where it begins or ends with one
     (the prose renderers trim)."""
@@ -98,8 +104,8 @@ def _joined(parts: tuple, render) -> str:
 
 def _tex_prose(text: Inline, lang: str) -> str:
     """Inline text in LaTeX: the one place where author text enters a LaTeX document."""
-    if isinstance(text, Author):
-        return escape_latex(text.text, lang)
+    if isinstance(text, Author):  # a minus sign before a number is set as one
+        return "$-$".join(escape_latex(part, lang) for part in MINUS.split(text.text))
     if isinstance(text, tuple):
         return _joined(text, lambda part: _tex_prose(part, lang))
     return prose_latex(text, cjk=(lang == "zh"))
@@ -128,9 +134,10 @@ def _(block: Paragraph, lang: str) -> str:
 
 @tex_block.register
 def _(block: Math, lang: str) -> str:
-    if len(block.lines) == 1 and "&" not in block.lines[0]:
+    broken = rows(block.lines)
+    if broken is None and len(block.lines) == 1 and "&" not in block.lines[0]:
         return rf"\[ {block.lines[0]} \]"
-    body = " \\\\\n".join(block.lines)
+    body = " \\\\\n".join(block.lines if broken is None else broken)
     return "\\begin{align*}\n" + body + "\n\\end{align*}"
 
 
@@ -149,18 +156,80 @@ def _tex_cell(cell, lang: str) -> str:
 
 @tex_block.register
 def _(block: Table, lang: str) -> str:
-    cols = "l" * len(block.header)
-    head = " & ".join(rf"\textbf{{{_tex_prose(h, lang)}}}" for h in block.header)
-    rows = [" & ".join(_tex_cell(c, lang) for c in row) + r" \\" for row in block.rows]
-    return ("\\begin{center}\\small\n\\begin{tabular}{" + cols + "}\n\\hline\n" + head
-            + " \\\\\n\\hline\n" + "\n".join(rows) + "\n\\hline\n\\end{tabular}\n\\end{center}")
+    head = [rf"\textbf{{{_tex_prose(h, lang)}}}" for h in block.header]
+    rows = [[_tex_cell(c, lang) for c in row] for row in block.rows]
+    cols, notes = _fit_table(head, rows, block.rows)
+    table = ("\\begin{center}\\small\n\\begin{tabular}{" + cols + "}\n\\hline\n"
+             + " & ".join(head) + " \\\\\n\\hline\n"
+             + "\n".join(" & ".join(r) + r" \\" for r in rows)
+             + "\n\\hline\n\\end{tabular}\n\\end{center}")
+    if "p{" in cols:  # \raggedright in a p column: rows end with \tabularnewline
+        table = table.replace(r" \\", r" \tabularnewline")
+    return "\n\n".join([table] + [tex_block(Math((rf"\text{{({k})}}\quad {m}",)), lang)
+                                    for k, m in notes])
+
+
+def _fit_table(head: list[str], rows: list[list[str]], cells) -> tuple[str, list]:
+    """The column spec of a table, and the math cells moved below it: a table wider than the
+    text block has its widest math cells set as numbered displays under it (the cell shows
+    → (k)), and its text columns wrapped in p{} columns, widths shared out fairly."""
+    n = len(head)
+    pad = 2 * 6.0  # \tabcolsep on each side
+    limit = 0.95 * TEXT_WIDTH
+
+    def natural(j):
+        return max(text_width(r[j]) for r in [head] + rows)
+
+    if sum(natural(j) + pad for j in range(n)) <= limit:
+        return "l" * n, []
+
+    def unbreakable(cell: str) -> float:
+        if "$" in cell and not cell.startswith(r"\textbf"):
+            return text_width(cell)
+        return max((text_width(w) for w in cell.split()), default=0.0)
+
+    notes = []
+    while True:
+        least = [max(unbreakable(r[j]) for r in [head] + rows) for j in range(n)]
+        if sum(w + pad for w in least) <= limit:
+            break
+        movable = [(text_width(r[j]), i, j) for i, r in enumerate(rows) for j in range(1, n)
+                   if isinstance(cells[i][j], tuple) and cells[i][j][0] == "math"
+                   and not r[j].startswith(r"$\to$")]
+        if not movable:
+            break
+        _, i, j = max(movable)
+        notes.append((len(notes) + 1, cells[i][j][1]))
+        rows[i][j] = rf"$\to$\,({len(notes)})"
+    widths = [natural(j) for j in range(n)]
+    if sum(w + pad for w in widths) <= limit:
+        return "l" * n, notes
+    least = [max(unbreakable(r[j]) for r in [head] + rows) for j in range(n)]
+    share = [0.0] * n
+    left, todo = limit - pad * n, sorted(range(n), key=lambda j: widths[j])
+    while todo:  # the narrow columns as they are, the rest share what is left
+        j = todo[0]
+        fair = left / len(todo)
+        share[j] = max(min(widths[j], fair), least[j])
+        left -= share[j]
+        todo.pop(0)
+    spec = ""
+    for j in range(n):
+        if share[j] >= widths[j]:
+            spec += "l"
+        else:
+            spec += f"p{{{share[j]:.0f}pt}}"
+            for r in [head] + rows:
+                r[j] = r"\raggedright " + r[j]
+    return spec, notes
 
 
 PREAMBLE = {
     "en": ("\\documentclass[11pt]{article}\n\\usepackage[T1]{fontenc}\n"
-           "\\usepackage{amsmath,amssymb}\n\\usepackage[margin=2cm]{geometry}\n"),
+           "\\usepackage{amsmath,amssymb}\n\\usepackage[margin=2cm]{geometry}\n"
+           "\\setlength{\\emergencystretch}{3em}\n"),
     "zh": ("\\documentclass[11pt]{ctexart}\n\\usepackage{amsmath,amssymb}\n"
-           "\\usepackage[margin=2cm]{geometry}\n"),
+           "\\usepackage[margin=2cm]{geometry}\n\\setlength{\\emergencystretch}{3em}\n"),
 }
 
 
@@ -186,7 +255,7 @@ def _md_prose(text: Inline, cell: bool = False) -> str:
     """Inline text in Markdown: the one place where author text enters a Markdown document.
     In a table `cell`, a `|` of the prose is escaped too (author text has it escaped)."""
     if isinstance(text, Author):
-        return escape_markdown(text.text)
+        return escape_markdown(MINUS.sub("\u2212", text.text))
     if isinstance(text, tuple):
         return _joined(text, lambda part: _md_prose(part, cell))
     out = prose_markdown(text)
@@ -209,9 +278,11 @@ def _(block: Paragraph) -> str:
 
 @md_block.register
 def _(block: Math) -> str:
-    if len(block.lines) == 1 and "&" not in block.lines[0]:
+    broken = rows(block.lines)
+    if broken is None and len(block.lines) == 1 and "&" not in block.lines[0]:
         return f"$$\n{block.lines[0]}\n$$"
-    return "$$\n\\begin{aligned}\n" + " \\\\\n".join(block.lines) + "\n\\end{aligned}\n$$"
+    body = " \\\\\n".join(block.lines if broken is None else broken)
+    return "$$\n\\begin{aligned}\n" + body + "\n\\end{aligned}\n$$"
 
 
 @md_block.register
