@@ -81,17 +81,13 @@ def _exercises_document(target: str, lang: str, seconds: float, total: float,
     from derive.exercises.bank import toml_files
 
     name = Path(target).name
-    if questions:  # nothing is computed: the time bounds are checked, as for every export
-        if not seconds > 0 or not total > 0:
-            raise UsageError(f"--time-limit {seconds:g}, --total-time-limit {total:g}: give "
-                             f"numbers of seconds > 0")
-        from derive.exercises import load
+    reports = reports_for([target], seconds, decided=True, total=total)
+    if questions:
         from derive.render.questions import questions_document
 
-        return questions_document(load([target]), lang, name), toml_files([target])
+        return questions_document(reports, lang, name), toml_files([target])
     from derive.render.derivation import exercises_document
 
-    reports = reports_for([target], seconds, decided=True, total=total)
     return exercises_document(reports, lang, name), toml_files([target])
 
 
