@@ -91,7 +91,7 @@ def numbered(section: str, fmt: str) -> list[str]:
         items = re.findall(r"(?m)^(\d+)\. (.*)$", section)
         assert [int(n) for n, _ in items] == list(range(1, len(items) + 1)), items
         return [text for _, text in items]
-    (body,) = re.findall(r"\\begin\{enumerate\}\n(.*?)\n\\end\{enumerate\}", section, re.S)
+    (body,) = re.findall(r"\\begin\{enumerate\}\n(.*?)\n\\end\{enumerate\}", section, re.DOTALL)
     return re.findall(r"(?m)^  \\item (.*)$", body)
 
 
@@ -363,7 +363,6 @@ class NoProofs:
     def find_spec(self, name, path=None, target=None):
         if name.startswith("derive.proofs."):
             raise AssertionError(f"{name} was imported")
-        return None
 
 
 def test_an_id_that_is_also_a_file_is_refused(monkeypatch, tmp_path, capsys):
