@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
-
 from derive.cli.errors import UsageError
 from derive.cli.output import emit
 from derive.limits import EXERCISE_SECONDS, RUN_SECONDS
+from derive.render import formats
 
 # The exercise layers are imported when a command runs, so `derive prove` does not load them.
 
@@ -14,13 +13,13 @@ from derive.limits import EXERCISE_SECONDS, RUN_SECONDS
 def add_parser(sub) -> None:
     p = sub.add_parser("check", help="check the claims of exercise files exactly")
     p.add_argument("paths", nargs="+", metavar="PATH", help="exercise files or folders")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", choices=formats.choices("check"), default=formats.default("check"))
     add_time_limit(p)
     p.set_defaults(run=run_check)
 
     p = sub.add_parser("key", help="print the exact answer key of exercise files")
     p.add_argument("paths", nargs="+", metavar="PATH", help="exercise files or folders")
-    p.add_argument("--format", choices=("md", "tex", "json"), default="md")
+    p.add_argument("--format", choices=formats.choices("key"), default=formats.default("key"))
     p.add_argument("--lang", choices=("en", "zh"), default="en")
     p.add_argument("-o", dest="out", metavar="OUT", help="write to OUT (atomically)")
     add_time_limit(p)
@@ -72,32 +71,16 @@ def reports_for(paths, seconds: float, decided: bool = False, total: float = RUN
 
 
 def run_check(args) -> int:
-    from derive.render.keys import check_json, check_text
-
     reports = reports_for(args.paths, args.time_limit, total=args.total_time_limit)
-    if args.format == "json":
-        emit(json.dumps({"exercises": [check_json(r) for r in reports]}, ensure_ascii=False,
-                        indent=2), None)
-    else:
-        emit(check_text(reports), None)
+    emit(formats.render("check", args.format, reports), None)
     return 0 if all(r.ok for r in reports) else 1
 
 
 def run_key(args) -> int:
     from derive.exercises.bank import toml_files
-    from derive.render.keys import key_json, key_markdown
 
     reports = reports_for(args.paths, args.time_limit, decided=True,
                           total=args.total_time_limit)
-    if args.format == "json":
-        text = json.dumps({"exercises": [key_json(r) for r in reports]}, ensure_ascii=False,
-                          indent=2)
-    elif args.format == "tex":
-        from derive.render.derivation import key_document
-        from derive.render.document import to_tex
-
-        text = to_tex(key_document(reports, args.lang), standalone=True)
-    else:
-        text = key_markdown(reports, args.lang)
-    emit(text, args.out, toml_files(args.paths))
+    emit(formats.render("key", args.format, reports, lang=args.lang), args.out,
+         toml_files(args.paths))
     return 0

@@ -1,5 +1,5 @@
-"""`derive export ID|PATH`: a statement's proof, or an exercise file's derivations, as LaTeX or
-KaTeX-ready Markdown."""
+"""`derive export ID|PATH`: a statement's proof, an exercise file's derivations, or its question
+sheet (`--questions`), as LaTeX or KaTeX-ready Markdown."""
 
 from __future__ import annotations
 
@@ -9,51 +9,91 @@ from derive.cli.errors import UsageError
 from derive.cli.exercises import add_time_limit, reports_for
 from derive.cli.output import emit
 from derive.limits import EXERCISE_SECONDS, RUN_SECONDS
+from derive.render import formats
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser("export", help="export a statement or exercise derivations as LaTeX or "
                        "Markdown")
     p.add_argument("target", metavar="ID|PATH", help="a statement id, or an exercise file/folder")
-    p.add_argument("--format", choices=("tex", "md"), default="tex")
+    p.add_argument("--format", choices=formats.choices("export"),
+                   default=formats.default("export"))
     p.add_argument("--standalone", action="store_true",
                    help="a complete LaTeX document (pdfLaTeX for en, XeLaTeX for zh)")
+    p.add_argument("--questions", action="store_true",
+                   help="the exercises' question sheet: givens and what to compute, no answers")
     p.add_argument("--lang", choices=("en", "zh"), default="en")
     p.add_argument("-o", dest="out", metavar="OUT", help="write to OUT (atomically)")
     add_time_limit(p)
     p.set_defaults(run=run)
 
 
-def document_for(target: str, lang: str, seconds: float = EXERCISE_SECONDS,
-                 total: float = RUN_SECONDS):
-    """The document of a statement id, or of the exercises under a path; and its input files."""
-    from derive.statements.registry import all_statements
+def _may_be_an_id(target: str) -> bool:
+    """Whether `target` is written like a statement id (`A2`, `mean-of-means`): a bare name,
+    no folder, no suffix. Any other argument is never an id."""
+    from derive.statements.statement import ID_PATTERN
 
-    statements = {s.id: s for s in all_statements()}
-    if target in statements and Path(target).exists() and target == Path(target).name:
+    return target == Path(target).name and bool(ID_PATTERN.match(target))
+
+
+def document_for(target: str, lang: str, seconds: float = EXERCISE_SECONDS,
+                 total: float = RUN_SECONDS, questions: bool = False):
+    """The document of a statement id, or of the exercises under a path (their question sheet
+    with `questions`); and its input files.
+
+    A path is decided first: the statements are looked at only for an argument that may be an
+    id, and then by their ids as written in proofs/ (not proved, not imported), so an invalid
+    statement file never stops the export of an exercise file."""
+    if Path(target).exists() and not _may_be_an_id(target):
+        return _exercises_document(target, lang, seconds, total, questions)
+    from derive.statements.registry import InvalidProofs, statement_ids
+
+    try:
+        ids = statement_ids()
+    except InvalidProofs as exc:
+        raise UsageError(str(exc)) from None
+    if target in ids and Path(target).exists():
         raise UsageError(f"{target!r} is both a statement id and a file here; write "
                          f"./{target} for the file")
-    if target in statements:
+    if target in ids:
+        if questions:
+            raise UsageError(f"--questions: {target!r} is a statement, which has no question "
+                             f"sheet; name an exercise file or folder")
         from derive.render.derivation import statement_document
         from derive.statements import prove
+        from derive.statements.registry import select
 
-        return statement_document(prove(statements[target]), lang), []
+        try:
+            (statement,) = select([target])
+        except InvalidProofs as exc:
+            raise UsageError(str(exc)) from None
+        return statement_document(prove(statement), lang), []
     if Path(target).exists():
-        from derive.exercises.bank import toml_files
-        from derive.render.derivation import exercises_document
-
-        reports = reports_for([target], seconds, decided=True, total=total)
-        return exercises_document(reports, lang, Path(target).name), toml_files([target])
+        return _exercises_document(target, lang, seconds, total, questions)
     from derive.cli.errors import did_you_mean
 
     raise UsageError(f"{target!r} is neither a statement id nor a file"
-                     f"{did_you_mean(target, statements)} (`derive prove` lists the ids)")
+                     f"{did_you_mean(target, ids)} (`derive prove` lists the ids)")
+
+
+def _exercises_document(target: str, lang: str, seconds: float, total: float,
+                        questions: bool):
+    from derive.exercises.bank import toml_files
+
+    name = Path(target).name
+    reports = reports_for([target], seconds, decided=True, total=total)
+    if questions:
+        from derive.render.questions import questions_document
+
+        return questions_document(reports, lang, name), toml_files([target])
+    from derive.render.derivation import exercises_document
+
+    return exercises_document(reports, lang, name), toml_files([target])
 
 
 def run(args) -> int:
-    from derive.render.document import to_markdown, to_tex
-
-    doc, inputs = document_for(args.target, args.lang, args.time_limit, args.total_time_limit)
-    text = to_tex(doc, args.standalone) if args.format == "tex" else to_markdown(doc)
-    emit(text, args.out, inputs)
+    doc, inputs = document_for(args.target, args.lang, args.time_limit, args.total_time_limit,
+                               args.questions)
+    emit(formats.render("export", args.format, doc, standalone=args.standalone), args.out,
+         inputs)
     return 0

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import importlib
+from pathlib import Path
 
 from derive.statements.statement import Statement
 
@@ -32,6 +34,47 @@ def all_statements() -> list[Statement]:
         seen[statement.id] = name
         out.append(statement)
     return out
+
+
+def statement_ids() -> list[str]:
+    """The ids of the statements, in `all_statements`' order, read from the files of proofs/
+    without running them: a command that only needs to know which names are ids (`derive
+    export PATH`) does not prove, nor import, the statements, so an invalid statement file
+    does not stop it. A file whose id is not written as `Statement(id="…")` is imported."""
+    proofs = importlib.import_module("derive.proofs")
+    folder = Path(proofs.__file__).resolve().parent
+    ids = []
+    for name in proofs.MODULES:
+        found = _written_id(folder / f"{name}.py")
+        if found is None:
+            try:
+                module = importlib.import_module(f"derive.proofs.{name}")
+            except ValueError as exc:
+                raise InvalidProofs(f"proofs/{name}.py: {exc}") from None
+            statement = getattr(module, "STATEMENT", None)
+            if not isinstance(statement, Statement):
+                raise InvalidProofs(f"proofs/{name}.py: defines no STATEMENT = Statement(...)")
+            found = statement.id
+        ids.append(found)
+    return ids
+
+
+def _written_id(path: Path) -> str | None:
+    """The `id="…"` of a file's `STATEMENT = Statement(…)`, or None when it is not written
+    as a literal (or the file cannot be read as Python)."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "STATEMENT"
+                                                for t in node.targets) \
+                and isinstance(node.value, ast.Call):
+            for kw in node.value.keywords:
+                if kw.arg == "id" and isinstance(kw.value, ast.Constant) \
+                        and isinstance(kw.value.value, str):
+                    return kw.value.value
+    return None
 
 
 def select(ids: list[str]) -> list[Statement]:

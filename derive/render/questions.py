@@ -1,0 +1,115 @@
+"""Question sheets: each exercise's givens and what to compute, numbered, without the answers.
+
+The quantities asked are those the recipe derives from the exercise's inputs
+(`Recipe.available`), in derivation order: the ones the exercise claims, or every one of them
+when it claims none (the list `derive export` derives). A sheet shows the exercise's id, its
+title, its givens and the questions; nothing of a report's values but one test: a title that
+states an answer (see `states_answer`) is left out, the id still heads the exercise. The
+claims as written are never read.
+"""
+
+from __future__ import annotations
+
+import re
+
+import sympy as sp
+
+from derive.exercises.check import Report
+from derive.exercises.claims import round_places
+from derive.exercises.schema import Exercise
+from derive.kernel.exact import to_expr
+from derive.recipes.base import Quantity
+from derive.render.derivation import given_math
+from derive.render.document import Author, Document, Heading, Items, Paragraph
+from derive.render.escape import clean_text
+from derive.render.labels import words
+
+WORDS = {
+    "en": {"questions": "Questions", "compute": "Compute",
+           "note": "Give exact values (fractions) or decimals."},
+    "zh": {"questions": "习题", "compute": "求",
+           "note": "答案写精确值(分数)或小数。"},
+}
+
+
+def asked(ex: Exercise) -> list[Quantity]:
+    """The quantities the exercise asks for, in derivation order: those it claims, or every
+    quantity its inputs determine when it claims none."""
+    available = ex.recipe.available(ex.given)
+    claimed = [q for q in available if q.name in ex.claims]
+    return claimed or available
+
+
+def symbol(q: Quantity) -> str:
+    """The quantity's symbol in the course's notation: the left side of its formula (`L` of
+    `L = (1/N) Σ ℓ_i`), or the formula itself when it is one symbol (`w_t`, `S·ḡ`); empty
+    when the formula is an expression (`(1/K) Σ_k ∇L_k`, `clip(g_k)`)."""
+    left = q.formula.split(" = ", 1)[0].strip()
+    if " = " not in q.formula and any(ch in left for ch in "()[]{}"):
+        return ""  # an expression such as clip(g_k), not a name
+    return left if left and not any(ch.isspace() for ch in left) else ""
+
+
+def question(q: Quantity, lang: str) -> str:
+    """One question as prose: the quantity in the course's words, its name, and its symbol
+    (set as math: `L = ?`)."""
+    t = words(lang)
+    wrong = f", {t['wrong_scheme']}" if q.wrong else ""
+    text = f"{q.zh if lang == 'zh' and q.zh else q.doc} (`{q.name}`{wrong})"
+    s = symbol(q)
+    return f"{text}: {s} = ?" if s else text
+
+
+_NUMBER = re.compile(r"(?<![0-9.])(?:[0-9]+(?:\.[0-9]+)?)(?![0-9]|\.[0-9])")
+
+
+def _numbers(value) -> list:
+    """The numbers of a given or computed value (lists and ledger tables walked)."""
+    if isinstance(value, dict):
+        return [n for v in value.values() for n in _numbers(v)]
+    if isinstance(value, (list, tuple)):
+        return [n for v in value for n in _numbers(v)]
+    if isinstance(value, (int, sp.Basic)) and not isinstance(value, bool):
+        e = to_expr(value)
+        return [abs(e)] if e.is_number and e.is_finite else []
+    return []
+
+
+def states_answer(title: str, report: Report) -> bool:
+    """Whether the title writes an answer: a number equal to a value of the exercise, or to one
+    rounded to the places it is written with (`约 14.901GiB`), that is not also a given (a
+    title may repeat the givens: `w = 1, η = 0.1`). Signs are ignored."""
+    ex = report.exercise
+    givens = set(_numbers(list(ex.given.values())))
+    values = [v for v in _numbers(list(report.values.values())) if v not in givens]
+    for m in _NUMBER.finditer(clean_text(title)):
+        written = m.group(0)
+        number = sp.Rational(written)
+        if number in givens:
+            continue
+        places = len(written.split(".")[1]) if "." in written else 0
+        if any(v == number or (places and round_places(v, places) == number) for v in values):
+            return True
+    return False
+
+
+def question_blocks(report: Report, lang: str) -> list:
+    """One exercise: its id and title, the givens, the numbered questions."""
+    t, w = words(lang), WORDS[lang]
+    ex = report.exercise
+    title = "" if states_answer(ex.title, report) else ex.title
+    return [Heading(Author(ex.id), 2, title),
+            Paragraph(f"{t['given']}:"), given_math(ex),
+            Paragraph(f"{w['compute']}:"),
+            Items(tuple(question(q, lang) for q in asked(ex)), numbered=True)]
+
+
+def questions_document(reports: list[Report], lang: str = "en", name: str = "") -> Document:
+    """The sheet of every exercise; `name` (the file or folder) titles it."""
+    t, w = words(lang), WORDS[lang]
+    blocks: list = [Paragraph(w["note"])]
+    for r in reports:
+        blocks += question_blocks(r, lang)
+    title = (Author(name) if name else Author(reports[0].exercise.id) if len(reports) == 1
+             else t["exercises"])
+    return Document((f"{w['questions']}: ", title), tuple(blocks), lang)
