@@ -108,7 +108,7 @@ def _claim_note(c, lang: str):
         d = c.diagnosis
         name_ = d.mistake or (f"← {d.carried_from}" if d.carried_from else "")
         note += f"; {t['diagnosis']}: " + (f"{name_}: " if name_ else "") + explanation(d, lang)
-    return Paragraph((f"{t['claimed']}: ", Author(c.claimed), note), emphasis=True)
+    return Paragraph((f"{t['claimed']}: ", Author(c.claimed, number=True), note), emphasis=True)
 
 
 def _with_result(line: str, v) -> str:

@@ -24,6 +24,9 @@ class Author:
     renderers escape it (`escape_latex`, `escape_markdown`) and nothing else reads it."""
 
     text: str
+    number: bool = False
+    """A value the author wrote (a claim): a hyphen-minus before a digit is set as a minus
+    sign. Ids, titles and file names stay exactly as written."""
 
 
 Inline = str | Author | tuple
@@ -104,8 +107,9 @@ def _joined(parts: tuple, render) -> str:
 
 def _tex_prose(text: Inline, lang: str) -> str:
     """Inline text in LaTeX: the one place where author text enters a LaTeX document."""
-    if isinstance(text, Author):  # a minus sign before a number is set as one
-        return "$-$".join(escape_latex(part, lang) for part in MINUS.split(text.text))
+    if isinstance(text, Author):  # in a value, a minus sign before a number is set as one
+        parts = MINUS.split(text.text) if text.number else [text.text]
+        return "$-$".join(escape_latex(part, lang) for part in parts)
     if isinstance(text, tuple):
         return _joined(text, lambda part: _tex_prose(part, lang))
     return prose_latex(text, cjk=(lang == "zh"))
@@ -255,7 +259,7 @@ def _md_prose(text: Inline, cell: bool = False) -> str:
     """Inline text in Markdown: the one place where author text enters a Markdown document.
     In a table `cell`, a `|` of the prose is escaped too (author text has it escaped)."""
     if isinstance(text, Author):
-        return escape_markdown(MINUS.sub("\u2212", text.text))
+        return escape_markdown(MINUS.sub("\u2212", text.text) if text.number else text.text)
     if isinstance(text, tuple):
         return _joined(text, lambda part: _md_prose(part, cell))
     out = prose_markdown(text)

@@ -346,9 +346,16 @@ def _relation_split(tex: str) -> list[str]:
 INDENT = r"\quad "
 
 
+LAYOUT_CHARS = 4000
+"""The longest line of math that is broken into rows."""
+
+
 def rows(lines: tuple[str, ...], limit: float = LIMIT) -> list[str] | None:
     """The rows of an `align*` (or `aligned`) for display math whose lines are too wide, or
-    None when every line fits as it is."""
+    None when every line fits as it is. A line past LAYOUT_CHARS characters (an exact value of
+    thousands of digits) is left as it is: breaking it costs time quadratic in its length."""
+    if any(len(line) > LAYOUT_CHARS for line in lines):
+        return None
     if all(width(line) <= FITS for line in lines):
         return None
     out: list[str] = []
