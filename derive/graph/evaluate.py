@@ -4,7 +4,6 @@ index. Rationals run as `fractions.Fraction`; anything else (surds) in SymPy."""
 
 from __future__ import annotations
 
-from collections import ChainMap
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 from functools import lru_cache
@@ -66,68 +65,102 @@ def _less(a, b) -> bool:
     return sign > 0
 
 
-def _build(e: sp.Basic) -> Callable[[Env], object]:
+def _build(e: sp.Basic, indices: frozenset):
+    """A closure f(env, idx): `env` holds the symbols' values (Fractions where rational),
+    `idx` the members the indices stand for."""
     if e.is_Rational:
         c = Fraction(int(e.p), int(e.q))
-        return lambda env: c
+        return lambda env, idx: c
     if isinstance(e, sp.Symbol):
         name = e.name
-        return lambda env: _exact(env[name])
+        if name in indices:
+            return lambda env, idx: idx[name]
+        return lambda env, idx: env[name]
     if isinstance(e, sp.Indexed):
         name = e.base.label.name
-        idx = [_build(i) for i in e.indices]
-        if len(idx) == 1:
-            i0 = idx[0]
-            return lambda env: _exact(env[name][int(i0(env))])
-        return lambda env: _exact(env[name][tuple(int(i(env)) for i in idx)])
-    if isinstance(e, sp.Add) or isinstance(e, sp.Mul):
-        parts = [_build(a) for a in e.args]
+        parts = [_build(i, indices) for i in e.indices]
+        if len(parts) == 1:
+            only = parts[0]
+            if isinstance(e.indices[0], sp.Symbol) and e.indices[0].name in indices:
+                iname = e.indices[0].name
+                return lambda env, idx: env[name][idx[iname]]
+            return lambda env, idx: env[name][int(only(env, idx))]
+        return lambda env, idx: env[name][tuple(int(p(env, idx)) for p in parts)]
+    if isinstance(e, (sp.Add, sp.Mul)):
+        parts = [_build(a, indices) for a in e.args]
         op = _add if isinstance(e, sp.Add) else _mul
+        if len(parts) == 2:
+            a, b = parts
+            return lambda env, idx: op(a(env, idx), b(env, idx))
 
-        def fold(env):
-            out = parts[0](env)
+        def fold(env, idx):
+            out = parts[0](env, idx)
             for p in parts[1:]:
-                out = op(out, p(env))
+                out = op(out, p(env, idx))
             return out
         return fold
     if isinstance(e, sp.Pow):
-        base, exp = _build(e.base), _build(e.exp)
-        return lambda env: _pow(base(env), exp(env))
+        base, exp = _build(e.base, indices), _build(e.exp, indices)
+        return lambda env, idx: _pow(base(env, idx), exp(env, idx))
     if isinstance(e, sp.Sum):
-        (i, lo, hi), = e.limits if len(e.limits) == 1 else (None,)
-        body, low, high, name = _build(e.function), _build(lo), _build(hi), i.name
+        if len(e.limits) != 1:
+            raise NotEvaluable("a Σ over several indices")
+        (i, lo, hi), = e.limits
+        inner = indices | {i.name}
+        body, low, high, name = (_build(e.function, inner), _build(lo, indices),
+                                 _build(hi, indices), i.name)
 
-        def total(env):
+        def total(env, idx):
             out = Fraction(0)
-            for m in range(int(low(env)), int(high(env)) + 1):
-                out = _add(out, body(ChainMap({name: Fraction(m)}, env)))
+            bound = dict(idx)
+            for m in range(int(low(env, idx)), int(high(env, idx)) + 1):
+                bound[name] = m
+                out = _add(out, body(env, bound))
             return out
         return total
     if isinstance(e, (sp.Min, sp.Max)):
-        parts = [_build(a) for a in e.args]
+        parts = [_build(a, indices) for a in e.args]
         smaller = isinstance(e, sp.Min)
 
-        def pick(env):
-            best = parts[0](env)
+        def pick(env, idx):
+            best = parts[0](env, idx)
             for p in parts[1:]:
-                v = p(env)
-                if _less(v, best) == smaller and v != best:
+                v = p(env, idx)
+                if v != best and _less(v, best) == smaller:
                     best = v
             return best
         return pick
     if isinstance(e, sp.Abs):
-        inner = _build(e.args[0])
+        inner_f = _build(e.args[0], indices)
 
-        def absolute(env):
-            v = inner(env)
-            return -v if isinstance(v, Fraction) and v < 0 else (
-                v if isinstance(v, Fraction) else _exact(sp.Abs(v)))
+        def absolute(env, idx):
+            v = inner_f(env, idx)
+            if isinstance(v, Fraction):
+                return -v if v < 0 else v
+            return _exact(sp.Abs(v))
         return absolute
     raise NotEvaluable(f"cannot evaluate {type(e).__name__} in a recipe's formula")
 
 
 @lru_cache(maxsize=4096)
-def compiled(expr: sp.Basic) -> Callable[[Env], object]:
-    """`f(env)`: the exact value of `expr` with its symbols read from `env` (a SymPy number)."""
-    f = _build(expr)
-    return lambda env: _sym(f(env))
+def compiled(expr: sp.Basic, indices: frozenset = frozenset()) -> Callable:
+    """`f(env, idx)`: the exact value of `expr` (a Fraction, or a SymPy number for a surd),
+    its symbols read from `env` (numbers as Fractions, families as {member: number}) and the
+    `indices` from `idx` ({index name: member})."""
+    return _build(expr, indices)
+
+
+def exact_value(v):
+    """A value as the evaluator holds it (Fraction where rational), lists element-wise."""
+    if isinstance(v, dict):
+        return {k: exact_value(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [exact_value(x) for x in v]
+    return _exact(v)
+
+
+def sympy_value(v):
+    """Back to SymPy: a Rational for a Fraction, lists element-wise."""
+    if isinstance(v, (list, tuple)):
+        return [sympy_value(x) for x in v]
+    return _sym(v)

@@ -4,12 +4,11 @@ computed ones) or with some definitions replaced (a known mistake)."""
 
 from __future__ import annotations
 
-from collections import ChainMap
 from collections.abc import Callable, Iterator, Mapping
 
 import sympy as sp
 
-from derive.graph.evaluate import compiled
+from derive.graph.evaluate import compiled, exact_value, sympy_value
 from derive.graph.node import Node, Variant, leaves
 
 Binder = Callable[[object], object]
@@ -49,12 +48,15 @@ class Graph:
         return out
 
     def value(self, node: Node, env: Mapping[str, object], expr: sp.Expr | None = None):
-        """The node's value: a number, or a list over its family's members."""
-        f = compiled(node.expr if expr is None else expr)
+        """The node's value as the evaluator holds it (Fractions): a number, or a list over
+        its family's members."""
+        e = node.expr if expr is None else expr
         if node.over is None:
-            return f(env)
-        index, size = node.over.index.name, int(env[node.over.size.name])
-        return [f(ChainMap({index: m}, env)) for m in range(1, size + 1)]
+            return compiled(e)(env, {})
+        index = node.over.index.name
+        f = compiled(e, frozenset({index}))
+        size = int(env[node.over.size.name])
+        return [f(env, {index: m}) for m in range(1, size + 1)]
 
     def scope(self, ctx, replace: Mapping[str, sp.Expr] | None = None,
               shared: Callable[[str], bool] = lambda name: True) -> "Scope":
@@ -81,30 +83,34 @@ class Scope(Mapping):
         self._inputs: dict[str, object] = {}
 
     def node(self, name: str):
-        """A node's value (a number or a list): the context's for a quantity of the recipe
-        (`shared`) that no replaced definition reaches, else computed here."""
+        """A node's value (Fractions; a number or a list): the context's for a quantity of
+        the recipe (`shared`) that no replaced definition reaches, else computed here."""
         if name not in self.local and self.shared(name):
-            return self.ctx[name]
-        return self.compute(name)
+            return exact_value(self.ctx[name])
+        return self._computed(name)
 
-    def compute(self, name: str):
-        """A node's value computed from its definition (its inputs still read as `node`)."""
+    def _computed(self, name: str):
         if name not in self._cache:
             n = self.graph.by_name[name]
             self._cache[name] = self.graph.value(n, self, self.replace.get(name))
         return self._cache[name]
 
+    def compute(self, name: str):
+        """A node's value computed from its definition, in SymPy numbers."""
+        return sympy_value(self._computed(name))
+
     def __getitem__(self, key: str):
-        n = self.graph.by_key.get(key)
-        if n is not None:
-            v = self.node(n.name)
-            if n.over is not None:
-                return members(v if isinstance(v, (list, tuple)) else [v])
-            return v
         if key not in self._inputs:
-            if key not in self.graph.inputs:
+            n = self.graph.by_key.get(key)
+            if n is not None:
+                v = self.node(n.name)
+                if n.over is not None:
+                    v = members(v if isinstance(v, (list, tuple)) else [v])
+            elif key in self.graph.inputs:
+                v = exact_value(self.graph.inputs[key](self.ctx))
+            else:
                 raise KeyError(key)
-            self._inputs[key] = self.graph.inputs[key](self.ctx)
+            self._inputs[key] = v
         return self._inputs[key]
 
     def __iter__(self) -> Iterator[str]:

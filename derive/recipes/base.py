@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import sympy as sp
 
@@ -135,7 +136,11 @@ class Recipe:
     """English and Chinese words of the graph's nodes that are not claimable quantities."""
 
     def quantity(self, name: str) -> Quantity | None:
-        return next((q for q in self.quantities if q.name == name), None)
+        return self._by_name.get(name)
+
+    @cached_property
+    def _by_name(self) -> dict[str, Quantity]:
+        return {q.name: q for q in self.quantities}
 
     def available(self, given: Mapping[str, Value]) -> list[Quantity]:
         """The quantities this exercise's inputs determine."""

@@ -17,6 +17,7 @@ from derive.graph.graph import Graph, members
 from derive.graph.notation import index
 from derive.model import linear
 from derive.recipes.base import Example, Input, Mistake, Quantity, Recipe
+from derive.recipes.graphed import Graphed
 
 i = index("i")
 N = symbol("N", "N", integer=True, positive=True)
@@ -103,36 +104,6 @@ def graph_of(ctx, other: bool = False) -> Graph:
     return graph(ctx.has("b"), _other(conv) if other else conv)
 
 
-def _shown(ctx, node: Node, value):
-    """A per-record quantity is a number for a one-record batch."""
-    if node.over is not None and len(value) == 1:
-        return value[0]
-    return value
-
-
-def _value(name: str):
-    def compute(ctx):
-        gr = graph_of(ctx)
-        scope = gr.scope(ctx, shared=lambda n: RECIPE.quantity(n) is not None)
-        return _shown(ctx, gr.by_name[name], scope.compute(name))
-    return compute
-
-
-def _variant(v: Variant, other_convention: bool = False):
-    """A mistake's value: its target in the graph with the variant's definitions (or in the
-    graph of the other loss convention, where every node that differs is recomputed)."""
-    def compute(ctx):
-        gr, base = graph_of(ctx, other_convention), graph_of(ctx)
-        differs = {n.name for n in gr.nodes
-                   if n.name not in base.by_name or base.by_name[n.name].expr != n.expr}
-        for name in list(differs):
-            differs |= gr.depends(name)
-        scope = gr.scope(ctx, v.replace, shared=lambda n: RECIPE.quantity(n) is not None
-                         and n not in differs)
-        return _shown(ctx, gr.by_name[v.target], scope.compute(v.target))
-    return compute
-
-
 DOCS = {
     "prediction": "ŷ = w·x + b for each record (a number for one record)",
     "loss": "batch loss: the mean of the records' losses ℓ_i = (ŷ_i − y_i)²/2",
@@ -194,13 +165,19 @@ VARIANTS = (
 
 NEEDS = {"b_gradient": ("b",), "b_new": ("b",)}
 
+CLAIMABLE = ("prediction", "loss", "gradient", "b_gradient", "w_new", "b_new", "prediction_new",
+             "loss_new")
+GRAPHED = Graphed(graph_of, CLAIMABLE)
+
 QUANTITIES = tuple(
-    Quantity(name, DOCS[name], "", _value(name), zh=WORDS[name][1], needs=NEEDS.get(name, ()))
-    for name in ("prediction", "loss", "gradient", "b_gradient", "w_new", "b_new",
-                 "prediction_new", "loss_new"))
+    Quantity(name, DOCS[name], "", GRAPHED.value(name), zh=WORDS[name][1],
+             needs=NEEDS.get(name, ()))
+    for name in CLAIMABLE)
 
 MISTAKES = tuple(
-    Mistake(v.name, v.target, v.en, _variant(v, other), zh=v.zh, example=example)
+    Mistake(v.name, v.target, v.en,
+            GRAPHED.variant(v, (lambda c: graph_of(c, other=True)) if other else None),
+            zh=v.zh, example=example)
     for v, other, example in VARIANTS)
 
 MODEL_INPUTS = (

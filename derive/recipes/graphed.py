@@ -1,0 +1,58 @@
+"""Quantities and mistakes of a recipe whose quantities are nodes of a derivation graph: the
+`compute` functions the exercises layer calls, all reading one graph per exercise."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from derive.graph import Variant
+from derive.graph.graph import Graph
+
+GraphOf = Callable[[object], Graph]
+"""The graph of an exercise's configuration, from its context (cached by the recipe)."""
+
+
+class Graphed:
+    """`value(name)` and `variant(v)` computes for a recipe; `claimable` names its quantities
+    (claimed values of those stand in for computed ones when errors are carried forward)."""
+
+    def __init__(self, graph_of: GraphOf, claimable: Iterable[str],
+                 one_member_is_a_number: bool = True):
+        self.graph_of = graph_of
+        self.claimable = frozenset(claimable)
+        self.one_member_is_a_number = one_member_is_a_number
+
+    def _shown(self, node, value):
+        """A family quantity is a number for a one-member family (one record)."""
+        if node.over is not None and self.one_member_is_a_number and len(value) == 1:
+            return value[0]
+        return value
+
+    def scope(self, ctx):
+        """The exercise's one scope: every node computed once per context."""
+        return ctx.memo("graph-scope", lambda c: self.graph_of(c).scope(
+            c, shared=self.claimable.__contains__))
+
+    def value(self, name: str) -> Callable:
+        def compute(ctx):
+            scope = self.scope(ctx)
+            return self._shown(scope.graph.by_name[name], scope.compute(name))
+        return compute
+
+    def variant(self, v: Variant, other: GraphOf | None = None) -> Callable:
+        """A mistake's value: its target with the variant's definitions in place; in the
+        graph `other(ctx)` when given (another loss convention), where every node whose
+        definition differs, and everything downstream of it, is recomputed."""
+        def compute(ctx):
+            base = self.graph_of(ctx)
+            gr = other(ctx) if other is not None else base
+            differs: set[str] = set()
+            if gr is not base:
+                differs = {n.name for n in gr.nodes
+                           if n.name not in base.by_name or base.by_name[n.name].expr != n.expr}
+                for name in list(differs):
+                    differs |= gr.depends(name)
+            scope = gr.scope(ctx, v.replace,
+                             shared=lambda n: n in self.claimable and n not in differs)
+            return self._shown(gr.by_name[v.target], scope.compute(v.target))
+        return compute
