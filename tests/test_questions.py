@@ -99,9 +99,14 @@ def code(name: str, fmt: str) -> str:
     return f"(`{name}`" if fmt == "md" else r"(\texttt{" + name.replace("_", r"\_") + "}"
 
 
-def words(q, lang: str, fmt: str) -> str:
-    """The quantity in the course's words, as the output sets prose."""
-    text = q.zh if lang == "zh" and q.zh else q.doc
+def words(q, lang: str, fmt: str, recipe=None) -> str:
+    """The quantity in the course's words, as the output sets prose (a graph recipe's words
+    for its nodes)."""
+    if recipe is not None and q.name in recipe.node_words:
+        en, zh = recipe.node_words[q.name]
+        text = zh if lang == "zh" and zh else en
+    else:
+        text = q.zh if lang == "zh" and q.zh else q.doc
     return prose_markdown(text) if fmt == "md" else prose_latex(text, cjk=(lang == "zh"))
 
 
@@ -191,7 +196,7 @@ def test_every_asked_quantity_is_numbered(path, lang, fmt, keys):
         assert len(items) == len(names), (exercise["id"], items, names)
         for name, item in zip(names, items):
             assert code(name, fmt) in item, (exercise["id"], name, item)
-            assert words(recipe.quantity(name), lang, fmt) in item, (exercise["id"], item)
+            assert words(recipe.quantity(name), lang, fmt, recipe) in item, (exercise["id"], item)
 
 
 @pytest.mark.parametrize("lang,fmt", FORMS)
@@ -258,16 +263,16 @@ def test_a_sheet_by_hand():
     assert md.startswith("# Questions: lesson03.toml\n")
     assert "### lesson03-ex1 — 学习率改为 0.05\n\nGiven:\n\n$$\nw = 1,\\quad \\eta = 0.05," \
            "\\quad \\text{records} = \\left[\\left[2, 4\\right]\\right]\n$$\n\nCompute:\n\n" \
-           "1. $\\hat{y} = w\\cdot x + b$ for each record (a number for one record) " \
-           "(`prediction`)\n" in md
-    assert "\n4. w after one SGD step (`w_new`)\n" \
-           "5. the batch loss at the new parameters (`loss_new`)\n\n" \
+           "1. Prediction of each record (`prediction`): $\\hat{y}_{i} = ?$\n" in md
+    assert "\n4. The weight after the step (`w_new`): $w' = ?$\n" \
+           "5. Batch loss at the new parameters (`loss_new`): $L' = ?$\n\n" \
            "### lesson03-two-records\n" in md
     zh = derive("export", "proofs/course/lesson03.toml", "--questions", "--format", "md",
                 "--lang", "zh")
-    assert "求:\n\n1. 每条记录的预测 (`prediction`)\n2. 批损失 (`loss`)\n" \
-           "3. 对 w 的梯度 (`gradient`)\n4. 更新后的权重 (`w_new`)\n" \
-           "5. 新参数下的批损失 (`loss_new`)\n" in zh
+    assert "求:\n\n1. 每条记录的预测 (`prediction`): $\\hat{y}_{i} = ?$\n" \
+           "2. 批损失 (`loss`): $L = ?$\n3. 对 w 的梯度 (`gradient`): $g = ?$\n" \
+           "4. 更新后的权重 (`w_new`): $w' = ?$\n" \
+           "5. 新参数下的批损失 (`loss_new`): $L' = ?$\n" in zh
     memory = derive("export", "proofs/course/lesson03-memory.toml", "--questions", "--format",
                     "md", "--lang", "zh")
     assert "### lesson03-ledger\n" in memory and "14.901" not in memory  # 约 14.901GiB

@@ -29,7 +29,14 @@ class Author:
     sign. Ids, titles and file names stay exactly as written."""
 
 
-Inline = str | Author | tuple
+@dataclass(frozen=True)
+class InlineMath:
+    """A formula inside a line of prose, as LaTeX built by derive (never author text)."""
+
+    tex: str
+
+
+Inline = str | Author | InlineMath | tuple
 """Inline text: prose (str), author text, or a tuple of the two in order."""
 
 
@@ -107,6 +114,8 @@ def _joined(parts: tuple, render) -> str:
 
 def _tex_prose(text: Inline, lang: str) -> str:
     """Inline text in LaTeX: the one place where author text enters a LaTeX document."""
+    if isinstance(text, InlineMath):
+        return f"${text.tex}$"
     if isinstance(text, Author):  # in a value, a minus sign before a number is set as one
         parts = MINUS.split(text.text) if text.number else [text.text]
         return "$-$".join(escape_latex(part, lang) for part in parts)
@@ -258,6 +267,8 @@ def md_block(block) -> str:
 def _md_prose(text: Inline, cell: bool = False) -> str:
     """Inline text in Markdown: the one place where author text enters a Markdown document.
     In a table `cell`, a `|` of the prose is escaped too (author text has it escaped)."""
+    if isinstance(text, InlineMath):
+        return f"${text.tex}$"
     if isinstance(text, Author):
         return escape_markdown(MINUS.sub("\u2212", text.text) if text.number else text.text)
     if isinstance(text, tuple):

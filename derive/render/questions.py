@@ -20,7 +20,7 @@ from derive.exercises.schema import Exercise
 from derive.kernel.exact import to_expr
 from derive.recipes.base import Quantity
 from derive.render.derivation import given_math
-from derive.render.document import Author, Document, Heading, Items, Paragraph
+from derive.render.document import Author, Document, Heading, InlineMath, Items, Paragraph
 from derive.render.escape import clean_text
 from derive.render.labels import words
 
@@ -101,7 +101,23 @@ def question_blocks(report: Report, lang: str) -> list:
     return [Heading(Author(ex.id), 2, title),
             Paragraph(f"{t['given']}:"), given_math(ex),
             Paragraph(f"{w['compute']}:"),
-            Items(tuple(question(q, lang) for q in asked(ex)), numbered=True)]
+            Items(tuple(_question(ex, q, lang) for q in asked(ex)), numbered=True)]
+
+
+def _question(ex: Exercise, q: Quantity, lang: str):
+    """A question in the course's words with the quantity's symbol (`Batch loss (`loss`):
+    L = ?`), from the recipe's graph where it has one."""
+    from derive.render.working import formula_tex
+
+    tex = formula_tex(ex.recipe, ex.given, q.name)
+    if tex is None:
+        return question(q, lang)
+    en, zh = ex.recipe.node_words.get(q.name, (q.doc, q.zh))
+    t = words(lang)
+    wrong = f", {t['wrong_scheme']}" if q.wrong else ""
+    label = zh if lang == "zh" and zh else en
+    head = tex.split(" = ", 1)[0]
+    return (f"{label} (`{q.name}`{wrong}):", " ", InlineMath(f"{head} = ?"))
 
 
 def questions_document(reports: list[Report], lang: str = "en", name: str = "") -> Document:
