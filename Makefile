@@ -9,7 +9,7 @@ DEMO_STAMP := $(VENV)/.demo-stamp
 STAMP := $(VENV)/.installed-stamp
 KATEX := tests/katex/node_modules/katex/package.json
 
-.PHONY: demo test renderers bench golden docs clean
+.PHONY: demo test renderers bench golden docs pages clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,10 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/check.py
 	$(BIN)/python benchmarks/variants.py
 	$(BIN)/python benchmarks/scaling.py --max-n 10000
+
+# The export pictures of docs/export.md (TeX Live and pdftoppm from poppler-utils).
+pages: $(STAMP)
+	$(BIN)/python tests/make_pages.py
 
 golden: $(STAMP)
 	$(BIN)/python tests/golden.py --update

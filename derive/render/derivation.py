@@ -140,6 +140,8 @@ def graph_blocks(report: Report, lang: str) -> list:
         blocks.append(Paragraph(label + ":"))
         lines = work.lines(node.name)
         shown = [_with_result(text, v) if v is not None else text for text, v in lines]
+        if len(shown) > 1:  # a family's lines aligned at their first =
+            shown = [line.replace(" = ", " &= ", 1) for line in shown]
         blocks.append(Math(tuple(shown)))
         hidden = work.hidden(node.name)
         if hidden:
