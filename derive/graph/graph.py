@@ -58,6 +58,21 @@ class Graph:
         size = int(env[node.over.size.name])
         return [f(env, {index: m}) for m in range(1, size + 1)]
 
+    def all_values(self, ctx) -> dict[str, object]:
+        """Every input and node of the exercise at once, as the evaluator holds them (nodes
+        under their symbol's name; families as {member: value}): one pass in derivation
+        order over a plain dict, the fast path when nothing is overridden."""
+        env: dict[str, object] = {}
+        for k, b in self.inputs.items():
+            try:
+                env[k] = exact_value(b(ctx))
+            except (KeyError, TypeError):  # an optional input not given (the bias)
+                pass
+        for n in self.nodes:
+            v = self.value(n, env)
+            env[n.key] = members(v) if n.over is not None else v
+        return env
+
     def scope(self, ctx, replace: Mapping[str, sp.Expr] | None = None,
               shared: Callable[[str], bool] = lambda name: True) -> "Scope":
         return Scope(self, ctx, dict(replace or {}), shared)
@@ -65,6 +80,20 @@ class Graph:
     def evaluate_variant(self, variant: Variant, ctx):
         """`variant.target` computed with the variant's definitions in place."""
         return self.scope(ctx, variant.replace).node(variant.target)
+
+
+class Values:
+    """The values of every node computed in one pass (`Graph.all_values`): what a scope
+    gives when no claimed value stands in for a computed one."""
+
+    def __init__(self, graph: Graph, ctx):
+        self.graph = graph
+        self.env = graph.all_values(ctx)
+
+    def compute(self, name: str):
+        n = self.graph.by_name[name]
+        v = self.env[n.key]
+        return sympy_value(list(v.values()) if n.over is not None else v)
 
 
 class Scope(Mapping):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from derive.graph import Variant
-from derive.graph.graph import Graph
+from derive.graph.graph import Graph, Values
 
 GraphOf = Callable[[object], Graph]
 """The graph of an exercise's configuration, from its context (cached by the recipe)."""
@@ -29,9 +29,14 @@ class Graphed:
         return value
 
     def scope(self, ctx):
-        """The exercise's one scope: every node computed once per context."""
-        return ctx.memo("graph-scope", lambda c: self.graph_of(c).scope(
-            c, shared=self.claimable.__contains__))
+        """The exercise's one scope: every node computed once per context (in one pass when
+        no claimed value stands in for a computed one)."""
+        def make(c):
+            graph = self.graph_of(c)
+            if not c.overrides:
+                return Values(graph, c)
+            return graph.scope(c, shared=self.claimable.__contains__)
+        return ctx.memo("graph-scope", make)
 
     def value(self, name: str) -> Callable:
         def compute(ctx):
