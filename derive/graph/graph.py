@@ -23,19 +23,45 @@ def members(values) -> dict[int, object]:
 class Graph:
     """Nodes in derivation order; `inputs` binds every symbol that is not a node."""
 
-    def __init__(self, nodes: tuple[Node, ...], inputs: Mapping[str, Binder]):
+    def __init__(self, nodes: tuple[Node, ...], inputs: Mapping[str, Binder],
+                 opaque: frozenset[str] = frozenset()):
         self.nodes = nodes
         self.inputs = dict(inputs)
+        self.opaque = frozenset(opaque)
+        """Inputs the working names but never substitutes (a microbatch B_k is a set of
+        records: n_1 = |B_1|, not |2|)."""
         self.by_name = {n.name: n for n in nodes}
         self.by_key = {n.key: n for n in nodes}
         if len(self.by_name) != len(nodes) or len(self.by_key) != len(nodes):
             raise ValueError("two nodes with one name or one symbol")
-        self.reads = {n.name: frozenset(leaves(n.expr)) for n in nodes}
+        self.reads = {n.name: frozenset(leaves(n.expr) | (leaves(n.start) if n.start is not None
+                                                           else set())) for n in nodes}
         for n in nodes:
             unknown = self.reads[n.name] - set(self.by_key) - set(self.inputs) - (
                 {n.over.index.name} if n.over else set())
             if unknown:
                 raise ValueError(f"node {n.name} reads unbound symbols {sorted(unknown)}")
+        self.recurrent = self._recurrent()
+        """Family nodes that read themselves, directly or through another node (w_k from
+        w_{k−1}; g_k = ∇L_k(w_{k−1}) and w_k = w_{k−1} − η·g_k): evaluated member by member."""
+
+    def _recurrent(self) -> frozenset[str]:
+        name_of = {n.key: n.name for n in self.nodes}
+        edges = {n.name: {name_of[k] for k in self.reads[n.name] if k in name_of}
+                 for n in self.nodes}
+        out = set()
+        for n in self.nodes:
+            seen, todo = set(), list(edges[n.name])
+            while todo:
+                m = todo.pop()
+                if m not in seen:
+                    seen.add(m)
+                    todo += edges[m]
+            if n.name in seen:
+                if n.over is None:
+                    raise ValueError(f"node {n.name} reads itself but is not a family")
+                out.add(n.name)
+        return frozenset(out)
 
     def depends(self, name: str) -> set[str]:
         """Every node whose definition reads `name`'s node, directly or not."""
@@ -110,15 +136,31 @@ class Scope(Mapping):
         self.shared = shared
         self._cache: dict[str, object] = {}
         self._inputs: dict[str, object] = {}
+        self._members: dict[str, _Members] = {}
 
     def node(self, name: str):
         """A node's value (Fractions; a number or a list): the context's for a quantity of
-        the recipe (`shared`) that no replaced definition reaches, else computed here."""
-        if name not in self.local and self.shared(name):
+        the recipe (`shared`) that no replaced definition reaches, else computed here. A
+        recurrent node is the context's only where the context holds another value for it
+        (a claim carried forward); else it is computed here, member by member."""
+        if name not in self.local and self.shared(name) and (
+                name not in self.graph.recurrent or self._overridden(name)):
             return exact_value(self.ctx[name])
         return self._computed(name)
 
+    def _overridden(self, name: str) -> bool:
+        return name in getattr(self.ctx, "overrides", {})
+
+    def _recurrence(self, name: str) -> "_Members":
+        if name not in self._members:
+            n = self.graph.by_name[name]
+            self._members[name] = _Members(self, n, self.replace.get(name, n.expr))
+        return self._members[name]
+
     def _computed(self, name: str):
+        if name in self.graph.recurrent and name not in self._cache:
+            members_ = self._recurrence(name)
+            self._cache[name] = [members_[m] for m in range(1, members_.size + 1)]
         if name not in self._cache:
             n = self.graph.by_name[name]
             self._cache[name] = self.graph.value(n, self, self.replace.get(name))
@@ -131,10 +173,16 @@ class Scope(Mapping):
     def __getitem__(self, key: str):
         if key not in self._inputs:
             n = self.graph.by_key.get(key)
+            if n is not None and n.name in self.graph.recurrent and (
+                    n.name in self.local or not self.shared(n.name)
+                    or not self._overridden(n.name)):
+                return self._recurrence(n.name)  # filled member by member, as read
             if n is not None:
                 v = self.node(n.name)
                 if n.over is not None:
                     v = members(v if isinstance(v, (list, tuple)) else [v])
+                    if n.start is not None:
+                        v[0] = compiled(n.start)(self, {})
             elif key in self.graph.inputs:
                 v = exact_value(self.graph.inputs[key](self.ctx))
             else:
@@ -147,3 +195,34 @@ class Scope(Mapping):
 
     def __len__(self) -> int:
         return len(self.graph.by_key) + len(self.graph.inputs)
+
+
+class _Members(dict):
+    """The members of a recurrent family node, each computed when first read (member 0 from
+    the node's `start`); reading member m computes the members before it first, in order, so
+    that a long recurrence never nests deeply."""
+
+    def __init__(self, scope: Scope, node: Node, expr: sp.Expr):
+        super().__init__()
+        self.scope, self.node = scope, node
+        self.index = node.over.index.name
+        self.f = compiled(expr, frozenset({self.index}))
+        self.size = int(scope[node.over.size.name])
+        self.next = 1
+
+    def __missing__(self, m):
+        if m == 0 and self.node.start is not None:
+            self[0] = compiled(self.node.start)(self.scope, {})
+            return self[0]
+        if not (isinstance(m, int) and 1 <= m <= self.size):
+            raise KeyError(m)
+        while self.next <= m:
+            j, self.next = self.next, self.next + 1
+            self[j] = self.f(self.scope, {self.index: j})
+        return dict.__getitem__(self, m)
+
+    def get(self, m, default=None):
+        try:
+            return self[m]
+        except KeyError:
+            return default

@@ -3,124 +3,318 @@ the course warns about. The target is the mean over all records, or over valid t
 `tokens` is given (then microbatch k's mean gradient is its mean over its t_k tokens and its
 weight is t_k/T).
 """
+# Every quantity is one node of the derivation graph below. Records are numbered i = 1…N
+# across the window, microbatch B_k holding records c_{k−1}+1 … c_k; a record's gradient is
+# `sympy.diff` of its loss (ŷ_i − y_i)²/2 through the prediction ŷ_i = w·x_i.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import sympy as sp
 
-from derive.model import schemes
-from derive.model.objective import sgd_update, weighted_sum, weights
-from derive.recipes.base import Input, Mistake, Quantity, Recipe
+from derive.graph import Family, Node, Variant, family, symbol
+from derive.graph.graph import Graph, members
+from derive.graph.notation import index
+from derive.model import linear
+from derive.recipes.base import Example, Input, Mistake, Quantity, Recipe
+from derive.recipes.graphed import Graphed
+from derive.render.formula_tex import blocks
 from derive.wording import plural
 
+i, k = index("i"), index("k")
+N = symbol("N", "N", integer=True, positive=True)
+K = symbol("K", "K", integer=True, positive=True)
+T = symbol("T", "T", integer=True, positive=True)
+RECORDS = Family("records", i, N)
+MICROBATCHES = Family("microbatches", k, K)
+w = symbol("w", "w")
+eta = symbol("eta", "eta", positive=True)
+d = symbol("d", "d", integer=True, positive=True)
+x, y = family("x", "x"), family("y", "y")
+B = family("B", "B")
+c = family("c", "c", integer=True)
+blocks("c", "B")
+t = family("t", "t", integer=True, positive=True)
+n = family("n", "n", integer=True, positive=True)
+yhat = family("yhat", "y", accent="hat")
+grad = family("nabla_ell", "ell", prefix="nabla")
+S = family("S", "S")
+G = family("nabla_L", "L", prefix="nabla")
+G_given = family("nabla_L_given", "L", prefix="nabla")
+alpha = family("alpha", "alpha")
+g = symbol("g", "g")
+g_mean = symbol("g_bar", "g", accent="bar")
+g_sum = symbol("g_sum", "g", sub=r"\Sigma")
+g_div = symbol("g_d", "g", sub="d")
+w1 = symbol("w_new", "w", prime=True)
+w1_mean = symbol("w_new_bar", "w", accent="bar", prime=True)
+w1_sum = symbol("w_new_sum", "w", prime=True, sub=r"\Sigma")
+w1_div = symbol("w_new_d", "w", prime=True, sub="d")
+g_micro = family("g_micro", "g")
+w_micro = family("w_micro", "w")
 
-def _units(c):
-    """The counts the target averages over: valid tokens when given, else records."""
-    return c.given["tokens"] if c.has("tokens") else c["microbatch_sizes"]
+RECORDS_MODE, GIVEN_MODE = "microbatches", "means"
 
 
-def _sizes(c):
-    if c.has("microbatches"):
-        return [sp.Integer(len(mb)) for mb in c["microbatches"]]
-    return list(c.given["microbatch_sizes"])
+def _step(param: sp.Expr, gradient: sp.Expr) -> sp.Expr:
+    """param − η·gradient, as written."""
+    return sp.Add(param, sp.Mul(-1, eta, gradient, evaluate=False), evaluate=False)
 
 
-def _means(c):
-    if c.has("microbatches"):
-        return schemes.mean_gradients(c["microbatches"], c["w"])
-    return list(c.given["microbatch_mean_gradients"])
+def _block_sum(term: sp.Expr) -> sp.Expr:
+    """Σ_{i∈B_k} term: i from c_{k−1}+1 to c_k."""
+    return sp.Sum(term, (i, c[k - 1] + 1, c[k]))
 
 
-def _sums(c):
-    return [u * g for u, g in zip(_units(c), c["microbatch_mean_gradients"])]
+def _over_microbatches(term: sp.Expr) -> sp.Expr:
+    return sp.Sum(term, (k, 1, K))
 
 
-def _micro_gradients(c):
-    out, current = [], c["w"]
-    for mb in c["microbatches"]:
-        g = schemes.mean_gradients([mb], current)[0]
-        out.append(g)
-        current = sgd_update(current, c["lr"], g)
+def _scaled(scale: sp.Expr, term: sp.Expr) -> sp.Expr:
+    """scale·term kept as written ((1/n_k)·Σ, not folded into the sum)."""
+    return sp.Mul(scale, term, evaluate=False)
+
+
+def _record_gradient(weight: sp.Expr) -> sp.Expr:
+    """∂ℓ_i/∂w at `weight` = ∂ℓ_i/∂ŷ_i · ∂ŷ_i/∂w, each factor by `sympy.diff` (the per-record
+    loss (ŷ − y)²/2 of the lesson's model ŷ = w·x)."""
+    out_grad = sp.diff(linear.squared_error(linear.yhat, y[i]), linear.yhat)
+    local = sp.diff(linear.prediction(linear.w, x[i]), linear.w)
+    if weight == w:  # at the window's w: through the prediction node ŷ_i
+        return sp.Mul(out_grad.xreplace({linear.yhat: yhat[i]}), local, evaluate=False)
+    at = sp.Mul(weight, x[i], evaluate=False)
+    return sp.Mul(out_grad.xreplace({linear.yhat: at}), local, evaluate=False)
+
+
+def mean_of_means_expr():
+    return _scaled(1 / K, _over_microbatches(G[k]))
+
+
+def sum_of_means_expr():
+    return _over_microbatches(G[k])
+
+
+def divisor_expr():
+    return _scaled(1 / d, _over_microbatches(G[k]))
+
+
+@lru_cache(maxsize=None)
+def graph(mode: str, tokens: bool) -> Graph:
+    """The graph of one exercise's configuration: records given (`microbatches`) or sizes and
+    means given; the target over records or over valid tokens."""
+    records = mode == RECORDS_MODE
+    units = t[k] if tokens else n[k]
+    means = (_scaled(1 / n[k], _block_sum(grad[i])) if records else G_given[k])
+    nodes = [Node("microbatch_sizes", n, sp.Abs(B[k]), MICROBATCHES),
+             Node("records_total", N, _over_microbatches(n[k]))]
+    if records:
+        nodes += [Node("prediction", yhat, sp.Mul(w, x[i], evaluate=False), RECORDS),
+                  Node("record_gradient", grad, _record_gradient(w), RECORDS)]
+    sums = _block_sum(grad[i]) if records and not tokens else sp.Mul(units, G[k], evaluate=False)
+    nodes += [Node("microbatch_gradient_sums", S, sums, MICROBATCHES),
+              Node("microbatch_mean_gradients", G, means, MICROBATCHES)]
+    if tokens:
+        nodes.append(Node("tokens_total", T, _over_microbatches(t[k])))
+    nodes += [
+        Node("weights", alpha, units / (T if tokens else N), MICROBATCHES),
+        Node("gradient", g, _over_microbatches(sp.Mul(alpha[k], G[k], evaluate=False))),
+        Node("mean_of_means", g_mean, mean_of_means_expr()),
+        Node("sum_of_means", g_sum, sum_of_means_expr()),
+        Node("w_new", w1, _step(w, g)),
+        Node("w_new_mean_of_means", w1_mean, _step(w, g_mean)),
+        Node("w_new_sum_of_means", w1_sum, _step(w, g_sum)),
+    ]
+    if records:
+        nodes += [
+            Node("micro_step_gradients", g_micro,
+                 _scaled(1 / n[k], _block_sum(_record_gradient(w_micro[k - 1]))), MICROBATCHES),
+            Node("w_micro_steps", w_micro, _step(w_micro[k - 1], g_micro[k]), MICROBATCHES,
+                 start=w),
+        ]
+    nodes += [Node("divisor_gradient", g_div, divisor_expr()),
+              Node("w_new_divisor", w1_div, _step(w, g_div))]
+    inputs = {"w": lambda c_: c_["w"], "eta": lambda c_: c_["lr"], "d": lambda c_: c_["divisor"],
+              "K": lambda c_: sp.Integer(len(_sizes(c_))),
+              "B": lambda c_: members(_sizes(c_)),
+              "t": lambda c_: members(c_.given["tokens"])}
+    if records:
+        flat = lambda c_: [r for mb in c_["microbatches"] for r in mb]  # noqa: E731
+        inputs.update({
+            "x": lambda c_: members([r[0] for r in flat(c_)]),
+            "y": lambda c_: members([r[1] for r in flat(c_)]),
+            "c": lambda c_: _boundaries(_sizes(c_)),
+        })
+    else:
+        inputs["nabla_L_given"] = lambda c_: members(c_.given["microbatch_mean_gradients"])
+    return Graph(tuple(nodes), inputs, opaque=frozenset({"B"}))
+
+
+def _sizes(c_):
+    """n_k as the exercise gives them: the records of each microbatch, or `microbatch_sizes`."""
+    if c_.has("microbatches"):
+        return [sp.Integer(len(mb)) for mb in c_["microbatches"]]
+    return list(c_.given["microbatch_sizes"])
+
+
+def _boundaries(sizes):
+    """c_k = n_1 + … + n_k, with c_0 = 0: microbatch k holds records c_{k−1}+1 … c_k."""
+    out, total = {0: 0}, 0
+    for m, s in enumerate(sizes, 1):
+        total += int(s)
+        out[m] = total
     return out
 
 
-def _walk(w, lr, gradients):
-    """w after each step on the given per-microbatch gradients."""
-    out = []
-    for g in gradients:
-        w = sgd_update(w, lr, g)
-        out.append(w)
-    return out
-
-
-def _step(c, g):
-    return sgd_update(c["w"], c["lr"], g)
+def graph_of(ctx) -> Graph:
+    return graph(RECORDS_MODE if ctx.has("microbatches") else GIVEN_MODE, ctx.has("tokens"))
 
 
 STEP = ("w", "lr")
+MICRO = ("microbatches", "lr")
 
-QUANTITIES = (
-    Quantity("microbatch_sizes", "n_k, the records in each microbatch", "n_k = |B_k|",
-             _sizes, zh="微批大小"),
-    Quantity("microbatch_gradient_sums",
-             "each microbatch's gradient summed over its records (its tokens with `tokens`)",
-             "Σ_{i∈B_k} ∇ℓ_i", _sums, zh="微批梯度和"),
-    Quantity("microbatch_mean_gradients", "∇L_k, each microbatch's mean gradient",
-             "∇L_k = (1/n_k) Σ_{i∈B_k} ∇ℓ_i", _means, zh="微批平均梯度"),
-    Quantity("weights", "each microbatch's weight in the target: n_k/N (t_k/T with tokens)",
-             "n_k/N (t_k/T with tokens)", lambda c: weights(_units(c)), zh="微批权重"),
-    Quantity("gradient", "the target's gradient (A2)", "g = Σ_k (n_k/N)·∇L_k",
-             lambda c: weighted_sum(c["weights"], c["microbatch_mean_gradients"]),
-             zh="梯度"),
-    Quantity("mean_of_means", "the 1/K mistake: microbatch means averaged equally",
-             "(1/K) Σ_k ∇L_k",
-             lambda c: schemes.mean_of_means(c["microbatch_mean_gradients"]),
-             wrong=True, mistake_of=("gradient",), zh="均值的均值"),
-    Quantity("sum_of_means", "the undivided sum of microbatch means", "Σ_k ∇L_k",
-             lambda c: schemes.sum_of_means(c["microbatch_mean_gradients"]),
-             wrong=True, mistake_of=("gradient",), zh="均值之和"),
-    Quantity("w_new", "w after one SGD step on the accumulated gradient (A3)",
-             "w_new = w − η·g", lambda c: _step(c, c["gradient"]), needs=STEP, zh="新权重"),
-    Quantity("w_new_mean_of_means", "w after a step on the 1/K mean of means",
-             "w − η·(1/K) Σ_k ∇L_k", lambda c: _step(c, c["mean_of_means"]), needs=STEP,
-             wrong=True, mistake_of=("w_new",), zh="按均值的均值更新"),
-    Quantity("w_new_sum_of_means", "w after a step on the undivided sum",
-             "w − η·Σ_k ∇L_k", lambda c: _step(c, c["sum_of_means"]), needs=STEP,
-             wrong=True, mistake_of=("w_new",), zh="按均值之和更新"),
-    Quantity("micro_step_gradients",
-             "∇L_k at the w reached after the previous per-microbatch step",
-             "∇L_k(w_{k−1})", _micro_gradients, needs=("microbatches", "lr"), wrong=True,
-             zh="逐微批梯度"),
-    Quantity("w_micro_steps", "w after each per-microbatch step (a different trajectory)",
-             "w_k = w_{k−1} − η·∇L_k(w_{k−1})",
-             lambda c: _walk(c["w"], c["lr"], c["micro_step_gradients"]),
-             needs=("microbatches", "lr"), wrong=True, zh="逐微批更新"),
-    Quantity("divisor_gradient", "the microbatch means summed and divided by the fixed divisor d",
-             "(1/d) Σ_k ∇L_k",
-             lambda c: schemes.divisor_gradient(c["microbatch_mean_gradients"], c["divisor"]),
-             needs=("divisor",), wrong=True, mistake_of=("gradient",), zh="固定分母梯度"),
-    Quantity("w_new_divisor", "w after a step on the fixed-divisor gradient",
-             "w − η·(1/d) Σ_k ∇L_k", lambda c: _step(c, c["divisor_gradient"]),
-             needs=("divisor", *STEP), wrong=True, mistake_of=("w_new",), zh="按固定分母更新"),
+QUANTITIES_SPEC = (
+    # name, doc, formula text (`derive recipes`), wrong, mistake_of, needs, zh
+    ("microbatch_sizes", "n_k, the records in each microbatch", "n_k = |B_k|",
+     False, (), (), "微批大小"),
+    ("microbatch_gradient_sums",
+     "each microbatch's gradient summed over its records (its tokens with `tokens`)",
+     "Σ_{i∈B_k} ∇ℓ_i", False, (), (), "微批梯度和"),
+    ("microbatch_mean_gradients", "∇L_k, each microbatch's mean gradient",
+     "∇L_k = (1/n_k) Σ_{i∈B_k} ∇ℓ_i", False, (), (), "微批平均梯度"),
+    ("weights", "each microbatch's weight in the target: n_k/N (t_k/T with tokens)",
+     "n_k/N (t_k/T with tokens)", False, (), (), "微批权重"),
+    ("gradient", "the target's gradient (A2)", "g = Σ_k (n_k/N)·∇L_k", False, (), (), "梯度"),
+    ("mean_of_means", "the 1/K mistake: microbatch means averaged equally", "(1/K) Σ_k ∇L_k",
+     True, ("gradient",), (), "均值的均值"),
+    ("sum_of_means", "the undivided sum of microbatch means", "Σ_k ∇L_k",
+     True, ("gradient",), (), "均值之和"),
+    ("w_new", "w after one SGD step on the accumulated gradient (A3)", "w_new = w − η·g",
+     False, (), STEP, "新权重"),
+    ("w_new_mean_of_means", "w after a step on the 1/K mean of means", "w − η·(1/K) Σ_k ∇L_k",
+     True, ("w_new",), STEP, "按均值的均值更新"),
+    ("w_new_sum_of_means", "w after a step on the undivided sum", "w − η·Σ_k ∇L_k",
+     True, ("w_new",), STEP, "按均值之和更新"),
+    ("micro_step_gradients", "∇L_k at the w reached after the previous per-microbatch step",
+     "∇L_k(w_{k−1})", True, (), MICRO, "逐微批梯度"),
+    ("w_micro_steps", "w after each per-microbatch step (a different trajectory)",
+     "w_k = w_{k−1} − η·∇L_k(w_{k−1})", True, (), MICRO, "逐微批更新"),
+    ("divisor_gradient", "the microbatch means summed and divided by the fixed divisor d",
+     "(1/d) Σ_k ∇L_k", True, ("gradient",), ("divisor",), "固定分母梯度"),
+    ("w_new_divisor", "w after a step on the fixed-divisor gradient", "w − η·(1/d) Σ_k ∇L_k",
+     True, ("w_new",), ("divisor", *STEP), "按固定分母更新"),
 )
 
-MISTAKES = (
-    Mistake("weights_by_records", "weights", "n_k/N although the target is over tokens",
-            lambda c: weights(c["microbatch_sizes"]), needs=("tokens",)),
-    Mistake("weights_one_over_k", "weights", "1/K for every microbatch",
-            lambda c: [sp.Rational(1, len(_units(c)))] * len(_units(c))),
-    Mistake("gradient_by_records", "gradient", "weights n_k/N although the target is over tokens",
-            lambda c: schemes.accumulated_gradient(c["microbatch_sizes"],
-                                                   c["microbatch_mean_gradients"]),
-            needs=("tokens",)),
-    Mistake("microbatch_gradient_sums", "microbatch_mean_gradients",
-            "the microbatch gradient sums, not divided by n_k",
-            lambda c: c["microbatch_gradient_sums"]),
-    Mistake("w_micro_steps", "w_new", "the w reached by stepping after every microbatch",
-            lambda c: c["w_micro_steps"][-1], needs=("microbatches", "lr")),
-    Mistake("w_new_sign", "w_new", "the update with the wrong sign: w + η·g",
-            lambda c: c["w"] + c["lr"] * c["gradient"], needs=STEP),
+DOCS = {name: doc for name, doc, *_ in QUANTITIES_SPEC}
+"""What each claimable quantity is (`derive recipes`, error messages)."""
+
+WORDS = {
+    "microbatch_sizes": ("Records in each microbatch", "每个微批的记录数"),
+    "records_total": ("Records in the window", "窗口内的记录总数"),
+    "prediction": ("Prediction of each record at w", "每条记录在 w 处的预测"),
+    "record_gradient": ("Gradient of each record by backward", "每条记录的梯度(反向传播)"),
+    "microbatch_gradient_sums": ("Gradient sum of each microbatch", "每个微批的梯度和"),
+    "microbatch_mean_gradients": ("Mean gradient of each microbatch", "每个微批的平均梯度"),
+    "tokens_total": ("Valid tokens in the window", "窗口内的有效 token 总数"),
+    "weights": ("Weight of each microbatch in the target", "每个微批在目标中的权重"),
+    "gradient": ("The accumulated gradient (A2)", "累积梯度(A2)"),
+    "mean_of_means": ("The microbatch means averaged equally", "微批均值等权平均"),
+    "sum_of_means": ("The microbatch means summed, undivided", "微批均值直接相加,不除"),
+    "w_new": ("The weight after the step (A3)", "更新后的权重(A3)"),
+    "w_new_mean_of_means": ("The weight after a step on the mean of means",
+                            "按均值的均值更新后的权重"),
+    "w_new_sum_of_means": ("The weight after a step on the undivided sum",
+                           "按均值之和更新后的权重"),
+    "micro_step_gradients": ("Gradient of each microbatch at the w of the previous step",
+                             "每个微批在上一步的 w 处的梯度"),
+    "w_micro_steps": ("The weight after each per-microbatch step", "逐微批更新后的权重"),
+    "divisor_gradient": ("The microbatch means summed and divided by d",
+                         "微批均值之和除以固定分母 d"),
+    "w_new_divisor": ("The weight after a step on the fixed-divisor gradient",
+                      "按固定分母梯度更新后的权重"),
+}
+"""Every node in the course's words, English and Chinese (headings of the working)."""
+
+CLAIMABLE = tuple(name for name, *_ in QUANTITIES_SPEC)
+GRAPHED = Graphed(graph_of, CLAIMABLE, one_member_is_a_number=False)
+
+QUANTITIES = tuple(
+    Quantity(name, doc, formula, GRAPHED.value(name), wrong=wrong, mistake_of=mistake_of,
+             needs=needs, zh=zh)
+    for name, doc, formula, wrong, mistake_of, needs, zh in QUANTITIES_SPEC)
+
+THREE = {"w": "1", "lr": "0.1", "microbatches": [[["1", "0"], ["2", "0"]], [["3", "0"]]]}
+"""The reading's three records (1, 0), (2, 0), (3, 0) in microbatches of 2 and 1."""
+TOKENS = {"microbatch_sizes": ["1", "1"], "microbatch_mean_gradients": ["1", "7"],
+          "tokens": ["100", "20"], "w": "1", "lr": "0.1"}
+
+VARIANTS = (
+    # (variant, needs, example): in the order the diagnosis tries them for each target
+    (Variant("weights_by_records", "weights", {"weights": n[k] / N},
+             en="n_k/N although the target is over tokens",
+             zh="目标是 token 均值,却按记录数加权 n_k/N"), ("tokens",),
+     Example(TOKENS, {"weights": ["0.5", "0.5"]})),
+    (Variant("weights_one_over_k", "weights", {"weights": 1 / K},
+             en="1/K for every microbatch", zh="每个微批都取 1/K"), (),
+     Example(THREE, {"weights": ["0.5", "0.5"]})),
+    (Variant("gradient_by_records", "gradient", {"weights": n[k] / N},
+             en="weights n_k/N although the target is over tokens",
+             zh="目标是 token 均值,却按记录数加权"), ("tokens",),
+     Example(TOKENS, {"gradient": "4"})),
+    (Variant("mean_of_means", "gradient", {"gradient": mean_of_means_expr()},
+             en=DOCS["mean_of_means"], zh="1/K 错误:各微批均值直接等权平均"), (),
+     Example(THREE, {"gradient": "5.75"})),
+    (Variant("sum_of_means", "gradient", {"gradient": sum_of_means_expr()},
+             en=DOCS["sum_of_means"], zh="微批均值直接相加,没有除"), (),
+     Example(THREE, {"gradient": "11.5"})),
+    (Variant("divisor_gradient", "gradient", {"gradient": divisor_expr()},
+             en=DOCS["divisor_gradient"],
+             zh="微批均值之和除以固定分母 d(尾部窗口仍按计划个数除)"), ("divisor",),
+     Example({**THREE, "divisor": "4"}, {"gradient": "2.875"})),
+    (Variant("microbatch_gradient_sums", "microbatch_mean_gradients", {},
+             en="the microbatch gradient sums, not divided by n_k",
+             zh="微批梯度和,没有除以 n_k"), (),
+     Example(THREE, {"microbatch_mean_gradients": ["5", "9"]})),
+    (Variant("w_micro_steps", "w_new", {"w_new": w_micro[K]},
+             en="the w reached by stepping after every microbatch",
+             zh="每个微批后都更新得到的 w(另一条轨迹)"), MICRO,
+     Example(THREE, {"w_new": "0.075"})),
+    (Variant("w_new_sign", "w_new", {"w_new": sp.Add(w, sp.Mul(eta, g, evaluate=False),
+                                                     evaluate=False)},
+             en="the update with the wrong sign: w + η·g", zh="更新方向反了: w + η·g"), STEP,
+     Example(THREE, {"w_new": "22/15"})),
+    (Variant("w_new_mean_of_means", "w_new", {"w_new": _step(w, mean_of_means_expr())},
+             en=DOCS["w_new_mean_of_means"], zh="用均值的均值做的更新"), STEP,
+     Example(THREE, {"w_new": "0.425"})),
+    (Variant("w_new_sum_of_means", "w_new", {"w_new": _step(w, sum_of_means_expr())},
+             en=DOCS["w_new_sum_of_means"], zh="用未除的和做的更新"), STEP,
+     Example(THREE, {"w_new": "-0.15"})),
+    (Variant("w_new_divisor", "w_new", {"w_new": _step(w, divisor_expr())},
+             en=DOCS["w_new_divisor"], zh="用固定分母的梯度做的更新"), ("divisor", *STEP),
+     Example({**THREE, "divisor": "4"}, {"w_new": "0.7125"})),
 )
+
+
+def _sums_for_means(ctx):
+    """The sums' definition read as the means' (∇L_k := S_k): in the graph of the exercise,
+    with ∇L_k inside S_k = t_k·∇L_k still the right mean."""
+    gr = graph_of(ctx)
+    sums, means = gr.by_name["microbatch_gradient_sums"].expr, gr.by_name[
+        "microbatch_mean_gradients"].expr
+    return {"microbatch_mean_gradients": sums.xreplace({G[k]: means})}
+
+
+def _mistake(v: Variant, needs, example) -> Mistake:
+    if v.name == "microbatch_gradient_sums":
+        def compute(ctx):
+            return GRAPHED.variant(Variant(v.name, v.target, _sums_for_means(ctx)))(ctx)
+    else:
+        compute = GRAPHED.variant(v)
+    return Mistake(v.name, v.target, v.en, compute, needs=tuple(needs), zh=v.zh,
+                   example=example)
+
+
+MISTAKES = tuple(_mistake(v, needs, example) for v, needs, example in VARIANTS)
 
 
 def check(given):
@@ -139,16 +333,16 @@ def check(given):
                          "microbatch_sizes and microbatch_mean_gradients"))
     if has_mb and given.get("w") is None:
         problems.append(("w", "is missing", "give w: the gradients of records depend on it"))
-    k = (len(given["microbatches"]) if has_mb else len(given["microbatch_sizes"])
-         if has_sizes else None)
-    if has_sizes and has_means and len(given["microbatch_mean_gradients"]) != k:
+    k_ = (len(given["microbatches"]) if has_mb else len(given["microbatch_sizes"])
+          if has_sizes else None)
+    if has_sizes and has_means and len(given["microbatch_mean_gradients"]) != k_:
         problems.append(("microbatch_mean_gradients",
                          f"has {plural(len(given['microbatch_mean_gradients']), 'value')} for "
-                         f"{plural(k, 'size')}",
+                         f"{plural(k_, 'size')}",
                          "give one mean gradient per microbatch"))
-    if given.get("tokens") is not None and k is not None and len(given["tokens"]) != k:
+    if given.get("tokens") is not None and k_ is not None and len(given["tokens"]) != k_:
         problems.append(("tokens", f"has {plural(len(given['tokens']), 'count')} for "
-                         f"{plural(k, 'microbatch', 'microbatches')}",
+                         f"{plural(k_, 'microbatch', 'microbatches')}",
                          "give one valid-token count per microbatch"))
     return problems
 
@@ -174,4 +368,6 @@ RECIPE = Recipe(
     quantities=QUANTITIES,
     mistakes=MISTAKES,
     check=check,
+    graph=lambda ctx: graph_of(ctx),
+    node_words=WORDS,
 )

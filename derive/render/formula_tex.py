@@ -17,6 +17,29 @@ Values = Callable[[str, tuple[int, ...] | None], object]
 SHOWN_TERMS = 6
 """A Σ with more terms is written with its first three, ⋯, and its last."""
 
+BLOCKS: dict[str, str] = {}
+"""Blocks of a partition of a family, by their boundary family: c_k is the last member of
+block k (c_0 = 0), so Σ_{i=c_{k−1}+1}^{c_k} is written Σ_{i∈B_k} (records of microbatch k)."""
+
+
+def blocks(boundary: str, set_name: str) -> None:
+    """Declare `boundary` (c, a family with member 0) the boundaries of the blocks written
+    with the family `set_name` (B): Σ over i from c_{k−1}+1 to c_k prints as Σ_{i∈B_k}."""
+    old = BLOCKS.setdefault(boundary, set_name)
+    if old != set_name:
+        raise ValueError(f"{boundary!r} already bounds the blocks {old!r}")
+
+
+def _block(lo: sp.Expr, hi: sp.Expr):
+    """(set name, block index) when the limits are c_{k−1}+1 … c_k of declared blocks."""
+    if not (isinstance(hi, sp.Indexed) and hi.base.label.name in BLOCKS and len(hi.indices) == 1):
+        return None
+    k, = hi.indices
+    if sp.expand(lo - hi.base[k - 1] - 1) != 0:
+        return None
+    return BLOCKS[hi.base.label.name], k
+
+
 _ACCENT = {"hat": r"\hat{{{}}}", "bar": r"\bar{{{}}}", "tilde": r"\tilde{{{}}}"}
 
 
@@ -209,9 +232,29 @@ class Printer:
             return frac(Tex("1"), self.tex(e.base ** -e.exp))
         return power(self.tex(e.base), self.tex(e.exp))
 
+    def _block_range(self, hi: sp.Indexed, k: sp.Expr) -> tuple[int | None, int | None]:
+        """The members of block k from the boundaries' values, when known."""
+        m = self._index(k)
+        if m is None or self.values is None:
+            return None, None
+        name = hi.base.label.name
+        a, b = self.values(name, (m - 1,)), self.values(name, (m,))
+        if a is None or b is None:
+            return None, None
+        return int(a) + 1, int(b)
+
     def _sum(self, e: sp.Sum) -> Tex:
         (i, lo, hi), = e.limits
-        low, high = self._index(lo), self._index(hi)
+        block = _block(lo, hi)
+        if block is not None:
+            low, high = self._block_range(hi, block[1])
+            if low is None:
+                body = self.tex(e.function)
+                shown = paren(body).text if body.prec <= ADD else body.text
+                where = symbol_tex(block[0], (self.tex(block[1]),)).text
+                return Tex(rf"\sum_{{{self.tex(i).text} \in {where}}} {shown}", MUL)
+        else:
+            low, high = self._index(lo), self._index(hi)
         if self.values is None or low is None or high is None:
             body = self.tex(e.function)
             shown = paren(body).text if body.prec <= ADD else body.text

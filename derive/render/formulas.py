@@ -8,7 +8,7 @@ formula and their value only.
 
 from __future__ import annotations
 
-from derive.render.latex import Tex, add, call, frac, mul, number, paren, power, sub
+from derive.render.latex import Tex, add, call, frac, mul, number, power, sub
 
 
 class Values:
@@ -83,27 +83,6 @@ SGD_STEP = {
 }
 
 
-def _weighted(v: Values, weights: str, values: str) -> Tex:
-    return add(*[mul(a, g) for a, g in zip(_scalar_list(v, weights), _scalar_list(v, values))])
-
-
-def _scaled_sum(v: Values, scale: Tex) -> Tex:
-    return mul(scale, paren(add(*_scalar_list(v, "microbatch_mean_gradients"))))
-
-
-ACCUMULATION = {
-    "gradient": lambda v: _weighted(v, "weights", "microbatch_mean_gradients"),
-    "mean_of_means": lambda v: _scaled_sum(
-        v, frac(Tex("1"), Tex(str(len(v.raw("microbatch_mean_gradients")))))),
-    "sum_of_means": lambda v: add(*_scalar_list(v, "microbatch_mean_gradients")),
-    "divisor_gradient": lambda v: _scaled_sum(v, frac(Tex("1"), v.divisor)),
-    "w_new": lambda v: _step(v, "gradient"),
-    "w_new_mean_of_means": lambda v: _step(v, "mean_of_means"),
-    "w_new_sum_of_means": lambda v: _step(v, "sum_of_means"),
-    "w_new_divisor": lambda v: _step(v, "divisor_gradient"),
-}
-
-
 def _clip_weights(v: Values) -> list[Tex]:
     if v.raw("weights") is not None:
         return _scalar_list(v, "weights")
@@ -119,7 +98,7 @@ CLIPPING = {
     "mean_then_clip": lambda v: call("clip", v.mean_gradient),
 }
 
-TEMPLATES = {"sgd_step": SGD_STEP, "accumulation": ACCUMULATION, "clipping": CLIPPING}
+TEMPLATES = {"sgd_step": SGD_STEP, "clipping": CLIPPING}
 
 
 def substituted(recipe: str, name: str, values: Values) -> Tex | None:

@@ -47,19 +47,7 @@ def words(lang: str) -> dict[str, str]:
 
 
 MISTAKES_ZH = {
-    # accumulation (sgd_step's mistakes carry their own Chinese)
-    "w_new_sign": "更新方向反了: w + η·g",
-    "mean_of_means": "1/K 错误:各微批均值直接等权平均",
-    "sum_of_means": "微批均值直接相加,没有除",
-    "w_new_mean_of_means": "用均值的均值做的更新",
-    "w_new_sum_of_means": "用未除的和做的更新",
-    "w_micro_steps": "每个微批后都更新得到的 w(另一条轨迹)",
-    "divisor_gradient": "微批均值之和除以固定分母 d(尾部窗口仍按计划个数除)",
-    "w_new_divisor": "用固定分母的梯度做的更新",
-    "weights_by_records": "目标是 token 均值,却按记录数加权 n_k/N",
-    "weights_one_over_k": "每个微批都取 1/K",
-    "gradient_by_records": "目标是 token 均值,却按记录数加权",
-    "microbatch_gradient_sums": "微批梯度和,没有除以 n_k",
+    # sgd_step and accumulation carry their own Chinese (their mistakes are graph variants)
     # clipping
     "clip_then_mean": "先裁剪每个微批梯度,再累积",
     "clip_scaled_then_unscale": "先裁剪缩放后的梯度,再反缩放(PyTorch 要求先 unscale_)",

@@ -3,6 +3,8 @@ member for a family (each record, each microbatch), all from the node's one expr
 
 from __future__ import annotations
 
+import sympy as sp
+
 from derive.recipes.base import Context
 from derive.render.formula_tex import formula, head, substituted
 
@@ -23,8 +25,18 @@ def formula_tex(recipe, given, name: str) -> str | None:
     if graph is None or name not in graph.by_name:
         return None
     node = graph.by_name[name]
-    return f"{head(node.symbol, index=node.over.index if node.over else None).text} = " \
-           f"{formula(node.expr).text}"
+    shown = head(node.symbol, index=node.over.index if node.over else None).text
+    return shown if given_node(graph, node) else f"{shown} = {formula(node.expr).text}"
+
+
+def given_node(graph, node) -> bool:
+    """A node that is an input as given (∇L_k when the exercise gives the microbatch means):
+    its working is its value, not `∇L_k = ∇L_k`."""
+    e = node.expr
+    if isinstance(e, sp.Indexed):
+        return (node.over is not None and e.base.label.name in graph.inputs
+                and e.indices == (node.over.index,))
+    return isinstance(e, sp.Symbol) and e.name in graph.inputs
 
 
 class Working:
@@ -40,6 +52,8 @@ class Working:
 
     def value(self, name: str, members):
         key = name
+        if key in self.graph.opaque:
+            return None
         node = self.graph.by_key.get(key)
         v = self.scope[key] if (node is not None or key in self.graph.inputs) else None
         if members is None:
@@ -56,6 +70,12 @@ class Working:
         result is completed by the caller), the general formula and then one line per
         member for a family."""
         node = self.graph.by_name[name]
+        if given_node(self.graph, node):
+            values = self.node_value(name)
+            if node.over is None:
+                return [(head(node.symbol).text, values)]
+            return [(head(node.symbol, m).text, values[m - 1])
+                    for m in range(1, min(len(values), MEMBERS_SHOWN) + 1)]
         if node.over is None:
             text = f"{head(node.symbol).text} = {formula(node.expr).text}"
             sub = substituted(node.expr, self.value).text
