@@ -154,7 +154,8 @@ def recipe_numbers(name: str, lang: str, fmt: str) -> set[Fraction]:
     """The numbers of a recipe's own words and formulas, as a sheet sets them."""
     out = set()
     for q in RECIPES[name].quantities:
-        out |= numbers(words(q, lang, fmt)) | numbers(q.formula)
+        out |= numbers(words(q, lang, fmt)) | numbers(words(q, lang, fmt, RECIPES[name]))
+        out |= numbers(q.formula)
     return out
 
 

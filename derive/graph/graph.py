@@ -44,6 +44,9 @@ class Graph:
         self.recurrent = self._recurrent()
         """Family nodes that read themselves, directly or through another node (w_k from
         w_{k−1}; g_k = ∇L_k(w_{k−1}) and w_k = w_{k−1} − η·g_k): evaluated member by member."""
+        self.one_pass = not self.recurrent and all(n.start is None for n in nodes)
+        """Whether `all_values` can compute every node in one pass (no recurrence)."""
+
 
     def _recurrent(self) -> frozenset[str]:
         name_of = {n.key: n.name for n in self.nodes}
@@ -84,19 +87,15 @@ class Graph:
         size = int(env[node.over.size.name])
         return [f(env, {index: m}) for m in range(1, size + 1)]
 
-    def all_values(self, ctx) -> dict[str, object]:
-        """Every input and node of the exercise at once, as the evaluator holds them (nodes
-        under their symbol's name; families as {member: value}): one pass in derivation
-        order over a plain dict, the fast path when nothing is overridden."""
+    def input_values(self, ctx) -> dict[str, object]:
+        """Every given input, as the evaluator holds it (an optional input not given, such as
+        the bias, is left out)."""
         env: dict[str, object] = {}
         for k, b in self.inputs.items():
             try:
                 env[k] = exact_value(b(ctx))
-            except (KeyError, TypeError):  # an optional input not given (the bias)
+            except (KeyError, TypeError):
                 pass
-        for n in self.nodes:
-            v = self.value(n, env)
-            env[n.key] = members(v) if n.over is not None else v
         return env
 
     def scope(self, ctx, replace: Mapping[str, sp.Expr] | None = None,
@@ -109,15 +108,26 @@ class Graph:
 
 
 class Values:
-    """The values of every node computed in one pass (`Graph.all_values`): what a scope
-    gives when no claimed value stands in for a computed one."""
+    """Node values over a plain dict, each computed once when first asked for, after the
+    nodes it reads: what a scope gives when no claimed value stands in for a computed one
+    and nothing recurs (the fast path)."""
 
     def __init__(self, graph: Graph, ctx):
         self.graph = graph
-        self.env = graph.all_values(ctx)
+        self.env = graph.input_values(ctx)
+
+    def _ensure(self, n: Node) -> None:
+        if n.key in self.env:
+            return
+        for k in self.graph.reads[n.name]:
+            if k not in self.env and k in self.graph.by_key:
+                self._ensure(self.graph.by_key[k])
+        v = self.graph.value(n, self.env)
+        self.env[n.key] = members(v) if n.over is not None else v
 
     def compute(self, name: str):
         n = self.graph.by_name[name]
+        self._ensure(n)
         v = self.env[n.key]
         return sympy_value(list(v.values()) if n.over is not None else v)
 
