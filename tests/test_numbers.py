@@ -179,8 +179,7 @@ def test_style_is_frozen():
 # ------------------------------------------------------------------- rounding, by Fraction
 
 def half_away(x: Fraction, places: int) -> Fraction:
-    """x rounded half away from zero to `places` digits after the point (places may be < 0
-    never; ≥ 0 here)."""
+    """x rounded half away from zero to `places` ≥ 0 digits after the point."""
     scaled = abs(x) * 10**places
     q, r = divmod(scaled.numerator, scaled.denominator)
     if 2 * r >= scaled.denominator:
@@ -197,7 +196,7 @@ def test_the_decimal_after_approx_is_rounded_half_away_from_zero(x):
     if shown is None:  # a decimal that ends within 6 places: shown exact, no ≈
         assert half_away(x, 6) == x
         return
-    whole, _, frac = shown.lstrip("-").partition(".")
+    _, _, frac = shown.partition(".")
     assert len(frac) == 6
     assert Fraction(shown) == half_away(x, 6)
 
@@ -367,7 +366,7 @@ def test_to_text_aligns_tables_and_escapes_author_text():
         Heading(Author("ex2"), 1),
         Paragraph("(no claims)"),
     ), end=(Paragraph("summary"),))
-    assert to_text(doc) == "\n".join([
+    lines = [
         r"ex\x1b[31m1 (sgd_step) ok — a\nb",
         "  note",
         "  a    bb       c",
@@ -378,4 +377,5 @@ def test_to_text_aligns_tables_and_escapes_author_text():
         "  (no claims)",
         "",
         "summary",
-    ])
+    ]
+    assert to_text(doc) == "\n".join(lines)
