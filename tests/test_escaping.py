@@ -333,8 +333,9 @@ def ascii_of(text: str) -> str:
 
 
 def heading_lines(tex: str) -> list[str]:
-    return [line[len(r"\subsection*{"):-1] for line in tex.splitlines()
-            if line.startswith(r"\subsection*{")]
+    """The exercises' headings: \\section* in an answer key, \\subsection* in an export."""
+    return [line[line.index("{") + 1:-1] for line in tex.splitlines()
+            if line.startswith((r"\section*{", r"\subsection*{"))]
 
 
 def shown_title(title: str, lang: str) -> bool:

@@ -4,60 +4,21 @@ derivation shows; `document` decides how it looks."""
 from __future__ import annotations
 
 from derive.exercises.check import Report
-from derive.kernel.exact import decimal_str, fixed_str, terminating_places, to_expr
 from derive.render.document import Author, Document, Heading, Items, Math, Paragraph, Table
 from derive.render.escape import escape_latex
 from derive.render.formulas import Values, substituted
 from derive.render.labels import STATUS, explanation, words
-from derive.render.latex import DECIMAL_PLACES, number
+from derive.render.latex import number
+from derive.render.numbers import (
+    decimal_line,
+    exact_latex,
+    key_rounding_rule,
+    result_latex,
+    rounding_rule,
+)
 from derive.render.printer import latex
 from derive.render.symbols import math_symbols
-from derive.render.values import is_large
 from derive.statements import Outcome
-
-PLACES = 6
-"""Decimals shown after ≈ in derivations (the course prints 4.666667, 0.533333)."""
-
-
-def _decimal(e) -> str | None:
-    """The decimal shown after ≈, or None when the exact value is already a short decimal."""
-    e = to_expr(e)
-    if e.is_Rational:
-        places = terminating_places(e)
-        if places is not None and places <= DECIMAL_PLACES:
-            return None
-        return fixed_str(e, PLACES)
-    return decimal_str(e, PLACES + 1)
-
-
-def approx_text(v) -> str | None:
-    """`\\approx 4.666667` for a value whose decimal does not terminate within PLACES (a list
-    shows every element, exact where it already is a short decimal)."""
-    body = _approx_body(v)
-    return None if body is None else rf"\approx {body}"
-
-
-def _approx_body(v) -> str | None:
-    """The decimals of a value (nested lists for several tensors), or None when every number
-    is already a short decimal."""
-    if isinstance(v, (list, tuple)):
-        parts = [_approx_body(x) for x in v]
-        if all(p is None for p in parts):
-            return None
-        return r"\left[" + ", ".join(p or _exact(x) for p, x in zip(parts, v)) + r"\right]"
-    return _decimal(v)
-
-
-def _exact(v) -> str:
-    """Exact value: fractions, never decimals that hide a fraction; a large closed form by
-    its decimal, marked ≈."""
-    if isinstance(v, (list, tuple)):
-        return r"\left[" + ", ".join(_exact(x) for x in v) + r"\right]"
-    e = to_expr(v)
-    if is_large(e):
-        return rf"\approx {decimal_str(e, PLACES + 4)}"
-    return number(e).text
-
 
 # ------------------------------------------------------------------------------- exercises
 
@@ -78,11 +39,11 @@ def given_math(ex) -> Math:
             continue
         symbol = INPUT_SYMBOLS.get(name, rf"\text{{{escape_latex(name, math=True)}}}")
         if isinstance(v, dict):  # a ledger: bytes per parameter by component
-            shown = r",\ ".join(rf"\texttt{{{escape_latex(c, math=True)}}} = {_exact(b)}"
+            shown = r",\ ".join(rf"\texttt{{{escape_latex(c, math=True)}}} = {exact_latex(b)}"
                                 for c, b in v.items())
             shown = rf"\{{ {shown} \}}"
         elif isinstance(v, (list, tuple, int)) or hasattr(v, "is_number"):
-            shown = _exact(_lists(v))
+            shown = exact_latex(_lists(v))
         else:  # a loss convention or an optimizer table, shown as text
             shown = rf"\text{{{escape_latex(str(v), math=True)}}}"
         parts.append(f"{symbol} = {shown}")
@@ -112,9 +73,7 @@ def _claim_note(c, lang: str):
 
 
 def _with_result(line: str, v) -> str:
-    line += " = " + _exact(v)
-    approx = None if is_large(v) else approx_text(v)
-    return line + (" " + approx if approx else "")
+    return line + " = " + result_latex(v)
 
 
 def graph_blocks(report: Report, lang: str) -> list:
@@ -167,11 +126,8 @@ def exercise_blocks(report: Report, lang: str) -> list:
         sub = substituted(ex.recipe.name, name, vals)
         if sub is not None:
             parts.append(sub.text)
-        parts.append(_exact(v))
+        parts.append(result_latex(v))
         line = " = ".join(parts)
-        approx = None if is_large(v) else approx_text(v)
-        if approx:
-            line += " " + approx
         label = _label(q, lang) + (f" ({t['wrong_scheme']})" if q.wrong else "")
         blocks.append(Paragraph(label + ":"))
         blocks.append(Math((line,)))
@@ -184,7 +140,7 @@ def exercise_blocks(report: Report, lang: str) -> list:
 def exercises_document(reports: list[Report], lang: str = "en", name: str = "") -> Document:
     """Every exercise's derivation; `name` (the file or folder) titles the document."""
     t = words(lang)
-    blocks: list = [Paragraph(t["rounding"].format(places=PLACES))]
+    blocks: list = [Paragraph(rounding_rule(lang))]
     for r in reports:
         blocks += exercise_blocks(r, lang)
     title = (Author(name) if name else Author(reports[0].exercise.id) if len(reports) == 1
@@ -193,31 +149,25 @@ def exercises_document(reports: list[Report], lang: str = "en", name: str = "") 
 
 
 def key_document(reports: list[Report], lang: str = "en") -> Document:
-    """The answer key: a table of every quantity per exercise, exact and decimal."""
+    """The answer key: a section per exercise (what is given, then a table of every quantity:
+    formula, exact value, decimal). `derive key --format md|tex` and `notebook.key` render
+    this one document."""
     t = words(lang)
-    blocks: list = []
+    blocks: list = [Paragraph(key_rounding_rule(lang))]
     for r in reports:
         ex = r.exercise
-        blocks.append(Heading(Author(ex.id), 2, ex.title))
+        blocks.append(Heading(Author(ex.id), 1, ex.title))
         blocks += [Paragraph(f"{t['recipe']}: `{ex.recipe.name}`. {t['given']}:"), given_math(ex)]
         rows = []
         for name, v in r.values.items():
             q = ex.recipe.quantity(name)
-            label = _label(q, lang) + (f" ({t['wrong_scheme']})" if q.wrong else "")
-            rows.append((label, ("math", quantity_formula(ex, name)), ("math", _exact(v)),
-                         decimal_str(v) if not isinstance(v, list) else _decimals(v)))
+            label = f"{q.zh} (`{name}`)" if lang == "zh" and q.zh else f"`{name}`"
+            label += f" ({t['wrong_scheme']})" if q.wrong else ""
+            rows.append((label, ("math", quantity_formula(ex, name)), ("math", exact_latex(v)),
+                         decimal_line(v)))
         blocks.append(Table((t["quantity"], t["formula"], t["exact"], t["decimal"]),
                             tuple(rows)))
     return Document(t["key"], tuple(blocks), lang)
-
-
-def _decimals(v) -> str:
-    """A list's decimals on one line: the elements of a vector, and the brackets of nested
-    lists (several tensors) kept."""
-    from derive.render.values import bracketed, decimal_text
-    texts = [bracketed(decimal_text(x)) for x in v]
-    nested = any(isinstance(x, (list, tuple)) for x in v)
-    return "[" + ", ".join(texts) + "]" if nested else ", ".join(texts)
 
 
 # ------------------------------------------------------------------------------ statements
@@ -264,7 +214,7 @@ def statement_document(outcome: Outcome, lang: str = "en") -> Document:
             rows = []
             for name, want, got, ok in inst.checks:
                 shown = getattr(want, "text", None)
-                rows.append((name, ("math", _exact(got) if got is not None else "-"),
+                rows.append((name, ("math", exact_latex(got) if got is not None else "-"),
                              f"≈ {shown}" if shown else ("✓" if ok else "✗")))
             blocks += [Paragraph(f"{inst.label} — {inst.source}"),
                        Table((t["quantity"], t["computed"], ""), tuple(rows))]

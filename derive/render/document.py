@@ -1,4 +1,5 @@
-"""A document as a list of blocks, and one renderer per output (LaTeX, Markdown + KaTeX), each
+"""A document as a list of blocks, and one renderer per output (LaTeX, Markdown + KaTeX, plain
+text for a terminal), each
 a `functools.singledispatch` with one handler per kind of block.
 
 Text in blocks is prose in the course's Unicode notation, set with its formulas as math; the
@@ -13,7 +14,7 @@ import re
 from dataclasses import dataclass
 from functools import singledispatch
 
-from derive.render.escape import clean_text, escape_latex, escape_markdown
+from derive.render.escape import clean_text, escape_latex, escape_markdown, terminal_line
 from derive.render.layout import TEXT_WIDTH, rows, text_width
 from derive.render.symbols import has_cjk, prose_latex, prose_markdown
 
@@ -91,6 +92,8 @@ class Document:
     title: Inline
     blocks: tuple[Block, ...]
     lang: str = "en"
+    end: tuple[Block, ...] = ()
+    """Blocks after the last section (a summary): in plain text, outside every section."""
 
 
 # ------------------------------------------------------------------------------------ LaTeX
@@ -249,7 +252,7 @@ PREAMBLE = {
 def to_tex(doc: Document, standalone: bool = False) -> str:
     """LaTeX: a fragment to \\input, or a whole document (pdfLaTeX for English, XeLaTeX with
     ctexart for Chinese)."""
-    body = "\n\n".join(tex_block(b, doc.lang) for b in doc.blocks)
+    body = "\n\n".join(tex_block(b, doc.lang) for b in doc.blocks + doc.end)
     if not standalone:
         return body + "\n"
     title = _tex_prose(doc.title, doc.lang)
@@ -322,5 +325,86 @@ def _(block: Table) -> str:
 
 def to_markdown(doc: Document) -> str:
     """Markdown whose math spans KaTeX renders ($…$ inline, $$…$$ display)."""
-    return "\n\n".join([f"# {_md_prose(doc.title)}"] + [md_block(b) for b in doc.blocks]) + "\n"
+    return "\n\n".join([f"# {_md_prose(doc.title)}"]
+                       + [md_block(b) for b in doc.blocks + doc.end]) + "\n"
 
+
+
+# ------------------------------------------------------------------------------ plain text
+
+def _text_prose(text: Inline) -> str:
+    """Inline text for a terminal: the one place where author text enters plain text, on one
+    line with every control character and bidirectional mark shown as an escape."""
+    if isinstance(text, Author):
+        return terminal_line(text.text)
+    if isinstance(text, tuple):
+        return "".join(_text_prose(part) for part in text)
+    return str(text)
+
+
+def _text_cell(cell) -> str:
+    if isinstance(cell, tuple) and cell[0] == "math":
+        return cell[1]
+    return _text_prose(cell if isinstance(cell, Author) else str(cell))
+
+
+@singledispatch
+def text_block(block) -> list[str]:
+    """A block as lines of plain text."""
+    raise TypeError(f"no text for {type(block).__name__}")
+
+
+@text_block.register
+def _(block: Heading) -> list[str]:
+    detail = f" — {terminal_line(block.detail)}" if block.detail else ""
+    return [_text_prose(block.text) + detail]
+
+
+@text_block.register
+def _(block: Paragraph) -> list[str]:
+    return [_text_prose(block.text)]
+
+
+@text_block.register
+def _(block: Math) -> list[str]:
+    return list(block.lines)
+
+
+@text_block.register
+def _(block: Items) -> list[str]:
+    marks = [f"{i}." if block.numbered else "-" for i in range(1, len(block.items) + 1)]
+    return [f"{m} {_text_prose(i)}" for m, i in zip(marks, block.items)]
+
+
+@text_block.register
+def _(block: Table) -> list[str]:
+    """Columns aligned by two spaces; the last column is not padded."""
+    rows = [[_text_prose(h) for h in block.header]] + \
+        [[_text_cell(c) for c in row] for row in block.rows]
+    n = len(block.header)
+    widths = [max(len(r[j]) for r in rows) for j in range(n - 1)]
+    return ["  ".join([r[j].ljust(widths[j]) for j in range(n - 1)] + r[n - 1:]).rstrip()
+            for r in rows]
+
+
+def to_text(doc: Document) -> str:
+    """Plain text for a terminal: the title (when there is one), then each heading with its
+    blocks indented under it, one blank line after each section, then the closing blocks
+    (`Document.end`). No trailing new line."""
+    lines = [_text_prose(doc.title), ""] if doc.title else []
+    in_section = False
+    for block in doc.blocks:
+        if isinstance(block, Heading):
+            if in_section:
+                lines.append("")
+            lines += text_block(block)
+            in_section = True
+        elif in_section:
+            lines += [("  " + line).rstrip() for line in text_block(block)]
+        else:
+            lines += text_block(block) + [""]
+    if in_section:
+        lines.append("")
+    for block in doc.end:
+        lines += text_block(block)
+    return "\n".join(lines)

@@ -1,10 +1,12 @@
 """The output formats of each command, in one table: their names (the CLI's `--format`
 choices, the first one the default) and how each renders what the command made.
 
-What is rendered depends on the command: `export` renders a `Document` (a statement's proof,
-exercise derivations, a question sheet); `key` and `check` render the exercises' reports
-(`key --format tex` through the answer key's `Document`). The renderers are imported when
-they run, so that `derive prove` does not load them.
+Every output but JSON is a `Document` rendered by one of the document model's renderers
+(`to_tex`, `to_markdown`, `to_text`): `export` renders the document it made (a statement's
+proof, exercise derivations, a question sheet); `key` and `check` first make one from the
+exercises' reports (`key_document`, `check_document`). JSON is data and has its own
+serializer. The renderers are imported when they run, so that `derive prove` does not load
+them.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ class Format:
 
 
 # ----------------------------------------------------------------------------- renderers
+# A document's renderers: every text output but JSON is one of these.
 
 def _tex(doc, standalone: bool = False, **_) -> str:
     from derive.render.document import to_tex
@@ -36,29 +39,42 @@ def _markdown(doc, **_) -> str:
     return to_markdown(doc)
 
 
-def _key_md(reports, lang: str = "en", **_) -> str:
-    from derive.render.keys import key_markdown
+def _text(doc, **_) -> str:
+    from derive.render.document import to_text
 
-    return key_markdown(reports, lang)
+    return to_text(doc)
 
+
+# ------------------------------------------------------------------------------ documents
+# What `key` and `check` make into a document, then render with one of the above.
+
+def _key_document(reports, lang: str = "en", **_):
+    from derive.render.derivation import key_document
+
+    return key_document(reports, lang)
+
+
+def _check_document(reports, **_):
+    from derive.render.keys import check_document
+
+    return check_document(reports)
+
+
+def _via(make: Callable, render: Callable, **fixed) -> Callable[..., str]:
+    """Render the document `make` builds from the command's reports (`fixed` options win)."""
+    def run(reports, **options) -> str:
+        return render(make(reports, **options), **{**options, **fixed})
+    return run
+
+
+# ----------------------------------------------------------------------------------- data
+# JSON is data, not a document: its own serializer (numbers from derive.render.numbers).
 
 def _key_json(reports, **_) -> str:
     from derive.render.keys import key_json
 
     return json.dumps({"exercises": [key_json(r) for r in reports]}, ensure_ascii=False,
                       indent=2)
-
-
-def _key_tex(reports, lang: str = "en", **_) -> str:
-    from derive.render.derivation import key_document
-
-    return _tex(key_document(reports, lang), standalone=True)
-
-
-def _check_text(reports, **_) -> str:
-    from derive.render.keys import check_text
-
-    return check_text(reports)
 
 
 def _check_json(reports, **_) -> str:
@@ -71,11 +87,13 @@ def _check_json(reports, **_) -> str:
 # --------------------------------------------------------------------------------- table
 
 FORMATS: dict[str, tuple[Format, ...]] = {
-    "check": (Format("text", _check_text, "a table per exercise and a summary line"),
+    "check": (Format("text", _via(_check_document, _text),
+                     "a table per exercise and a summary line"),
               Format("json", _check_json, "one JSON document")),
-    "key": (Format("md", _key_md, "Markdown tables, math for KaTeX"),
+    "key": (Format("md", _via(_key_document, _markdown), "Markdown tables, math for KaTeX"),
             Format("json", _key_json, "one JSON document"),
-            Format("tex", _key_tex, "a standalone LaTeX document")),
+            Format("tex", _via(_key_document, _tex, standalone=True),
+                   "a standalone LaTeX document")),
     "export": (Format("tex", _tex, "LaTeX (a fragment, or a document with --standalone)"),
                Format("md", _markdown, "Markdown, math for KaTeX")),
 }

@@ -18,6 +18,9 @@ WORDS = {
         "strategy": "strategy", "zh_only": "(title in Chinese: see the --lang zh export)",
         "facts": "Facts", "checked": "checked", "notes": "Notes", "exercises": "Exercises",
         "more_members": "({count} more, computed the same way, are not shown.)",
+        "key_rounding": "Exact values are integers, decimals that end within {terminating} "
+        "places, or fractions; decimals are rounded half away from zero to {significant} "
+        "significant digits.",
     },
     "zh": {
         "key": "参考答案", "quantity": "量", "exact": "精确值", "decimal": "小数",
@@ -31,6 +34,8 @@ WORDS = {
         "steps": "理由", "strategy": "方法", "zh_only": "", "facts": "事实",
         "checked": "已核验", "notes": "附注", "exercises": "练习",
         "more_members": "(其余 {count} 项按同样方法计算,此处从略。)",
+        "key_rounding": "精确值为整数、{terminating} 位以内的有限小数或分数;小数按四舍五入"
+        "(远离零)保留 {significant} 位有效数字。",
     },
 }
 

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import sympy as sp
-
-from derive.kernel.exact import terminating_places, to_expr
+from derive.kernel.exact import to_expr
+from derive.render.numbers import number_latex
 
 REL, ADD, MUL, POW, ATOM = range(5)
 
@@ -35,25 +34,17 @@ def _operand(t: Tex, prec: int, first: bool = False) -> str:
     return t.text
 
 
-DECIMAL_PLACES = 6
-"""A substituted value is written as a decimal when it terminates within this many places."""
-
-
 def number(value, decimals: bool = True) -> Tex:
-    """An exact value: an integer, a terminating decimal (when `decimals`), a fraction, or a
-    closed form printed by SymPy."""
+    """An exact value as `derive.render.numbers.number_latex` shows it (an integer, a
+    terminating decimal when `decimals`, a fraction, or a closed form), with its precedence."""
     v = to_expr(value)
     negative = bool(v.is_number and v.is_negative)
-    if v.is_Integer:
-        return Tex(str(int(v)), ATOM, negative)
+    text = number_latex(v, decimals)
+    if v.is_Integer or (v.is_Rational and not text.startswith(r"-\frac")):
+        return Tex(text, ATOM, negative)
     if v.is_Rational:
-        places = terminating_places(v)
-        if decimals and places is not None and places <= DECIMAL_PLACES:
-            from derive.kernel.exact import fixed_str
-            return Tex(fixed_str(v, places), ATOM, negative)
-        body = rf"\frac{{{abs(v.p)}}}{{{v.q}}}"
-        return Tex("-" + body, ADD, True) if negative else Tex(body)
-    return Tex(sp.latex(v), ADD if v.is_Add else MUL, negative)
+        return Tex(text, ADD, True)
+    return Tex(text, ADD if v.is_Add else MUL, negative)
 
 
 def add(*terms: Tex) -> Tex:

@@ -3,13 +3,12 @@
 
 from __future__ import annotations
 
-import sympy as sp
-
 from derive.kernel.exact import decimal_str
 from derive.model import memory as m
 from derive.render.document import Document, Heading, Math, Paragraph, Table
 from derive.render.escape import escape_latex
 from derive.render.latex import number
+from derive.render.numbers import Style, rounded_text
 
 STAGE_NAMES = {0: "0 (DDP)", 1: "1 (P_os)", 2: "2 (P_os+g)", 3: "3 (P_os+g+p)"}
 """The stages as the ZeRO paper names them (the text table and the chart)."""
@@ -35,14 +34,13 @@ def rows(params, ledger, dp, activation_gib):
     return out
 
 
-def _d(v, places=3):
-    """An exact decimal when it has at most `places` digits after the point, else rounded."""
-    from derive.kernel.exact import fixed_str, terminating_places
-    r = sp.Rational(v)
-    exact_places = terminating_places(r)
-    if exact_places is not None and exact_places <= places:
-        return decimal_str(r)
-    return fixed_str(r, places)
+LEDGER_STYLE = Style(places=3, terminating=3)
+"""GB and GiB in the ledger's table: three places."""
+
+
+def _d(v):
+    """An exact decimal when it has at most 3 digits after the point, else rounded."""
+    return rounded_text(v, LEDGER_STYLE)
 
 
 def ledger_document(params, ledger, dp, activation_gib, lang="en") -> Document:
@@ -53,8 +51,9 @@ def ledger_document(params, ledger, dp, activation_gib, lang="en") -> Document:
                   f"{decimal_str(activation_gib)} GiB per card (never divided by D). "
                   f"Bytes per parameter:"),
         Math((f"{terms} = {m.bytes_per_param(ledger)}",)),
-        Paragraph("GB = 10⁹ bytes, GiB = 2³⁰ bytes; decimals rounded half away from zero to 3 "
-                  "places, exact values in `derive key` of a memory exercise."),
+        Paragraph("GB = 10⁹ bytes, GiB = 2³⁰ bytes; decimals rounded half away from zero to "
+                  f"{LEDGER_STYLE.places} places, exact values in `derive key` of a memory "
+                  "exercise."),
         Table(("stage", "sharded over D", "bytes per parameter per card", "state bytes", "state GB",
                "state GiB", "total GiB"),
               tuple((STAGE_WORDS[r["stage"]], ", ".join(f"`{c}`" for c in r["sharded"]) or "—",

@@ -1,0 +1,202 @@
+"""How every output shows a number: one settings object (`Style`) and the functions every
+renderer calls. Nothing else in derive decides digits, decimals, fractions or brackets.
+
+The rules, from `STYLE`:
+
+- An exact value is shown as an integer, as a decimal when a rational's decimal ends within
+  `terminating` places (1.2, 0.72), as a fraction otherwise (\\frac{14}{3}), and as SymPy's
+  closed form for an irrational value (\\sqrt{2}). A closed form longer than `large`
+  characters (Adam's nested surds) is shown by its decimal, marked ≈.
+- After ≈, a rational is rounded half away from zero to `places` digits after the point
+  (4.666667); an irrational value to `surd_significant` significant digits.
+- A decimal column (answer keys, `check` reports, JSON) is good to `significant` significant
+  digits: exact when the decimal ends within them, else rounded half away from zero.
+- Lists are bracketed, nested lists keep every level: [1, [2, 3]].
+
+Each document states the rule it uses once (`rounding_rule`, `key_rounding_rule`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+from derive.kernel.exact import decimal_str, exact_str, fixed_str, terminating_places, to_expr
+
+
+@dataclass(frozen=True)
+class Style:
+    """The settings of number display (one object; documents state the rule from it)."""
+
+    places: int = 6
+    """Digits after the point of a rational's decimal after ≈ (the course prints 4.666667)."""
+    terminating: int = 6
+    """A rational whose decimal ends within this many places is shown as that decimal (exact);
+    otherwise as a fraction."""
+    significant: int = 15
+    """Significant digits of a decimal column (keys, reports, JSON)."""
+    surd_significant: int = 7
+    """Significant digits of an irrational value's decimal after ≈."""
+    large: int = 60
+    """A closed form longer than this (as text) is shown by its decimal."""
+    large_significant: int = 10
+    """Significant digits of the decimal that stands for a large closed form."""
+    brackets: tuple[str, str] = ("[", "]")
+    """A list in text, every level of a nested list."""
+    latex_brackets: tuple[str, str] = (r"\left[", r"\right]")
+    """A list in LaTeX."""
+
+
+STYLE = Style()
+"""The settings every output uses."""
+
+
+def _is_list(value) -> bool:
+    return isinstance(value, (list, tuple))
+
+
+# ------------------------------------------------------------------------------------ text
+
+def exact_text(value) -> object:
+    """`"5"`, `"-14/3"` (an irrational value in SymPy's form), or a (nested) list of them."""
+    if _is_list(value):
+        return [exact_text(v) for v in value]
+    return exact_str(value)
+
+
+def decimal_text(value, style: Style = STYLE) -> object:
+    """A decimal good to `style.significant` significant digits, or a (nested) list of them."""
+    if _is_list(value):
+        return [decimal_text(v, style) for v in value]
+    return decimal_str(value, style.significant)
+
+
+def bracketed(texts, style: Style = STYLE) -> str:
+    """Nested lists of strings as one line: [a, [b, c]]."""
+    if _is_list(texts):
+        left, right = style.brackets
+        return left + ", ".join(bracketed(t, style) for t in texts) + right
+    return texts
+
+
+def decimal_line(value, style: Style = STYLE) -> str:
+    """A value's decimal on one line (a list bracketed): the decimal column of a key."""
+    return bracketed(decimal_text(value, style), style)
+
+
+def is_large(value, style: Style = STYLE) -> bool:
+    """Whether a closed form is too long to show (then its decimal is shown, after ≈)."""
+    if _is_list(value):
+        return any(is_large(v, style) for v in value)
+    e = to_expr(value)
+    return not e.is_Rational and len(sp.sstr(e)) > style.large
+
+
+def flat(value, style: Style = STYLE) -> str:
+    """One line of text: exact, with its decimal when the two differ (only the decimal, after
+    ≈, for a long closed form)."""
+    e, d = bracketed(exact_text(value), style), decimal_line(value, style)
+    if is_large(value, style):
+        return f"≈ {d}"
+    return e if e == d else f"{e} ≈ {d}"
+
+
+def rounded_text(value, style: Style = STYLE) -> str:
+    """A rational's decimal: exact when it ends within `style.terminating` places, else rounded
+    half away from zero to `style.places` places."""
+    v = sp.Rational(value)
+    places = terminating_places(v)
+    if places is not None and places <= style.terminating:
+        return fixed_str(v, places)
+    return fixed_str(v, style.places)
+
+
+def approx_decimal(value, style: Style = STYLE) -> str | None:
+    """The decimal shown after ≈, or None when the exact value is already a short decimal."""
+    e = to_expr(value)
+    if e.is_Rational:
+        places = terminating_places(e)
+        if places is not None and places <= style.terminating:
+            return None
+        return fixed_str(e, style.places)
+    return decimal_str(e, style.surd_significant)
+
+
+# ----------------------------------------------------------------------------------- LaTeX
+
+def number_latex(value, decimals: bool = True, style: Style = STYLE) -> str:
+    """One exact number in LaTeX: an integer, a terminating decimal (when `decimals`), a
+    fraction (-\\frac{14}{3}), or a closed form printed by SymPy."""
+    v = to_expr(value)
+    if v.is_Integer:
+        return str(int(v))
+    if v.is_Rational:
+        places = terminating_places(v)
+        if decimals and places is not None and places <= style.terminating:
+            return fixed_str(v, places)
+        return ("-" if v < 0 else "") + rf"\frac{{{abs(v.p)}}}{{{v.q}}}"
+    return sp.latex(v)
+
+
+def _latex_list(parts, style: Style) -> str:
+    left, right = style.latex_brackets
+    return left + ", ".join(parts) + right
+
+
+def exact_latex(value, style: Style = STYLE) -> str:
+    """An exact value (or a nested list) in LaTeX: fractions, never decimals that hide a
+    fraction; a large closed form by its decimal, marked ≈."""
+    if _is_list(value):
+        return _latex_list([exact_latex(x, style) for x in value], style)
+    e = to_expr(value)
+    if is_large(e, style):
+        return rf"\approx {decimal_str(e, style.large_significant)}"
+    return number_latex(e, style=style)
+
+
+def _approx_body(value, style: Style) -> str | None:
+    if _is_list(value):
+        parts = [_approx_body(x, style) for x in value]
+        if all(p is None for p in parts):
+            return None
+        return _latex_list([p or exact_latex(x, style) for p, x in zip(parts, value)], style)
+    return approx_decimal(value, style)
+
+
+def approx_latex(value, style: Style = STYLE) -> str | None:
+    """`\\approx 4.666667` for a value whose decimal does not end within `style.terminating`
+    places (a list shows every element, exact where it already is a short decimal); None when
+    every number is already a short decimal."""
+    body = _approx_body(value, style)
+    return None if body is None else rf"\approx {body}"
+
+
+def result_latex(value, style: Style = STYLE) -> str:
+    """A result as a derivation shows it: exact, then its decimal after ≈ where it differs."""
+    approx = None if is_large(value, style) else approx_latex(value, style)
+    return exact_latex(value, style) + (" " + approx if approx else "")
+
+
+def latex_text(value) -> str:
+    """The value in SymPy's LaTeX (the JSON key's `latex`; a list as a bracketed row)."""
+    if _is_list(value):
+        return _latex_list([latex_text(v) for v in value], STYLE)
+    return sp.latex(value)
+
+
+# ------------------------------------------------------------------------------ the rule
+
+def rounding_rule(lang: str, style: Style = STYLE) -> str:
+    """The sentence a derivation states once: how its decimals after ≈ are rounded."""
+    from derive.render.labels import words
+
+    return words(lang)["rounding"].format(places=style.places)
+
+
+def key_rounding_rule(lang: str, style: Style = STYLE) -> str:
+    """The sentence an answer key states once: its exact and decimal columns."""
+    from derive.render.labels import words
+
+    return words(lang)["key_rounding"].format(terminating=style.terminating,
+                                             significant=style.significant)
