@@ -337,6 +337,8 @@ def _text_prose(text: Inline) -> str:
     line with every control character and bidirectional mark shown as an escape."""
     if isinstance(text, Author):
         return terminal_line(text.text)
+    if isinstance(text, InlineMath):
+        return text.tex
     if isinstance(text, tuple):
         return "".join(_text_prose(part) for part in text)
     return str(text)
