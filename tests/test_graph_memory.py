@@ -173,9 +173,12 @@ MISTAKE_VALUES = [
     ("total_gib_next_stage", STAGE[0], R(10**9 * (4 + R(12, 4)), 2**30) + 2),
     ("bytes_per_param_without_master", MOMENTUM, 12),  # no master copy: the right value
     ("bytes_per_param_without_master", COURSE, 12),
+    ("card_bytes_without_master", _given(bytes={"param": I(2), "grad": I(2), "master": I(4),
+                                                "momentum": I(4)}, stage=1, dp=I(4)), 5),
     ("total_gib_without_master", STAGE[1], R(10**9 * (4 + R(8, 4)), 2**30) + 2),
     ("bytes_per_param_one_adam_state", _given(preset="fp32_adam"), 12),
     ("bytes_per_param_one_adam_state", _given(bytes={"adam_v": I(4)}), 4),  # one state only
+    ("card_bytes_one_adam_state", _given(preset="fp32_adam", stage=1, dp=I(4)), 9),
     ("total_gib_one_adam_state", STAGE[2], R(10**9 * (2 + R(10, 4)), 2**30) + 2),
 ]
 
