@@ -106,6 +106,8 @@ MISTAKES = [(r.name, m) for r in RECIPES.values() for m in r.mistakes if m.examp
 
 def _toml(recipe: str, example) -> str:
     def value(v):
+        if isinstance(v, dict):  # an inline table (a memory ledger)
+            return "{ " + ", ".join(f"{k} = {value(x)}" for k, x in v.items()) + " }"
         if isinstance(v, list):
             return "[" + ", ".join(value(x) for x in v) + "]"
         return v if v.lstrip("-").replace(".", "").isdigit() else f'"{v}"'

@@ -134,6 +134,10 @@ class Recipe:
     whose quantities are its nodes: the working is rendered from it."""
     node_words: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     """English and Chinese words of the graph's nodes that are not claimable quantities."""
+    node_tables: Mapping[str, Callable[[object, str], tuple]] = field(default_factory=dict)
+    """Tables of the working, shown before a node's formula: node name → f(working, lang) →
+    (header, rows), cells as in `derive.render.document.Table` (the memory ledger: one row
+    per component of a sum)."""
 
     def quantity(self, name: str) -> Quantity | None:
         return self._by_name.get(name)

@@ -1,12 +1,92 @@
 """`memory`: the training-state memory ledger per card (Lesson 03's "16 bytes per parameter"
-and the ZeRO stages), exact in bytes, GB (10⁹) and GiB (2³⁰)."""
+and the ZeRO stages), exact in bytes, GB (10⁹) and GiB (2³⁰).
+
+The ledger is a family over components c (parameters, gradients, the fp32 master copy, Adam's
+moments m and v, a momentum buffer), each b_c bytes per parameter. A ZeRO stage shards some
+of them over the data-parallel degree D: one card holds b_c/D_c of each, D_c = D for a
+sharded component and 1 for the others. Every quantity is one node of the derivation graph
+of its (components, stage) configuration, so the per-card formula shows exactly which terms
+are divided by D.
+"""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import sympy as sp
 
+from derive.graph import Node, Variant, symbol
+from derive.graph.evaluate import compiled, exact_value, sympy_value
+from derive.graph.graph import Graph
+from derive.graph.node import leaves
 from derive.model import memory as m
-from derive.recipes.base import Input, Mistake, Quantity, Recipe
+from derive.recipes.base import Example, Input, Mistake, Quantity, Recipe
+from derive.recipes.graphed import Graphed
+
+P = symbol("mem_P", "P", integer=True, positive=True)
+D = symbol("mem_D", "D", integer=True, positive=True)
+A = symbol("mem_A", "A", nonnegative=True)
+SUBSCRIPT = {"param": r"\mathrm{param}", "grad": r"\mathrm{grad}", "master": r"\mathrm{master}",
+             "adam_m": "m", "adam_v": "v", "momentum": r"\mathrm{momentum}"}
+"""b_c of each component as the course writes it: Adam's moments are m and v."""
+BYTES = {c: symbol(f"mem_b_{c}", "b", sub=SUBSCRIPT[c], nonnegative=True) for c in m.COMPONENTS}
+COMPONENT_OF = {s.name: c for c, s in BYTES.items()}
+B = symbol("mem_B", "B")
+B_card = symbol("mem_B_card", "B", sub=r"\mathrm{card}")
+M = symbol("mem_M", "M")
+M_gb = symbol("mem_M_gb", "M", sub=r"\mathrm{GB}")
+M_gib = symbol("mem_M_gib", "M", sub=r"\mathrm{GiB}")
+T_gib = symbol("mem_T_gib", "T", sub=r"\mathrm{GiB}")
+
+GB = sp.Pow(10, 9, evaluate=False)
+GIB = sp.Pow(2, 30, evaluate=False)
+
+
+def _sum(terms: list[sp.Expr]) -> sp.Expr:
+    """t1 + t2 + …, in the ledger's order (0 for an empty ledger)."""
+    if not terms:
+        return sp.S.Zero
+    return terms[0] if len(terms) == 1 else sp.Add(*terms, evaluate=False)
+
+
+def _per(x: sp.Expr, unit: sp.Expr) -> sp.Expr:
+    """x / unit, written as a fraction."""
+    return sp.Mul(x, sp.Pow(unit, -1, evaluate=False), evaluate=False)
+
+
+def _plus(a: sp.Expr, b: sp.Expr) -> sp.Expr:
+    return sp.Add(a, b, evaluate=False)
+
+
+def term(component: str, stage: int) -> sp.Expr:
+    """What one card holds of a component per parameter: b_c/D when the stage shards it,
+    else b_c."""
+    b = BYTES[component]
+    return _per(b, D) if component in m.SHARDED[stage] else b
+
+
+def ordered(components) -> tuple[str, ...]:
+    """Components in the course's order (parameters, gradients, master copy, optimizer
+    states)."""
+    return tuple(c for c in m.COMPONENTS if c in set(components))
+
+
+@lru_cache(maxsize=None)
+def graph(components: tuple[str, ...], stage: int) -> Graph:
+    """The graph of one configuration: the ledger's components (in the course's order) and the
+    ZeRO stage, which decides which of them are divided by D."""
+    nodes = (
+        Node("bytes_per_param", B, _sum([BYTES[c] for c in components])),
+        Node("card_bytes_per_param", B_card, _sum([term(c, stage) for c in components])),
+        Node("state_bytes", M, sp.Mul(P, B_card, evaluate=False)),
+        Node("state_gb", M_gb, _per(M, GB)),
+        Node("state_gib", M_gib, _per(M, GIB)),
+        Node("total_gib", T_gib, _plus(M_gib, A)),
+    )
+    inputs = {"mem_P": lambda c: c["params"], "mem_D": _dp, "mem_A": _activations}
+    for comp in components:
+        inputs[BYTES[comp].name] = lambda c, comp=comp: _ledger(c)[comp]
+    return Graph(nodes, inputs)
 
 
 def _ledger(c):
@@ -29,36 +109,179 @@ def _activations(c):
     return c.given["activation_gib"] if c.has("activation_gib") else sp.S.Zero
 
 
-QUANTITIES = (
-    Quantity("bytes_per_param", "the ledger's bytes per parameter, unsharded", "Σ_c bytes_c",
-             lambda c: m.bytes_per_param(_ledger(c)), zh="每参数字节"),
-    Quantity("card_bytes_per_param", "bytes per parameter held on one card at this stage",
-             "Σ_c bytes_c / (D if sharded)",
-             lambda c: m.card_bytes_per_param(_ledger(c), _stage(c), _dp(c)),
-             zh="每卡每参数字节"),
-    Quantity("state_bytes", "training-state bytes per card", "P · card bytes per parameter",
-             lambda c: c["params"] * c["card_bytes_per_param"], zh="每卡状态字节"),
-    Quantity("state_gb", "the state in GB (10⁹ bytes)", "state_bytes / 10⁹",
-             lambda c: c["state_bytes"] / m.GB, zh="状态 GB"),
-    Quantity("state_gib", "the state in GiB (2³⁰ bytes)", "state_bytes / 2³⁰",
-             lambda c: c["state_bytes"] / m.GIB, zh="状态 GiB"),
-    Quantity("total_gib", "state plus activations per card, in GiB (activations not divided "
-             "by D)", "state_gib + activation_gib",
-             lambda c: c["state_gib"] + _activations(c), zh="合计 GiB"),
-)
+def graph_of(ctx, components=None, stage=None) -> Graph:
+    """The exercise's graph, or the graph of other components or another stage (a mistake)."""
+    return graph(ordered(_ledger(ctx) if components is None else components),
+                 _stage(ctx) if stage is None else stage)
 
-MISTAKES = (
-    Mistake("state_gb_as_gib", "state_gib", "the state in GB written as GiB (10⁹ for 2³⁰)",
-            lambda c: c["state_gb"]),
-    Mistake("state_gib_as_gb", "state_gb", "the state in GiB written as GB (2³⁰ for 10⁹)",
-            lambda c: c["state_gib"]),
-    Mistake("activations_divided_by_dp", "total_gib", "the activations divided by D too",
-            lambda c: c["state_gib"] + _activations(c) / _dp(c)),
-    Mistake("total_gib_unsharded", "total_gib", "the stage-0 state: no sharding applied",
-            lambda c: m.state_bytes(c["params"], _ledger(c)) / m.GIB + _activations(c)),
-    Mistake("total_in_gb", "total_gib", "GB state plus GiB activations",
-            lambda c: c["state_gb"] + _activations(c)),
+
+def _without(*dropped):
+    """The graph of the ledger without the components `dropped` (forgetting one)."""
+    return lambda ctx: graph_of(ctx, components=[c for c in _ledger(ctx) if c not in dropped])
+
+
+def _one_adam_state(ctx):
+    """Adam's m and v counted as one state: v left out when both are in the ledger."""
+    ledger = _ledger(ctx)
+    both = "adam_m" in ledger and "adam_v" in ledger
+    return graph_of(ctx, components=[c for c in ledger if not (both and c == "adam_v")])
+
+
+def _next_stage(ctx):
+    """The next stage's graph: a component this stage keeps whole divided by D too."""
+    return graph_of(ctx, stage=min(_stage(ctx) + 1, 3))
+
+
+def _stage_0(ctx):
+    return graph_of(ctx, stage=0)
+
+
+# ------------------------------------------------------------------------ the ledger's rows
+
+def rows(working, lang: str = "en"):
+    """The working's table of the per-card ledger: one row per component, read from the terms
+    of the `card_bytes_per_param` node (b_c, or b_c/D where the stage shards c): its symbol,
+    its bytes, its divisor D_c (D or 1) and what one card holds. The node's formula and its
+    substituted line follow the table, once."""
+    from derive.render.formula_tex import formula
+    from derive.render.latex import number
+
+    node = working.graph.by_name["card_bytes_per_param"]
+    terms = node.expr.args if isinstance(node.expr, sp.Add) else (node.expr,)
+    out = []
+    for t in terms:
+        names = [n for n in leaves(t) if n in COMPONENT_OF]
+        if not names:  # an empty ledger's 0
+            continue
+        b = BYTES[COMPONENT_OF[names[0]]]
+        divisor = (f"{formula(D).text} = {number(working.value(D.name, None)).text}"
+                   if D.name in leaves(t) else "1")
+        out.append((f"`{COMPONENT_OF[b.name]}`", ("math", formula(b).text),
+                    ("math", number(working.value(b.name, None)).text), ("math", divisor),
+                    ("math", number(compiled(t)(working.scope, {})).text)))
+    return HEADER[lang], tuple(out)
+
+
+HEADER = {"en": ("component", "symbol", "bytes per parameter", "divided by", "on one card"),
+          "zh": ("组成部分", "符号", "每参数字节", "除以", "每卡")}
+
+
+def card_terms(ledger, stage: int, dp) -> dict:
+    """Each component's bytes per parameter on one card (`derive ledger`'s chart): the terms
+    of the stage's `card_bytes_per_param` node, evaluated."""
+    env = exact_value({**{BYTES[c].name: b for c, b in ledger.items()}, "mem_D": dp})
+    return {c: sympy_value(compiled(term(c, stage))(env, {})) for c in ordered(ledger)}
+
+
+def stage_values(params, ledger, stage: int, dp, activation_gib) -> dict:
+    """Every quantity of one stage (`derive ledger`'s rows), from the recipe's graph."""
+    return RECIPE.evaluate({"params": params, "bytes": dict(ledger), "preset": None,
+                            "stage": stage, "dp": dp, "activation_gib": activation_gib})
+
+
+# ------------------------------------------------------------------------ words and mistakes
+
+DOCS = {
+    "bytes_per_param": "the ledger's bytes per parameter, unsharded",
+    "card_bytes_per_param": "bytes per parameter held on one card at this stage",
+    "state_bytes": "training-state bytes per card",
+    "state_gb": "the state in GB (10⁹ bytes)",
+    "state_gib": "the state in GiB (2³⁰ bytes)",
+    "total_gib": "state plus activations per card, in GiB (activations not divided by D)",
+}
+"""What each claimable quantity is (`derive recipes`, error messages)."""
+
+WORDS = {
+    "bytes_per_param": ("Bytes per parameter, the whole ledger", "每参数字节"),
+    "card_bytes_per_param": ("Bytes per parameter on one card at this stage", "每卡每参数字节"),
+    "state_bytes": ("Training-state bytes per card", "每卡状态字节"),
+    "state_gb": ("The state in GB (10⁹ bytes)", "状态 GB"),
+    "state_gib": ("The state in GiB (2³⁰ bytes)", "状态 GiB"),
+    "total_gib": ("State plus activations per card, in GiB", "合计 GiB"),
+}
+"""Every node in the course's words, English and Chinese (headings of the working)."""
+
+_COURSE = {"params": "1000000000"}
+_STAGE_1 = {"params": "1000000000", "stage": "1", "dp": "4"}
+
+VARIANTS = (
+    (Variant("state_gb_as_gib", "state_gib", {"state_gib": _per(M, GB)},
+             en="the state in GB written as GiB (10⁹ for 2³⁰)",
+             zh="把 GB(10⁹ 字节)当成 GiB(2³⁰ 字节)"), None,
+     Example(_COURSE, {"state_gib": "16"})),
+    (Variant("state_gib_as_gb", "state_gb", {"state_gb": _per(M, GIB)},
+             en="the state in GiB written as GB (2³⁰ for 10⁹)",
+             zh="把 GiB(2³⁰ 字节)当成 GB(10⁹ 字节)"), None,
+     Example(_COURSE, {"state_gb": "14.901"})),
+    (Variant("activations_divided_by_dp", "total_gib",
+             {"total_gib": _plus(M_gib, _per(A, D))},
+             en="the activations divided by D too", zh="激活也除以了数据并行度 D"), None,
+     Example({"params": "1000000000", "stage": "3", "dp": "4", "activation_gib": "2"},
+             {"total_gib": "4.225"})),
+    (Variant("total_gib_unsharded", "total_gib",
+             en="the stage-0 state: no sharding applied", zh="没有按阶段分片:用了阶段 0 的状态"),
+     _stage_0, Example({"params": "1000000000", "stage": "3", "dp": "4", "activation_gib": "2"},
+                       {"total_gib": "16.901"})),
+    (Variant("total_in_gb", "total_gib", {"total_gib": _plus(M_gb, A)},
+             en="GB state plus GiB activations", zh="GB 的状态加上 GiB 的激活"), None,
+     Example({"params": "1000000000", "activation_gib": "2"}, {"total_gib": "18"})),
+    (Variant("card_bytes_next_stage", "card_bytes_per_param",
+             en="a component this stage keeps whole divided by D too (the next stage's ledger: "
+                "stage 1 shards the gradients, stage 2 the parameters)",
+             zh="把本阶段不分片的部分也除以了 D(用了下一阶段的账:阶段 1 分了梯度,阶段 2 分了参数)"),
+     _next_stage, Example(_STAGE_1, {"card_bytes_per_param": "5.5"})),
+    (Variant("total_gib_next_stage", "total_gib",
+             en="the total with a component this stage keeps whole divided by D too",
+             zh="合计时把本阶段不分片的部分也除以了 D"),
+     _next_stage, Example(_STAGE_1, {"total_gib": "5.122"})),
+    (Variant("bytes_per_param_without_master", "bytes_per_param",
+             en="the fp32 master copy forgotten (mixed precision keeps one beside the "
+                "low-precision parameters)",
+             zh="漏算了 fp32 主副本(混合精度在低精度参数之外还存一份)"),
+     _without("master"),
+     Example({"params": "1000000000", "bytes": {"param": "2", "grad": "2", "master": "4",
+                                         "momentum": "4"}}, {"bytes_per_param": "8"})),
+    (Variant("card_bytes_without_master", "card_bytes_per_param",
+             en="the per-card bytes without the fp32 master copy",
+             zh="每卡字节漏算了 fp32 主副本"),
+     _without("master"),
+     Example({"params": "1000000000", "stage": "1", "dp": "4",
+              "bytes": {"param": "2", "grad": "2", "master": "4", "momentum": "4"}},
+             {"card_bytes_per_param": "5"})),
+    (Variant("total_gib_without_master", "total_gib",
+             en="the total without the fp32 master copy", zh="合计时漏算了 fp32 主副本"),
+     _without("master"),
+     Example({"params": "1000000000", "bytes": {"param": "2", "grad": "2", "master": "4",
+                                         "momentum": "4"}}, {"total_gib": "7.451"})),
+    (Variant("bytes_per_param_one_adam_state", "bytes_per_param",
+             en="Adam's two states m and v counted as one",
+             zh="把 Adam 的两个状态 m 和 v 算成了一个"),
+     _one_adam_state, Example({"params": "1000000000", "preset": "fp32_adam"},
+                              {"bytes_per_param": "12"})),
+    (Variant("card_bytes_one_adam_state", "card_bytes_per_param",
+             en="the per-card bytes with Adam's two states m and v counted as one",
+             zh="每卡字节把 Adam 的两个状态 m 和 v 算成了一个"),
+     _one_adam_state, Example({"params": "1000000000", "preset": "fp32_adam", "stage": "1",
+                               "dp": "4"}, {"card_bytes_per_param": "9"})),
+    (Variant("total_gib_one_adam_state", "total_gib",
+             en="the total with Adam's two states m and v counted as one",
+             zh="合计时把 Adam 的两个状态 m 和 v 算成了一个"),
+     _one_adam_state, Example({"params": "1000000000", "preset": "fp32_adam"},
+                              {"total_gib": "11.176"})),
 )
+"""The known mistakes: a variant of the graph (definitions replaced, or the graph of other
+components or another stage), with English, Chinese and an example that makes it."""
+
+CLAIMABLE = tuple(DOCS)
+GRAPHED = Graphed(graph_of, CLAIMABLE)
+
+QUANTITIES = tuple(
+    Quantity(name, DOCS[name], "", GRAPHED.value(name), zh=WORDS[name][1])
+    for name in CLAIMABLE)
+
+MISTAKES = tuple(
+    Mistake(v.name, v.target, v.en, GRAPHED.variant(v, other), zh=v.zh, example=example)
+    for v, other, example in VARIANTS)
 
 
 def check(given):
@@ -90,4 +313,7 @@ RECIPE = Recipe(
     quantities=QUANTITIES,
     mistakes=MISTAKES,
     check=check,
+    graph=lambda ctx: graph_of(ctx),
+    node_words=WORDS,
+    node_tables={"card_bytes_per_param": rows},
 )

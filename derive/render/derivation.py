@@ -97,6 +97,9 @@ def graph_blocks(report: Report, lang: str) -> list:
             if q.wrong:
                 label += f" ({t['wrong_scheme']})"
         blocks.append(Paragraph(label + ":"))
+        table = ex.recipe.node_tables.get(node.name)
+        if table is not None:
+            blocks.append(Table(*table(work, lang)))
         lines = work.lines(node.name)
         shown = [_with_result(text, v) if v is not None else text for text, v in lines]
         if len(shown) > 1:  # a family's lines aligned at their first =

@@ -52,16 +52,10 @@ def words(lang: str) -> dict[str, str]:
 
 
 MISTAKES_ZH = {
-    # sgd_step and accumulation carry their own Chinese (their mistakes are graph variants)
+    # sgd_step, accumulation and memory carry their own Chinese (their mistakes are graph variants)
     # clipping
     "clip_then_mean": "先裁剪每个微批梯度,再累积",
     "clip_scaled_then_unscale": "先裁剪缩放后的梯度,再反缩放(PyTorch 要求先 unscale_)",
-    # memory
-    "state_gb_as_gib": "把 GB(10⁹ 字节)当成 GiB(2³⁰ 字节)",
-    "state_gib_as_gb": "把 GiB(2³⁰ 字节)当成 GB(10⁹ 字节)",
-    "activations_divided_by_dp": "激活也除以了数据并行度 D",
-    "total_gib_unsharded": "没有按阶段分片:用了阶段 0 的状态",
-    "total_in_gb": "GB 的状态加上 GiB 的激活",
 }
 """The diagnosis's known mistakes in Chinese (names as in the JSON `diagnosis`)."""
 

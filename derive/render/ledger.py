@@ -6,7 +6,6 @@ from __future__ import annotations
 from derive.kernel.exact import decimal_str
 from derive.model import memory as m
 from derive.render.document import Document, Heading, Math, Paragraph, Table
-from derive.render.escape import escape_latex
 from derive.render.latex import number
 from derive.render.numbers import Style, rounded_text
 
@@ -20,17 +19,17 @@ COLORS = {"param": "#4C72B0", "grad": "#DD8452", "master": "#55A868", "adam_m": 
 
 
 def rows(params, ledger, dp, activation_gib):
-    """(stage, sharded, bytes/param on a card, state bytes, GB, GiB, total GiB) per stage."""
+    """(stage, sharded, bytes/param on a card, state bytes, GB, GiB, total GiB) per stage: the
+    `memory` recipe's quantities, from its graph of each stage."""
+    from derive.recipes.memory import stage_values
+
     out = []
     for stage in (0, 1, 2, 3):
-        state = m.state_bytes(params, ledger, stage, dp)
-        out.append({
-            "stage": stage,
-            "sharded": sorted(set(ledger) & m.SHARDED[stage], key=m.COMPONENTS.index),
-            "card_bytes_per_param": m.card_bytes_per_param(ledger, stage, dp),
-            "state_bytes": state, "state_gb": state / m.GB, "state_gib": state / m.GIB,
-            "total_gib": m.total_gib(params, ledger, stage, dp, activation_gib),
-        })
+        values = stage_values(params, ledger, stage, dp, activation_gib)
+        out.append({"stage": stage, "bytes_per_param": values["bytes_per_param"],
+                    "sharded": sorted(set(ledger) & m.SHARDED[stage], key=m.COMPONENTS.index),
+                    **{k: values[k] for k in ("card_bytes_per_param", "state_bytes", "state_gb",
+                                              "state_gib", "total_gib")}})
     return out
 
 
@@ -43,14 +42,29 @@ def _d(v):
     return rounded_text(v, LEDGER_STYLE)
 
 
+def formula_lines(params, ledger, dp, activation_gib) -> tuple[str, ...]:
+    """B = Σ_c b_c with the ledger's numbers, then B_card of each stage: the formulas of the
+    `memory` recipe's graph, each term b_c or b_c/D as the stage shards it."""
+    from derive.recipes.memory import RECIPE
+    from derive.render.working import Working
+
+    def work(stage):
+        return Working(RECIPE, {"params": params, "bytes": dict(ledger), "preset": None,
+                                "stage": stage, "dp": dp, "activation_gib": activation_gib})
+    (line, value), = work(0).lines("bytes_per_param")
+    out = [rf"& {line} = {number(value).text}"]
+    for stage in (0, 1, 2, 3):
+        (line, value), = work(stage).lines("card_bytes_per_param")
+        out.append(rf"\text{{stage {stage}:}} \quad & {line} = {number(value).text}")
+    return tuple(out)
+
+
 def ledger_document(params, ledger, dp, activation_gib, lang="en") -> Document:
-    terms = " + ".join(rf"\underbrace{{{b}}}_{{\texttt{{{escape_latex(c, math=True)}}}}}"
-                       for c, b in ledger.items())
     blocks = [
         Paragraph(f"P = {decimal_str(params)} parameters, D = {dp} cards, activations "
                   f"{decimal_str(activation_gib)} GiB per card (never divided by D). "
-                  f"Bytes per parameter:"),
-        Math((f"{terms} = {m.bytes_per_param(ledger)}",)),
+                  f"Bytes per parameter, and on one card at each stage:"),
+        Math(formula_lines(params, ledger, dp, activation_gib)),
         Paragraph("GB = 10⁹ bytes, GiB = 2³⁰ bytes; decimals rounded half away from zero to "
                   f"{LEDGER_STYLE.places} places, exact values in `derive key` of a memory "
                   "exercise."),
@@ -74,7 +88,7 @@ def ledger_text(params, ledger, dp, activation_gib) -> str:
              _d(r["total_gib"])) for r in rs]
     widths = [max(len(x[i]) for x in (head, *body)) for i in range(len(head))]
     lines = [f"P = {decimal_str(params)}, D = {dp}, activations {decimal_str(activation_gib)} "
-             f"GiB per card, {m.bytes_per_param(ledger)} bytes per parameter"]
+             f"GiB per card, {decimal_str(rs[0]['bytes_per_param'])} bytes per parameter"]
     lines += ["  ".join(c.rjust(w) if i > 1 else c.ljust(w) for i, (c, w) in
                         enumerate(zip(row, widths))).rstrip() for row in (head, *body)]
     return "\n".join(lines)
@@ -95,7 +109,10 @@ def draw_chart(params, ledger, dp, activation_gib, path: str) -> None:
     fig, ax = plt.subplots(figsize=(7, 4.2), dpi=120)
     stages = [0, 1, 2, 3]
     names = [STAGE_NAMES[s] for s in stages]
-    per_card = [m.component_bytes(ledger, s, dp) for s in stages]
+    from derive.recipes.memory import card_terms
+
+    per_card = [card_terms(ledger, s, dp) for s in stages]
+    totals = [r["total_gib"] for r in rows(params, ledger, dp, activation_gib)]
     bottoms = [0.0] * 4
     for comp, b in ledger.items():
         heights = [plotted(c[comp] * params / m.GIB) for c in per_card]
@@ -106,7 +123,7 @@ def draw_chart(params, ledger, dp, activation_gib, path: str) -> None:
         ax.bar(names, [plotted(activation_gib)] * 4, bottom=bottoms, color="white",
                edgecolor="#555555", hatch="//", label="activations (not divided by D)")
     for x, s in enumerate(stages):
-        total = m.total_gib(params, ledger, s, dp, activation_gib)
+        total = totals[s]
         ax.text(x, plotted(total), f"{_d(total)} GiB", ha="center", va="bottom", fontsize=9)
     ax.set_ylabel("GiB per card (2³⁰ bytes)")
     ax.set_xlabel("ZeRO stage")
