@@ -33,10 +33,8 @@ def given_node(graph, node) -> bool:
     """A node that is an input as given (∇L_k when the exercise gives the microbatch means):
     its working is its value, not `∇L_k = ∇L_k`."""
     e = node.expr
-    if isinstance(e, sp.Indexed):
-        return (node.over is not None and e.base.label.name in graph.inputs
-                and e.indices == (node.over.index,))
-    return isinstance(e, sp.Symbol) and e.name in graph.inputs
+    return (isinstance(e, sp.Indexed) and node.over is not None
+            and e.base.label.name in graph.inputs and e.indices == (node.over.index,))
 
 
 class Working:
