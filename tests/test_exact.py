@@ -388,3 +388,21 @@ def test_is_zero_exact(value, zero):
 
 def test_is_zero_exact_declines_symbols():
     assert is_zero_exact(sp.Symbol("x")) is None
+
+
+@given(st.integers(0, 80), st.integers(0, 80), st.sampled_from([1, 3, 7, 9, 11]),
+       st.integers(1, 10**6))
+def test_terminating_places_against_repeated_division(twos, fives, other, p):
+    """The fast count of 2s and 5s against dividing one at a time."""
+    from fractions import Fraction
+
+    from derive.kernel.exact import terminating_places
+
+    value = Fraction(p, 2**twos * 5**fives * other)
+    q, a, b = value.denominator, 0, 0
+    while q % 2 == 0:
+        q, a = q // 2, a + 1
+    while q % 5 == 0:
+        q, b = q // 5, b + 1
+    want = max(a, b) if q == 1 else None
+    assert terminating_places(sp.Rational(value.numerator, value.denominator)) == want

@@ -201,14 +201,16 @@ def fixed_str(value: sp.Rational, places: int) -> str:
 
 def terminating_places(value: sp.Rational) -> int | None:
     """Digits after the point of a terminating decimal, or None if it does not terminate."""
-    q = sp.Rational(value).q
-    twos = fives = 0
-    while q % 2 == 0:
-        q //= 2
-        twos += 1
-    while q % 5 == 0:
-        q //= 5
-        fives += 1
+    q = int(sp.Rational(value).q)
+    twos = (q & -q).bit_length() - 1
+    q >>= twos
+    fives, powers = 0, [(5, 1)]
+    while q % (powers[-1][0] ** 2) == 0:  # 5, 25, 625, …: a few big divisions, not one per 5
+        powers.append((powers[-1][0] ** 2, powers[-1][1] * 2))
+    for power, count in reversed(powers):
+        while q % power == 0:
+            q //= power
+            fives += count
     return max(twos, fives) if q == 1 else None
 
 

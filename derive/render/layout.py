@@ -75,6 +75,10 @@ def _tokens(tex: str) -> list[str]:
 
 # -------------------------------------------------------------------------------- widths
 
+LAYOUT_CHARS = 4000
+"""The longest line of math that is broken into rows."""
+
+
 _CHAR = 5.6
 _WIDE = {r"\cdot": 8.0, r"\quad": 11.0, r"\qquad": 22.0, r"\,": 1.9, r"\:": 2.4, r"\;": 3.1,
          r"\!": -1.9, "\\ ": 3.7, r"\sum": 16.0, r"\prod": 16.0, r"\int": 10.0, r"\infty": 11.0,
@@ -88,7 +92,11 @@ def _inner(group: str) -> str:
 
 
 def width(tex: str) -> float:
-    """The estimated width of a formula in pt (display style, 11 pt)."""
+    """The estimated width of a formula in pt (display style, 11 pt); a formula past
+    LAYOUT_CHARS characters (thousands of digits) by its length alone, which bounds the time
+    of laying out huge exact values."""
+    if len(tex) > LAYOUT_CHARS:
+        return len(tex) * _CHAR
     return _width(_tokens(tex))
 
 
@@ -344,10 +352,6 @@ def _relation_split(tex: str) -> list[str]:
 
 
 INDENT = r"\quad "
-
-
-LAYOUT_CHARS = 4000
-"""The longest line of math that is broken into rows."""
 
 
 def rows(lines: tuple[str, ...], limit: float = LIMIT) -> list[str] | None:
