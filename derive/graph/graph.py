@@ -110,7 +110,7 @@ class Graph:
 class Values:
     """Node values over a plain dict, each computed once when first asked for, after the
     nodes it reads: what a scope gives when no claimed value stands in for a computed one
-    and nothing recurs (the fast path)."""
+    (the fast path). A recurrent node's members are filled in order as they are read."""
 
     def __init__(self, graph: Graph, ctx):
         self.graph = graph
@@ -119,17 +119,30 @@ class Values:
     def _ensure(self, n: Node) -> None:
         if n.key in self.env:
             return
-        for k in self.graph.reads[n.name]:
+        if n.name in self.graph.recurrent:
+            self.env[n.key] = _Members(self.env, n, n.expr)  # before its reads: they read it
+        needed = set(self.graph.reads[n.name])
+        if n.over is not None:
+            needed.add(n.over.size.name)
+        for k in sorted(needed):
             if k not in self.env and k in self.graph.by_key:
                 self._ensure(self.graph.by_key[k])
+        if n.name in self.graph.recurrent:
+            return
         v = self.graph.value(n, self.env)
-        self.env[n.key] = members(v) if n.over is not None else v
+        if n.over is not None:
+            v = members(v)
+            if n.start is not None:
+                v[0] = compiled(n.start)(self.env, {})
+        self.env[n.key] = v
 
     def compute(self, name: str):
         n = self.graph.by_name[name]
         self._ensure(n)
         v = self.env[n.key]
-        return sympy_value(list(v.values()) if n.over is not None else v)
+        if isinstance(v, _Members):
+            return sympy_value([v[m] for m in range(1, v.size + 1)])
+        return sympy_value([v[m] for m in sorted(v) if m >= 1] if n.over is not None else v)
 
 
 class Scope(Mapping):
@@ -217,8 +230,15 @@ class _Members(dict):
         self.scope, self.node = scope, node
         self.index = node.over.index.name
         self.f = compiled(expr, frozenset({self.index}))
-        self.size = int(scope[node.over.size.name])
+        self._size: int | None = None
         self.next = 1
+
+    @property
+    def size(self) -> int:
+        """The family's length, read when first needed (it may be a node computed later)."""
+        if self._size is None:
+            self._size = int(self.scope[self.node.over.size.name])
+        return self._size
 
     def __missing__(self, m):
         if m == 0 and self.node.start is not None:

@@ -33,7 +33,7 @@ class Graphed:
         no claimed value stands in for a computed one)."""
         def make(c):
             graph = self.graph_of(c)
-            if not c.overrides and graph.one_pass:
+            if not c.overrides:
                 return Values(graph, c)
             return graph.scope(c, shared=self.claimable.__contains__)
         return ctx.memo("graph-scope", make)
