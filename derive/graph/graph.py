@@ -31,6 +31,10 @@ class Graph:
         if len(self.by_name) != len(nodes) or len(self.by_key) != len(nodes):
             raise ValueError("two nodes with one name or one symbol")
         self.reads = {n.name: frozenset(leaves(n.expr)) for n in nodes}
+        recurrent = {n.over for n in nodes if n.start is not None}
+        self.group = {n.name: tuple(m for m in nodes if m.over == n.over)
+                      for n in nodes if n.over in recurrent}
+        """A node of a recurrent family → every node over that family, evaluated together."""
         for n in nodes:
             unknown = self.reads[n.name] - set(self.by_key) - set(self.inputs) - (
                 {n.over.index.name} if n.over else set())
@@ -41,10 +45,14 @@ class Graph:
         """Every node whose definition reads `name`'s node, directly or not."""
         key = self.by_name[name].key
         out: set[str] = set()
-        for n in self.nodes:
-            if key in self.reads[n.name] or any(self.by_name[o].key in self.reads[n.name]
-                                                for o in out):
-                out.add(n.name)
+        grown = True
+        while grown:  # more than one pass only for a recurrence (w_t reads g_t reads w_{t−1})
+            before = len(out)
+            for n in self.nodes:
+                if key in self.reads[n.name] or any(self.by_name[o].key in self.reads[n.name]
+                                                    for o in out):
+                    out.add(n.name)
+            grown = bool(self.group) and len(out) > before
         return out
 
     def value(self, node: Node, env: Mapping[str, object], expr: sp.Expr | None = None):
@@ -58,6 +66,25 @@ class Graph:
         size = int(env[node.over.size.name])
         return [f(env, {index: m}) for m in range(1, size + 1)]
 
+    def ordered(self, group: tuple[Node, ...], env: Mapping[str, object],
+                exprs: Mapping[str, sp.Expr], fixed: Mapping[str, list]) -> dict[str, list]:
+        """The nodes of a recurrent family together, member by member (t = 1…T), each member
+        reading the earlier members of every node (w_{t−1}) and member 0 from `start`;
+        `exprs` replaces definitions, `fixed` gives a node's first members (claimed values)."""
+        family = group[0].over
+        index = family.index.name
+        size = int(env[family.size.name])
+        local = _Overlay(env)
+        for n in group:
+            local[n.key] = {} if n.start is None else {0: compiled(n.start)(env, {})}
+        steps = [(n.key, compiled(exprs.get(n.name, n.expr), frozenset({index})),
+                  fixed.get(n.name) or ()) for n in group]
+        for m in range(1, size + 1):
+            bound = {index: m}
+            for key, f, given in steps:
+                local[key][m] = given[m - 1] if m <= len(given) else f(local, bound)
+        return {n.name: [local[n.key][m] for m in range(1, size + 1)] for n in group}
+
     def scope(self, ctx, replace: Mapping[str, sp.Expr] | None = None,
               shared: Callable[[str], bool] = lambda name: True) -> "Scope":
         return Scope(self, ctx, dict(replace or {}), shared)
@@ -65,6 +92,18 @@ class Graph:
     def evaluate_variant(self, variant: Variant, ctx):
         """`variant.target` computed with the variant's definitions in place."""
         return self.scope(ctx, variant.replace).node(variant.target)
+
+
+class _Overlay(dict):
+    """The members of a recurrent family computed so far, over the scope's other values."""
+
+    def __init__(self, env: Mapping[str, object]):
+        super().__init__()
+        self.env = env
+
+    def __missing__(self, key: str):
+        v = self[key] = self.env[key]
+        return v
 
 
 class Scope(Mapping):
@@ -91,9 +130,23 @@ class Scope(Mapping):
 
     def _computed(self, name: str):
         if name not in self._cache:
+            group = self.graph.group.get(name)
+            if group is not None:
+                self._cache.update(self.graph.ordered(
+                    group, self, self.replace,
+                    {n.name: exact_value(self._fixed(n.name)) for n in group
+                     if self._fixed(n.name) is not None}))
+                return self._cache[name]
             n = self.graph.by_name[name]
             self._cache[name] = self.graph.value(n, self, self.replace.get(name))
         return self._cache[name]
+
+    def _fixed(self, name: str):
+        """A recurrent node's values the context holds of its own (a claim carried forward,
+        `ctx.overrides`), where this scope takes the context's values; else None."""
+        if name in self.local or not self.shared(name):
+            return None
+        return getattr(self.ctx, "overrides", {}).get(name)
 
     def compute(self, name: str):
         """A node's value computed from its definition, in SymPy numbers."""
@@ -106,6 +159,8 @@ class Scope(Mapping):
                 v = self.node(n.name)
                 if n.over is not None:
                     v = members(v if isinstance(v, (list, tuple)) else [v])
+                    if n.start is not None:
+                        v[0] = compiled(n.start)(self, {})
             elif key in self.graph.inputs:
                 v = exact_value(self.graph.inputs[key](self.ctx))
             else:

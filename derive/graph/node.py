@@ -30,6 +30,10 @@ class Node:
     symbol: sp.Basic
     expr: sp.Expr
     over: Family | None = None
+    start: sp.Expr | None = None
+    """Member 0 of a recurrent family node (w_0 = w, u_0 = 0), an expression over inputs. A
+    family with such a node is evaluated in order (see `Graph.ordered`): member t of each of
+    its nodes may read the earlier members of all of them (w_{t−1})."""
 
     @property
     def head(self) -> sp.Expr:

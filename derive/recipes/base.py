@@ -134,6 +134,12 @@ class Recipe:
     whose quantities are its nodes: the working is rendered from it."""
     node_words: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     """English and Chinese words of the graph's nodes that are not claimable quantities."""
+    working: Callable[[object, str], list] | None = None
+    """More blocks of a graph recipe's working, after its nodes: `working(work, lang)` with
+    the exercise's `derive.render.working.Working` (the steps' table of optimizer_steps)."""
+    members_shown: int | None = None
+    """How many members of a family node the working writes out (None: the renderer's
+    default); the rest are left to `working`."""
 
     def quantity(self, name: str) -> Quantity | None:
         return self._by_name.get(name)
