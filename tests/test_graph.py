@@ -110,6 +110,10 @@ def _toml(recipe: str, example) -> str:
             return "{ " + ", ".join(f"{k} = {value(x)}" for k, x in v.items()) + " }"
         if isinstance(v, list):
             return "[" + ", ".join(value(x) for x in v) + "]"
+        if isinstance(v, dict):  # an inline table (an optimizer)
+            return "{ " + ", ".join(f"{k} = {value(x)}" for k, x in v.items()) + " }"
+        if v in ("true", "false"):
+            return v
         return v if v.lstrip("-").replace(".", "").isdigit() else f'"{v}"'
     lines = ["[[exercise]]", 'id = "example"', f'recipe = "{recipe}"', "[exercise.given]"]
     lines += [f"{k} = {value(v)}" for k, v in example.given.items()]

@@ -139,7 +139,32 @@ def _build(e: sp.Basic, indices: frozenset):
                 return -v if v < 0 else v
             return _exact(sp.Abs(v))
         return absolute
+    if isinstance(e, sp.Piecewise):
+        cases = [(_build(v, indices), _condition(c, indices)) for v, c in e.args]
+
+        def branch(env, idx):
+            for value, holds in cases:
+                if holds(env, idx):
+                    return value(env, idx)
+            raise NotEvaluable("a case distinction with no case that holds")
+        return branch
     raise NotEvaluable(f"cannot evaluate {type(e).__name__} in a recipe's formula")
+
+
+_RELATIONS = {sp.Eq: lambda a, b: a == b, sp.Ne: lambda a, b: a != b,
+              sp.Lt: lambda a, b: a < b, sp.Le: lambda a, b: a <= b,
+              sp.Gt: lambda a, b: a > b, sp.Ge: lambda a, b: a >= b}
+
+
+def _condition(c: sp.Basic, indices: frozenset):
+    """A case's condition: true, or a comparison of index expressions (t = 1, t > 1)."""
+    if c is sp.true:
+        return lambda env, idx: True
+    op = _RELATIONS.get(type(c))
+    if op is None:
+        raise NotEvaluable(f"cannot evaluate the condition {c}")
+    left, right = _build(c.lhs, indices), _build(c.rhs, indices)
+    return lambda env, idx: op(left(env, idx), right(env, idx))
 
 
 @lru_cache(maxsize=4096)

@@ -70,10 +70,14 @@ class Graph:
         """Every node whose definition reads `name`'s node, directly or not."""
         key = self.by_name[name].key
         out: set[str] = set()
-        for n in self.nodes:
-            if key in self.reads[n.name] or any(self.by_name[o].key in self.reads[n.name]
-                                                for o in out):
-                out.add(n.name)
+        grown = True
+        while grown:  # more than one pass only for a recurrence (w_t reads g_t reads w_{t−1})
+            before = len(out)
+            for n in self.nodes:
+                if key in self.reads[n.name] or any(self.by_name[o].key in self.reads[n.name]
+                                                    for o in out):
+                    out.add(n.name)
+            grown = bool(self.recurrent) and len(out) > before
         return out
 
     def value(self, node: Node, env: Mapping[str, object], expr: sp.Expr | None = None):

@@ -31,9 +31,9 @@ class Node:
     expr: sp.Expr
     over: Family | None = None
     start: sp.Expr | None = None
-    """Member 0 of a recurrence over `over` (w_0 = w for w_k = w_{k−1} − η·g_k): a family
-    node whose expression reads its own earlier members, or another family node that reads
-    them (g_k = ∇L_k(w_{k−1})), is evaluated member by member."""
+    """Member 0 of a recurrent family node (w_0 = w, u_0 = 0), an expression over inputs: a
+    family node whose expression reads its own earlier members, or another family node that
+    reads them (g_k = ∇L_k(w_{k−1})), is evaluated member by member."""
 
     @property
     def head(self) -> sp.Expr:

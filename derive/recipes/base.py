@@ -138,6 +138,12 @@ class Recipe:
     """Tables of the working, shown before a node's formula: node name → f(working, lang) →
     (header, rows), cells as in `derive.render.document.Table` (the memory ledger: one row
     per component of a sum)."""
+    working: Callable[[object, str], list] | None = None
+    """More blocks of a graph recipe's working, after its nodes: `working(work, lang)` with
+    the exercise's `derive.render.working.Working` (the steps' table of optimizer_steps)."""
+    members_shown: int | None = None
+    """How many members of a family node the working writes out (None: the renderer's
+    default); the rest are left to `working`."""
 
     def quantity(self, name: str) -> Quantity | None:
         return self._by_name.get(name)

@@ -105,11 +105,13 @@ def graph_blocks(report: Report, lang: str) -> list:
         if len(shown) > 1:  # a family's lines aligned at their first =
             shown = [line.replace(" = ", " &= ", 1) for line in shown]
         blocks.append(Math(tuple(shown)))
-        hidden = work.hidden(node.name)
+        hidden = work.hidden(node.name) if ex.recipe.working is None else 0
         if hidden:
             blocks.append(Paragraph(t["more_members"].format(count=hidden)))
         if node.name in claims:
             blocks.append(_claim_note(claims[node.name], lang))
+    if ex.recipe.working is not None:
+        blocks += ex.recipe.working(work, lang)
     return blocks
 
 

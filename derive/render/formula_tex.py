@@ -134,6 +134,8 @@ class Printer:
             return Tex(rf"{name}\left({', '.join(self.tex(a).text for a in e.args)}\right)")
         if isinstance(e, sp.Abs):
             return Tex(rf"\left|{self.tex(e.args[0]).text}\right|")
+        if isinstance(e, sp.Piecewise):
+            return self._cases(e)
         raise NotImplementedError(f"no LaTeX for {type(e).__name__}")
 
     # ------------------------------------------------------------------ operators
@@ -242,6 +244,33 @@ class Printer:
         if a is None or b is None:
             return None, None
         return int(a) + 1, int(b)
+
+    def _cases(self, e: sp.Piecewise) -> Tex:
+        """A case distinction over indices: the one case that holds where the indices are
+        bound (the substituted line of u_1), else every case with its condition."""
+        for value, cond in e.args:
+            holds = self._holds(cond)
+            if holds is None:
+                break
+            if holds:
+                return self.tex(value)
+        rows = [f"{self.tex(v).text} & " + (r"\text{otherwise}" if c is sp.true else
+                                            self._relation(c)) for v, c in e.args]
+        return Tex(r"\begin{cases} " + r" \\ ".join(rows) + r" \end{cases}")
+
+    def _holds(self, cond) -> bool | None:
+        """Whether a case's condition holds for the bound indices; None when unbound."""
+        if cond is sp.true:
+            return True
+        left, right = self._index(cond.lhs), self._index(cond.rhs)
+        if left is None or right is None or self.values is None and not self.bound:
+            return None
+        return bool(cond.func(sp.Integer(left), sp.Integer(right)))
+
+    def _relation(self, c) -> str:
+        op = {sp.Eq: "=", sp.Ne: r"\neq", sp.Lt: "<", sp.Le: r"\leq", sp.Gt: ">",
+              sp.Ge: r"\geq"}[type(c)]
+        return f"{self.tex(c.lhs).text} {op} {self.tex(c.rhs).text}"
 
     def _sum(self, e: sp.Sum) -> Tex:
         (i, lo, hi), = e.limits

@@ -47,6 +47,7 @@ class Working:
         self.graph = recipe.graph(self.ctx)
         self.scope = self.graph.scope(
             self.ctx, shared=lambda name: recipe.quantity(name) is not None)
+        self.shown = getattr(recipe, "members_shown", None) or MEMBERS_SHOWN
 
     def value(self, name: str, members):
         key = name
@@ -81,7 +82,7 @@ class Working:
         values = self.node_value(name)
         index = node.over.index
         out = [(f"{head(node.symbol, index=index).text} = {formula(node.expr).text}", None)]
-        shown = range(1, min(len(values), MEMBERS_SHOWN) + 1)
+        shown = range(1, min(len(values), self.shown) + 1)
         for m in shown:
             sub = substituted(node.expr, self.value, {index.name: m}).text
             out.append((f"{head(node.symbol, m).text} = {sub}", values[m - 1]))
@@ -92,4 +93,4 @@ class Working:
         node = self.graph.by_name[name]
         if node.over is None:
             return 0
-        return max(0, len(self.node_value(name)) - MEMBERS_SHOWN)
+        return max(0, len(self.node_value(name)) - self.shown)

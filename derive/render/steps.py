@@ -1,0 +1,45 @@
+"""The steps of a recurrent family (t = 1…T) as one table of the document model: a row per
+step, a column per node, every value from the graph."""
+
+from __future__ import annotations
+
+from derive.render.document import Paragraph, Table
+
+WORDS = {"en": "Every step (exact values; a long one by its decimal):",
+         "zh": "每一步(精确值;过长的以小数表示):"}
+
+CELL_CHARS = 40
+"""A cell's exact value longer than this (in LaTeX) is shown by its decimal: the table stays
+a summary (30 SGD steps on 60-digit inputs have values of thousands of digits)."""
+
+
+def _cell(v) -> tuple[str, str]:
+    import sympy as sp
+
+    from derive.kernel.exact import decimal_str, to_expr
+    from derive.render.numbers import STYLE, exact_latex
+
+    e = to_expr(v)
+    if e.is_Rational and max(abs(e.p), e.q).bit_length() > 4 * CELL_CHARS:
+        # thousands of digits: ten significant ones, without looking for a terminating decimal
+        return ("math", rf"\approx {sp.N(e, STYLE.large_significant)}")
+    text = exact_latex(e)
+    if len(text) > CELL_CHARS and not text.startswith(r"\approx"):
+        text = rf"\approx {decimal_str(e, STYLE.large_significant)}"
+    return ("math", text)
+
+
+def steps_table(work, lang: str, names, headers=None) -> list:
+    """A paragraph and a table: column `t`, then each of the nodes `names` the exercise's
+    graph has (in that order), their members by step. `headers` maps a node to its prose
+    heading (default: its symbol)."""
+    nodes = [work.graph.by_name[n] for n in names if n in work.graph.by_name]
+    if not nodes:
+        return []
+    index = nodes[0].over.index
+    columns = [work.node_value(n.name) for n in nodes]
+    header = (index.name,) + tuple(
+        (headers or {}).get(n.name, n.name) for n in nodes)
+    rows = tuple((str(m),) + tuple(_cell(col[m - 1]) for col in columns)
+                 for m in range(1, len(columns[0]) + 1))
+    return [Paragraph(WORDS.get(lang, WORDS["en"])), Table(header, rows)]

@@ -1,0 +1,351 @@
+"""optimizer_steps on the derivation graph: every node's formula per optimizer configuration
+and its first step's substituted line, written by hand in the course's notation; each mistake
+diagnosed by name from its example; values against torch (float64) and against plain
+Fraction arithmetic of torch's SGD, written here."""
+
+from __future__ import annotations
+
+import os
+from fractions import Fraction as F
+
+import pytest
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from derive.exercises.bank import load_file
+from derive.exercises.check import check_exercise
+from derive.model.optimizers import Optimizer
+from derive.recipes import RECIPES
+from derive.render.working import Working
+
+R = sp.Rational
+RECIPE = RECIPES["optimizer_steps"]
+
+
+def _given(opt=None, b=None, loss=None, steps=2):
+    return {"w": sp.Integer(1), "lr": R(1, 10), "b": b, "loss": loss, "steps": sp.Integer(steps),
+            "records": [[sp.Integer(2), sp.Integer(4)], [sp.Integer(1), sp.Integer(3)]],
+            "optimizer": opt}
+
+
+PLAIN = _given()
+SQUARED_B = _given(b=R(1, 2), loss="squared")
+MOMENTUM = _given(Optimizer.make("sgd", momentum=R(9, 10)))
+DAMPED = _given(Optimizer.make("sgd", momentum=R(9, 10), dampening=R(1, 10)))
+NESTEROV = _given(Optimizer.make("sgd", momentum=R(1, 2), nesterov=True, weight_decay=R(1, 10)))
+MAXIMIZE = _given(Optimizer.make("sgd", maximize=True))
+ADAM = _given(Optimizer.make("adam"))
+ADAM_L2_MAX = _given(Optimizer.make("adam", weight_decay=R(1, 10), maximize=True))
+ADAMW = _given(Optimizer.make("adamw"))
+ADAMW_NO_DECAY = _given(Optimizer.make("adamw", weight_decay=0))
+AMSGRAD_B = _given(Optimizer.make("adam", amsgrad=True), b=R(1, 2))
+
+G = r"g_{t} = \frac{1}{N} \sum_{i=1}^{N} \left(w_{t - 1} \cdot x_{i} - y_{i}\right) \cdot x_{i}"
+G1 = (r"g_{1} = \frac{1}{2} \left(\left(1 \cdot 2 - 4\right) \cdot 2 + "
+      r"\left(1 \cdot 1 - 3\right) \cdot 1\right)")
+L = r"L_{t} = \frac{1}{N} \sum_{i=1}^{N} \frac{1}{2} \left(w_{t} \cdot x_{i} - y_{i}\right)^{2}"
+M = r"m_{t} = \beta_{1} \cdot m_{t - 1} + \left(1 - \beta_{1}\right) \cdot g_{t}"
+M1 = r"m_{1} = 0.9 \cdot 0 + \left(1 - 0.9\right) \cdot \left(-3\right)"
+V = r"v_{t} = \beta_{2} \cdot v_{t - 1} + \left(1 - \beta_{2}\right) \cdot g_{t}^{2}"
+V1 = r"v_{1} = 0.999 \cdot 0 + \left(1 - 0.999\right) \cdot \left(-3\right)^{2}"
+MHAT = r"\hat{m}_{t} = \frac{m_{t}}{1 - \beta_{1}^{t}}"
+MHAT1 = r"\hat{m}_{1} = \frac{-0.3}{1 - 0.9^{1}}"
+VHAT = r"\hat{v}_{t} = \frac{v_{t}}{1 - \beta_{2}^{t}}"
+VHAT1 = r"\hat{v}_{1} = \frac{0.009}{1 - 0.999^{1}}"
+ADAM_W = r"w_{t} = w_{t - 1} - \eta \cdot \frac{\hat{m}_{t}}{\sqrt{\hat{v}_{t}} + \varepsilon}"
+ADAM_W1 = r"w_{1} = 1 - 0.1 \cdot \frac{-3}{\sqrt{9} + \frac{1}{100000000}}"
+
+# (configuration, node, its formula, its first step's substituted line) — by hand
+TABLE = {
+    "plain": (PLAIN, [
+        ("gradient_steps", G, G1),
+        ("w_steps", r"w_{t} = w_{t - 1} - \eta \cdot g_{t}", r"w_{1} = 1 - 0.1 \cdot \left(-3\right)"),
+        ("loss_steps", L, r"L_{1} = \frac{1}{2} \left(\frac{1}{2} \left(1.3 \cdot 2 - 4\right)^{2} + "
+                          r"\frac{1}{2} \left(1.3 \cdot 1 - 3\right)^{2}\right)"),
+    ]),
+    "squared-with-bias": (SQUARED_B, [
+        ("gradient_steps",
+         r"g_{t} = \frac{1}{N} \sum_{i=1}^{N} \left(2 \cdot \left(w_{t - 1} \cdot x_{i} + b_{t - 1}\right)"
+         r" - 2 \cdot y_{i}\right) \cdot x_{i}",
+         r"g_{1} = \frac{1}{2} \left(\left(2 \cdot \left(1 \cdot 2 + 0.5\right) - 2 \cdot 4\right) \cdot 2"
+         r" + \left(2 \cdot \left(1 \cdot 1 + 0.5\right) - 2 \cdot 3\right) \cdot 1\right)"),
+        ("b_gradient_steps",
+         r"g_{b,t} = \frac{1}{N} \sum_{i=1}^{N} \left(2 \cdot \left(w_{t - 1} \cdot x_{i} + b_{t - 1}\right)"
+         r" - 2 \cdot y_{i}\right)",
+         r"g_{b,1} = \frac{1}{2} \left(2 \cdot \left(1 \cdot 2 + 0.5\right) - 2 \cdot 4 + "
+         r"2 \cdot \left(1 \cdot 1 + 0.5\right) - 2 \cdot 3\right)"),
+        ("w_steps", r"w_{t} = w_{t - 1} - \eta \cdot g_{t}", r"w_{1} = 1 - 0.1 \cdot \left(-4.5\right)"),
+        ("b_steps", r"b_{t} = b_{t - 1} - \eta \cdot g_{b,t}", r"b_{1} = 0.5 - 0.1 \cdot \left(-3\right)"),
+        ("loss_steps",
+         r"L_{t} = \frac{1}{N} \sum_{i=1}^{N} \left(w_{t} \cdot x_{i} + b_{t} - y_{i}\right)^{2}",
+         r"L_{1} = \frac{1}{2} \left(\left(1.45 \cdot 2 + 0.8 - 4\right)^{2} + "
+         r"\left(1.45 \cdot 1 + 0.8 - 3\right)^{2}\right)"),
+    ]),
+    "momentum": (MOMENTUM, [
+        ("gradient_steps", G, G1),
+        ("buffer_steps", r"u_{t} = \mu \cdot u_{t - 1} + g_{t}", r"u_{1} = 0.9 \cdot 0 + \left(-3\right)"),
+        ("w_steps", r"w_{t} = w_{t - 1} - \eta \cdot u_{t}", r"w_{1} = 1 - 0.1 \cdot \left(-3\right)"),
+        ("loss_steps", L, None),
+    ]),
+    "dampening": (DAMPED, [
+        ("gradient_steps", G, G1),
+        ("buffer_steps",
+         r"u_{t} = \begin{cases} g_{t} & t = 1 \\ \mu \cdot u_{t - 1} + \left(1 - \tau\right) \cdot g_{t}"
+         r" & \text{otherwise} \end{cases}", r"u_{1} = -3"),
+        ("w_steps", r"w_{t} = w_{t - 1} - \eta \cdot u_{t}", r"w_{1} = 1 - 0.1 \cdot \left(-3\right)"),
+        ("loss_steps", L, None),
+    ]),
+    "nesterov-decay": (NESTEROV, [
+        ("gradient_steps", G, G1),
+        ("decayed_gradient", r"\tilde{g}_{t} = g_{t} + \lambda \cdot w_{t - 1}",
+         r"\tilde{g}_{1} = -3 + 0.1 \cdot 1"),
+        ("buffer_steps", r"u_{t} = \mu \cdot u_{t - 1} + \tilde{g}_{t}",
+         r"u_{1} = 0.5 \cdot 0 + \left(-2.9\right)"),
+        ("nesterov_direction", r"d_{t} = \tilde{g}_{t} + \mu \cdot u_{t}",
+         r"d_{1} = -2.9 + 0.5 \cdot \left(-2.9\right)"),
+        ("w_steps", r"w_{t} = w_{t - 1} - \eta \cdot d_{t}", r"w_{1} = 1 - 0.1 \cdot \left(-4.35\right)"),
+        ("loss_steps", L, None),
+    ]),
+    "maximize": (MAXIMIZE, [
+        ("gradient_steps", G, G1),
+        ("decayed_gradient", r"\tilde{g}_{t} = -g_{t}", r"\tilde{g}_{1} = -\left(-3\right)"),
+        ("w_steps", r"w_{t} = w_{t - 1} - \eta \cdot \tilde{g}_{t}", r"w_{1} = 1 - 0.1 \cdot 3"),
+        ("loss_steps", L, None),
+    ]),
+    "adam": (ADAM, [
+        ("gradient_steps", G, G1), ("m_steps", M, M1), ("v_steps", V, V1),
+        ("m_hat", MHAT, MHAT1), ("v_hat", VHAT, VHAT1), ("w_steps", ADAM_W, ADAM_W1),
+        ("loss_steps", L, None),
+    ]),
+    "adam-l2-maximize": (ADAM_L2_MAX, [
+        ("gradient_steps", G, G1),
+        ("decayed_gradient", r"\tilde{g}_{t} = \lambda \cdot w_{t - 1} - g_{t}",
+         r"\tilde{g}_{1} = 0.1 \cdot 1 - \left(-3\right)"),
+        ("m_steps", r"m_{t} = \beta_{1} \cdot m_{t - 1} + \left(1 - \beta_{1}\right) \cdot \tilde{g}_{t}",
+         r"m_{1} = 0.9 \cdot 0 + \left(1 - 0.9\right) \cdot 3.1"),
+        ("v_steps", r"v_{t} = \beta_{2} \cdot v_{t - 1} + \left(1 - \beta_{2}\right) \cdot \tilde{g}_{t}^{2}",
+         r"v_{1} = 0.999 \cdot 0 + \left(1 - 0.999\right) \cdot 3.1^{2}"),
+        ("m_hat", MHAT, r"\hat{m}_{1} = \frac{0.31}{1 - 0.9^{1}}"),
+        ("v_hat", VHAT, r"\hat{v}_{1} = \frac{0.00961}{1 - 0.999^{1}}"),
+        ("w_steps", ADAM_W, r"w_{1} = 1 - 0.1 \cdot \frac{3.1}{\sqrt{9.61} + \frac{1}{100000000}}"),
+        ("loss_steps", L, None),
+    ]),
+    "adamw": (ADAMW, [
+        ("gradient_steps", G, G1), ("m_steps", M, M1), ("v_steps", V, V1),
+        ("m_hat", MHAT, MHAT1), ("v_hat", VHAT, VHAT1),
+        ("w_steps", r"w_{t} = w_{t - 1} \cdot \left(1 - \eta \cdot \lambda\right) - "
+                    r"\eta \cdot \frac{\hat{m}_{t}}{\sqrt{\hat{v}_{t}} + \varepsilon}",
+         r"w_{1} = 1 \cdot \left(1 - 0.1 \cdot 0.01\right) - "
+         r"0.1 \cdot \frac{-3}{\sqrt{9} + \frac{1}{100000000}}"),
+        ("loss_steps", L, None),
+    ]),
+    "adamw-without-decay": (ADAMW_NO_DECAY, [
+        ("gradient_steps", G, G1), ("m_steps", M, M1), ("v_steps", V, V1),
+        ("m_hat", MHAT, MHAT1), ("v_hat", VHAT, VHAT1), ("w_steps", ADAM_W, ADAM_W1),
+        ("loss_steps", L, None),
+    ]),
+    "amsgrad-with-bias": (AMSGRAD_B, [
+        ("gradient_steps",
+         r"g_{t} = \frac{1}{N} \sum_{i=1}^{N} \left(w_{t - 1} \cdot x_{i} + b_{t - 1} - y_{i}\right) \cdot x_{i}",
+         None),
+        ("b_gradient_steps",
+         r"g_{b,t} = \frac{1}{N} \sum_{i=1}^{N} \left(w_{t - 1} \cdot x_{i} + b_{t - 1} - y_{i}\right)",
+         r"g_{b,1} = \frac{1}{2} \left(1 \cdot 2 + 0.5 - 4 + 1 \cdot 1 + 0.5 - 3\right)"),
+        ("m_steps", M, r"m_{1} = 0.9 \cdot 0 + \left(1 - 0.9\right) \cdot \left(-2.25\right)"),
+        ("v_steps", V, None),
+        ("v_max", r"v_{\max,t} = \max\left(v_{t}, v_{\max,t - 1}\right)",
+         r"v_{\max,1} = \max\left(\frac{81}{16000}, 0\right)"),
+        ("m_hat", MHAT, None),
+        ("v_hat", r"\hat{v}_{t} = \frac{v_{\max,t}}{1 - \beta_{2}^{t}}", None),
+        ("w_steps", ADAM_W, r"w_{1} = 1 - 0.1 \cdot \frac{-2.25}{\sqrt{5.0625} + \frac{1}{100000000}}"),
+        ("b_m_steps", r"m_{b,t} = \beta_{1} \cdot m_{b,t - 1} + \left(1 - \beta_{1}\right) \cdot g_{b,t}",
+         r"m_{b,1} = 0.9 \cdot 0 + \left(1 - 0.9\right) \cdot \left(-1.5\right)"),
+        ("b_v_steps",
+         r"v_{b,t} = \beta_{2} \cdot v_{b,t - 1} + \left(1 - \beta_{2}\right) \cdot g_{b,t}^{2}",
+         r"v_{b,1} = 0.999 \cdot 0 + \left(1 - 0.999\right) \cdot \left(-1.5\right)^{2}"),
+        ("b_v_max", r"v_{b,\max,t} = \max\left(v_{b,t}, v_{b,\max,t - 1}\right)",
+         r"v_{b,\max,1} = \max\left(0.00225, 0\right)"),
+        ("b_m_hat", r"\hat{m}_{b,t} = \frac{m_{b,t}}{1 - \beta_{1}^{t}}",
+         r"\hat{m}_{b,1} = \frac{-0.15}{1 - 0.9^{1}}"),
+        ("b_v_hat", r"\hat{v}_{b,t} = \frac{v_{b,\max,t}}{1 - \beta_{2}^{t}}",
+         r"\hat{v}_{b,1} = \frac{0.00225}{1 - 0.999^{1}}"),
+        ("b_steps",
+         r"b_{t} = b_{t - 1} - \eta \cdot \frac{\hat{m}_{b,t}}{\sqrt{\hat{v}_{b,t}} + \varepsilon}",
+         r"b_{1} = 0.5 - 0.1 \cdot \frac{-1.5}{\sqrt{2.25} + \frac{1}{100000000}}"),
+        ("loss_steps",
+         r"L_{t} = \frac{1}{N} \sum_{i=1}^{N} \frac{1}{2} \left(w_{t} \cdot x_{i} + b_{t} - y_{i}\right)^{2}",
+         None),
+    ]),
+}
+
+
+@pytest.mark.parametrize("config", TABLE)
+def test_every_node_formula_and_first_step(config):
+    """The graph has exactly the table's nodes (no zero terms, nothing missing), each written
+    as by hand, with its first step's numbers."""
+    given_, rows = TABLE[config]
+    work = Working(RECIPE, given_)
+    assert [n.name for n in work.graph.nodes] == [name for name, _, _ in rows]
+    for name, formula, first in rows:
+        lines = work.lines(name)
+        assert lines[0][0] == formula, name
+        assert len(lines) == 2, name  # one substituted line: the first step's
+        if first is not None:
+            assert lines[1][0] == first, name
+
+
+def test_every_step_is_a_row_of_the_table():
+    from derive.render.document import Table
+    work = Working(RECIPE, {**AMSGRAD_B, "steps": sp.Integer(3)})
+    blocks = RECIPE.working(work, "en")
+    table = next(b for b in blocks if isinstance(b, Table))
+    assert table.header == ("t", "g_t", "∂L/∂b", "m_t", "v_t", "w_t", "b_t", "L_t")
+    assert [row[0] for row in table.rows] == ["1", "2", "3"]
+    assert table.rows[0][1] == ("math", "-2.25")
+
+
+# ------------------------------------------------------------------------------- mistakes
+
+def _toml(example) -> str:
+    def value(v):
+        if isinstance(v, list):
+            return "[" + ", ".join(value(x) for x in v) + "]"
+        if isinstance(v, dict):
+            return "{ " + ", ".join(f"{k} = {value(x)}" for k, x in v.items()) + " }"
+        if v in ("true", "false"):
+            return v
+        return v if v.lstrip("-").replace(".", "").isdigit() else f'"{v}"'
+    lines = ["[[exercise]]", 'id = "example"', 'recipe = "optimizer_steps"', "[exercise.given]"]
+    lines += [f"{k} = {value(v)}" for k, v in example.given.items()]
+    lines += ["[exercise.claims]"] + [f"{k} = {value(v)}" for k, v in example.claims.items()]
+    return "\n".join(lines) + "\n"
+
+
+EXPECTED_MISTAKES = {"bias_correction_forgotten", "adamw_decay_as_l2", "weight_decay_forgotten",
+                     "maximize_negates_decay", "buffer_first_damped", "nesterov_as_momentum"}
+
+
+def test_the_mistakes_are_catalogued_with_both_languages():
+    assert {m.name for m in RECIPE.mistakes} == EXPECTED_MISTAKES
+    for m in RECIPE.mistakes:
+        assert m.doc and m.zh and m.example is not None, m.name
+
+
+@pytest.mark.parametrize("mistake", RECIPE.mistakes, ids=[m.name for m in RECIPE.mistakes])
+def test_each_mistake_is_diagnosed_by_name_from_its_example(mistake, tmp_path):
+    path = tmp_path / "example.toml"
+    path.write_text(_toml(mistake.example), encoding="utf-8")
+    report = check_exercise(load_file(path)[0])
+    claim = next(c for c in report.claims if c.name == mistake.target)
+    assert claim.status == "wrong"
+    assert mistake.name in {claim.diagnosis.mistake, *claim.diagnosis.also}, claim.diagnosis
+
+
+def test_a_mistake_that_does_not_apply_is_never_named(tmp_path):
+    """Plain SGD has no decay, no buffer, no Adam: a wrong w_steps gets no mistake's name."""
+    path = tmp_path / "plain.toml"
+    path.write_text(_toml(type("E", (), {"given": {"w": "1", "lr": "0.1", "records": [["2", "4"]]},
+                                         "claims": {"w_steps": ["7"]}})), encoding="utf-8")
+    claim = check_exercise(load_file(path)[0]).claims[0]
+    assert claim.diagnosis.mistake is None
+
+
+def test_claimed_gradients_carry_forward():
+    """The optimizer re-run on the author's gradients (momentum, two steps)."""
+    given_ = {**MOMENTUM, "records": [[sp.Integer(2), sp.Integer(4)]]}
+    got = RECIPE.evaluate(given_, {"gradient_steps": [sp.Integer(-4), sp.Integer(2)]})
+    # u_1 = −4, w_1 = 1.4; u_2 = 0.9·(−4) + 2 = −1.6, w_2 = 1.4 + 0.16 = 1.56
+    assert got["buffer_steps"] == [-4, R(-8, 5)]
+    assert got["w_steps"] == [R(7, 5), R(39, 25)]
+
+
+# ------------------------------------------------------------------- values: Fractions, torch
+
+small = st.integers(-12, 12).map(lambda k: F(k, 4))
+
+
+@settings(max_examples=60, deadline=None)
+@given(w=small, b=st.one_of(st.none(), small), records=st.lists(st.tuples(small, small),
+                                                                 min_size=1, max_size=3),
+       momentum=st.sampled_from([F(0), F(1, 2), F(9, 10)]),
+       dampening=st.sampled_from([F(0), F(1, 10)]), decay=st.sampled_from([F(0), F(1, 100)]),
+       nesterov=st.booleans(), maximize=st.booleans(), steps=st.integers(1, 4))
+def test_sgd_against_fractions(w, b, records, momentum, dampening, decay, nesterov, maximize,
+                               steps):
+    """torch's `_single_tensor_sgd`, written here in Fractions, against the graph."""
+    if nesterov and (momentum == 0 or dampening != 0):
+        nesterov = False
+    lr = F(1, 10)
+    opt = Optimizer.make("sgd", momentum=R(momentum.numerator, momentum.denominator),
+                         dampening=R(dampening.numerator, dampening.denominator),
+                         weight_decay=R(decay.numerator, decay.denominator),
+                         nesterov=nesterov, maximize=maximize)
+    sym = lambda f: R(f.numerator, f.denominator)  # noqa: E731
+    got = RECIPE.evaluate({"w": sym(w), "lr": sym(lr), "b": None if b is None else sym(b),
+                           "records": [[sym(x), sym(y)] for x, y in records], "loss": None,
+                           "steps": sp.Integer(steps), "optimizer": opt})
+    params = {"w": w, "b": b if b is not None else F(0)}
+    bufs: dict = {}
+    want = {"w": [], "b": [], "g": []}
+    for _ in range(steps):
+        errs = [params["w"] * x + params["b"] - y for x, y in records]
+        grads = {"w": sum(e * x for e, (x, _) in zip(errs, records)) / len(records),
+                 "b": sum(errs) / len(records)}
+        want["g"].append(grads["w"])
+        for p in (("w", "b") if b is not None else ("w",)):
+            d = -grads[p] if maximize else grads[p]
+            d = d + decay * params[p]
+            if momentum:
+                bufs[p] = d if p not in bufs else momentum * bufs[p] + (1 - dampening) * d
+                d = d + momentum * bufs[p] if nesterov else bufs[p]
+            params[p] = params[p] - lr * d
+            want[p].append(params[p])
+    assert got["gradient_steps"] == [sym(v) for v in want["g"]]
+    assert got["w_steps"] == [sym(v) for v in want["w"]]
+    if b is not None:
+        assert got["b_steps"] == [sym(v) for v in want["b"]]
+
+
+def _torch():
+    if os.environ.get("DERIVE_SKIP_TORCH") == "1":
+        return pytest.importorskip("torch")
+    import torch
+    return torch
+
+
+@pytest.mark.parametrize("opt", [
+    Optimizer.make("sgd", momentum=R(9, 10), dampening=R(1, 10), weight_decay=R(1, 100),
+                   maximize=True),
+    Optimizer.make("sgd", momentum=R(1, 2), nesterov=True),
+    Optimizer.make("adam", weight_decay=R(1, 10), amsgrad=True),
+    Optimizer.make("adamw", maximize=True),
+], ids=str)
+def test_against_torch_float64(opt):
+    torch = _torch()
+    torch.set_default_dtype(torch.float64)
+    records = [(2.0, 4.0), (-1.0, 1.5)]
+    w = torch.tensor([1.0], requires_grad=True)
+    b = torch.tensor([0.5], requires_grad=True)
+    kw = {"lr": 0.1, "weight_decay": float(opt.weight_decay), "maximize": opt.maximize}
+    if opt.name == "sgd":
+        o = torch.optim.SGD([w, b], momentum=float(opt.momentum),
+                            dampening=float(opt.dampening), nesterov=opt.nesterov, **kw)
+    else:
+        o = (torch.optim.Adam if opt.name == "adam" else torch.optim.AdamW)(
+            [w, b], amsgrad=opt.amsgrad, **kw)
+    x = torch.tensor([r[0] for r in records])
+    y = torch.tensor([r[1] for r in records])
+    theirs = []
+    for _ in range(3):
+        o.zero_grad()
+        ((w * x + b - y) ** 2 / 2).mean().backward()
+        o.step()
+        theirs.append((w.item(), b.item()))
+    ours = RECIPE.evaluate({"w": sp.Integer(1), "b": R(1, 2), "lr": R(1, 10), "loss": None,
+                            "records": [[R(2), R(4)], [R(-1), R(3, 2)]],
+                            "steps": sp.Integer(3), "optimizer": opt})
+    for t, (tw, tb) in enumerate(theirs):
+        for exact, got in ((ours["w_steps"][t], tw), (ours["b_steps"][t], tb)):
+            value = float(sp.N(exact, 40))
+            assert abs(value - got) <= 1e-12 * max(abs(value), 1.0), (t, exact, got)
