@@ -20,6 +20,14 @@ def members(values) -> dict[int, object]:
     return {m: v for m, v in enumerate(values, 1)}
 
 
+def _entries(v) -> list:
+    """Every number of a vector value, in order (a vector given as several tensors, nested
+    lists, is its entries one after the other)."""
+    if isinstance(v, (list, tuple)):
+        return [x for part in v for x in _entries(part)]
+    return [v]
+
+
 class Graph:
     """Nodes in derivation order; `inputs` binds every symbol that is not a node."""
 
@@ -32,8 +40,8 @@ class Graph:
             raise ValueError("two nodes with one name or one symbol")
         self.reads = {n.name: frozenset(leaves(n.expr)) for n in nodes}
         for n in nodes:
-            unknown = self.reads[n.name] - set(self.by_key) - set(self.inputs) - (
-                {n.over.index.name} if n.over else set())
+            unknown = self.reads[n.name] - set(self.by_key) - set(self.inputs) - {
+                i.name for i in n.indices}
             if unknown:
                 raise ValueError(f"node {n.name} reads unbound symbols {sorted(unknown)}")
 
@@ -49,14 +57,26 @@ class Graph:
 
     def value(self, node: Node, env: Mapping[str, object], expr: sp.Expr | None = None):
         """The node's value as the evaluator holds it (Fractions): a number, or a list over
-        its family's members."""
+        its family's members; a vector node's a list over its elements (per member)."""
         e = node.expr if expr is None else expr
+        if node.element is not None:
+            return self._vector(node, env, e)
         if node.over is None:
             return compiled(e)(env, {})
         index = node.over.index.name
         f = compiled(e, frozenset({index}))
         size = int(env[node.over.size.name])
         return [f(env, {index: m}) for m in range(1, size + 1)]
+
+    @staticmethod
+    def _vector(node: Node, env, e: sp.Expr):
+        j, d = node.element.index.name, int(env[node.element.size.name])
+        if node.over is None:
+            f = compiled(e, frozenset({j}))
+            return [f(env, {j: m}) for m in range(1, d + 1)]
+        k, size = node.over.index.name, int(env[node.over.size.name])
+        f = compiled(e, frozenset({k, j}))
+        return [[f(env, {k: m, j: n}) for n in range(1, d + 1)] for m in range(1, size + 1)]
 
     def scope(self, ctx, replace: Mapping[str, sp.Expr] | None = None,
               shared: Callable[[str], bool] = lambda name: True) -> "Scope":
@@ -86,7 +106,10 @@ class Scope(Mapping):
         """A node's value (Fractions; a number or a list): the context's for a quantity of
         the recipe (`shared`) that no replaced definition reaches, else computed here."""
         if name not in self.local and self.shared(name):
-            return exact_value(self.ctx[name])
+            v = exact_value(self.ctx[name])
+            if self.graph.by_name[name].element is not None:  # several tensors: their entries
+                v = [_entries(x) for x in v] if self.graph.by_name[name].over else _entries(v)
+            return v
         return self._computed(name)
 
     def _computed(self, name: str):
@@ -104,7 +127,11 @@ class Scope(Mapping):
             n = self.graph.by_key.get(key)
             if n is not None:
                 v = self.node(n.name)
-                if n.over is not None:
+                if n.element is not None:
+                    v = ({(k, j): x for k, row in members(v).items()
+                          for j, x in members(row).items()} if n.over is not None
+                         else members(v))
+                elif n.over is not None:
                     v = members(v if isinstance(v, (list, tuple)) else [v])
             elif key in self.graph.inputs:
                 v = exact_value(self.graph.inputs[key](self.ctx))

@@ -8,7 +8,7 @@ formula and their value only.
 
 from __future__ import annotations
 
-from derive.render.latex import Tex, add, call, frac, mul, number, paren, power, sub
+from derive.render.latex import Tex, add, frac, mul, number, paren, power, sub
 
 
 class Values:
@@ -104,22 +104,7 @@ ACCUMULATION = {
 }
 
 
-def _clip_weights(v: Values) -> list[Tex]:
-    if v.raw("weights") is not None:
-        return _scalar_list(v, "weights")
-    k = len(v.raw("gradients"))
-    return [frac(Tex("1"), Tex(str(k)))] * k
-
-
-CLIPPING = {
-    "mean_gradient": lambda v: add(*[mul(a, g) for a, g in zip(
-        _clip_weights(v), _scalar_list(v, "gradients"))]),
-    "clip_then_mean": lambda v: add(*[mul(a, g) for a, g in zip(
-        _clip_weights(v), _scalar_list(v, "clipped_gradients"))]),
-    "mean_then_clip": lambda v: call("clip", v.mean_gradient),
-}
-
-TEMPLATES = {"sgd_step": SGD_STEP, "accumulation": ACCUMULATION, "clipping": CLIPPING}
+TEMPLATES = {"sgd_step": SGD_STEP, "accumulation": ACCUMULATION}
 
 
 def substituted(recipe: str, name: str, values: Values) -> Tex | None:

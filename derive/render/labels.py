@@ -60,9 +60,6 @@ MISTAKES_ZH = {
     "weights_one_over_k": "每个微批都取 1/K",
     "gradient_by_records": "目标是 token 均值,却按记录数加权",
     "microbatch_gradient_sums": "微批梯度和,没有除以 n_k",
-    # clipping
-    "clip_then_mean": "先裁剪每个微批梯度,再累积",
-    "clip_scaled_then_unscale": "先裁剪缩放后的梯度,再反缩放(PyTorch 要求先 unscale_)",
     # memory
     "state_gb_as_gib": "把 GB(10⁹ 字节)当成 GiB(2³⁰ 字节)",
     "state_gib_as_gb": "把 GiB(2³⁰ 字节)当成 GB(10⁹ 字节)",

@@ -4,7 +4,8 @@ member for a family (each record, each microbatch), all from the node's one expr
 from __future__ import annotations
 
 from derive.recipes.base import Context
-from derive.render.formula_tex import formula, head, substituted
+from derive.render.formula_tex import SHOWN_TERMS, column, formula, head, substituted
+from derive.render.latex import Tex
 
 MEMBERS_SHOWN = 8
 """A family with more members shows the first ones, then says how many are left out."""
@@ -23,8 +24,19 @@ def formula_tex(recipe, given, name: str) -> str | None:
     if graph is None or name not in graph.by_name:
         return None
     node = graph.by_name[name]
+    if node.element is not None:  # a vector as a whole: clip(g_k) = s_k · g_k
+        return f"{_whole_head(node).text} = {_whole(node).text}"
     return f"{head(node.symbol, index=node.over.index if node.over else None).text} = " \
            f"{formula(node.expr).text}"
+
+
+def _whole_head(node, member: int | None = None) -> Tex:
+    index = node.over.index if node.over is not None and member is None else None
+    return head(node.symbol, member, index, whole=True)
+
+
+def _whole(node) -> Tex:
+    return formula(node.expr, frozenset({node.element.index.name}))
 
 
 class Working:
@@ -56,6 +68,8 @@ class Working:
         result is completed by the caller), the general formula and then one line per
         member for a family."""
         node = self.graph.by_name[name]
+        if node.element is not None:
+            return self._vector_lines(node)
         if node.over is None:
             text = f"{head(node.symbol).text} = {formula(node.expr).text}"
             sub = substituted(node.expr, self.value).text
@@ -67,6 +81,30 @@ class Working:
         for m in shown:
             sub = substituted(node.expr, self.value, {index.name: m}).text
             out.append((f"{head(node.symbol, m).text} = {sub}", values[m - 1]))
+        return out
+
+    def _column(self, node, bound: dict[str, int]) -> Tex:
+        """The node's expression substituted for each element j, as a column vector."""
+        j = node.element.index.name
+        d = int(self.scope[node.element.size.name])
+        shown = list(range(1, d + 1))
+        if d > SHOWN_TERMS:  # column() keeps the first three and the last
+            shown = shown[:3] + [None] * (d - 4) + shown[-1:]
+        return column([substituted(node.expr, self.value, {**bound, j: n})
+                       if n is not None else Tex("") for n in shown])
+
+    def _vector_lines(self, node) -> list[tuple[str, object]]:
+        """A vector node: its formula as vectors (ḡ = Σ_k w_k·g_k), then its substitution as
+        a column vector, once or per member (clip(g_2) = …)."""
+        values = self.node_value(node.name)
+        general = f"{_whole_head(node).text} = {_whole(node).text}"
+        if node.over is None:
+            return [(f"{general} = {self._column(node, {}).text}", values)]
+        k = node.over.index.name
+        out = [(general, None)]
+        for m in range(1, min(len(values), MEMBERS_SHOWN) + 1):
+            out.append((f"{_whole_head(node, m).text} = {self._column(node, {k: m}).text}",
+                        values[m - 1]))
         return out
 
     def hidden(self, name: str) -> int:
