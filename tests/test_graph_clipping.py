@@ -98,22 +98,20 @@ WORKING = [
     (NUM_EPS, "microbatch_coefficients", [r"s_{1} = \frac{1}{\max\left(1, 10 + 0.000001\right)}",
                                           r"s_{2} = \frac{1}{\max\left(1, 8 + 0.000001\right)}"]),
     (VEC, "clipped_gradients", [
-        r"\operatorname{clip}\left(g_{1}\right) = " + _col(r"0.2 \cdot 3", r"0.2 \cdot 4"),
-        r"\operatorname{clip}\left(g_{2}\right) = " + _col(rf"{S2} \cdot 1", rf"{S2} \cdot 1")]),
+        r"\operatorname{clip}\left(g_{1}\right) = 0.2 \cdot " + _col("3", "4"),
+        rf"\operatorname{{clip}}\left(g_{{2}}\right) = {S2} \cdot " + _col("1", "1")]),
     (NUM, "clipped_gradients", [r"\operatorname{clip}\left(g_{1}\right) = 0.1 \cdot 10",
                                 r"\operatorname{clip}\left(g_{2}\right) = 0.125 \cdot \left(-8\right)"]),
     (VAL, "clipped_gradients", [
-        r"\operatorname{clip}\left(g_{1}\right) = " + _col(
-            r"\max\left(-1, \min\left(1, 3\right)\right)",
-            r"\max\left(-1, \min\left(1, -4\right)\right)"),
-        r"\operatorname{clip}\left(g_{2}\right) = " + _col(
-            r"\max\left(-1, \min\left(1, 0.5\right)\right)",
-            r"\max\left(-1, \min\left(1, 2\right)\right)")]),
+        r"\operatorname{clip}\left(g_{1}\right) = \max\left(-1, \min\left(1, "
+        + _col("3", "-4") + r"\right)\right)",
+        r"\operatorname{clip}\left(g_{2}\right) = \max\left(-1, \min\left(1, "
+        + _col("0.5", "2") + r"\right)\right)"]),
     (VEC, "clip_then_mean", [
-        r"\tilde{g} = \sum_{k=1}^{K} w_{k} \cdot \operatorname{clip}\left(g_{k}\right) = " + _col(
-            rf"0.5 \cdot 0.6 + 0.5 \cdot {S2}", rf"0.5 \cdot 0.8 + 0.5 \cdot {S2}")]),
-    (VEC, "mean_gradient", [r"\bar{g} = \sum_{k=1}^{K} w_{k} \cdot g_{k} = " + _col(
-        r"0.5 \cdot 3 + 0.5 \cdot 1", r"0.5 \cdot 4 + 0.5 \cdot 1")]),
+        r"\tilde{g} = \sum_{k=1}^{K} w_{k} \cdot \operatorname{clip}\left(g_{k}\right) = "
+        r"0.5 \cdot " + _col("0.6", "0.8") + r" + 0.5 \cdot " + _col(S2, S2)]),
+    (VEC, "mean_gradient", [r"\bar{g} = \sum_{k=1}^{K} w_{k} \cdot g_{k} = 0.5 \cdot "
+                            + _col("3", "4") + r" + 0.5 \cdot " + _col("1", "1")]),
     (NUM_VAL, "mean_gradient", [
         r"\bar{g} = \sum_{k=1}^{K} w_{k} \cdot g_{k} = 0.25 \cdot 10 + 0.75 \cdot \left(-8\right)"]),
     (VEC, "mean_norm", [
@@ -121,26 +119,26 @@ WORKING = [
     (VEC, "mean_coefficient", [r"\bar{s} = \frac{c}{\max\left(c, \lVert \bar{g}\rVert\right)} = "
                                r"\frac{1}{\max\left(1, \frac{\sqrt{41}}{2}\right)}"]),
     (VEC, "mean_then_clip", [r"\operatorname{clip}\left(\bar{g}\right) = \bar{s} \cdot \bar{g} = "
-                             + _col(rf"{S41} \cdot 2", rf"{S41} \cdot 2.5")]),
+                             + rf"{S41} \cdot " + _col("2", "2.5")]),
     (NUM_VAL, "mean_then_clip", [
         r"\operatorname{clip}\left(\bar{g}\right) = \max\left(-c, \min\left(c, \bar{g}\right)\right)"
         r" = \max\left(-1, \min\left(1, -3.5\right)\right)"]),
-    (AMP, "scaled_mean_gradient", [r"\bar{g}_{S} = S \cdot \bar{g} = " + _col(
-        r"1024 \cdot 3", r"1024 \cdot 0", r"1024 \cdot 0")]),
+    (AMP, "scaled_mean_gradient", [r"\bar{g}_{S} = S \cdot \bar{g} = 1024 \cdot "
+                                   + _col("3", "0", "0")]),
     (AMP, "scaled_norm", [r"\lVert \bar{g}_{S}\rVert = \sqrt{\sum_{j=1}^{d} \bar{g}_{S,j}^{2}} = "
                           r"\sqrt{3072^{2} + 0^{2} + 0^{2}}"]),
     (AMP, "scaled_coefficient", [
         r"s_{S} = \frac{c}{\max\left(c, \lVert \bar{g}_{S}\rVert\right)} = "
         r"\frac{1}{\max\left(1, 3072\right)}"]),
     (AMP, "clipped_scaled_gradient", [
-        r"\operatorname{clip}\left(\bar{g}_{S}\right) = s_{S} \cdot \bar{g}_{S} = " + _col(
-            r"\frac{1}{3072} \cdot 3072", r"\frac{1}{3072} \cdot 0", r"\frac{1}{3072} \cdot 0")]),
+        r"\operatorname{clip}\left(\bar{g}_{S}\right) = s_{S} \cdot \bar{g}_{S} = "
+        r"\frac{1}{3072} \cdot " + _col("3072", "0", "0")]),
     (AMP, "clip_scaled_then_unscale", [
-        r"\hat{g} = \frac{\operatorname{clip}\left(\bar{g}_{S}\right)}{S} = " + _col(
-            r"\frac{1}{1024}", r"\frac{0}{1024}", r"\frac{0}{1024}")]),
+        r"\hat{g} = \frac{\operatorname{clip}\left(\bar{g}_{S}\right)}{S} = \frac{"
+        + _col("1", "0", "0") + "}{1024}"]),
     # a long vector: its first three entries, ⋮ and the last
-    (LONG, "mean_gradient", [r"\bar{g} = \sum_{k=1}^{K} w_{k} \cdot g_{k} = " + _col(
-        r"1 \cdot 1", r"1 \cdot 2", r"1 \cdot 3", r"\vdots", r"1 \cdot 8")]),
+    (LONG, "mean_gradient", [r"\bar{g} = \sum_{k=1}^{K} w_{k} \cdot g_{k} = 1 \cdot "
+                             + _col("1", "2", "3", r"\vdots", "8")]),
 ]
 
 

@@ -65,12 +65,14 @@ class Printer:
     the members an index stands for (i = 2 on the second record's line)."""
 
     def __init__(self, values: Values | None = None, bound: Mapping[str, int] | None = None,
-                 whole: frozenset[str] = frozenset()):
+                 whole: frozenset[str] = frozenset(), size: int | None = None):
         self.values = values
         self.bound = dict(bound or {})
         self.whole = whole
         """Element indices written as whole vectors: ḡ = Σ_k w_k·g_k for ḡ_j = Σ_k w_k·g_{k,j}
-        (an index a Σ binds is written out)."""
+        (an index a Σ binds is written out); with `values` and the vectors' `size`, a whole
+        vector is its column of numbers: 0.2 · (3, 4)ᵀ."""
+        self.size = size
 
     # ------------------------------------------------------------------ leaves
     def _index(self, e: sp.Expr) -> int | None:
@@ -108,6 +110,10 @@ class Printer:
             name = e.base.label.name
             last = e.indices[-1]
             if isinstance(last, sp.Symbol) and last.name in self.whole:
+                if self.values is not None and self.size is not None:
+                    got = self._column(e, last.name)
+                    if got is not None:
+                        return got
                 inner = tuple(self.tex(i) for i in e.indices[:-1])
                 return symbol_tex(name, inner, whole=True)
             members = tuple(self._index(i) for i in e.indices)
@@ -131,6 +137,17 @@ class Printer:
         if isinstance(e, sp.Abs):
             return Tex(rf"\left|{self.tex(e.args[0]).text}\right|")
         raise NotImplementedError(f"no LaTeX for {type(e).__name__}")
+
+    def _column(self, e: sp.Indexed, j: str) -> Tex | None:
+        """A whole vector's numbers (g_{1,j} for j = 1…d as a column), None if unbound."""
+        outer = [self._index(i) for i in e.indices[:-1]]
+        if any(m is None for m in outer):
+            return None
+        name, shown = e.base.label.name, _shown(self.size)
+        got = [self._leaf(name, tuple(outer) + (n,)) for n in shown]
+        if any(t is None for t in got):
+            return None
+        return column(got, long=self.size > SHOWN_TERMS)
 
     # ------------------------------------------------------------------ operators
     def _add(self, e: sp.Add) -> Tex:
@@ -232,7 +249,7 @@ class Printer:
         (i, lo, hi), = e.limits
         low, high = self._index(lo), self._index(hi)
         if self.values is None or low is None or high is None:
-            inner = Printer(self.values, self.bound, self.whole - {i.name})
+            inner = Printer(self.values, self.bound, self.whole - {i.name}, self.size)
             body = inner.tex(e.function)
             shown = paren(body).text if body.prec <= ADD else body.text
             return Tex(rf"\sum_{{{self.tex(i).text}={self.tex(lo).text}}}^{{{self.tex(hi).text}}}"
@@ -247,7 +264,8 @@ class Printer:
             if m is None:
                 terms.append(Tex(r"\cdots"))
                 continue
-            inner = Printer(self.values, {**self.bound, i.name: m}, self.whole - {i.name})
+            inner = Printer(self.values, {**self.bound, i.name: m}, self.whole - {i.name},
+                            self.size)
             terms.append(inner.tex(e.function))
         return add(*terms) if len(terms) > 1 else terms[0]
 
@@ -267,9 +285,15 @@ def formula(expr: sp.Expr, whole: frozenset[str] = frozenset()) -> Tex:
     return Printer(whole=whole).tex(expr)
 
 
-def column(entries: list[Tex]) -> Tex:
-    """A column vector: its entries in a pmatrix, the first three, ⋮ and the last when long."""
-    if len(entries) > SHOWN_TERMS:
+def _shown(size: int) -> list[int]:
+    """The elements a column shows: all, or the first three and the last."""
+    return list(range(1, size + 1)) if size <= SHOWN_TERMS else [1, 2, 3, size]
+
+
+def column(entries: list[Tex], long: bool = False) -> Tex:
+    """A column vector: its entries in a pmatrix; a `long` one is shown by its first three
+    entries, ⋮ and its last."""
+    if long:
         entries = entries[:3] + [Tex(r"\vdots")] + entries[-1:]
     return Tex(r"\begin{pmatrix} " + r" \\ ".join(e.text for e in entries)
                + r" \end{pmatrix}")

@@ -3,8 +3,8 @@ member for a family (each record, each microbatch), all from the node's one expr
 
 from __future__ import annotations
 
-from derive.recipes.base import Context
-from derive.render.formula_tex import SHOWN_TERMS, column, formula, head, substituted
+from derive.recipes.base import Context, expand_exact
+from derive.render.formula_tex import Printer, formula, head, substituted
 from derive.render.latex import Tex
 
 MEMBERS_SHOWN = 8
@@ -61,7 +61,8 @@ class Working:
         return v.get(members[0] if len(members) == 1 else members)
 
     def node_value(self, name: str):
-        return self.scope.compute(name)
+        """A node's exact value in its simplest closed form (as the answer key shows it)."""
+        return expand_exact(self.scope.compute(name))
 
     def lines(self, name: str) -> list[tuple[str, object]]:
         """(LaTeX line, exact value) of a node: one line for a scalar (formula = numbers =
@@ -84,14 +85,9 @@ class Working:
         return out
 
     def _column(self, node, bound: dict[str, int]) -> Tex:
-        """The node's expression substituted for each element j, as a column vector."""
-        j = node.element.index.name
+        """The node's expression with its vectors as columns of numbers: 0.2 · (3, 4)ᵀ."""
         d = int(self.scope[node.element.size.name])
-        shown = list(range(1, d + 1))
-        if d > SHOWN_TERMS:  # column() keeps the first three and the last
-            shown = shown[:3] + [None] * (d - 4) + shown[-1:]
-        return column([substituted(node.expr, self.value, {**bound, j: n})
-                       if n is not None else Tex("") for n in shown])
+        return Printer(self.value, bound, frozenset({node.element.index.name}), d).tex(node.expr)
 
     def _vector_lines(self, node) -> list[tuple[str, object]]:
         """A vector node: its formula as vectors (ḡ = Σ_k w_k·g_k), then its substitution as
