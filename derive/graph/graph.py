@@ -20,6 +20,14 @@ def members(values) -> dict[int, object]:
     return {m: v for m, v in enumerate(values, 1)}
 
 
+def _entries(v) -> list:
+    """Every number of a vector value, in order (a vector given as several tensors, nested
+    lists, is its entries one after the other)."""
+    if isinstance(v, (list, tuple)):
+        return [x for part in v for x in _entries(part)]
+    return [v]
+
+
 class Graph:
     """Nodes in derivation order; `inputs` binds every symbol that is not a node."""
 
@@ -37,8 +45,8 @@ class Graph:
         self.reads = {n.name: frozenset(leaves(n.expr) | (leaves(n.start) if n.start is not None
                                                            else set())) for n in nodes}
         for n in nodes:
-            unknown = self.reads[n.name] - set(self.by_key) - set(self.inputs) - (
-                {n.over.index.name} if n.over else set())
+            unknown = self.reads[n.name] - set(self.by_key) - set(self.inputs) - {
+                i.name for i in n.indices}
             if unknown:
                 raise ValueError(f"node {n.name} reads unbound symbols {sorted(unknown)}")
         self.recurrent = self._recurrent()
@@ -82,8 +90,10 @@ class Graph:
 
     def value(self, node: Node, env: Mapping[str, object], expr: sp.Expr | None = None):
         """The node's value as the evaluator holds it (Fractions): a number, or a list over
-        its family's members."""
+        its family's members; a vector node's a list over its elements (per member)."""
         e = node.expr if expr is None else expr
+        if node.element is not None:
+            return self._vector(node, env, e)
         if node.over is None:
             return compiled(e)(env, {})
         index = node.over.index.name
@@ -102,6 +112,16 @@ class Graph:
                 pass
         return env
 
+    @staticmethod
+    def _vector(node: Node, env, e: sp.Expr):
+        j, d = node.element.index.name, int(env[node.element.size.name])
+        if node.over is None:
+            f = compiled(e, frozenset({j}))
+            return [f(env, {j: m}) for m in range(1, d + 1)]
+        k, size = node.over.index.name, int(env[node.over.size.name])
+        f = compiled(e, frozenset({k, j}))
+        return [[f(env, {k: m, j: n}) for n in range(1, d + 1)] for m in range(1, size + 1)]
+
     def scope(self, ctx, replace: Mapping[str, sp.Expr] | None = None,
               shared: Callable[[str], bool] = lambda name: True) -> "Scope":
         return Scope(self, ctx, dict(replace or {}), shared)
@@ -119,6 +139,7 @@ class Values:
     def __init__(self, graph: Graph, ctx):
         self.graph = graph
         self.env = graph.input_values(ctx)
+        self.lists: dict[str, object] = {}
 
     def _ensure(self, n: Node) -> None:
         if n.key in self.env:
@@ -126,15 +147,18 @@ class Values:
         if n.name in self.graph.recurrent:
             self.env[n.key] = _Members(self.env, n, n.expr)  # before its reads: they read it
         needed = set(self.graph.reads[n.name])
-        if n.over is not None:
-            needed.add(n.over.size.name)
+        needed |= {f.size.name for f in (n.over, n.element) if f is not None}
         for k in sorted(needed):
             if k not in self.env and k in self.graph.by_key:
                 self._ensure(self.graph.by_key[k])
         if n.name in self.graph.recurrent:
             return
         v = self.graph.value(n, self.env)
-        if n.over is not None:
+        self.lists[n.key] = v
+        if n.element is not None:
+            v = ({(k, j): x for k, row in members(v).items() for j, x in members(row).items()}
+                 if n.over is not None else members(v))
+        elif n.over is not None:
             v = members(v)
             if n.start is not None:
                 v[0] = compiled(n.start)(self.env, {})
@@ -146,7 +170,7 @@ class Values:
         v = self.env[n.key]
         if isinstance(v, _Members):
             return sympy_value([v[m] for m in range(1, v.size + 1)])
-        return sympy_value([v[m] for m in sorted(v) if m >= 1] if n.over is not None else v)
+        return sympy_value(self.lists[n.key])
 
 
 class Scope(Mapping):
@@ -172,7 +196,10 @@ class Scope(Mapping):
         (a claim carried forward); else it is computed here, member by member."""
         if name not in self.local and self.shared(name) and (
                 name not in self.graph.recurrent or self._overridden(name)):
-            return exact_value(self.ctx[name])
+            v = exact_value(self.ctx[name])
+            if self.graph.by_name[name].element is not None:  # several tensors: their entries
+                v = [_entries(x) for x in v] if self.graph.by_name[name].over else _entries(v)
+            return v
         return self._computed(name)
 
     def _overridden(self, name: str) -> bool:
@@ -206,7 +233,11 @@ class Scope(Mapping):
                 return self._recurrence(n.name)  # filled member by member, as read
             if n is not None:
                 v = self.node(n.name)
-                if n.over is not None:
+                if n.element is not None:
+                    v = ({(k, j): x for k, row in members(v).items()
+                          for j, x in members(row).items()} if n.over is not None
+                         else members(v))
+                elif n.over is not None:
                     v = members(v if isinstance(v, (list, tuple)) else [v])
                     if n.start is not None:
                         v[0] = compiled(n.start)(self, {})

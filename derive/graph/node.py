@@ -24,21 +24,28 @@ class Node:
     """A quantity: `symbol` (a Symbol, or an IndexedBase when it has a value per member of
     `over`) is defined by `expr`, an expression over input symbols, families' members and
     earlier nodes' symbols. For a family node, `expr` is written for the member `over.index`
-    (ŷ_i = w·x_i + b)."""
+    (ŷ_i = w·x_i + b). A vector node has one value per element j of `element` as well
+    (clip(g_k)_j = s_k·g_{k,j}, or ḡ_j without `over`); `expr` is written for element j."""
 
     name: str
     symbol: sp.Basic
     expr: sp.Expr
     over: Family | None = None
+    element: Family | None = None
     start: sp.Expr | None = None
     """Member 0 of a recurrent family node (w_0 = w, u_0 = 0), an expression over inputs: a
     family node whose expression reads its own earlier members, or another family node that
     reads them (g_k = ∇L_k(w_{k−1})), is evaluated member by member."""
 
     @property
+    def indices(self) -> tuple[sp.Symbol, ...]:
+        """The indices the node's expression is written for: (), (i,), (k, j) or (j,)."""
+        return tuple(f.index for f in (self.over, self.element) if f is not None)
+
+    @property
     def head(self) -> sp.Expr:
         """The left-hand side as written: ŷ_i for a family node, L for a scalar."""
-        return self.symbol[self.over.index] if self.over is not None else self.symbol
+        return self.symbol[self.indices] if self.indices else self.symbol
 
     @property
     def key(self) -> str:

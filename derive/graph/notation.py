@@ -17,7 +17,11 @@ class Notation:
     """How a symbol is written: `letter` (a Latin letter or word, or a Greek name), an
     `accent` (hat, bar, tilde), a `prefix` (nabla), a fixed `sub`script (β₁ is beta, "1"), and
     whether the letter is a multi-letter name set upright (clip, norm); `wrt` writes it as a
-    partial derivative ∂letter/∂wrt (the family index goes on the letter: ∂ℓ_i/∂w)."""
+    partial derivative ∂letter/∂wrt (the family index goes on the letter: ∂ℓ_i/∂w).
+
+    `vector`: the symbol has one value per element j, its last index (g_{k,j}; as a whole,
+    g_k). `norm` writes the symbol inside ‖…‖ (‖g_k‖), `func` inside an upright function name
+    (clip(g_k)); the element index of a vector stays outside (clip(g_k)_j)."""
 
     letter: str
     accent: str = ""
@@ -26,6 +30,9 @@ class Notation:
     upright: bool = False
     wrt: str = ""
     prime: bool = False
+    vector: bool = False
+    norm: bool = False
+    func: str = ""
 
     def __post_init__(self):
         if self.accent not in ("", "hat", "bar", "tilde"):
@@ -36,6 +43,8 @@ class Notation:
             raise ValueError(f"a symbol's letter is a Latin word or a Greek name: {self.letter!r}")
         if len(self.letter) > 1 and self.letter not in GREEK and not self.upright:
             raise ValueError(f"a multi-letter name must be upright: {self.letter!r}")
+        if self.func and not (self.func.isascii() and self.func.isalpha()):
+            raise ValueError(f"a function name is a Latin word: {self.func!r}")
 
 
 _NOTATION: dict[str, Notation] = {}
@@ -49,18 +58,20 @@ def _register(name: str, n: Notation) -> None:
 
 
 def symbol(name: str, letter: str, accent: str = "", prefix: str = "", sub: str = "",
-           upright: bool = False, wrt: str = "", prime: bool = False,
-           **assumptions) -> sp.Symbol:
+           upright: bool = False, wrt: str = "", prime: bool = False, norm: bool = False,
+           func: str = "", **assumptions) -> sp.Symbol:
     """A scalar symbol with its notation; `name` is internal and unique."""
-    _register(name, Notation(letter, accent, prefix, sub, upright, wrt, prime))
+    _register(name, Notation(letter, accent, prefix, sub, upright, wrt, prime, norm=norm,
+                             func=func))
     return sp.Symbol(name, **assumptions)
 
 
 def family(name: str, letter: str, accent: str = "", prefix: str = "", sub: str = "",
-           upright: bool = False, wrt: str = "", prime: bool = False,
-           **assumptions) -> sp.IndexedBase:
-    """An indexed family (x_i, w_t, ∇L_k) with its notation."""
-    _register(name, Notation(letter, accent, prefix, sub, upright, wrt, prime))
+           upright: bool = False, wrt: str = "", prime: bool = False, vector: bool = False,
+           norm: bool = False, func: str = "", **assumptions) -> sp.IndexedBase:
+    """An indexed family (x_i, w_t, ∇L_k; g_{k,j} with `vector`) with its notation."""
+    _register(name, Notation(letter, accent, prefix, sub, upright, wrt, prime, vector, norm,
+                             func))
     return sp.IndexedBase(sp.Symbol(name, **assumptions))
 
 

@@ -1,50 +1,301 @@
 """`clipping`: clipping the accumulated gradient versus accumulating clipped microbatch
-gradients, by norm (`max_norm`, with torch's optional ε) or by value (`clip_value`)."""
+gradients, by norm (`max_norm`, with torch's optional ε) or by value (`clip_value`).
+
+Every quantity is one node of the derivation graph below, over microbatches k = 1…K and, for
+vectors, elements j = 1…d (g_{k,j}; several tensors per microbatch are their entries one after
+the other, as `torch.nn.utils.clip_grad_norm_` sees them: one norm over all of them). Norm
+clipping scales g_k by s_k = c/max(c, ‖g_k‖ + ε), which is torch's clamp(c/(‖g_k‖ + ε), max=1) =
+min(1, c/(‖g_k‖ + ε)) written so that a zero gradient needs no division by zero.
+"""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import sympy as sp
 
+from derive.graph import Family, Node, Variant, family, symbol
+from derive.graph.graph import Graph, members
+from derive.graph.notation import index
 from derive.kernel.exact import decimal_str
-from derive.model.clipping import clip_norm, clip_value, combine, scale_all
+from derive.model.clipping import entries
 from derive.model.objective import weights
-from derive.recipes.base import Input, Quantity, Recipe
+from derive.recipes.base import Example, Input, Mistake, Quantity, Recipe
+from derive.recipes.graphed import Graphed
 from derive.wording import plural
 
-
-def _weights(c):
-    if c.has("weights"):
-        return list(c["weights"])
-    return weights([1] * len(c["gradients"]))
-
-
-def _clip(c):
-    if c.has("max_norm"):
-        eps = c["eps"] if c.has("eps") else 0
-        return lambda g: clip_norm(g, c["max_norm"], eps)
-    return lambda g: clip_value(g, c["clip_value"])
+k, j = index("k"), index("j")
+K = symbol("clip_K", "K", integer=True, positive=True)
+d = symbol("clip_d", "d", integer=True, positive=True)
+MICRO = Family("microbatches", k, K)
+ELEMENTS = Family("elements", j, d)
+c = symbol("clip_c", "c", positive=True)
+eps = symbol("clip_eps", "varepsilon", nonnegative=True)
+S = symbol("clip_S", "S", positive=True)
+w = family("clip_w", "w")
 
 
-QUANTITIES = (
-    Quantity("mean_gradient", "the accumulated gradient, unclipped", "ḡ = Σ_k w_k·g_k",
-             lambda c: combine(_weights(c), list(c["gradients"])), zh="平均梯度"),
-    Quantity("clipped_gradients", "each microbatch gradient clipped on its own", "clip(g_k)",
-             lambda c: [_clip(c)(g) for g in c["gradients"]], zh="各微批裁剪后梯度"),
-    Quantity("clip_then_mean", "clip each microbatch gradient, then accumulate",
-             "Σ_k w_k·clip(g_k)",
-             lambda c: combine(_weights(c), list(c["clipped_gradients"])),
-             wrong=True, mistake_of=("mean_then_clip",), zh="先裁剪再平均"),
-    Quantity("mean_then_clip", "accumulate, then clip once: the window's clipping",
-             "clip(Σ_k w_k·g_k)", lambda c: _clip(c)(c["mean_gradient"]), zh="先平均再裁剪"),
-    Quantity("scaled_mean_gradient", "what .grad holds under AMP after accumulation: S·ḡ",
-             "S·ḡ", lambda c: scale_all(c["mean_gradient"], c["loss_scale"]),
-             needs=("loss_scale",), zh="缩放后的平均梯度"),
-    Quantity("clip_scaled_then_unscale", "clip the scaled gradient, then unscale (the order "
-             "PyTorch warns against)", "clip(S·ḡ)/S",
-             lambda c: scale_all(_clip(c)(c["scaled_mean_gradient"]), 1 / c["loss_scale"]),
-             needs=("loss_scale",), wrong=True, mistake_of=("mean_then_clip",),
-             zh="先裁剪再反缩放"),
+class _Symbols:
+    """The symbols of one shape: vectors (g_{k,j}, ḡ_j) or numbers (g_k, ḡ)."""
+
+    def __init__(self, vector: bool):
+        tag = "" if vector else "_number"
+
+        def vec(name, letter, **kw):  # a vector: a family over j; a number: a scalar symbol
+            if vector:
+                return family(f"clip_{name}", letter, vector=True, **kw)
+            return symbol(f"clip_{name}{tag}", letter, **kw)
+
+        self.vector = vector
+        self.g = family(f"clip_g{tag}", "g", vector=vector)
+        self.norm = family("clip_norm_g", "g", norm=True)
+        self.s = family("clip_s", "s")
+        self.clipped = family(f"clip_clipped{tag}", "g", func="clip", vector=vector)
+        self.gtilde = vec("gtilde", "g", accent="tilde")
+        self.gbar = vec("gbar", "g", accent="bar")
+        self.norm_gbar = symbol("clip_norm_gbar", "g", accent="bar", norm=True)
+        self.sbar = symbol("clip_sbar", "s", accent="bar")
+        self.clip_gbar = vec("clip_gbar", "g", accent="bar", func="clip")
+        self.gS = vec("gS", "g", accent="bar", sub="S")
+        self.norm_gS = symbol("clip_norm_gS", "g", accent="bar", sub="S", norm=True)
+        self.sS = symbol("clip_sS", "s", sub="S")
+        self.clip_gS = vec("clip_gS", "g", accent="bar", sub="S", func="clip")
+        self.ghat = vec("ghat", "g", accent="hat")
+
+    def at(self, base, member=None):
+        """Element j of a vector (of microbatch `member`), or the number itself."""
+        if self.vector:
+            return base[member, j] if member is not None else base[j]
+        return base[member] if member is not None else base
+
+    def norm_of(self, base, member=None) -> sp.Expr:
+        """‖v‖ = sqrt(Σ_j v_j²); |v| for a number."""
+        if self.vector:
+            body = base[member, j] if member is not None else base[j]
+            return sp.sqrt(sp.Sum(body ** 2, (j, 1, d)))
+        return sp.Abs(base[member] if member is not None else base)
+
+
+VECTOR, NUMBER = _Symbols(True), _Symbols(False)
+
+
+def _coefficient(norm: sp.Expr, has_eps: bool) -> sp.Expr:
+    """c/max(c, ‖g‖ + ε): 1 within the threshold, else c/(‖g‖ + ε)."""
+    bound = sp.Add(norm, eps, evaluate=False) if has_eps else norm
+    return sp.Mul(c, sp.Pow(sp.Max(c, bound), -1, evaluate=False), evaluate=False)
+
+
+def _by_value(v: sp.Expr) -> sp.Expr:
+    """max(−c, min(v, c))."""
+    return sp.Max(-c, sp.Min(v, c, evaluate=False), evaluate=False)
+
+
+def _weighted(sy: _Symbols, base) -> sp.Expr:
+    """Σ_k w_k·v_k (element j)."""
+    return sp.Sum(sp.Mul(w[k], sy.at(base, k), evaluate=False), (k, 1, K))
+
+
+@lru_cache(maxsize=None)
+def graph(by_norm: bool, vector: bool, has_eps: bool, has_scale: bool) -> Graph:
+    """The graph of one exercise's configuration: norm or value clipping, vectors or numbers,
+    with or without ε, with or without a loss scale."""
+    sy = VECTOR if vector else NUMBER
+    over_j = ELEMENTS if vector else None
+    nodes = []
+    if by_norm:
+        nodes += [Node("microbatch_norms", sy.norm, sy.norm_of(sy.g, k), MICRO),
+                  Node("microbatch_coefficients", sy.s, _coefficient(sy.norm[k], has_eps),
+                       MICRO),
+                  Node("clipped_gradients", sy.clipped,
+                       sp.Mul(sy.s[k], sy.at(sy.g, k), evaluate=False), MICRO, over_j)]
+    else:
+        nodes.append(Node("clipped_gradients", sy.clipped, _by_value(sy.at(sy.g, k)), MICRO,
+                          over_j))
+    nodes += [Node("clip_then_mean", sy.gtilde, _weighted(sy, sy.clipped), None, over_j),
+              Node("mean_gradient", sy.gbar, _weighted(sy, sy.g), None, over_j)]
+
+    def clip_once(name, v, norm, norm_name, s, s_name, out):
+        if not by_norm:
+            return [Node(name, out, _by_value(sy.at(v)), None, over_j)]
+        return [Node(norm_name, norm, sy.norm_of(v)),
+                Node(s_name, s, _coefficient(norm, has_eps)),
+                Node(name, out, sp.Mul(s, sy.at(v), evaluate=False), None, over_j)]
+
+    nodes += clip_once("mean_then_clip", sy.gbar, sy.norm_gbar, "mean_norm", sy.sbar,
+                       "mean_coefficient", sy.clip_gbar)
+    if has_scale:
+        nodes.append(Node("scaled_mean_gradient", sy.gS, sp.Mul(S, sy.at(sy.gbar),
+                                                                 evaluate=False), None, over_j))
+        nodes += clip_once("clipped_scaled_gradient", sy.gS, sy.norm_gS, "scaled_norm", sy.sS,
+                           "scaled_coefficient", sy.clip_gS)
+        nodes.append(Node("clip_scaled_then_unscale", sy.ghat,
+                          sp.Mul(sy.at(sy.clip_gS), sp.Pow(S, -1, evaluate=False),
+                                 evaluate=False), None, over_j))
+
+    def gradient(ctx):
+        gs = ctx["gradients"]
+        if vector:
+            return {(m, n): v for m, g in members(gs).items()
+                    for n, v in members(entries(g)).items()}
+        return members(gs)
+
+    return Graph(tuple(nodes), {
+        "clip_K": lambda ctx: sp.Integer(len(ctx["gradients"])),
+        "clip_d": lambda ctx: sp.Integer(len(entries(ctx["gradients"][0]))),
+        sy.g.label.name: gradient,
+        "clip_w": lambda ctx: members(_weights(ctx)),
+        "clip_c": lambda ctx: ctx["max_norm"] if by_norm else ctx["clip_value"],
+        "clip_eps": lambda ctx: ctx["eps"],
+        "clip_S": lambda ctx: ctx["loss_scale"],
+    })
+
+
+def _weights(ctx):
+    if ctx.has("weights"):
+        return list(ctx["weights"])
+    return weights([1] * len(ctx["gradients"]))
+
+
+def _is_vector(ctx) -> bool:
+    return isinstance(ctx["gradients"][0], (list, tuple))
+
+
+def graph_of(ctx) -> Graph:
+    by_norm = ctx.has("max_norm")
+    return graph(by_norm, _is_vector(ctx), by_norm and ctx.has("eps"), ctx.has("loss_scale"))
+
+
+def _reshape(flat, template):
+    """Entries in the gradients' own nesting (several tensors per microbatch)."""
+    it = iter(flat)
+
+    def build(t):
+        return [build(x) for x in t] if isinstance(t, (list, tuple)) else next(it)
+    return build(template)
+
+
+def _shaped(ctx, node, value):
+    """A node's value in the exercise's shape: a number, a vector or several tensors, per
+    microbatch for a family."""
+    if node.element is None:
+        return value
+    template = ctx["gradients"][0]
+    if node.over is not None:
+        return [_reshape(v, template) for v in value]
+    return _reshape(value, template)
+
+
+CLAIMABLE = ("mean_gradient", "clipped_gradients", "clip_then_mean", "mean_then_clip",
+             "scaled_mean_gradient", "clip_scaled_then_unscale")
+GRAPHED = Graphed(graph_of, CLAIMABLE, one_member_is_a_number=False)
+
+
+def _value(name: str):
+    compute = GRAPHED.value(name)
+
+    def shaped(ctx):
+        return _shaped(ctx, graph_of(ctx).by_name[name], compute(ctx))
+    return shaped
+
+
+def _variant(v: Variant):
+    compute = GRAPHED.variant(v)
+
+    def shaped(ctx):
+        return _shaped(ctx, graph_of(ctx).by_name[v.target], compute(ctx))
+    return shaped
+
+
+DOCS = {
+    "mean_gradient": "the accumulated gradient, unclipped",
+    "clipped_gradients": "each microbatch gradient clipped on its own",
+    "clip_then_mean": "clip each microbatch gradient, then accumulate",
+    "mean_then_clip": "accumulate, then clip once: the window's clipping",
+    "scaled_mean_gradient": "what .grad holds under AMP after accumulation: S·ḡ",
+    "clip_scaled_then_unscale": "clip the scaled gradient, then unscale (the order PyTorch "
+                                "warns against)",
+}
+"""What each claimable quantity is (`derive recipes`, error messages)."""
+
+FORMULAS = {
+    "mean_gradient": "ḡ = Σ_k w_k·g_k", "clipped_gradients": "clip(g_k)",
+    "clip_then_mean": "Σ_k w_k·clip(g_k)", "mean_then_clip": "clip(Σ_k w_k·g_k)",
+    "scaled_mean_gradient": "S·ḡ", "clip_scaled_then_unscale": "clip(S·ḡ)/S",
+}
+"""The formulas as plain text (`derive recipes`)."""
+
+WORDS = {
+    "microbatch_norms": ("Norm of each microbatch gradient", "各微批梯度的范数"),
+    "microbatch_coefficients": ("Clipping factor of each microbatch", "各微批的裁剪系数"),
+    "clipped_gradients": ("Each microbatch gradient clipped", "各微批裁剪后梯度"),
+    "clip_then_mean": ("Clip, then accumulate", "先裁剪再平均"),
+    "mean_gradient": ("The accumulated gradient", "平均梯度"),
+    "mean_norm": ("Norm of the accumulated gradient", "平均梯度的范数"),
+    "mean_coefficient": ("Clipping factor of the accumulated gradient",
+                         "平均梯度的裁剪系数"),
+    "mean_then_clip": ("Accumulate, then clip", "先平均再裁剪"),
+    "scaled_mean_gradient": ("What .grad holds under AMP", "AMP 下 .grad 中的缩放梯度"),
+    "scaled_norm": ("Norm of the scaled gradient", "缩放梯度的范数"),
+    "scaled_coefficient": ("Clipping factor of the scaled gradient", "缩放梯度的裁剪系数"),
+    "clipped_scaled_gradient": ("The scaled gradient clipped", "裁剪后的缩放梯度"),
+    "clip_scaled_then_unscale": ("Clip the scaled gradient, then unscale", "先裁剪再反缩放"),
+}
+"""Every node in the course's words, English and Chinese (headings of the working)."""
+
+QUANTITY_ZH = {
+    "mean_gradient": "平均梯度", "clipped_gradients": "各微批裁剪后梯度",
+    "clip_then_mean": "先裁剪再平均", "mean_then_clip": "先平均再裁剪",
+    "scaled_mean_gradient": "缩放后的平均梯度", "clip_scaled_then_unscale": "先裁剪再反缩放",
+}
+
+
+_TWO = {"gradients": ["10", "-8"], "max_norm": "1"}
+
+VARIANTS = (
+    # (variant in the vector graph, the same in the number graph, needs, example)
+    ("clip_then_mean", "mean_then_clip",
+     "clip each microbatch gradient, then accumulate", "先裁剪每个微批梯度,再累积",
+     lambda sy: _weighted(sy, sy.clipped), "mean_then_clip", (),
+     Example(_TWO, {"mean_then_clip": "0"})),
+    ("clip_scaled_then_unscale", "mean_then_clip",
+     "clip the scaled gradient, then unscale (the order PyTorch warns against)",
+     "先裁剪缩放后的梯度,再反缩放(PyTorch 要求先 unscale_)",
+     lambda sy: sp.Mul(sy.at(sy.clip_gS), sp.Pow(S, -1, evaluate=False), evaluate=False),
+     "mean_then_clip", ("loss_scale",),
+     Example({**_TWO, "loss_scale": "1024"}, {"mean_then_clip": "1/1024"})),
+    ("mean_then_clip_without_eps", "mean_then_clip",
+     "the accumulated gradient clipped without ε: c/‖ḡ‖ where torch divides by ‖ḡ‖ + ε",
+     "裁剪平均梯度时漏了 ε:torch 除以 ‖ḡ‖ + ε,而不是 ‖ḡ‖",
+     lambda sy: _coefficient(sy.norm_gbar, False), "mean_coefficient", ("max_norm", "eps"),
+     Example({**_TWO, "eps": "1e-6"}, {"mean_then_clip": "1"})),
+    ("mean_gradient_equal_weights", "mean_gradient",
+     "the plain mean (1/K)·Σ_k g_k, not the weighted sum Σ_k w_k·g_k",
+     "用了等权平均 (1/K)·Σ_k g_k,而不是加权和 Σ_k w_k·g_k",
+     lambda sy: sp.Sum(sy.at(sy.g, k), (k, 1, K)) / K, "mean_gradient", ("weights",),
+     Example({"gradients": ["1", "3"], "weights": ["0.25", "0.75"], "max_norm": "5"},
+             {"mean_gradient": "2"})),
 )
+"""The known mistakes: name, target, English, Chinese, the replaced definition (from the
+shape's symbols), which node it replaces, the inputs it needs, and an example that makes it."""
+
+
+def _mistake(name, target, en, zh, define, replaces, needs, example) -> Mistake:
+    by_shape = {vector: Variant(name, target, {replaces: define(VECTOR if vector else NUMBER)},
+                                en=en, zh=zh) for vector in (True, False)}
+    computes = {vector: _variant(v) for vector, v in by_shape.items()}
+    return Mistake(name, target, en, lambda ctx: computes[_is_vector(ctx)](ctx), needs=needs,
+                   zh=zh, example=example)
+
+
+MISTAKES = tuple(_mistake(*row) for row in VARIANTS)
+
+NEEDS = {"scaled_mean_gradient": ("loss_scale",), "clip_scaled_then_unscale": ("loss_scale",)}
+WRONG = ("clip_then_mean", "clip_scaled_then_unscale")
+
+QUANTITIES = tuple(
+    Quantity(name, DOCS[name], FORMULAS[name], _value(name), wrong=name in WRONG,
+             needs=NEEDS.get(name, ()), zh=QUANTITY_ZH[name])
+    for name in CLAIMABLE)
 
 
 def _shape(g):
@@ -92,5 +343,8 @@ RECIPE = Recipe(
               "the wrong order clip-then-unscale", required=False),
     ),
     quantities=QUANTITIES,
+    mistakes=MISTAKES,
     check=check,
+    graph=graph_of,
+    node_words=WORDS,
 )

@@ -6,7 +6,6 @@ from __future__ import annotations
 from derive.exercises.check import Report
 from derive.render.document import Author, Document, Heading, Items, Math, Paragraph, Table
 from derive.render.escape import escape_latex
-from derive.render.formulas import Values, substituted
 from derive.render.labels import STATUS, explanation, words
 from derive.render.latex import number
 from derive.render.numbers import (
@@ -55,7 +54,9 @@ def quantity_formula(ex, name: str) -> str:
     from derive.render.working import formula_tex
 
     got = formula_tex(ex.recipe, ex.given, name)
-    return got if got is not None else math_symbols(ex.recipe.quantity(name).formula)
+    if got is None:
+        raise ValueError(f"{ex.recipe.name} has no node {name!r}")
+    return got
 
 
 def _label(q, lang: str) -> str:
@@ -121,25 +122,7 @@ def exercise_blocks(report: Report, lang: str) -> list:
     ex = report.exercise
     blocks = [Heading(Author(ex.id), 2, ex.title),
               Paragraph(f"{t['recipe']}: `{ex.recipe.name}`. {t['given']}:"), given_math(ex)]
-    if ex.recipe.graph is not None:
-        return blocks + graph_blocks(report, lang)
-    vals = Values(ex.given, report.values)
-    claims = {c.name: c for c in report.claims}
-    for name, v in report.values.items():
-        q = ex.recipe.quantity(name)
-        parts = [math_symbols(q.formula)]
-        sub = substituted(ex.recipe.name, name, vals)
-        if sub is not None:
-            parts.append(sub.text)
-        parts.append(result_latex(v))
-        line = " = ".join(parts)
-        label = _label(q, lang) + (f" ({t['wrong_scheme']})" if q.wrong else "")
-        blocks.append(Paragraph(label + ":"))
-        blocks.append(Math((line,)))
-        c = claims.get(name)
-        if c is not None:
-            blocks.append(_claim_note(c, lang))
-    return blocks
+    return blocks + graph_blocks(report, lang)
 
 
 def exercises_document(reports: list[Report], lang: str = "en", name: str = "") -> Document:

@@ -57,13 +57,24 @@ def _letter(n: Notation) -> str:
     return (r"\nabla " + core) if n.prefix == "nabla" else core
 
 
-def symbol_tex(name: str, indices: tuple[Tex, ...] = ()) -> Tex:
-    """A symbol in its notation, with its family indices: ŷ_i, w_{t-1}, ∂ℓ_i/∂w, β_1."""
+def symbol_tex(name: str, indices: tuple[Tex, ...] = (), whole: bool = False) -> Tex:
+    """A symbol in its notation, with its family indices: ŷ_i, w_{t-1}, ∂ℓ_i/∂w, β_1,
+    g_{k,j}, ‖g_k‖, clip(g_k)_j; `whole` writes a vector without its element index (g_k)."""
     n = notation_of(name)
     if n is None:
         raise KeyError(f"symbol {name!r} has no notation")
-    subs = ([n.sub] if n.sub else []) + [i.text for i in indices]
+    inner = list(indices)
+    element = inner.pop() if n.vector and not whole and inner else None
+    subs = ([n.sub] if n.sub else []) + [i.text for i in inner]
     core = _letter(n)
+    if n.norm or n.func:  # the element index goes outside: clip(g_k)_j
+        if subs:
+            core += "_{" + ",".join(subs) + "}"
+        core = (rf"\lVert {core}\rVert" if n.norm
+                else rf"\operatorname{{{n.func}}}\left({core}\right)")
+        subs = []
+    if element is not None:
+        subs.append(element.text)
     if subs:
         core += "_{" + ",".join(subs) + "}"
     if n.wrt:
@@ -76,9 +87,15 @@ class Printer:
     """`formula(expr)`: the node's formula; with `values`, its substituted line; `bound` holds
     the members an index stands for (i = 2 on the second record's line)."""
 
-    def __init__(self, values: Values | None = None, bound: Mapping[str, int] | None = None):
+    def __init__(self, values: Values | None = None, bound: Mapping[str, int] | None = None,
+                 whole: frozenset[str] = frozenset(), size: int | None = None):
         self.values = values
         self.bound = dict(bound or {})
+        self.whole = whole
+        """Element indices written as whole vectors: ḡ = Σ_k w_k·g_k for ḡ_j = Σ_k w_k·g_{k,j}
+        (an index a Σ binds is written out); with `values` and the vectors' `size`, a whole
+        vector is its column of numbers: 0.2 · (3, 4)ᵀ."""
+        self.size = size
 
     # ------------------------------------------------------------------ leaves
     def _index(self, e: sp.Expr) -> int | None:
@@ -114,6 +131,14 @@ class Printer:
             return self._leaf(e.name, None) or symbol_tex(e.name)
         if isinstance(e, sp.Indexed):
             name = e.base.label.name
+            last = e.indices[-1]
+            if isinstance(last, sp.Symbol) and last.name in self.whole:
+                if self.values is not None and self.size is not None:
+                    got = self._column(e, last.name)
+                    if got is not None:
+                        return got
+                inner = tuple(self.tex(i) for i in e.indices[:-1])
+                return symbol_tex(name, inner, whole=True)
             members = tuple(self._index(i) for i in e.indices)
             if all(m is not None for m in members):
                 got = self._leaf(name, members)
@@ -137,6 +162,17 @@ class Printer:
         if isinstance(e, sp.Piecewise):
             return self._cases(e)
         raise NotImplementedError(f"no LaTeX for {type(e).__name__}")
+
+    def _column(self, e: sp.Indexed, j: str) -> Tex | None:
+        """A whole vector's numbers (g_{1,j} for j = 1…d as a column), None if unbound."""
+        outer = [self._index(i) for i in e.indices[:-1]]
+        if any(m is None for m in outer):
+            return None
+        name, shown = e.base.label.name, _shown(self.size)
+        got = [self._leaf(name, tuple(outer) + (n,)) for n in shown]
+        if any(t is None for t in got):
+            return None
+        return column(got, long=self.size > SHOWN_TERMS)
 
     # ------------------------------------------------------------------ operators
     def _add(self, e: sp.Add) -> Tex:
@@ -285,7 +321,8 @@ class Printer:
         else:
             low, high = self._index(lo), self._index(hi)
         if self.values is None or low is None or high is None:
-            body = self.tex(e.function)
+            inner = Printer(self.values, self.bound, self.whole - {i.name}, self.size)
+            body = inner.tex(e.function)
             shown = paren(body).text if body.prec <= ADD else body.text
             return Tex(rf"\sum_{{{self.tex(i).text}={self.tex(lo).text}}}^{{{self.tex(hi).text}}}"
                        f" {shown}", MUL)
@@ -299,7 +336,8 @@ class Printer:
             if m is None:
                 terms.append(Tex(r"\cdots"))
                 continue
-            inner = Printer(self.values, {**self.bound, i.name: m})
+            inner = Printer(self.values, {**self.bound, i.name: m}, self.whole - {i.name},
+                            self.size)
             terms.append(inner.tex(e.function))
         return add(*terms) if len(terms) > 1 else terms[0]
 
@@ -313,9 +351,24 @@ def _negate(t: sp.Expr) -> sp.Expr:
     return -t
 
 
-def formula(expr: sp.Expr) -> Tex:
-    """An expression in the course's notation."""
-    return Printer().tex(expr)
+def formula(expr: sp.Expr, whole: frozenset[str] = frozenset()) -> Tex:
+    """An expression in the course's notation; the element indices in `whole` written as
+    whole vectors (clip(g_k) = s_k · g_k)."""
+    return Printer(whole=whole).tex(expr)
+
+
+def _shown(size: int) -> list[int]:
+    """The elements a column shows: all, or the first three and the last."""
+    return list(range(1, size + 1)) if size <= SHOWN_TERMS else [1, 2, 3, size]
+
+
+def column(entries: list[Tex], long: bool = False) -> Tex:
+    """A column vector: its entries in a pmatrix; a `long` one is shown by its first three
+    entries, ⋮ and its last."""
+    if long:
+        entries = entries[:3] + [Tex(r"\vdots")] + entries[-1:]
+    return Tex(r"\begin{pmatrix} " + r" \\ ".join(e.text for e in entries)
+               + r" \end{pmatrix}")
 
 
 def substituted(expr: sp.Expr, values: Values, bound: Mapping[str, int] | None = None) -> Tex:
@@ -323,9 +376,13 @@ def substituted(expr: sp.Expr, values: Values, bound: Mapping[str, int] | None =
     return Printer(values, bound).tex(expr)
 
 
-def head(symbol: sp.Basic, member: int | None = None, index: sp.Symbol | None = None) -> Tex:
-    """A node's left-hand side: L, ŷ_i (general), ŷ_2 (one member)."""
+def head(symbol: sp.Basic, member: int | None = None, index: sp.Symbol | None = None,
+         whole: bool = False) -> Tex:
+    """A node's left-hand side: L, ŷ_i (general), ŷ_2 (one member); with `whole`, a vector
+    node as a whole: clip(g_k), clip(g_2), ḡ."""
     if isinstance(symbol, sp.IndexedBase):
+        if member is None and index is None:
+            return symbol_tex(symbol.label.name, (), whole=whole)
         shown = Tex(str(member)) if member is not None else formula(index)
-        return symbol_tex(symbol.label.name, (shown,))
+        return symbol_tex(symbol.label.name, (shown,), whole=whole)
     return symbol_tex(symbol.name)

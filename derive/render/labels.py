@@ -52,10 +52,7 @@ def words(lang: str) -> dict[str, str]:
 
 
 MISTAKES_ZH = {
-    # sgd_step, accumulation and memory carry their own Chinese (their mistakes are graph variants)
-    # clipping
-    "clip_then_mean": "先裁剪每个微批梯度,再累积",
-    "clip_scaled_then_unscale": "先裁剪缩放后的梯度,再反缩放(PyTorch 要求先 unscale_)",
+    # every recipe's mistakes carry their own Chinese (graph variants)
 }
 """The diagnosis's known mistakes in Chinese (names as in the JSON `diagnosis`)."""
 

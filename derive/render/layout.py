@@ -365,8 +365,8 @@ def rows(lines: tuple[str, ...], limit: float = LIMIT) -> list[str] | None:
     out: list[str] = []
     for line in lines:
         cells = _split_top(line, "&")
-        if width(line) <= FITS:
-            out.append(line)
+        if width(line) <= FITS:  # whole, in the second column: in the first it would push
+            out.append(line if len(cells) > 1 else "& " + line)  # the other rows out
             continue
         if len(cells) > 1:  # already aligned: left & right [&& tag]
             left, right = cells[0].strip(), cells[1].strip()

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import sympy as sp
 
-from derive.recipes.base import Context
-from derive.render.formula_tex import formula, head, substituted
+from derive.recipes.base import Context, expand_exact
+from derive.render.formula_tex import Printer, formula, head, substituted
+from derive.render.latex import Tex
 
 MEMBERS_SHOWN = 8
 """A family with more members shows the first ones, then says how many are left out."""
@@ -25,6 +26,8 @@ def formula_tex(recipe, given, name: str) -> str | None:
     if graph is None or name not in graph.by_name:
         return None
     node = graph.by_name[name]
+    if node.element is not None:  # a vector as a whole: clip(g_k) = s_k · g_k
+        return f"{_whole_head(node).text} = {_whole(node).text}"
     shown = head(node.symbol, index=node.over.index if node.over else None).text
     return shown if given_node(graph, node) else f"{shown} = {formula(node.expr).text}"
 
@@ -35,6 +38,15 @@ def given_node(graph, node) -> bool:
     e = node.expr
     return (isinstance(e, sp.Indexed) and node.over is not None
             and e.base.label.name in graph.inputs and e.indices == (node.over.index,))
+
+
+def _whole_head(node, member: int | None = None) -> Tex:
+    index = node.over.index if node.over is not None and member is None else None
+    return head(node.symbol, member, index, whole=True)
+
+
+def _whole(node) -> Tex:
+    return formula(node.expr, frozenset({node.element.index.name}))
 
 
 class Working:
@@ -62,13 +74,16 @@ class Working:
         return v.get(members[0] if len(members) == 1 else members)
 
     def node_value(self, name: str):
-        return self.scope.compute(name)
+        """A node's exact value in its simplest closed form (as the answer key shows it)."""
+        return expand_exact(self.scope.compute(name))
 
     def lines(self, name: str) -> list[tuple[str, object]]:
         """(LaTeX line, exact value) of a node: one line for a scalar (formula = numbers =
         result is completed by the caller), the general formula and then one line per
         member for a family."""
         node = self.graph.by_name[name]
+        if node.element is not None:
+            return self._vector_lines(node)
         if given_node(self.graph, node):
             values = self.node_value(name)
             if node.over is None:
@@ -86,6 +101,25 @@ class Working:
         for m in shown:
             sub = substituted(node.expr, self.value, {index.name: m}).text
             out.append((f"{head(node.symbol, m).text} = {sub}", values[m - 1]))
+        return out
+
+    def _column(self, node, bound: dict[str, int]) -> Tex:
+        """The node's expression with its vectors as columns of numbers: 0.2 · (3, 4)ᵀ."""
+        d = int(self.scope[node.element.size.name])
+        return Printer(self.value, bound, frozenset({node.element.index.name}), d).tex(node.expr)
+
+    def _vector_lines(self, node) -> list[tuple[str, object]]:
+        """A vector node: its formula as vectors (ḡ = Σ_k w_k·g_k), then its substitution as
+        a column vector, once or per member (clip(g_2) = …)."""
+        values = self.node_value(node.name)
+        general = f"{_whole_head(node).text} = {_whole(node).text}"
+        if node.over is None:
+            return [(f"{general} = {self._column(node, {}).text}", values)]
+        k = node.over.index.name
+        out = [(general, None)]
+        for m in range(1, min(len(values), MEMBERS_SHOWN) + 1):
+            out.append((f"{_whole_head(node, m).text} = {self._column(node, {k: m}).text}",
+                        values[m - 1]))
         return out
 
     def hidden(self, name: str) -> int:
