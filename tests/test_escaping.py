@@ -467,7 +467,7 @@ def test_math_text_renders():
     spans += [{"tex": rf"\texttt{{{t}}}", "display": False, "where": repr(h)}
               for t, h in zip(texts, HOSTILE + ["all"])]
     assert not katex_failures(spans)
-    from derive.render.document import MINUS, PREAMBLE
+    from derive.render.document import PREAMBLE
 
     for lang, engine in (("en", "pdflatex"), ("zh", "xelatex")):
         body = "\n\n".join(rf"\[ x = \text{{{t}}} \]" for t in texts)

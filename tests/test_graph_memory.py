@@ -103,7 +103,9 @@ def test_every_node_has_a_formula_and_a_substituted_line():
 
 def test_the_working_table_has_one_row_per_component():
     work = Working(MEMORY, STAGE[1])
-    header, rows = MEMORY.node_tables["card_bytes_per_param"](work, "en")
+    from derive.render.ledger import component_rows
+    assert MEMORY.node_tables == {"card_bytes_per_param": "components"}
+    header, rows = component_rows(work, "en")
     assert header == ("component", "symbol", "bytes per parameter", "divided by", "on one card")
     assert rows == (
         ("`param`", ("math", r"b_{\mathrm{param}}"), ("math", "2"), ("math", "1"), ("math", "2")),
@@ -113,7 +115,7 @@ def test_the_working_table_has_one_row_per_component():
         ("`adam_m`", ("math", "b_{m}"), ("math", "4"), ("math", "D = 4"), ("math", "1")),
         ("`adam_v`", ("math", "b_{v}"), ("math", "4"), ("math", "D = 4"), ("math", "1")),
     )
-    _, rows = MEMORY.node_tables["card_bytes_per_param"](Working(MEMORY, ONE), "zh")
+    _, rows = component_rows(Working(MEMORY, ONE), "zh")
     assert rows == (("`grad`", ("math", r"b_{\mathrm{grad}}"), ("math", "0.5"),
                      ("math", "D = 8"), ("math", "0.0625")),)
 

@@ -198,7 +198,9 @@ def test_every_node_formula_and_first_step(config):
 def test_every_step_is_a_row_of_the_table():
     from derive.render.document import Table
     work = Working(RECIPE, {**AMSGRAD_B, "steps": sp.Integer(3)})
-    blocks = RECIPE.working(work, "en")
+    from derive.render.steps import steps_table
+    columns = RECIPE.steps_columns
+    blocks = steps_table(work, "en", tuple(columns), columns)
     table = next(b for b in blocks if isinstance(b, Table))
     assert table.header == ("t", "g_t", "∂L/∂b", "m_t", "v_t", "w_t", "b_t", "L_t")
     assert [row[0] for row in table.rows] == ["1", "2", "3"]

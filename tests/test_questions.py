@@ -155,7 +155,6 @@ def recipe_numbers(name: str, lang: str, fmt: str) -> set[Fraction]:
     out = set()
     for q in RECIPES[name].quantities:
         out |= numbers(words(q, lang, fmt)) | numbers(words(q, lang, fmt, RECIPES[name]))
-        out |= numbers(q.formula)
     return out
 
 

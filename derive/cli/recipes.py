@@ -24,11 +24,10 @@ def describe(name: str) -> str:
         lines.append(f"  {i.name:<{w}}  {i.kind:<{k}}  {need:<8}  {i.doc}")
     lines += ["", "quantities ([exercise.claims]), in derivation order:"]
     w = max(len(q.name) for q in r.quantities)
-    f = max(len(q.formula) for q in r.quantities)
     for q in r.quantities:
         extra = (" [wrong scheme]" if q.wrong else "") + (
             f" [needs {', '.join(q.needs)}]" if q.needs else "")
-        lines.append(f"  {q.name:<{w}}  {q.formula:<{f}}  {q.doc}{extra}")
+        lines.append(f"  {q.name:<{w}}  {q.doc}{extra}")
     if r.mistakes:
         lines += ["", "known mistakes tried by the diagnosis:"]
         w = max(len(m.name) for m in r.mistakes)

@@ -84,3 +84,16 @@ def index(name: str) -> sp.Symbol:
     elements): an integer symbol written as its letter."""
     _register(name, Notation(name))
     return sp.Symbol(name, integer=True)
+
+
+BLOCKS: dict[str, str] = {}
+"""Blocks of a partition of a family, by their boundary family: c_k is the last member of
+block k (c_0 = 0), so Σ_{i=c_{k−1}+1}^{c_k} is written Σ_{i∈B_k} (records of microbatch k)."""
+
+
+def blocks(boundary: str, set_name: str) -> None:
+    """Declare `boundary` (c, a family with member 0) the boundaries of the blocks written
+    with the family `set_name` (B): Σ over i from c_{k−1}+1 to c_k is written Σ_{i∈B_k}."""
+    old = BLOCKS.setdefault(boundary, set_name)
+    if old != set_name:
+        raise ValueError(f"{boundary!r} already bounds the blocks {old!r}")

@@ -15,11 +15,10 @@ import sympy as sp
 
 from derive.graph import Family, Node, Variant, family, symbol
 from derive.graph.graph import Graph, members
-from derive.graph.notation import index
+from derive.graph.notation import blocks, index
 from derive.model import linear
 from derive.recipes.base import Example, Input, Mistake, Quantity, Recipe
 from derive.recipes.graphed import Graphed
-from derive.render.formula_tex import blocks
 from derive.wording import plural
 
 i, k = index("i"), index("k")
@@ -174,34 +173,31 @@ STEP = ("w", "lr")
 MICRO = ("microbatches", "lr")
 
 QUANTITIES_SPEC = (
-    # name, doc, formula text (`derive recipes`), wrong, mistake_of, needs, zh
-    ("microbatch_sizes", "n_k, the records in each microbatch", "n_k = |B_k|",
-     False, (), (), "微批大小"),
+    # name, doc, wrong, mistake_of, needs, zh (each formula is its node in `graph`)
+    ("microbatch_sizes", "n_k, the records in each microbatch", False, (), (), "微批大小"),
     ("microbatch_gradient_sums",
      "each microbatch's gradient summed over its records (its tokens with `tokens`)",
-     "Σ_{i∈B_k} ∇ℓ_i", False, (), (), "微批梯度和"),
+     False, (), (), "微批梯度和"),
     ("microbatch_mean_gradients", "∇L_k, each microbatch's mean gradient",
-     "∇L_k = (1/n_k) Σ_{i∈B_k} ∇ℓ_i", False, (), (), "微批平均梯度"),
+     False, (), (), "微批平均梯度"),
     ("weights", "each microbatch's weight in the target: n_k/N (t_k/T with tokens)",
-     "n_k/N (t_k/T with tokens)", False, (), (), "微批权重"),
-    ("gradient", "the target's gradient (A2)", "g = Σ_k (n_k/N)·∇L_k", False, (), (), "梯度"),
-    ("mean_of_means", "the 1/K mistake: microbatch means averaged equally", "(1/K) Σ_k ∇L_k",
+     False, (), (), "微批权重"),
+    ("gradient", "the target's gradient (A2)", False, (), (), "梯度"),
+    ("mean_of_means", "the 1/K mistake: microbatch means averaged equally",
      True, ("gradient",), (), "均值的均值"),
-    ("sum_of_means", "the undivided sum of microbatch means", "Σ_k ∇L_k",
-     True, ("gradient",), (), "均值之和"),
-    ("w_new", "w after one SGD step on the accumulated gradient (A3)", "w_new = w − η·g",
-     False, (), STEP, "新权重"),
-    ("w_new_mean_of_means", "w after a step on the 1/K mean of means", "w − η·(1/K) Σ_k ∇L_k",
+    ("sum_of_means", "the undivided sum of microbatch means", True, ("gradient",), (), "均值之和"),
+    ("w_new", "w after one SGD step on the accumulated gradient (A3)", False, (), STEP, "新权重"),
+    ("w_new_mean_of_means", "w after a step on the 1/K mean of means",
      True, ("w_new",), STEP, "按均值的均值更新"),
-    ("w_new_sum_of_means", "w after a step on the undivided sum", "w − η·Σ_k ∇L_k",
+    ("w_new_sum_of_means", "w after a step on the undivided sum",
      True, ("w_new",), STEP, "按均值之和更新"),
     ("micro_step_gradients", "∇L_k at the w reached after the previous per-microbatch step",
-     "∇L_k(w_{k−1})", True, (), MICRO, "逐微批梯度"),
+     True, (), MICRO, "逐微批梯度"),
     ("w_micro_steps", "w after each per-microbatch step (a different trajectory)",
-     "w_k = w_{k−1} − η·∇L_k(w_{k−1})", True, (), MICRO, "逐微批更新"),
+     True, (), MICRO, "逐微批更新"),
     ("divisor_gradient", "the microbatch means summed and divided by the fixed divisor d",
-     "(1/d) Σ_k ∇L_k", True, ("gradient",), ("divisor",), "固定分母梯度"),
-    ("w_new_divisor", "w after a step on the fixed-divisor gradient", "w − η·(1/d) Σ_k ∇L_k",
+     True, ("gradient",), ("divisor",), "固定分母梯度"),
+    ("w_new_divisor", "w after a step on the fixed-divisor gradient",
      True, ("w_new",), ("divisor", *STEP), "按固定分母更新"),
 )
 
@@ -239,9 +235,9 @@ CLAIMABLE = tuple(name for name, *_ in QUANTITIES_SPEC)
 GRAPHED = Graphed(graph_of, CLAIMABLE, one_member_is_a_number=False)
 
 QUANTITIES = tuple(
-    Quantity(name, doc, formula, GRAPHED.value(name), wrong=wrong, mistake_of=mistake_of,
+    Quantity(name, doc, GRAPHED.value(name), wrong=wrong, mistake_of=mistake_of,
              needs=needs, zh=zh)
-    for name, doc, formula, wrong, mistake_of, needs, zh in QUANTITIES_SPEC)
+    for name, doc, wrong, mistake_of, needs, zh in QUANTITIES_SPEC)
 
 THREE = {"w": "1", "lr": "0.1", "microbatches": [[["1", "0"], ["2", "0"]], [["3", "0"]]]}
 """The reading's three records (1, 0), (2, 0), (3, 0) in microbatches of 2 and 1."""

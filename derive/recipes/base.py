@@ -30,7 +30,8 @@ class Input:
 
 @dataclass(frozen=True)
 class Quantity:
-    """A named quantity: its meaning, its formula as the course writes it, how to compute it.
+    """A named quantity: its meaning and how to compute it (its formula is its node in the
+    recipe's derivation graph).
 
     `wrong` marks a scheme the course warns about (it is computed and rendered like any
     other quantity, and the diagnosis tries it against wrong claims of `mistake_of`).
@@ -39,7 +40,6 @@ class Quantity:
 
     name: str
     doc: str
-    formula: str
     compute: Callable[["Context"], Value]
     wrong: bool = False
     mistake_of: tuple[str, ...] = ()
@@ -134,13 +134,13 @@ class Recipe:
     whose quantities are its nodes: the working is rendered from it."""
     node_words: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     """English and Chinese words of the graph's nodes that are not claimable quantities."""
-    node_tables: Mapping[str, Callable[[object, str], tuple]] = field(default_factory=dict)
-    """Tables of the working, shown before a node's formula: node name → f(working, lang) →
-    (header, rows), cells as in `derive.render.document.Table` (the memory ledger: one row
-    per component of a sum)."""
-    working: Callable[[object, str], list] | None = None
-    """More blocks of a graph recipe's working, after its nodes: `working(work, lang)` with
-    the exercise's `derive.render.working.Working` (the steps' table of optimizer_steps)."""
+    node_tables: Mapping[str, str] = field(default_factory=dict)
+    """Tables of the working shown before a node's formula: node name → the kind of table
+    (`"components"`: the memory ledger, one row per component of a sum); the renderer
+    draws them."""
+    steps_columns: Mapping[str, str] = field(default_factory=dict)
+    """Nodes of a recurrent family shown as one table after the working, a row per step:
+    node name → column heading (optimizer_steps: g_t, u_t or m_t and v_t, w_t, b_t, L_t)."""
     members_shown: int | None = None
     """How many members of a family node the working writes out (None: the renderer's
     default); the rest are left to `working`."""

@@ -217,13 +217,6 @@ DOCS = {
 }
 """What each claimable quantity is (`derive recipes`, error messages)."""
 
-FORMULAS = {
-    "mean_gradient": "ḡ = Σ_k w_k·g_k", "clipped_gradients": "clip(g_k)",
-    "clip_then_mean": "Σ_k w_k·clip(g_k)", "mean_then_clip": "clip(Σ_k w_k·g_k)",
-    "scaled_mean_gradient": "S·ḡ", "clip_scaled_then_unscale": "clip(S·ḡ)/S",
-}
-"""The formulas as plain text (`derive recipes`)."""
-
 WORDS = {
     "microbatch_norms": ("Norm of each microbatch gradient", "各微批梯度的范数"),
     "microbatch_coefficients": ("Clipping factor of each microbatch", "各微批的裁剪系数"),
@@ -293,7 +286,7 @@ NEEDS = {"scaled_mean_gradient": ("loss_scale",), "clip_scaled_then_unscale": ("
 WRONG = ("clip_then_mean", "clip_scaled_then_unscale")
 
 QUANTITIES = tuple(
-    Quantity(name, DOCS[name], FORMULAS[name], _value(name), wrong=name in WRONG,
+    Quantity(name, DOCS[name], _value(name), wrong=name in WRONG,
              needs=NEEDS.get(name, ()), zh=QUANTITY_ZH[name])
     for name in CLAIMABLE)
 

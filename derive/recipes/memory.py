@@ -18,7 +18,6 @@ import sympy as sp
 from derive.graph import Node, Variant, symbol
 from derive.graph.evaluate import compiled, exact_value, sympy_value
 from derive.graph.graph import Graph
-from derive.graph.node import leaves
 from derive.model import memory as m
 from derive.recipes.base import Example, Input, Mistake, Quantity, Recipe
 from derive.recipes.graphed import Graphed
@@ -136,36 +135,6 @@ def _stage_0(ctx):
     return graph_of(ctx, stage=0)
 
 
-# ------------------------------------------------------------------------ the ledger's rows
-
-def rows(working, lang: str = "en"):
-    """The working's table of the per-card ledger: one row per component, read from the terms
-    of the `card_bytes_per_param` node (b_c, or b_c/D where the stage shards c): its symbol,
-    its bytes, its divisor D_c (D or 1) and what one card holds. The node's formula and its
-    substituted line follow the table, once."""
-    from derive.render.formula_tex import formula
-    from derive.render.latex import number
-
-    node = working.graph.by_name["card_bytes_per_param"]
-    terms = node.expr.args if isinstance(node.expr, sp.Add) else (node.expr,)
-    out = []
-    for t in terms:
-        names = [n for n in leaves(t) if n in COMPONENT_OF]
-        if not names:  # an empty ledger's 0
-            continue
-        b = BYTES[COMPONENT_OF[names[0]]]
-        divisor = (f"{formula(D).text} = {number(working.value(D.name, None)).text}"
-                   if D.name in leaves(t) else "1")
-        out.append((f"`{COMPONENT_OF[b.name]}`", ("math", formula(b).text),
-                    ("math", number(working.value(b.name, None)).text), ("math", divisor),
-                    ("math", number(compiled(t)(working.scope, {})).text)))
-    return HEADER[lang], tuple(out)
-
-
-HEADER = {"en": ("component", "symbol", "bytes per parameter", "divided by", "on one card"),
-          "zh": ("组成部分", "符号", "每参数字节", "除以", "每卡")}
-
-
 def card_terms(ledger, stage: int, dp) -> dict:
     """Each component's bytes per parameter on one card (`derive ledger`'s chart): the terms
     of the stage's `card_bytes_per_param` node, evaluated."""
@@ -276,7 +245,7 @@ CLAIMABLE = tuple(DOCS)
 GRAPHED = Graphed(graph_of, CLAIMABLE)
 
 QUANTITIES = tuple(
-    Quantity(name, DOCS[name], "", GRAPHED.value(name), zh=WORDS[name][1])
+    Quantity(name, DOCS[name], GRAPHED.value(name), zh=WORDS[name][1])
     for name in CLAIMABLE)
 
 MISTAKES = tuple(
@@ -315,5 +284,5 @@ RECIPE = Recipe(
     check=check,
     graph=lambda ctx: graph_of(ctx),
     node_words=WORDS,
-    node_tables={"card_bytes_per_param": rows},
+    node_tables={"card_bytes_per_param": "components"},
 )

@@ -389,21 +389,16 @@ GRAPHED = Graphed(graph_of, ("gradient_steps",), one_member_is_a_number=False)
 gradients (its later quantities are computed, never read from claims)."""
 
 QUANTITIES = (
-    Quantity("gradient_steps", DOCS["gradient_steps"], "g_t = ∂L/∂w(w_{t−1})",
-             GRAPHED.value("gradient_steps"), zh="各步梯度"),
-    Quantity("b_gradient_steps", DOCS["b_gradient_steps"], "∂L/∂b(b_{t−1})",
-             GRAPHED.value("b_gradient_steps"), needs=("b",), zh="各步偏置梯度"),
-    Quantity("w_steps", DOCS["w_steps"], "w_t", GRAPHED.value("w_steps"), zh="各步权重"),
-    Quantity("b_steps", DOCS["b_steps"], "b_t", GRAPHED.value("b_steps"), needs=("b",),
+    Quantity("gradient_steps", DOCS["gradient_steps"], GRAPHED.value("gradient_steps"), zh="各步梯度"),
+    Quantity("b_gradient_steps", DOCS["b_gradient_steps"], GRAPHED.value("b_gradient_steps"), needs=("b",), zh="各步偏置梯度"),
+    Quantity("w_steps", DOCS["w_steps"], GRAPHED.value("w_steps"), zh="各步权重"),
+    Quantity("b_steps", DOCS["b_steps"], GRAPHED.value("b_steps"), needs=("b",),
              zh="各步偏置"),
-    Quantity("buffer_steps", DOCS["buffer_steps"], "u_t = μ·u_{t−1} + (1 − τ)·g_t",
-             GRAPHED.value("buffer_steps"), when=_momentum,
+    Quantity("buffer_steps", DOCS["buffer_steps"], GRAPHED.value("buffer_steps"), when=_momentum,
              when_text="an SGD optimizer with momentum > 0", zh="动量缓冲"),
-    Quantity("m_steps", DOCS["m_steps"], "m_t = β₁·m_{t−1} + (1 − β₁)·g_t",
-             GRAPHED.value("m_steps"), when=_adam,
+    Quantity("m_steps", DOCS["m_steps"], GRAPHED.value("m_steps"), when=_adam,
              when_text='optimizer = { name = "adam" } or "adamw"', zh="一阶矩"),
-    Quantity("v_steps", DOCS["v_steps"], "v_t = β₂·v_{t−1} + (1 − β₂)·g_t²",
-             GRAPHED.value("v_steps"), when=_adam,
+    Quantity("v_steps", DOCS["v_steps"], GRAPHED.value("v_steps"), when=_adam,
              when_text='optimizer = { name = "adam" } or "adamw"', zh="二阶矩"),
 )
 
@@ -436,19 +431,11 @@ MAX_ADAM_STEPS = 5
 with each, and printing or rounding them past five steps takes seconds to minutes."""
 
 
-def working(work, lang: str) -> list:
-    """Every step in one table (t, g_t, the state, w_t, b_t, L_t), after the formulas with
-    the first step's numbers."""
-    from derive.render.steps import steps_table
-    return steps_table(work, lang, ("gradient_steps", "b_gradient_steps", "buffer_steps",
-                                    "m_steps", "v_steps", "w_steps", "b_steps", "loss_steps"),
-                       HEADERS)
-
-
 HEADERS = {"gradient_steps": "g_t", "b_gradient_steps": "∂L/∂b", "buffer_steps": "u_t",
            "m_steps": "m_t", "v_steps": "v_t", "w_steps": "w_t", "b_steps": "b_t",
            "loss_steps": "L_t"}
-"""The table's headings, prose in the course's notation."""
+"""The steps table's columns (t, g_t, the state, w_t, b_t, L_t), in order, with their
+headings in the course's notation."""
 
 
 RECIPE = Recipe(
@@ -467,6 +454,6 @@ RECIPE = Recipe(
     check=check,
     graph=graph_of,
     node_words=WORDS,
-    working=working,
+    steps_columns=HEADERS,
     members_shown=1,
 )

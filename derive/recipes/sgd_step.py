@@ -170,7 +170,7 @@ CLAIMABLE = ("prediction", "loss", "gradient", "b_gradient", "w_new", "b_new", "
 GRAPHED = Graphed(graph_of, CLAIMABLE)
 
 QUANTITIES = tuple(
-    Quantity(name, DOCS[name], "", GRAPHED.value(name), zh=WORDS[name][1],
+    Quantity(name, DOCS[name], GRAPHED.value(name), zh=WORDS[name][1],
              needs=NEEDS.get(name, ()))
     for name in CLAIMABLE)
 

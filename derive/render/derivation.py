@@ -100,20 +100,32 @@ def graph_blocks(report: Report, lang: str) -> list:
         blocks.append(Paragraph(label + ":"))
         table = ex.recipe.node_tables.get(node.name)
         if table is not None:
-            blocks.append(Table(*table(work, lang)))
+            blocks.append(Table(*NODE_TABLES[table](work, lang)))
         lines = work.lines(node.name)
         shown = [_with_result(text, v) if v is not None else text for text, v in lines]
         if len(shown) > 1:  # a family's lines aligned at their first =
             shown = [line.replace(" = ", " &= ", 1) for line in shown]
         blocks.append(Math(tuple(shown)))
-        hidden = work.hidden(node.name) if ex.recipe.working is None else 0
+        hidden = work.hidden(node.name) if not ex.recipe.steps_columns else 0
         if hidden:
             blocks.append(Paragraph(t["more_members"].format(count=hidden)))
         if node.name in claims:
             blocks.append(_claim_note(claims[node.name], lang))
-    if ex.recipe.working is not None:
-        blocks += ex.recipe.working(work, lang)
+    if ex.recipe.steps_columns:
+        from derive.render.steps import steps_table
+
+        columns = ex.recipe.steps_columns
+        blocks += steps_table(work, lang, tuple(columns), columns)
     return blocks
+
+
+def _components(work, lang):
+    from derive.render.ledger import component_rows
+    return component_rows(work, lang)
+
+
+NODE_TABLES = {"components": _components}
+"""The kinds of table a recipe can ask for before a node's formula (`Recipe.node_tables`)."""
 
 
 def exercise_blocks(report: Report, lang: str) -> list:

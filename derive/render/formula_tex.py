@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 
 import sympy as sp
 
-from derive.graph.notation import GREEK, Notation, notation_of
+from derive.graph.notation import BLOCKS, GREEK, Notation, notation_of
 from derive.render.latex import ADD, ATOM, MUL, POW, Tex, add, frac, number, paren, power
 
 Values = Callable[[str, tuple[int, ...] | None], object]
@@ -16,19 +16,6 @@ Values = Callable[[str, tuple[int, ...] | None], object]
 
 SHOWN_TERMS = 6
 """A Σ with more terms is written with its first three, ⋯, and its last."""
-
-BLOCKS: dict[str, str] = {}
-"""Blocks of a partition of a family, by their boundary family: c_k is the last member of
-block k (c_0 = 0), so Σ_{i=c_{k−1}+1}^{c_k} is written Σ_{i∈B_k} (records of microbatch k)."""
-
-
-def blocks(boundary: str, set_name: str) -> None:
-    """Declare `boundary` (c, a family with member 0) the boundaries of the blocks written
-    with the family `set_name` (B): Σ over i from c_{k−1}+1 to c_k prints as Σ_{i∈B_k}."""
-    old = BLOCKS.setdefault(boundary, set_name)
-    if old != set_name:
-        raise ValueError(f"{boundary!r} already bounds the blocks {old!r}")
-
 
 def _block(lo: sp.Expr, hi: sp.Expr):
     """(set name, block index) when the limits are c_{k−1}+1 … c_k of declared blocks."""

@@ -134,3 +134,35 @@ def draw_chart(params, ledger, dp, activation_gib, path: str) -> None:
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
+
+
+def component_rows(working, lang: str = "en"):
+    """The working's table of the per-card ledger: one row per component, read from the terms
+    of the `card_bytes_per_param` node (b_c, or b_c/D where the stage shards c): its symbol,
+    its bytes, its divisor D_c (D or 1) and what one card holds. The node's formula and its
+    substituted line follow the table, once."""
+    import sympy as sp
+
+    from derive.graph.evaluate import compiled
+    from derive.graph.node import leaves
+    from derive.recipes.memory import BYTES, COMPONENT_OF, D
+    from derive.render.formula_tex import formula
+
+    node = working.graph.by_name["card_bytes_per_param"]
+    terms = node.expr.args if isinstance(node.expr, sp.Add) else (node.expr,)
+    out = []
+    for t in terms:
+        names = [n for n in leaves(t) if n in COMPONENT_OF]
+        if not names:  # an empty ledger's 0
+            continue
+        b = BYTES[COMPONENT_OF[names[0]]]
+        divisor = (f"{formula(D).text} = {number(working.value(D.name, None)).text}"
+                   if D.name in leaves(t) else "1")
+        out.append((f"`{COMPONENT_OF[b.name]}`", ("math", formula(b).text),
+                    ("math", number(working.value(b.name, None)).text), ("math", divisor),
+                    ("math", number(compiled(t)(working.scope, {})).text)))
+    return HEADER[lang], tuple(out)
+
+
+HEADER = {"en": ("component", "symbol", "bytes per parameter", "divided by", "on one card"),
+          "zh": ("组成部分", "符号", "每参数字节", "除以", "每卡")}

@@ -40,26 +40,6 @@ def asked(ex: Exercise) -> list[Quantity]:
     return claimed or available
 
 
-def symbol(q: Quantity) -> str:
-    """The quantity's symbol in the course's notation: the left side of its formula (`L` of
-    `L = (1/N) Σ ℓ_i`), or the formula itself when it is one symbol (`w_t`, `S·ḡ`); empty
-    when the formula is an expression (`(1/K) Σ_k ∇L_k`, `clip(g_k)`)."""
-    left = q.formula.split(" = ", 1)[0].strip()
-    if " = " not in q.formula and any(ch in left for ch in "()[]{}"):
-        return ""  # an expression such as clip(g_k), not a name
-    return left if left and not any(ch.isspace() for ch in left) else ""
-
-
-def question(q: Quantity, lang: str) -> str:
-    """One question as prose: the quantity in the course's words, its name, and its symbol
-    (set as math: `L = ?`)."""
-    t = words(lang)
-    wrong = f", {t['wrong_scheme']}" if q.wrong else ""
-    text = f"{q.zh if lang == 'zh' and q.zh else q.doc} (`{q.name}`{wrong})"
-    s = symbol(q)
-    return f"{text}: {s} = ?" if s else text
-
-
 _NUMBER = re.compile(r"(?<![0-9.])(?:[0-9]+(?:\.[0-9]+)?)(?![0-9]|\.[0-9])")
 
 
@@ -105,13 +85,11 @@ def question_blocks(report: Report, lang: str) -> list:
 
 
 def _question(ex: Exercise, q: Quantity, lang: str):
-    """A question in the course's words with the quantity's symbol (`Batch loss (`loss`):
-    L = ?`), from the recipe's graph where it has one."""
+    """A question in the course's words with the quantity's symbol from its node in the
+    recipe's graph: `Batch loss (`loss`): L = ?`."""
     from derive.render.working import formula_tex
 
     tex = formula_tex(ex.recipe, ex.given, q.name)
-    if tex is None:
-        return question(q, lang)
     en, zh = ex.recipe.node_words.get(q.name, (q.doc, q.zh))
     t = words(lang)
     wrong = f", {t['wrong_scheme']}" if q.wrong else ""
