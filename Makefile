@@ -34,6 +34,7 @@ demo: $(DEMO_STAMP)
 	$(BIN)/derive check proofs/course
 
 test: $(STAMP) renderers $(KATEX)
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 
 # TeX Live and node for the export tests (Debian packages; needs root, else says what to do).

@@ -97,8 +97,12 @@ def main() -> int:
         assert reference(path) == 0 and subject(path) == 0, "the generated bank must check"
         ref, sub = [], []
         for _ in range(args.repeat):
-            t = time.perf_counter(); reference(path); ref.append(time.perf_counter() - t)
-            t = time.perf_counter(); subject(path); sub.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            reference(path)
+            ref.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            subject(path)
+            sub.append(time.perf_counter() - t)
     n = args.exercises
     r, s = min(ref) / n * 1e6, min(sub) / n * 1e6
     print(f"Fraction reference  {r:8.1f} µs per exercise")

@@ -17,8 +17,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 import random  # noqa: E402
 
-from derive.kernel import Verdict, decide  # noqa: E402
 from generated_sums import counterexample, pair  # noqa: E402
+
+from derive.kernel import Verdict, decide  # noqa: E402
 
 
 def main() -> int:

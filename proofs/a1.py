@@ -8,8 +8,17 @@ import sympy as sp
 
 from derive.model import linear
 from derive.model.objective import (
-    N, batch_objective, block_sum, mean, microbatch_objective, n, over_microbatches,
-    record_loss, weight, weighted, weights,
+    N,
+    batch_objective,
+    block_sum,
+    mean,
+    microbatch_objective,
+    n,
+    over_microbatches,
+    record_loss,
+    weight,
+    weighted,
+    weights,
 )
 from derive.statements import PROVED, Instance, Statement, calc
 

@@ -8,11 +8,28 @@ for symbolic K and n_k and an arbitrary per-record loss ℓ_i(θ).
 
 from derive.model import schemes
 from derive.model.objective import (
-    N, batch_objective, block_sum, grad, microbatch_objective, n, over_microbatches,
-    record_loss, weight, weighted, weights,
+    N,
+    batch_objective,
+    block_sum,
+    grad,
+    microbatch_objective,
+    n,
+    over_microbatches,
+    record_loss,
+    weight,
+    weighted,
+    weights,
 )
 from derive.statements import PROVED, Instance, Rounded, Statement, calc
-from .course_data import EXERCISE2_MEANS, EXERCISE2_SIZES, THREE_RECORDS, THREE_W, TWO_RECORDS, TWO_W
+
+from .course_data import (
+    EXERCISE2_MEANS,
+    EXERCISE2_SIZES,
+    THREE_RECORDS,
+    THREE_W,
+    TWO_RECORDS,
+    TWO_W,
+)
 
 ell = record_loss
 

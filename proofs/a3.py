@@ -5,10 +5,20 @@
 
 from derive.model import schemes
 from derive.model.objective import (
-    N, batch_objective, eta, grad, microbatch_objective, n, over_microbatches, sgd_update,
-    theta, weight, weighted,
+    N,
+    batch_objective,
+    eta,
+    grad,
+    microbatch_objective,
+    n,
+    over_microbatches,
+    sgd_update,
+    theta,
+    weight,
+    weighted,
 )
 from derive.statements import PROVED, Instance, Rounded, Statement, calc
+
 from .course_data import THREE_LR, THREE_RECORDS, THREE_W, TWO_LR, TWO_RECORDS, TWO_W
 
 accumulated = over_microbatches(lambda k: weighted(weight(n(k), N), grad(microbatch_objective(k))))

@@ -7,7 +7,7 @@ activations per card by D as well gives a wrong total.
 import sympy as sp
 
 from derive.model import memory
-from derive.statements import REFUTED, Schema, Instance, Instantiation, Rounded, Statement
+from derive.statements import REFUTED, Instance, Instantiation, Rounded, Schema, Statement
 
 
 def instantiate(stage):

@@ -7,7 +7,8 @@ next update: the bias corrections 1 − β₁ᵗ and 1 − β₂ᵗ depend on t.
 from dataclasses import replace
 
 from derive.model.optimizers import Optimizer, State, adam_step
-from derive.statements import REFUTED, Schema, Instance, Statement
+from derive.statements import REFUTED, Instance, Schema, Statement
+
 from .course_data import SINGLE_LR, SINGLE_RECORD, SINGLE_W
 from .optimizer_families import batch_gradient, instantiation, shapes
 

@@ -7,7 +7,7 @@ scale does not give the accumulated gradient.
 import sympy as sp
 
 from derive.model.amp import scaled, unscaled
-from derive.statements import REFUTED, Schema, Instantiation, Statement
+from derive.statements import REFUTED, Instantiation, Schema, Statement
 
 
 def instantiate(K):

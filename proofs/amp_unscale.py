@@ -10,6 +10,7 @@ from derive.model import schemes
 from derive.model.amp import scaled, unscaled
 from derive.model.objective import N, grad, microbatch_objective, n, over_microbatches, weight
 from derive.statements import PROVED, Instance, Statement, calc
+
 from .course_data import THREE_RECORDS, THREE_W
 
 S = sp.Symbol("S", positive=True)

@@ -9,7 +9,8 @@ import sympy as sp
 
 from derive.model.batchnorm import gamma_gradient
 from derive.model.objective import weighted_sum, weights
-from derive.statements import REFUTED, Schema, Instantiation, Statement
+from derive.statements import REFUTED, Instantiation, Schema, Statement
+
 from .families import partitions
 
 g, b = sp.symbols("gamma beta", real=True)
@@ -24,7 +25,7 @@ def shapes():
 
 def instantiate(sizes):
     xs, ts, names, mbs = [], [], {g: "γ", b: "β", eps: "ε"}, []
-    for k, n in enumerate(sizes):
+    for n in sizes:
         mb = []
         for _ in range(n):
             i = len(xs) + 1

@@ -8,7 +8,8 @@ import sympy as sp
 
 from derive.model.amp import scaled, unscaled
 from derive.model.clipping import clip_norm
-from derive.statements import REFUTED, Schema, Instance, Instantiation, Statement
+from derive.statements import REFUTED, Instance, Instantiation, Schema, Statement
+
 from .course_data import CLIP_THRESHOLD
 
 c = sp.Symbol("c", positive=True)

@@ -6,6 +6,7 @@ import sympy as sp
 from derive.model.clipping import clip_then_combine, combine_then_clip
 from derive.model.objective import weights
 from derive.statements import Instantiation
+
 from .course_data import CLIP_GRADIENTS, CLIP_THRESHOLD
 
 c = sp.Symbol("c", positive=True)

@@ -5,7 +5,8 @@ clipping the accumulated gradient.
 """
 
 from derive.model.clipping import clip_value
-from derive.statements import REFUTED, Schema, Instance, Statement
+from derive.statements import REFUTED, Instance, Schema, Statement
+
 from .clip_families import instantiate, reading, shapes
 
 STATEMENT = Statement(

@@ -8,9 +8,16 @@ import sympy as sp
 
 from derive.model import schemes
 from derive.model.objective import (
-    K, N, batch_objective, block_sum, grad, over_microbatches, record_loss,
+    K,
+    N,
+    batch_objective,
+    block_sum,
+    grad,
+    over_microbatches,
+    record_loss,
 )
 from derive.statements import PROVED, Instance, Statement, calc
+
 from .course_data import THREE_RECORDS, THREE_W
 
 R = K  # ranks play the role of microbatches

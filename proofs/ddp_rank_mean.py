@@ -6,7 +6,8 @@ microbatches.
 """
 
 from derive.model import schemes
-from derive.statements import REFUTED, Schema, Instance, Statement
+from derive.statements import REFUTED, Instance, Schema, Statement
+
 from .course_data import THREE_RECORDS, THREE_W
 from .families import linear_window, partitions
 

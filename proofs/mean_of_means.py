@@ -6,9 +6,15 @@
 
 from derive.model import schemes
 from derive.model.objective import (
-    K, batch_objective, grad, microbatch_objective, over_microbatches, sgd_update,
+    K,
+    batch_objective,
+    grad,
+    microbatch_objective,
+    over_microbatches,
+    sgd_update,
 )
 from derive.statements import REFUTED, Family, Instance, Statement
+
 from .course_data import EXERCISE2_MEANS, EXERCISE2_SIZES, THREE_LR, THREE_RECORDS, THREE_W
 from .families import lesson_window, partitions
 

@@ -6,9 +6,9 @@
 from derive.model import schemes
 from derive.model.objective import K, over_microbatches
 from derive.statements import PROVED, Instance, Statement, calc
+
 from .course_data import TWO_RECORDS, TWO_W
 from .equal_sizes import microbatch_gradient, target
-
 
 mean_of_means = over_microbatches(microbatch_gradient) / K
 

@@ -5,7 +5,8 @@
 
 from derive.model import schemes
 from derive.model.objective import sgd_update
-from derive.statements import REFUTED, Schema, Instance, Statement
+from derive.statements import REFUTED, Instance, Schema, Statement
+
 from .course_data import THREE_LR, THREE_RECORDS, THREE_W
 from .families import linear_window, partitions
 
@@ -24,7 +25,8 @@ def reading():
     g = schemes.batch_gradient(THREE_RECORDS, THREE_W)
     return {
         "w after microbatch 1": steps[0],
-        "gradient of microbatch 2 at that w": schemes.mean_gradients(THREE_RECORDS[1:], steps[0])[0],
+        "gradient of microbatch 2 at that w":
+            schemes.mean_gradients(THREE_RECORDS[1:], steps[0])[0],
         "w after microbatch 2": steps[1],
         "accumulated w_new": sgd_update(THREE_W, THREE_LR, g),
     }

@@ -14,6 +14,7 @@ import sympy as sp
 from derive.model import schemes
 from derive.model.objective import mean, sgd_update, weights
 from derive.statements import PROVED, Instance, Statement, calc
+
 from .course_data import THREE_LR, THREE_RECORDS, THREE_W
 from .families import eta, w
 

@@ -9,6 +9,7 @@ import sympy as sp
 from derive.model import schemes
 from derive.model.objective import sgd_update, weighted_sum
 from derive.statements import PROVED, Statement, calc
+
 from .families import eta, w
 
 G = [sp.Function(f"G_{k}", real=True) for k in (1, 2, 3)]
@@ -19,7 +20,8 @@ first_order = sp.Subs(sp.Derivative(sequential - accumulated, eta), eta, 0)
 
 STATEMENT = Statement(
     id="micro-steps-first-order",
-    title="For K = 3 and any losses, scaled per-microbatch steps agree with one update at first order",
+    title=("For K = 3 and any losses, scaled per-microbatch steps agree with one update at "
+           "first order"),
     title_zh="K = 3 且损失任意时,缩放的逐微批更新在一阶上与一次更新一致",
     expect=PROVED,
     claim="d/dη [w_K(η) − w_acc(η)] at η = 0 is 0, for K = 3 and any microbatch gradients G_k",

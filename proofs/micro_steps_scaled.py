@@ -4,11 +4,12 @@
 """
 
 from derive.model import schemes
-from derive.statements import PROVED, Instance, Statement, calc
-from .course_data import THREE_LR, THREE_RECORDS, THREE_W
 from derive.model.objective import mean, sgd_update
+from derive.statements import PROVED, Instance, Statement, calc
+
+from .course_data import THREE_LR, THREE_RECORDS, THREE_W
 from .families import eta, w
-from .micro_steps_difference import G, H1, H2, a1, a2, accumulated, closed, n1, n2, r1, s1, s2
+from .micro_steps_difference import H1, H2, G, a1, a2, accumulated, closed, n1, n2, r1, s1, s2
 
 sequential = schemes.steps_in_sequence(G, w, eta, [a1, a2])[-1]
 second_order = eta**2 * (n1 * n2 / (n1 + n2) ** 2) * H2 * G[0](w)

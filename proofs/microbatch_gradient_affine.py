@@ -8,6 +8,7 @@ import sympy as sp
 from derive.model import linear, schemes
 from derive.model.objective import block_sum, k, mean, microbatch_objective, n
 from derive.statements import PROVED, Instance, Statement, calc
+
 from .course_data import THREE_RECORDS
 
 X, Y = sp.IndexedBase("x", real=True), sp.IndexedBase("y", real=True)

@@ -7,7 +7,8 @@ next update: the lesson's question "why is saving only w not enough".
 import sympy as sp
 
 from derive.model.optimizers import Optimizer, State, sgd_step
-from derive.statements import REFUTED, Schema, Instance, Statement
+from derive.statements import REFUTED, Instance, Schema, Statement
+
 from .course_data import SINGLE_LR, SINGLE_RECORD, SINGLE_W
 from .optimizer_families import batch_gradient, instantiation, shapes
 

@@ -9,6 +9,7 @@ import sympy as sp
 from derive.model import linear, schemes
 from derive.model.objective import batch_objective
 from derive.statements import PROVED, Instance, Statement, calc
+
 from .course_data import THREE_RECORDS, THREE_W, TWO_RECORDS, TWO_W
 
 X, Y = sp.IndexedBase("x", real=True), sp.IndexedBase("y", real=True)

@@ -5,6 +5,7 @@
 
 from derive.model import linear
 from derive.statements import PROVED, Instance, Statement, calc
+
 from .course_data import EXERCISE1_LR, SINGLE_LR, SINGLE_RECORD, SINGLE_W
 
 w, x, y = linear.w, linear.x, linear.y

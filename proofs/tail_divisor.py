@@ -5,7 +5,8 @@ the records it actually holds.
 """
 
 from derive.model import schemes
-from derive.statements import REFUTED, Schema, Instance, Statement
+from derive.statements import REFUTED, Instance, Schema, Statement
+
 from .course_data import THREE_RECORDS, THREE_W
 from .families import linear_window, partitions
 

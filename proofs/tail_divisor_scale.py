@@ -9,6 +9,7 @@ import sympy as sp
 from derive.model import schemes
 from derive.model.objective import K, over_microbatches
 from derive.statements import PROVED, Instance, Statement, calc
+
 from .course_data import TWO_RECORDS, TWO_W
 from .equal_sizes import microbatch_gradient, target
 
@@ -21,7 +22,8 @@ divided = over_microbatches(microbatch_gradient) / d
 def constructed():
     means = schemes.mean_gradients(TWO_RECORDS, TWO_W)
     return {"divided by 4": schemes.divisor_gradient(means, 4),
-            "(K/d)·∇L": sp.Integer(len(TWO_RECORDS)) / 4 * schemes.batch_gradient(TWO_RECORDS, TWO_W)}
+            "(K/d)·∇L": sp.Integer(len(TWO_RECORDS)) / 4
+            * schemes.batch_gradient(TWO_RECORDS, TWO_W)}
 
 
 STATEMENT = Statement(

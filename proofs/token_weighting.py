@@ -8,7 +8,8 @@ import sympy as sp
 
 from derive.model import schemes
 from derive.model.objective import weights
-from derive.statements import REFUTED, Schema, Instance, Instantiation, Statement
+from derive.statements import REFUTED, Instance, Instantiation, Schema, Statement
+
 from .course_data import TOKENS
 
 

@@ -6,9 +6,14 @@
 
 from derive.model import schemes
 from derive.model.objective import (
-    batch_objective, grad, microbatch_objective, over_microbatches, sgd_update,
+    batch_objective,
+    grad,
+    microbatch_objective,
+    over_microbatches,
+    sgd_update,
 )
 from derive.statements import REFUTED, Family, Instance, Statement
+
 from .course_data import TWO_LR, TWO_RECORDS, TWO_W
 from .families import lesson_window, partitions
 

@@ -206,7 +206,7 @@ def evaluate(e: sp.Expr, env: dict, tables: dict):
 def counterexample(lhs: sp.Expr, rhs: sp.Expr, seed: int = 0, tries: int = 40):
     """A point (m, n, x, tables) where the sides differ, or None."""
     rng = random.Random(seed)
-    for t in range(tries):
+    for _ in range(tries):
         env = {m: Fraction(rng.randint(-4, 5)), n: Fraction(rng.randint(-4, 5)),
                x: Fraction(rng.choice([0, 1, 2, -3, 5]), rng.choice([1, 2, 3]))}
         tables = {fn: {k: Fraction(rng.randint(-40, 40)) for k in range(-40, 41)}

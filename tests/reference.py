@@ -244,7 +244,7 @@ def _approx(value):
     try:
         return sp.N(value, 50)
     except Exception:  # an evaluation failure counts as undefined
-        raise _Undefined
+        raise _Undefined from None
 
 
 def _real(value):
@@ -337,11 +337,11 @@ def _ev(e, env):
     try:
         value = e.func(*args)
     except ZeroDivisionError:  # e.g. Mod(x, 0)
-        raise _Undefined
+        raise _Undefined from None
     except (TypeError, ValueError):
         if all(_is_real_number(a) for a in args if isinstance(a, sp.Expr)):
             raise
-        raise _Undefined  # Max, Min or a comparison of non-real values
+        raise _Undefined from None  # Max, Min or a comparison of non-real values
     if isinstance(value, sp.logic.boolalg.Boolean) and not isinstance(value, sp.Expr):
         return value
     return _check(value)
@@ -451,7 +451,7 @@ def _apply_symbolic(fn, args, assumptions, what):
     try:
         return sp.sympify(fn(*args))
     except Exception as exc:
-        raise ValueError(f"{what}: the function given cannot be differentiated ({exc})")
+        raise ValueError(f"{what}: the function given cannot be differentiated ({exc})") from None
 
 
 _KINKED = (sp.Abs, sp.sign, sp.Heaviside, sp.DiracDelta)

@@ -28,9 +28,8 @@ import functools
 from typing import NamedTuple
 
 import pytest
-import sympy as sp
-
 import reference as ref
+import sympy as sp
 from reference import PARTIAL
 
 # ------------------------------------------------------------------------ symbols

@@ -27,14 +27,13 @@ from pathlib import Path
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
+from support import examples
+from test_export import katex_failures, math_spans, need
 
 from derive.exercises.schema import ID_CHARS
 from derive.render.document import MINUS
 from derive.render.escape import SETTABLE, clean_text, escape_latex, escape_markdown
 from derive.render.symbols import MATH, has_cjk
-
-from support import examples
-from test_export import katex_failures, math_spans, need
 
 # ----------------------------------------------------------------------- tables, by hand
 

@@ -9,6 +9,7 @@ import pytest
 import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
+from support import examples
 
 from derive.kernel.exact import (
     MAX_DIGITS,
@@ -23,8 +24,6 @@ from derive.kernel.exact import (
     terminating_places,
     to_expr,
 )
-
-from support import examples
 
 R = sp.Rational
 

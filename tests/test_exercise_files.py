@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from derive.cli.main import main
 from derive.exercises import ExerciseError, check_exercise, load
-from derive.exercises.claims import literal, judge
+from derive.exercises.claims import judge, literal
 
 ROOT = Path(__file__).resolve().parents[1]
 COURSE = ROOT / "proofs" / "course"
@@ -202,8 +202,8 @@ def render(head, given, claims) -> str:
 @settings(max_examples=150)
 @given(exercise_tables)
 def test_random_files_never_crash(tmp_path_factory, table):
-    import io
     import contextlib
+    import io
     path = tmp_path_factory.mktemp("fuzz") / "ex.toml"
     path.write_text(render(*table))
     for command in (["check"], ["key", "--format", "json"], ["export", "--format", "md"]):
@@ -219,8 +219,8 @@ def test_random_files_never_crash(tmp_path_factory, table):
 @settings(max_examples=100)
 @given(st.binary(max_size=200))
 def test_random_bytes_never_crash(tmp_path_factory, data):
-    import io
     import contextlib
+    import io
     path = tmp_path_factory.mktemp("bytes") / "ex.toml"
     path.write_bytes(data)
     err = io.StringIO()
@@ -233,8 +233,8 @@ def test_random_bytes_never_crash(tmp_path_factory, data):
 @settings(max_examples=60)
 @given(st.text(alphabet=string.printable, max_size=120))
 def test_random_text_never_crash(tmp_path_factory, text):
-    import io
     import contextlib
+    import io
     path = tmp_path_factory.mktemp("text") / "ex.toml"
     path.write_text(SGD + text)
     err = io.StringIO()
@@ -404,8 +404,8 @@ BASES = [
 @settings(max_examples=200)
 @given(base=st.sampled_from(BASES), line=st.integers(0, 40), new=values)
 def test_one_mutated_value_never_crashes(tmp_path_factory, base, line, new):
-    import io
     import contextlib
+    import io
     lines = base.splitlines()
     assignments = [i for i, t in enumerate(lines) if " = " in t and not t.startswith("id")]
     i = assignments[line % len(assignments)]

@@ -16,14 +16,13 @@ from pathlib import Path
 
 import pytest
 import sympy as sp
+from golden import CASES, GOLDEN, ROOT, render
 
 from derive.exercises import check_exercise, load
 from derive.render.derivation import exercises_document, key_document, statement_document
 from derive.render.document import Document, to_markdown, to_tex
 from derive.statements import prove
 from derive.statements.registry import all_statements
-
-from golden import CASES, GOLDEN, ROOT, render
 
 SKIP = os.environ.get("DERIVE_SKIP_RENDERERS") == "1"
 KATEX = ROOT / "tests" / "katex"

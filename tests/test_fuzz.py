@@ -7,10 +7,9 @@ from __future__ import annotations
 import os
 import random
 
+from fuzz import mutate, run_all
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from fuzz import mutate, run_all
 
 FILES = int(os.environ.get("DERIVE_FUZZ", "0") or 0) or 30
 

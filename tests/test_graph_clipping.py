@@ -11,8 +11,8 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from derive.exercises.check import check_exercise
 from derive.exercises.bank import load_file
+from derive.exercises.check import check_exercise
 from derive.recipes import RECIPES
 from derive.render.working import Working, formula_tex
 

@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import os
 
-import pytest
-
 import hostile_cases as hc
+import pytest
 
 SLOW = os.environ.get("DERIVE_SLOW") == "1"
 

@@ -10,11 +10,10 @@ import pytest
 import sympy as sp
 from hypothesis import assume, given
 from hypothesis import strategies as st
+from support import examples
 
 from derive.model import clipping, linear, schemes
 from derive.model.objective import mean, sgd_update, weighted_sum, weights
-
-from support import examples
 
 # --------------------------------------------------------------------------- strategies
 

@@ -7,16 +7,25 @@ import pytest
 import sympy as sp
 from hypothesis import assume, given
 from hypothesis import strategies as st
+from support import concretely_equal, examples, reverify, reverify_claim
 
-from derive.kernel import Verdict, certify, decide, decide_chain, hypothesis
-from derive.kernel import CertificateError, Fact
+from derive.kernel import CertificateError, Fact, Verdict, certify, decide, decide_chain, hypothesis
 from derive.kernel.witness import domain_values
 from derive.model import linear
 from derive.model.objective import (
-    K, N, batch_objective, block_sum, boundary, ell, grad, i, k, n, over_microbatches, theta,
+    K,
+    N,
+    batch_objective,
+    block_sum,
+    boundary,
+    ell,
+    grad,
+    i,
+    k,
+    n,
+    over_microbatches,
+    theta,
 )
-
-from support import concretely_equal, examples, reverify, reverify_claim
 
 PROVED, REFUTED, UNKNOWN = Verdict.PROVED, Verdict.REFUTED, Verdict.UNKNOWN
 

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import random
 
+from generated_sums import counterexample, pair
 from hypothesis import given
 from hypothesis import strategies as st
+from support import examples, reverify_claim
 
 from derive.kernel import Verdict, decide
-
-from generated_sums import counterexample, pair
-from support import examples, reverify_claim
 
 TALLY = {"true": 0, "proved": 0, "false": 0, "refuted": 0}
 

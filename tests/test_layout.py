@@ -8,9 +8,8 @@ from __future__ import annotations
 import os
 from concurrent.futures import ThreadPoolExecutor
 
-import pytest
-
 import layout_cases as lc
+import pytest
 from test_export import need
 
 TOLERANCE = 1.0

@@ -50,7 +50,7 @@ def test_held_out_ledgers(params, inputs, name, value):
 
 
 def test_the_zero_papers_figure_1_rounds_as_printed():
-    from derive.exercises.claims import literal, judge
+    from derive.exercises.claims import judge, literal
     printed = {0: "120", 1: "31.4", 2: "16.6", 3: "1.9"}
     for stage, text in printed.items():
         v = ledger(75 * 10**8, stage=stage, dp=sp.Integer(64))["state_gb"]

@@ -262,7 +262,7 @@ def tex_key(tex: str) -> dict:
         if heading:
             ex = heading.group(1).split(" --- ")[0].replace(r"\_", "_")
         elif note:
-            for key, i, cells in pending:
+            for _key, i, cells in pending:
                 if cells[i] == rf"$\to$\,({note.group(1)})":
                     cells[i] = f"${note.group(2)}$"
         elif ex and " & " in line and r"\textbf" not in line:

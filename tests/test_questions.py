@@ -28,22 +28,34 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from golden import ROOT
 from hypothesis import example, given
+from support import examples
+from test_escaping import (
+    EVERYTHING,
+    EXERCISES,
+    FILE_NAMES,
+    HOSTILE,
+    allowed_missing,
+    ascii_of,
+    assert_no_author_commands,
+    assert_same_shape,
+    clean,
+    compile_log,
+    exercise_file,
+    expected_heading,
+    heading_lines,
+    md_unescape,
+    plain,
+    tex_skeleton,
+)
+from test_export import katex_failures, math_spans
 
 from derive.cli.main import build_parser, main
 from derive.exercises import load
 from derive.recipes import RECIPES
 from derive.render import formats
 from derive.render.symbols import prose_latex, prose_markdown
-
-from golden import ROOT
-from support import examples
-from test_escaping import (
-    EVERYTHING, EXERCISES, FILE_NAMES, HOSTILE, ascii_of, assert_no_author_commands,
-    assert_same_shape, clean, compile_log, exercise_file, expected_heading, heading_lines,
-    md_unescape, plain, tex_skeleton, allowed_missing,
-)
-from test_export import katex_failures, math_spans
 
 FILES = sorted([*(ROOT / "proofs" / "course").glob("*.toml"),
                 *(ROOT / "tests" / "data").glob("*.toml")])

@@ -4,9 +4,8 @@ from collections import namedtuple
 from enum import Enum
 
 import pytest
-import sympy as sp
-
 import reference as ref
+import sympy as sp
 from reference import UNDEFINED, evaluate
 
 i, j, n = sp.symbols("i j n", integer=True)

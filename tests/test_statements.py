@@ -9,18 +9,24 @@ from itertools import islice
 
 import pytest
 import sympy as sp
+from support import differ, expand_sums, reverify, reverify_claim
 
 from derive.kernel import Verdict
 from derive.kernel.exact import exact
 from derive.kernel.witness import MAX_POINTS_PER_SHAPE, assignments
 from derive.model.objective import K, microbatch_objective, over_microbatches
 from derive.statements import (
-    PROVED, REFUTED, Certificate, Instance, Rounded, Statement, calc, prove,
+    PROVED,
+    REFUTED,
+    Certificate,
+    Instance,
+    Rounded,
+    Statement,
+    calc,
+    prove,
 )
 from derive.statements.registry import UnknownStatement, all_statements, select
 from derive.statements.statement import ID_PATTERN
-
-from support import differ, expand_sums, reverify, reverify_claim
 
 STATEMENTS = all_statements()
 BY_ID = {s.id: s for s in STATEMENTS}
@@ -374,8 +380,8 @@ def test_instance_check_reports_each_value():
 
 
 def test_every_statement_has_a_chinese_title():
-    from derive.statements.registry import all_statements
     from derive.render.symbols import has_cjk
+    from derive.statements.registry import all_statements
 
     missing = [s.id for s in all_statements() if not has_cjk(s.title_zh)]
     assert missing == []

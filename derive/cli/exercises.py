@@ -46,8 +46,8 @@ def reports_for(paths, seconds: float, decided: bool = False, total: float = RUN
     written)."""
     import time
 
-    from derive.exercises import check_exercise, load
     from derive.errors import TimeBoundError
+    from derive.exercises import check_exercise, load
 
     if not seconds > 0 or not total > 0:
         raise UsageError(f"--time-limit {seconds:g}, --total-time-limit {total:g}: give "

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 
+from derive.cli.errors import UsageError, did_you_mean
+from derive.cli.output import emit
 from derive.kernel import exact_str
 from derive.statements import Outcome
 from derive.statements.parallel import prove_all
 from derive.statements.registry import InvalidProofs, UnknownStatement, all_statements, select
-from derive.cli.errors import UsageError, did_you_mean
-from derive.cli.output import emit
 
 
 def add_parser(sub) -> None:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from derive.cli.output import emit
 from derive.cli.errors import UsageError, did_you_mean
+from derive.cli.output import emit
 
 
 def add_parser(sub) -> None:

@@ -8,9 +8,9 @@ import sys
 from derive.cli.errors import UsageError
 from derive.cli.exercises import add_time_limit, check_limits
 from derive.cli.output import emit, emit_bank
+from derive.cli.terminal import safe
 from derive.errors import TimeBoundError
 from derive.limits import TOTAL_VARIANTS
-from derive.cli.terminal import safe
 
 MAX_VARIANTS = 10_000
 

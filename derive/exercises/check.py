@@ -8,9 +8,8 @@ from derive.exercises.claims import UNDECIDED, WRONG, judge
 from derive.exercises.diagnosis import Diagnosis, diagnose
 from derive.exercises.schema import Exercise
 from derive.kernel.timebound import DecisionTimeout, time_bound
-from derive.recipes.base import expand_exact
-
 from derive.limits import EXERCISE_SECONDS as DEFAULT_SECONDS
+from derive.recipes.base import expand_exact
 
 
 @dataclass(frozen=True)

@@ -110,7 +110,7 @@ def diagnose(recipe: Recipe, given, claims: dict[str, Claim], wrong: list[str],
         found = None
         for p in reversed(earlier_wrong):
             ctx = Context(recipe, given, {p: claims[p].exact_value()})
-            value = _try(lambda c: c[name], ctx)
+            value = _try(lambda c, name=name: c[name], ctx)
             if value is not None and holds(claim, value):
                 found = Diagnosis(first, carried_from=p, explanation=(
                     f"follows correctly from your wrong {p}: the error is carried forward"))
@@ -126,7 +126,7 @@ def diagnose(recipe: Recipe, given, claims: dict[str, Claim], wrong: list[str],
             for p in order[: order.index(name)]:
                 for places in EARLY_ROUNDING_PLACES:
                     ctx = Context(recipe, given, {p: _rounded(expected[p], places)})
-                    value = _try(lambda c: c[name], ctx)
+                    value = _try(lambda c, name=name: c[name], ctx)
                     if (value is not None and value != expected[name]
                             and holds(claim, value)):
                         found = Diagnosis(first, mistake="rounded_early", explanation=(

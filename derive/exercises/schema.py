@@ -18,9 +18,9 @@ from derive.exercises.reader import Written
 from derive.exercises.values import Where, kind_of, number, shown
 from derive.exercises.variation import parse_require, parse_vary
 from derive.kernel.exact import decimal_str
+from derive.model.linear import LOSS_CONVENTIONS
 from derive.model.memory import COMPONENTS, PRESETS
 from derive.model.optimizers import DEFAULTS, Optimizer
-from derive.model.linear import LOSS_CONVENTIONS
 from derive.recipes import RECIPES, Recipe
 
 MAX_ITEMS = 100_000
@@ -78,7 +78,8 @@ def _count(value, where, key):
 
 def _pair(value, where, key):
     if not isinstance(value, list) or len(value) != 2:
-        where.fail(key, f"is {kind_of(value) if not isinstance(value, list) else f'a list of {len(value)}'}",
+        shown = kind_of(value) if not isinstance(value, list) else f"a list of {len(value)}"
+        where.fail(key, f"is {shown}",
                    "write a record as [x, y]")
     return (number(value[0], where, f"{key}[0]"), number(value[1], where, f"{key}[1]"))
 

@@ -21,13 +21,12 @@ from itertools import chain, islice
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
-from derive.kernel.claims import InvalidClaim, NotSupported, check_bounds, check_expr
 from derive.kernel.binders import rename_bound
-from derive.kernel.definedness import UnknownDomain, guards
+from derive.kernel.claims import InvalidClaim, NotSupported, check_bounds, check_expr
+from derive.kernel.definedness import UnknownDomain, conditions, guards
 from derive.kernel.evaluate import NotConcrete
 from derive.kernel.facts import Fact, hypothesis, positive
 from derive.kernel.interpret import Family, Interpretation, Schema, automatic, confirm, write_out
-from derive.kernel.definedness import conditions
 from derive.kernel.normal_form import equal, normal_form
 from derive.kernel.signs import Context
 from derive.kernel.timebound import DEFAULT_SECONDS, DecisionTimeout, time_bound

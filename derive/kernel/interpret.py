@@ -95,6 +95,11 @@ class Table:
                      self.default.xreplace(point))
 
 
+def _constant(v):
+    """A ramp that is v at every key."""
+    return lambda key: v
+
+
 def table(args: tuple[sp.Symbol, ...], entries: dict[tuple, sp.Expr], default) -> Table:
     """A function of integer arguments given by its values at finitely many points."""
     return Table(args, entries, default)
@@ -235,7 +240,7 @@ def _integer_tables(fn, arity: int) -> list[tuple[str, Callable]]:
     its first domain values, then 1, 2, 3, … and 2, 1, 1, … along the first argument."""
     probe = fn(*[sp.Dummy(integer=True) for _ in range(arity)])
     values = domain_values(probe, 3)
-    out = [(f"{fn}(·) = {exact_str(v)}", (lambda v: (lambda key: v))(v)) for v in values]
+    out = [(f"{fn}(·) = {exact_str(v)}", _constant(v)) for v in values]
     ramps = [("1, 2, 3, …", lambda key: sp.Integer(max(key[0], 1))),
              ("2, 1, 1, …", lambda key: sp.Integer(2 if key[0] <= 1 else 1))]
     for label, rule in ramps:

@@ -11,7 +11,6 @@ import sympy as sp
 
 from derive.kernel.compile import compile_exact
 from derive.kernel.exact import to_expr
-
 from derive.model.objective import sgd_update
 
 __all__ = ["gradient_formula", "prediction", "record_gradient", "record_loss", "sgd_update",

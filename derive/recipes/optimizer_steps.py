@@ -181,7 +181,8 @@ def _nodes(cfg: Config, c: Chain, names: dict) -> list[Node]:
     if not adam:
         direction = grad
         if cfg.momentum:
-            out.append(Node(names["buffer"], c.buffer, _buffer(cfg, c, grad), STEPS, start=sp.S.Zero))
+            out.append(Node(names["buffer"], c.buffer, _buffer(cfg, c, grad), STEPS,
+                            start=sp.S.Zero))
             direction = c.buffer[t]
             if cfg.nesterov:
                 out.append(Node(names["direction"], c.direction,
@@ -389,8 +390,10 @@ GRAPHED = Graphed(graph_of, ("gradient_steps",), one_member_is_a_number=False)
 gradients (its later quantities are computed, never read from claims)."""
 
 QUANTITIES = (
-    Quantity("gradient_steps", DOCS["gradient_steps"], GRAPHED.value("gradient_steps"), zh="各步梯度"),
-    Quantity("b_gradient_steps", DOCS["b_gradient_steps"], GRAPHED.value("b_gradient_steps"), needs=("b",), zh="各步偏置梯度"),
+    Quantity("gradient_steps", DOCS["gradient_steps"], GRAPHED.value("gradient_steps"),
+             zh="各步梯度"),
+    Quantity("b_gradient_steps", DOCS["b_gradient_steps"], GRAPHED.value("b_gradient_steps"),
+             needs=("b",), zh="各步偏置梯度"),
     Quantity("w_steps", DOCS["w_steps"], GRAPHED.value("w_steps"), zh="各步权重"),
     Quantity("b_steps", DOCS["b_steps"], GRAPHED.value("b_steps"), needs=("b",),
              zh="各步偏置"),

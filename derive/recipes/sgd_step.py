@@ -30,7 +30,8 @@ yhat, ell = family("yhat", "y", accent="hat"), family("ell", "ell")
 g_w, g_b = family("g_w", "ell", wrt="w"), family("g_b", "ell", wrt="b")
 L, g, gb = symbol("L", "L"), symbol("g", "g"), symbol("g_b_mean", "g", sub="b")
 w1, b1 = symbol("w_new", "w", prime=True), symbol("b_new", "b", prime=True)
-yhat1, ell1 = family("yhat_new", "y", accent="hat", prime=True), family("ell_new", "ell", prime=True)
+yhat1 = family("yhat_new", "y", accent="hat", prime=True)
+ell1 = family("ell_new", "ell", prime=True)
 L1 = symbol("L_new", "L", prime=True)
 
 
@@ -149,7 +150,8 @@ VARIANTS = (
     (Variant("gradient_sign", "gradient", {"gradient": -_mean(g_w[i])},
              en="the gradient with its sign flipped: x·(y − ŷ)", zh="梯度符号取反: x·(y − ŷ)"),
      False, Example({"w": "1", "lr": "0.1", "records": [["2", "4"]]}, {"gradient": "4"})),
-    (Variant("w_new_sign", "w_new", {"w_new": sp.Add(w, sp.Mul(eta, g, evaluate=False), evaluate=False)},
+    (Variant("w_new_sign", "w_new",
+             {"w_new": sp.Add(w, sp.Mul(eta, g, evaluate=False), evaluate=False)},
              en="the update with the wrong sign: w + η·g", zh="更新方向反了: w + η·g"), False,
      Example({"w": "1", "lr": "0.1", "records": [["2", "4"]]}, {"w_new": "0.6"})),
     (Variant("w_new_other_convention", "w_new",

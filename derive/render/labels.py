@@ -7,7 +7,8 @@ LANGS = ("en", "zh")
 WORDS = {
     "en": {
         "key": "Answer key", "quantity": "Quantity", "exact": "Exact", "decimal": "Decimal",
-        "formula": "Formula", "recipe": "Recipe", "given": "Given", "wrong_scheme": "a wrong scheme",
+        "formula": "Formula", "recipe": "Recipe", "given": "Given",
+        "wrong_scheme": "a wrong scheme",
         "claim": "Claim", "assumptions": "Assumptions", "proof": "Proof", "verdict": "Verdict",
         "expected": "expected", "witness": "Witness", "instances": "Course instances",
         "value": "Value", "computed": "Computed", "source": "Source", "holds_when": "Holds when",

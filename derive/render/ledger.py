@@ -98,8 +98,9 @@ def draw_chart(params, ledger, dp, activation_gib, path: str) -> None:
     """A stacked bar per stage: each component's GiB per card, then activations (hatched)."""
     try:
         import matplotlib
-    except ImportError:
-        raise ImportError("drawing the chart needs matplotlib: pip install 'derive[plot]'")
+    except ImportError as exc:
+        raise ImportError("drawing the chart needs matplotlib: pip install 'derive[plot]'") \
+            from exc
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

@@ -57,7 +57,8 @@ class CoursePrinter(LatexPrinter):
                 k = hi.limits[0][2]
                 if sp.expand(lo - 1 - hi.subs(k, k - 1)) == 0:
                     block = rf"\sum_{{{self._print(i)} \in B_{{{self._print(k)}}}}}"
-            parts.append(block or rf"\sum_{{{self._print(i)}={self._print(lo)}}}^{{{self._print(hi)}}}")
+            limits = rf"_{{{self._print(i)}={self._print(lo)}}}^{{{self._print(hi)}}}"
+            parts.append(block or rf"\sum{limits}")
         body = self._print(expr.function)
         if expr.function.is_Add:
             body = rf"\left({body}\right)"

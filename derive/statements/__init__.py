@@ -1,7 +1,15 @@
 """Statements of the course: claims with proofs or witnesses, and the course's numbers."""
 
 from derive.kernel import (
-    Family, Instantiation, Interpretation, Schema, Verdict, hypothesis, nonzero, positive, table,
+    Family,
+    Instantiation,
+    Interpretation,
+    Schema,
+    Verdict,
+    hypothesis,
+    nonzero,
+    positive,
+    table,
 )
 from derive.statements.prove import Outcome, prove
 from derive.statements.statement import (

@@ -5,9 +5,15 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-
 from derive.kernel import (
-    CertificateError, Decision, Fact, Verdict, Witness, certify, decide, decide_chain,
+    CertificateError,
+    Decision,
+    Fact,
+    Verdict,
+    Witness,
+    certify,
+    decide,
+    decide_chain,
     refute_schema,
 )
 from derive.statements.statement import Certificate, Statement

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from derive.kernel import Family, Fact, Schema, Verdict, exact
+from derive.kernel import Fact, Family, Schema, Verdict, exact
 from derive.kernel.claims import check_expr
 from derive.kernel.exact import round_half_away, to_expr
 
