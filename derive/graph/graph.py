@@ -49,6 +49,10 @@ class Graph:
                 i.name for i in n.indices}
             if unknown:
                 raise ValueError(f"node {n.name} reads unbound symbols {sorted(unknown)}")
+        self.needs = {n.name: tuple(self.by_key[k] for k in sorted(
+            self.reads[n.name] | {f.size.name for f in (n.over, n.element) if f is not None})
+            if k in self.by_key) for n in nodes}
+        """The nodes each node reads (its family's sizes included), for evaluation in order."""
         self.recurrent = self._recurrent()
         """Family nodes that read themselves, directly or through another node (w_k from
         w_{k−1}; g_k = ∇L_k(w_{k−1}) and w_k = w_{k−1} − η·g_k): evaluated member by member."""
@@ -146,11 +150,9 @@ class Values:
             return
         if n.name in self.graph.recurrent:
             self.env[n.key] = _Members(self.env, n, n.expr)  # before its reads: they read it
-        needed = set(self.graph.reads[n.name])
-        needed |= {f.size.name for f in (n.over, n.element) if f is not None}
-        for k in sorted(needed):
-            if k not in self.env and k in self.graph.by_key:
-                self._ensure(self.graph.by_key[k])
+        for m in self.graph.needs[n.name]:
+            if m.key not in self.env:
+                self._ensure(m)
         if n.name in self.graph.recurrent:
             return
         v = self.graph.value(n, self.env)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import sympy as sp
 
@@ -47,7 +48,7 @@ class Node:
         """The left-hand side as written: ŷ_i for a family node, L for a scalar."""
         return self.symbol[self.indices] if self.indices else self.symbol
 
-    @property
+    @cached_property
     def key(self) -> str:
         """The internal name of the symbol (the IndexedBase's label for a family)."""
         s = self.symbol.label if isinstance(self.symbol, sp.IndexedBase) else self.symbol

@@ -144,7 +144,7 @@ def component_rows(working, lang: str = "en"):
     substituted line follow the table, once."""
     import sympy as sp
 
-    from derive.graph.evaluate import compiled
+    from derive.graph.evaluate import compiled, sympy_value
     from derive.graph.node import leaves
     from derive.recipes.memory import BYTES, COMPONENT_OF, D
     from derive.render.formula_tex import formula
@@ -161,7 +161,7 @@ def component_rows(working, lang: str = "en"):
                    if D.name in leaves(t) else "1")
         out.append((f"`{COMPONENT_OF[b.name]}`", ("math", formula(b).text),
                     ("math", number(working.value(b.name, None)).text), ("math", divisor),
-                    ("math", number(compiled(t)(working.scope, {})).text)))
+                    ("math", number(sympy_value(compiled(t)(working.scope, {}))).text)))
     return HEADER[lang], tuple(out)
 
 

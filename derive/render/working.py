@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from derive.graph.evaluate import sympy_value
 from derive.recipes.base import Context, expand_exact
 from derive.render.formula_tex import Printer, formula, head, substituted
 from derive.render.latex import Tex
@@ -62,6 +63,11 @@ class Working:
         self.shown = getattr(recipe, "members_shown", None) or MEMBERS_SHOWN
 
     def value(self, name: str, members):
+        """The value a substituted line shows for a symbol or a family member, as SymPy."""
+        v = self._value(name, members)
+        return None if v is None else sympy_value(v)
+
+    def _value(self, name: str, members):
         key = name
         if key in self.graph.opaque:
             return None
