@@ -26,7 +26,8 @@ LANGS = ("en", "zh")
 def exercise_files() -> list[str]:
     """Every exercise file of the course and of the tests' data, relative to the root."""
     files = sorted((ROOT / "proofs" / "course").glob("*.toml")) + \
-        sorted((ROOT / "tests" / "data").glob("*.toml"))
+        sorted((ROOT / "tests" / "data").glob("*.toml")) + \
+        sorted((ROOT / "docs" / "examples").glob("*.toml"))
     return [str(f.relative_to(ROOT)) for f in files]
 
 

@@ -50,7 +50,8 @@ def test_golden(name):
 def _reports():
     return [check_exercise(ex) for ex in load([str(ROOT / "proofs" / "course"),
                                                str(ROOT / "tests" / "data" / "mistakes.toml"),
-                                               str(ROOT / "tests" / "data" / "torch_cases.toml")])]
+                                               str(ROOT / "tests" / "data" / "torch_cases.toml"),
+                                               str(ROOT / "docs" / "examples")])]
 
 
 def course_documents(lang: str) -> list[Document]:
