@@ -80,7 +80,7 @@ WORKING = [
     (SIZES, "microbatch_gradient_sums", [r"S_{1} = 2 \cdot 3", r"S_{2} = 1 \cdot 9"]),
     (TOKENS, "microbatch_gradient_sums", [r"S_{1} = 100 \cdot 1", r"S_{2} = 20 \cdot 7"]),
     (THREE, "microbatch_mean_gradients", [r"\nabla L_{1} = \frac{1}{2} \left(1 + 4\right)",
-                                          r"\nabla L_{2} = \frac{1}{1} \cdot 9"]),
+                                          r"\nabla L_{2} = 9"]),
     (SIZES, "microbatch_mean_gradients", [r"\nabla L_{1}", r"\nabla L_{2}"]),
     (TOKENS, "tokens_total", [r"T = \sum_{k=1}^{K} t_{k} = 100 + 20"]),
     (THREE, "weights", [r"\alpha_{1} = \frac{2}{3}", r"\alpha_{2} = \frac{1}{3}"]),
@@ -97,7 +97,7 @@ WORKING = [
     (THREE, "micro_step_gradients", [
         r"g_{1} = \frac{1}{2} \left(\left(1 \cdot 1 - 0\right) \cdot 1 + "
         r"\left(1 \cdot 2 - 0\right) \cdot 2\right)",
-        r"g_{2} = \frac{1}{1} \cdot \left(0.75 \cdot 3 - 0\right) \cdot 3"]),
+        r"g_{2} = \left(0.75 \cdot 3 - 0\right) \cdot 3"]),
     (THREE, "w_micro_steps", [r"w_{1} = 1 - 0.1 \cdot 2.5", r"w_{2} = 0.75 - 0.1 \cdot 6.75"]),
     (THREE, "divisor_gradient", [r"g_{d} = \frac{1}{d} \sum_{k=1}^{K} \nabla L_{k} = "
                                  r"\frac{1}{4} \left(2.5 + 9\right)"]),

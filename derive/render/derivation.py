@@ -74,7 +74,12 @@ def _claim_note(c, lang: str):
 
 
 def _with_result(line: str, v) -> str:
-    return line + " = " + result_latex(v)
+    """The line completed by its exact result (not repeated when the substitution already is
+    the result: S_2 = 9, not S_2 = 9 = 9)."""
+    result = result_latex(v)
+    if line.rsplit(" = ", 1)[-1] == result:
+        return line
+    return line + " = " + result
 
 
 def graph_blocks(report: Report, lang: str) -> list:

@@ -202,6 +202,8 @@ class Printer:
         coeff = abs(coeff)
         pieces: list[Tex] = []
         den_t = [self.tex(d) for d in den]
+        if self.values is not None:  # a size of 1 substituted: 1/1 is not written
+            den_t = [d for d in den_t if d.text != "1"]
         if coeff.is_Rational and coeff.q != 1:
             if den_t:
                 den_t = [Tex(str(coeff.q))] + den_t
