@@ -1,0 +1,448 @@
+"""The formula language authors write in (issue 13): a hand-written recursive-descent parser
+that builds SymPy objects directly, never through `eval`, `sympify` or `parse_expr`.
+
+A hand-written parser rather than a grammar library: the language is small, every error must
+name its column and say what was expected, and the limits (length, nesting, size of numbers
+and exponents) are checked while reading, before any arithmetic — a library would add a
+dependency and still need all three.
+
+    formula  := sum
+    sum      := product (("+" | "-" | "−") product)*
+    product  := unary (("*" | "·" | "×" | "/") unary)*
+    unary    := ("-" | "−" | "+") unary | power
+    power    := atom (("^" | "**") unary)?                 right-associative: a^b^c = a^(b^c)
+    atom     := number | name | call | "(" sum ")" | "|" sum "|" | "√" atom
+    call     := function "(" sum ("," sum)* ")"      sqrt abs exp log min max grad
+                | ("sum" | "mean") "_" index "(" sum ")"   Σ over the index's family
+                | "d(" sum ")/d(" name ")"                   a derivative, like grad(L, w)
+    name     := letter (letter | digit)* ("_" index)?      x_i, w_{t-1}, beta1, β₁, ŷ, η
+    index    := letter | digit+ | "{" sum "}"
+
+Numbers are exact: `0.1` is 1/10, `1e-3` is 1/1000. Unicode and ASCII spell the same names
+(η and lr and eta, θ and theta, β₁ and beta1, ε and eps, ŷ and yhat).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import sympy as sp
+
+MAX_LENGTH = 2_000
+"""Longest formula, in characters."""
+MAX_DEPTH = 60
+"""Deepest nesting of brackets and operators."""
+MAX_DIGITS = 100
+"""Most digits in one number literal."""
+MAX_DECIMAL_EXPONENT = 30
+"""Largest |e| in a literal such as 1e-30."""
+MAX_POWER = 10_000
+"""Largest integer exponent written in a power (the kernel's bound)."""
+
+
+class FormulaError(ValueError):
+    """A formula that is not valid: `column` (from 1) is where reading stopped."""
+
+    def __init__(self, message: str, column: int):
+        super().__init__(f"{message} at column {column}")
+        self.column = column
+
+
+class FormulaNotSupported(ValueError):
+    """A valid formula that asks for something the language does not have (yet)."""
+
+
+ALIASES = {
+    "η": "eta", "lr": "eta", "θ": "theta", "ε": "eps", "epsilon": "eps", "ŷ": "yhat",
+    "β₁": "beta1", "β₂": "beta2", "β": "beta", "μ": "mu", "τ": "tau", "λ": "lambda_",
+    "lambda": "lambda_", "α": "alpha", "γ": "gamma", "σ": "sigma", "ℓ": "ell", "∇": "nabla",
+}
+"""Unicode and ASCII spellings of one name: the canonical name is on the right."""
+
+FUNCTIONS = {"sqrt": sp.sqrt, "abs": sp.Abs, "exp": sp.exp, "log": sp.log}
+"""One-argument functions."""
+
+_SUBSCRIPT_DIGITS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+_NAME_LETTERS = set("ηθεβμτλαγσℓŷ∇")
+
+
+@dataclass(frozen=True)
+class _Token:
+    kind: str   # number, name, op, end
+    text: str
+    column: int
+
+
+def _is_letter(ch: str) -> bool:
+    return ch.isascii() and ch.isalpha() or ch in _NAME_LETTERS
+
+
+def _tokens(text: str) -> list[_Token]:
+    """The tokens of a formula: numbers, names (with Unicode subscript digits), operators."""
+    out: list[_Token] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        col = i + 1
+        if ch in " \t":
+            i += 1
+            continue
+        if ch.isdigit() and not ch.isascii():
+            raise FormulaError("digits must be ASCII 0-9", col)
+        if ch.isascii() and ch.isdigit() or (ch == "." and i + 1 < n and text[i + 1].isdigit()):
+            j = i
+            while j < n and text[j].isascii() and (text[j].isdigit() or text[j] == "."):
+                j += 1
+            if j < n and text[j] in "eE" and j + 1 < n and (
+                    text[j + 1].isdigit() or text[j + 1] in "+-" and j + 2 < n
+                    and text[j + 2].isdigit()):
+                j += 2
+                while j < n and text[j].isascii() and text[j].isdigit():
+                    j += 1
+            out.append(_Token("number", text[i:j], col))
+            i = j
+            continue
+        if _is_letter(ch):
+            j = i + 1
+            while j < n and (_is_letter(text[j]) or text[j].isascii() and text[j].isdigit()
+                             or text[j] in "₀₁₂₃₄₅₆₇₈₉"):
+                j += 1
+            out.append(_Token("name", text[i:j], col))
+            i = j
+            continue
+        if text.startswith("**", i):
+            out.append(_Token("op", "^", col))
+            i += 2
+            continue
+        if ch in "+-−*·×/^()|,_{}√":
+            out.append(_Token("op", {"−": "-", "·": "*", "×": "*"}.get(ch, ch), col))
+            i += 1
+            continue
+        if ch == "!":
+            raise FormulaNotSupported(f"factorials (column {col}) are not supported")
+        name = unicodedata.name(ch, "")
+        shown = ch if ch.isprintable() and not ch.isspace() else f"U+{ord(ch):04X}"
+        raise FormulaError(f"unexpected character {shown!r}" + (f" ({name.lower()})"
+                                                                  if name else ""), col)
+    out.append(_Token("end", "", n + 1))
+    return out
+
+
+def _number(tok: _Token) -> sp.Rational:
+    text = tok.text
+    mantissa, _, exponent = text.replace("E", "e").partition("e")
+    if mantissa.count(".") > 1:
+        raise FormulaError(f"a number with two decimal points: {text}", tok.column)
+    digits = mantissa.replace(".", "")
+    if len(digits) > MAX_DIGITS:
+        raise FormulaNotSupported(f"a number of more than {MAX_DIGITS} digits "
+                                  f"(column {tok.column}) is not supported")
+    e = int(exponent) if exponent else 0
+    if abs(e) > MAX_DECIMAL_EXPONENT:
+        raise FormulaNotSupported(f"the exponent in {text} (column {tok.column}) is beyond "
+                                  f"±{MAX_DECIMAL_EXPONENT}: not supported")
+    whole, _, frac = mantissa.partition(".")
+    value = sp.Rational(int(whole or "0") * 10**len(frac) + int(frac or "0"), 10**len(frac))
+    return value * sp.Rational(10) ** e
+
+
+class _Parser:
+    def __init__(self, text: str, indices: Mapping[str, sp.Expr]):
+        self.toks = _tokens(text)
+        self.pos = 0
+        self.depth = 0
+        self.indices = dict(indices)
+        self.bound: list[str] = []
+
+    # --------------------------------------------------------------------------- helpers
+    @property
+    def tok(self) -> _Token:
+        return self.toks[self.pos]
+
+    def _take(self) -> _Token:
+        t = self.toks[self.pos]
+        self.pos += 1
+        return t
+
+    def _is(self, text: str) -> bool:
+        return self.tok.kind == "op" and self.tok.text == text
+
+    def _expect(self, text: str, what: str) -> _Token:
+        if not self._is(text):
+            raise FormulaError(f"expected {what}", self.tok.column)
+        return self._take()
+
+    def _enter(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise FormulaNotSupported(f"a formula nested more than {MAX_DEPTH} levels deep "
+                                      f"(column {self.tok.column}) is not supported")
+
+    def _leave(self) -> None:
+        self.depth -= 1
+
+    # ------------------------------------------------------------------------- grammar
+    def formula(self) -> sp.Expr:
+        if self.tok.kind == "end":
+            raise FormulaError("expected a formula", self.tok.column)
+        e = self.sum()
+        if self.tok.kind != "end":
+            raise FormulaError(f"unexpected {self.tok.text!r}", self.tok.column)
+        return e
+
+    def sum(self) -> sp.Expr:
+        self._enter()
+        terms = [self.product()]
+        while self._is("+") or self._is("-"):
+            sign = self._take().text
+            t = self.product()
+            terms.append(t if sign == "+" else sp.Mul(-1, t, evaluate=False))
+        self._leave()
+        return terms[0] if len(terms) == 1 else sp.Add(*terms, evaluate=False)
+
+    def product(self) -> sp.Expr:
+        self._enter()
+        factors = [self.unary()]
+        while self._is("*") or self._is("/"):
+            op = self._take().text
+            at = self.tok.column
+            f = self.unary()
+            if op == "/" and _is_zero_constant(f):
+                raise FormulaError("division by zero", at)
+            factors.append(f if op == "*" else sp.Pow(f, -1, evaluate=False))
+        self._leave()
+        return factors[0] if len(factors) == 1 else sp.Mul(*factors, evaluate=False)
+
+    def unary(self) -> sp.Expr:
+        if self._is("-") or self._is("+"):
+            sign = self._take().text
+            self._enter()
+            inner = self.unary()
+            self._leave()
+            return inner if sign == "+" else sp.Mul(-1, inner, evaluate=False)
+        return self.power()
+
+    def power(self) -> sp.Expr:
+        base = self.atom()
+        if self._is("^"):
+            self._take()
+            self._enter()
+            exp = self.unary()
+            self._leave()
+            _check_size(base, exp, self.tok.column)
+            return sp.Pow(base, exp, evaluate=False)
+        return base
+
+    def atom(self) -> sp.Expr:
+        t = self.tok
+        if t.kind == "number":
+            self._take()
+            return _number(t)
+        if t.kind == "name":
+            return self.name_or_call()
+        if self._is("("):
+            self._take()
+            e = self.sum()
+            self._expect(")", "')'")
+            return e
+        if self._is("|"):
+            self._take()
+            e = self.sum()
+            self._expect("|", "a closing '|'")
+            return sp.Abs(e, evaluate=False)
+        if self._is("√"):
+            self._take()
+            self._enter()
+            e = self.atom()
+            self._leave()
+            return sp.sqrt(e, evaluate=False)
+        raise FormulaError("expected an operand", t.column)
+
+    def _arguments(self) -> list[sp.Expr]:
+        self._expect("(", "'('")
+        args = [self.sum()]
+        while self._is(","):
+            self._take()
+            args.append(self.sum())
+        self._expect(")", "')'")
+        return args
+
+    def name_or_call(self) -> sp.Expr:
+        t = self._take()
+        word = t.text
+        if word in FUNCTIONS and self._is("("):
+            args = self._arguments()
+            if len(args) != 1:
+                raise FormulaError(f"{word} takes one argument", t.column)
+            return FUNCTIONS[word](args[0], evaluate=False)
+        if word in ("min", "max") and self._is("("):
+            args = self._arguments()
+            if len(args) < 2:
+                raise FormulaError(f"{word} takes two or more arguments", t.column)
+            return (sp.Min if word == "min" else sp.Max)(*args, evaluate=False)
+        if word == "grad" and self._is("("):
+            args = self._arguments()
+            if len(args) != 2 or not isinstance(args[1], (sp.Symbol, sp.Indexed)):
+                raise FormulaError("grad takes a formula and a name: grad(L, w)", t.column)
+            return sp.Derivative(args[0], args[1], evaluate=False)
+        if word == "d" and self._is("("):
+            return self.derivative(t)
+        if word in ("sum", "mean") and self._is("_"):
+            return self.reduction(t)
+        if word in ("sum", "mean", "grad", "min", "max", *FUNCTIONS):
+            raise FormulaError(f"{word} needs its argument in brackets", self.tok.column)
+        if self._is("("):
+            raise FormulaNotSupported(
+                f"the function {word!r} (column {t.column}) is not supported; the language has "
+                "sqrt, abs, exp, log, min, max, grad(L, w), d(L)/d(w), sum_i(…) and mean_i(…)")
+        return self.name(t)
+
+    def derivative(self, t: _Token) -> sp.Expr:
+        self._expect("(", "'('")
+        top = self.sum()
+        self._expect(")", "')'")
+        self._expect("/", "'/d(name)' after d(…)")
+        d = self.tok
+        if not (d.kind == "name" and d.text == "d"):
+            raise FormulaError("expected d(name) below d(…)", d.column)
+        self._take()
+        self._expect("(", "'('")
+        var = self.atom()
+        self._expect(")", "')'")
+        if not isinstance(var, (sp.Symbol, sp.Indexed)):
+            raise FormulaError("a derivative is taken with respect to a name", d.column)
+        return sp.Derivative(top, var, evaluate=False)
+
+    def reduction(self, t: _Token) -> sp.Expr:
+        self._take()  # "_"
+        it = self.tok
+        if it.kind != "name" or len(it.text) != 1:
+            raise FormulaError("expected an index letter after sum_ or mean_", it.column)
+        self._take()
+        if it.text not in self.indices:
+            known = ", ".join(sorted(self.indices)) or "none"
+            raise FormulaError(f"unknown index {it.text!r} (indices here: {known})", it.column)
+        index = sp.Symbol(it.text, integer=True)
+        size = self.indices[it.text]
+        self.bound.append(it.text)
+        self._expect("(", "'(' after the index")
+        body = self.sum()
+        self._expect(")", "')'")
+        self.bound.pop()
+        total = sp.Sum(body, (index, 1, size))
+        return total if t.text == "sum" else sp.Mul(total, sp.Pow(size, -1, evaluate=False),
+                                                    evaluate=False)
+
+    def name(self, t: _Token) -> sp.Expr:
+        word = t.text.translate(_SUBSCRIPT_DIGITS) if t.text[0] in "β" else t.text
+        word = ALIASES.get(t.text, ALIASES.get(word, word))
+        if word.startswith("_") or word.endswith("_") and word != "lambda_":
+            raise FormulaError(f"{t.text!r} is not a name", t.column)
+        if self._is("_"):
+            self._take()
+            return sp.IndexedBase(sp.Symbol(word, real=True))[self.index()]
+        sizes = {s.name: s for s in self.indices.values() if isinstance(s, sp.Symbol)}
+        if word in sizes and word.isupper():  # N, K, T: the families' sizes
+            return sizes[word]
+        return sp.Symbol(word, real=True)
+
+    def index(self) -> sp.Expr:
+        it = self.tok
+        if self._is("{"):
+            self._take()
+            e = self.sum()
+            self._expect("}", "'}'")
+            # w_{t-1} is the graph's w[t - 1]: letters in an index are integer indices
+            e = evaluated(e)
+            return e.xreplace({n: sp.Symbol(n.name, integer=True) for n in e.free_symbols
+                               if len(n.name) == 1})
+        if it.kind == "name" and len(it.text) == 1:
+            self._take()
+            return sp.Symbol(it.text, integer=True)
+        if it.kind == "number" and it.text.isdigit():
+            self._take()
+            return sp.Integer(int(it.text))
+        raise FormulaError("expected an index: a letter, a number or {…}", it.column)
+
+
+MAX_BITS = 40_000
+"""Largest constant a formula may denote, in bits (the kernel's bound: about 12,000 digits)."""
+
+
+def _bits(e: sp.Expr) -> float:
+    """An upper bound on the bits of a constant expression's value, computed without
+    evaluating it (2^(10^9) is refused before anything is raised to a power)."""
+    if e.is_Rational:
+        return max(int(e.p).bit_length(), int(e.q).bit_length(), 1)
+    if isinstance(e, (sp.Add, sp.Mul)):
+        parts = [_bits(a) for a in e.args]
+        return sum(parts) + len(parts)
+    if isinstance(e, sp.Pow):
+        exp = e.exp
+        if exp.free_symbols or _bits(exp) > 64:
+            return float("inf")
+        n = abs(exp.doit())
+        if not n.is_Rational:
+            return _bits(e.base) + 64
+        return _bits(e.base) * max(int(n.p), 1) + 1
+    return 64 + sum(_bits(a) for a in e.args)  # sqrt, exp, log, abs, min, max: bounded size
+
+
+def _check_size(base: sp.Expr, exp: sp.Expr, column: int) -> None:
+    """Refuse a power whose exponent is a huge constant, or whose constant value would pass
+    MAX_BITS."""
+    if not exp.free_symbols:
+        n = exp.doit() if _bits(exp) <= 64 else None
+        if n is None or (n.is_Integer and abs(int(n)) > MAX_POWER):
+            shown = f"{int(n):,}" if n is not None else "a huge number"
+            raise FormulaNotSupported(f"the exponent {shown} (before column {column}) is beyond "
+                                      f"{MAX_POWER:,}: not supported")
+    if not base.free_symbols and not exp.free_symbols and \
+            _bits(sp.Pow(base, exp, evaluate=False)) > MAX_BITS:
+        raise FormulaNotSupported(f"a constant of more than {MAX_BITS * 3 // 10:,} digits "
+                                  f"(before column {column}) is not supported")
+
+
+def _is_zero_constant(e: sp.Expr) -> bool:
+    """Whether a divisor is zero as written (0, 2 - 2, w - w), when its size allows evaluating
+    it (a divisor that is zero only for some values is the kernel's to find)."""
+    if _bits(e) > MAX_BITS:
+        return False
+    try:
+        return evaluated(e) == 0
+    except (ValueError, ZeroDivisionError):
+        return False
+
+
+def evaluated(e: sp.Expr) -> sp.Expr:
+    """A parsed formula in SymPy's canonical form (every operation evaluated, nothing
+    simplified): the form the kernel and the graph compare."""
+    if not e.args or isinstance(e, (sp.Symbol, sp.Number)):
+        return e
+    if isinstance(e, (sp.Sum, sp.Derivative)):
+        return e.func(evaluated(e.args[0]), *e.args[1:])
+    if isinstance(e, sp.Indexed):
+        return e.base[tuple(evaluated(a) for a in e.indices)]
+    return e.func(*[evaluated(a) for a in e.args])
+
+
+DEFAULT_INDICES = {"i": sp.Symbol("N", integer=True, positive=True),
+                   "k": sp.Symbol("K", integer=True, positive=True),
+                   "t": sp.Symbol("T", integer=True, positive=True),
+                   "j": sp.Symbol("d", integer=True, positive=True)}
+"""The families an index stands for when a formula does not say: records i = 1…N,
+microbatches k = 1…K, steps t = 1…T, elements j = 1…d."""
+
+
+def parse_formula(text: str, indices: Mapping[str, sp.Expr] | None = None) -> sp.Expr:
+    """The SymPy expression a formula writes (unevaluated, in its written order). Raises
+    FormulaError (invalid, with the column) or FormulaNotSupported (valid, beyond the
+    language or its limits)."""
+    if not isinstance(text, str):
+        raise FormulaError("a formula is a string", 1)
+    if len(text) > MAX_LENGTH:
+        raise FormulaNotSupported(f"a formula of {len(text):,} characters is beyond "
+                                  f"{MAX_LENGTH:,}: not supported")
+    return _Parser(text, DEFAULT_INDICES if indices is None else indices).formula()

@@ -1,0 +1,248 @@
+"""The formula language (derive/graph/language.py): what each formula means, written here with
+SymPy's own constructors; every invalid formula refused with its column; anything at all is
+refused or parsed within the limits, never evaluated."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from derive.graph.language import (
+    MAX_DEPTH,
+    MAX_LENGTH,
+    FormulaError,
+    FormulaNotSupported,
+    evaluated,
+    parse_formula,
+)
+
+w, x, y, b, g, L, v, eps, eta, yhat, beta1, m = sp.symbols(
+    "w x y b g L v eps eta yhat beta1 m", real=True)
+i, t = sp.symbols("i t", integer=True)
+N = sp.Symbol("N", integer=True, positive=True)
+X, Y, W, G, ELL = (sp.IndexedBase(sp.Symbol(n, real=True)) for n in ("x", "y", "w", "g", "ell"))
+R = sp.Rational
+
+MEANING = [  # (formula, its meaning built with SymPy's constructors)
+    ("(w*x - y)*x", (w * x - y) * x),
+    ("(w×x − y)×x", (w * x - y) * x),                        # the lesson's own notation
+    ("(w·x − y)·x", (w * x - y) * x),
+    ("1/2*(yhat - y)^2", (yhat - y) ** 2 / 2),
+    ("(ŷ - y)**2 / 2", (yhat - y) ** 2 / 2),
+    ("w - η·g", w - eta * g),
+    ("w - lr*g", w - eta * g),
+    ("β₁*m + (1 - beta1)*g", beta1 * m + (1 - beta1) * g),
+    ("sqrt(v) + eps", sp.sqrt(v) + eps),
+    ("√v + ε", sp.sqrt(v) + eps),
+    ("|w - b|", sp.Abs(w - b)),
+    ("abs(w - b)", sp.Abs(w - b)),
+    ("max(1, w/b)", sp.Max(1, w / b)),
+    ("min(w, b, 2)", sp.Min(w, b, 2)),
+    ("exp(-x) + log(2)", sp.exp(-x) + sp.log(2)),
+    ("-x^2", -(x ** 2)),
+    ("2^-3", R(1, 8)),
+    ("2^3^2", sp.Integer(2) ** 9),                          # right-associative
+    ("0.1 + 1e-3", R(101, 1000)),
+    (".5", R(1, 2)),
+    ("1E2", sp.Integer(100)),
+    ("x_i * y_i", X[i] * Y[i]),
+    ("w_{t-1} - eta*g_t", W[t - 1] - eta * G[t]),
+    ("x_2", X[2]),
+    ("sum_i((w*x_i - y_i)*x_i)/N", sp.Sum((w * X[i] - Y[i]) * X[i], (i, 1, N)) / N),
+    ("mean_i(ell_i)", sp.Sum(ELL[i], (i, 1, N)) / N),
+]
+
+
+@pytest.mark.parametrize("text,meaning", MEANING, ids=[m[0] for m in MEANING])
+def test_meaning(text, meaning):
+    got = evaluated(parse_formula(text))
+    assert got == meaning or sp.simplify(got.doit() - meaning.doit()) == 0
+
+
+def test_derivatives_stay_derivatives_until_taken():
+    for text in ("d(L)/d(w)", "grad(L, w)"):
+        got = parse_formula(text)
+        assert isinstance(got, sp.Derivative) and got.variables == (w,) and got.expr == L
+    loss = parse_formula("grad((w*x - y)^2/2, w)")
+    assert sp.expand(loss.doit() - (w * x - y) * x) == 0
+
+
+def test_numbers_are_exact():
+    assert parse_formula("0.1 + 0.2") .doit() == R(3, 10)
+    assert not parse_formula("0.1").has(sp.Float)
+
+
+REFUSED = [  # (formula, error, column or None, words the message holds)
+    ("(yhat - y)^", FormulaError, 12, "expected an operand"),
+    ("2 +", FormulaError, 4, "expected an operand"),
+    ("(w*x", FormulaError, 5, "expected ')'"),
+    ("w x", FormulaError, 3, "unexpected 'x'"),
+    ("|w - b", FormulaError, 7, "closing '|'"),
+    ("1.2.3", FormulaError, 1, "two decimal points"),
+    ("٣", FormulaError, 1, "ASCII"),
+    ("x \x00", FormulaError, 3, "U+0000"),
+    ("__class__", FormulaError, 1, "expected an operand"),
+    ("sum_z(x_z)", FormulaError, 5, "unknown index 'z'"),
+    ("d(L)/w", FormulaError, 6, "d(name)"),
+    ("grad(L, 2)", FormulaError, 1, "grad takes a formula and a name"),
+    ("w / (2 - 2)", FormulaError, 5, "division by zero"),
+    ("sqrt x", FormulaError, 6, "in brackets"),
+    ("", FormulaError, 1, "expected a formula"),
+    ("x!", FormulaNotSupported, None, "factorials"),
+    ("eval(1)", FormulaNotSupported, None, "function 'eval'"),
+    ("__import__('os')", FormulaError, 12, "unexpected character"),
+    ("2^100000", FormulaNotSupported, None, "exponent 100,000"),
+    ("2^2^2^2^2", FormulaNotSupported, None, "exponent"),
+    ("((10^100)^10000)^10000", FormulaNotSupported, None, "digits"),
+    ("1e999", FormulaNotSupported, None, "exponent"),
+    ("1" * 200, FormulaNotSupported, None, "digits"),
+    ("x" * (MAX_LENGTH + 1), FormulaNotSupported, None, "characters"),
+    ("(" * (MAX_DEPTH + 5) + "x" + ")" * (MAX_DEPTH + 5), FormulaNotSupported, None, "nested"),
+    ("-" * 500 + "x", FormulaNotSupported, None, "nested"),
+]
+
+
+@pytest.mark.parametrize("text,error,column,words", REFUSED, ids=[r[0][:30] for r in REFUSED])
+def test_refused(text, error, column, words):
+    with pytest.raises(error) as caught:
+        parse_formula(text)
+    assert words in str(caught.value)
+    if column is not None:
+        assert caught.value.column == column
+        assert f"at column {column}" in str(caught.value)
+
+
+# ----------------------------------------------------------------------------- properties
+
+NAMES = st.sampled_from(["w", "x", "y", "b", "eta", "eps", "yhat"])
+LEAVES = st.one_of(NAMES, st.integers(0, 50).map(str))
+
+
+def _tree(children):
+    binary = st.tuples(children, st.sampled_from(["+", "-", "*", "/"]), children).map(
+        lambda t: f"({t[0]} {t[1]} {t[2]})")
+    call = st.tuples(st.sampled_from(["sqrt", "abs", "exp"]), children).map(
+        lambda t: f"{t[0]}({t[1]})")
+    power = st.tuples(children, st.integers(0, 4)).map(lambda t: f"({t[0]})^{t[1]}")
+    return st.one_of(binary, call, power, children.map(lambda c: f"-{c}"))
+
+
+FORMULAS = st.recursive(LEAVES, _tree, max_leaves=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(FORMULAS)
+def test_written_formulas_parse_to_what_sympy_builds(text):
+    """A formula written with the language's operators means what the same tree means when
+    SymPy builds it (the reference builds it from the same text by its own rules, restricted
+    to the safe subset: names, integers and the operators above)."""
+    names = {n: sp.Symbol(n, real=True) for n in ("w", "x", "y", "b", "eta", "eps", "yhat")}
+    zero_divisions: list = []
+    reference = _reference(text, names, zero_divisions)
+    if zero_divisions:
+        with pytest.raises(FormulaError, match="division by zero"):
+            parse_formula(text)
+        return
+    got = parse_formula(text)
+    difference = (got.doit() - reference)
+    assert difference == 0 or sp.simplify(difference) == 0
+
+
+def _reference(text: str, names: dict, zero_divisions: list) -> sp.Expr:
+    """An independent reading of the generated subset: a tiny shunting-yard over its tokens."""
+    import re
+    tokens = re.findall(r"[A-Za-z]+|\d+|[()+\-*/^]", text)
+    pos = 0
+
+    def peek():
+        return tokens[pos] if pos < len(tokens) else None
+
+    def take():
+        nonlocal pos
+        pos += 1
+        return tokens[pos - 1]
+
+    def expr():
+        out = term()
+        while peek() in ("+", "-"):
+            op = take()
+            rhs = term()
+            out = out + rhs if op == "+" else out - rhs
+        return out
+
+    def term():
+        out = unary()
+        while peek() in ("*", "/"):
+            op = take()
+            rhs = unary()
+            if op == "/" and rhs == 0:
+                zero_divisions.append(rhs)
+            out = out * rhs if op == "*" else out / rhs
+        return out
+
+    def unary():
+        if peek() == "-":
+            take()
+            return -unary()
+        return power()
+
+    def power():
+        base = atom()
+        if peek() == "^":
+            take()
+            return base ** unary()
+        return base
+
+    def atom():
+        tok = take()
+        if tok == "(":
+            e = expr()
+            take()
+            return e
+        if tok.isdigit():
+            return sp.Integer(tok)
+        if tok in ("sqrt", "abs", "exp"):
+            take()
+            e = expr()
+            take()
+            return {"sqrt": sp.sqrt, "abs": sp.Abs, "exp": sp.exp}[tok](e)
+        return names[tok]
+
+    return expr()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=80))
+def test_any_text_is_parsed_or_refused_quickly(text):
+    start = time.perf_counter()
+    try:
+        parse_formula(text)
+    except (FormulaError, FormulaNotSupported) as exc:
+        assert "\n" not in str(exc)
+    assert time.perf_counter() - start < 1.0
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from(list("()^*+-|√!_{}") + ["2", "x", "e9", "**", "sqrt(",
+                                                         "d(", ")/d(", "sum_i(", "9" * 40]),
+                max_size=120).map("".join))
+def test_hostile_token_soup_is_bounded(text):
+    start = time.perf_counter()
+    try:
+        parse_formula(text)
+    except (FormulaError, FormulaNotSupported):
+        pass
+    assert time.perf_counter() - start < 1.0
+
+
+def test_python_names_are_only_names():
+    """Builtins and dunders are symbols or refused: nothing is looked up or called."""
+    for text in ("open", "exec", "os", "globals", "breakpoint"):
+        assert parse_formula(text) == sp.Symbol(text, real=True)
+    for text in ("open(1)", "exec(x)", "__builtins__", "x.__class__"):
+        with pytest.raises((FormulaError, FormulaNotSupported)):
+            parse_formula(text)
