@@ -246,3 +246,44 @@ def test_python_names_are_only_names():
     for text in ("open(1)", "exec(x)", "__builtins__", "x.__class__"):
         with pytest.raises((FormulaError, FormulaNotSupported)):
             parse_formula(text)
+
+
+RED_TEAM = [  # found by an adversarial review: each was slow, unbounded or escaped the contract
+    "x_{2^(y-y+10^13)}",          # an exponent that is a constant only once evaluated
+    "2^(x/x*10^13)",
+    "1/exp(10^30*log(2))",        # exp(n·log b) would be rewritten to b^n and computed
+    "x_{9^(0*y+9^9)}",
+    "exp(10000*log(9^9999))",
+    "*".join(["9^9999"] * 285),   # many powers past the limit
+    "*".join(["7^4000"] * 200),   # many allowed powers whose product is not
+    "x_{max(0^-1, 1)}",           # undefined inside a comparison
+    "0^-1", "(x-x)^-1", "(2-2)^(-1/2)", "log(0)", "x_{log(0)}",
+    "1/(9^9999)", "(2^7500)^2",   # past what can be printed (4,300 digits)
+]
+
+
+@pytest.mark.parametrize("text", RED_TEAM, ids=[r[:30] for r in RED_TEAM])
+def test_red_team_inputs_are_refused_quickly(text):
+    start = time.perf_counter()
+    with pytest.raises((FormulaError, FormulaNotSupported)) as caught:
+        parse_formula(text)
+    assert "\n" not in str(caught.value)
+    assert time.perf_counter() - start < 1.0
+
+
+def test_sizes_come_from_the_program_and_are_checked():
+    """A size is never text (SymPy would run it as Python) and never unbounded."""
+    for bad in ("__import__('os').system('true')", "N", None, 0, sp.Integer(10**6)):
+        with pytest.raises(TypeError):
+            parse_formula("sum_i(x_i)", {"i": bad})
+    with pytest.raises(TypeError):
+        parse_formula("x", {"ij": N})
+    assert parse_formula("sum_i(x_i)", {"i": sp.Integer(3)}).doit() == X[1] + X[2] + X[3]
+
+
+def test_a_bound_index_is_the_summation_variable():
+    assert sp.expand(parse_formula("sum_i(i)").doit() - N * (N + 1) / 2) == 0
+
+
+def test_decomposed_unicode_is_the_same_name():
+    assert parse_formula("y\u0302") == parse_formula("ŷ") == sp.Symbol("yhat", real=True)

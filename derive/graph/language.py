@@ -45,8 +45,8 @@ MAX_POWER = 10_000
 class FormulaError(ValueError):
     """A formula that is not valid: `column` (from 1) is where reading stopped."""
 
-    def __init__(self, message: str, column: int):
-        super().__init__(f"{message} at column {column}")
+    def __init__(self, message: str, column: int | None):
+        super().__init__(message if column is None else f"{message} at column {column}")
         self.column = column
 
 
@@ -343,6 +343,8 @@ class _Parser:
         if self._is("_"):
             self._take()
             return sp.IndexedBase(sp.Symbol(word, real=True))[self.index()]
+        if word in self.bound:  # the index of an enclosing sum_i(…)
+            return sp.Symbol(word, integer=True)
         sizes = {s.name: s for s in self.indices.values() if isinstance(s, sp.Symbol)}
         if word in sizes and word.isupper():  # N, K, T: the families' sizes
             return sizes[word]
@@ -367,8 +369,12 @@ class _Parser:
         raise FormulaError("expected an index: a letter, a number or {…}", it.column)
 
 
-MAX_BITS = 40_000
-"""Largest constant a formula may denote, in bits (the kernel's bound: about 12,000 digits)."""
+MAX_BITS = 14_000
+"""Largest constant a formula may denote, in bits (about 4,200 digits: every value it allows
+can be printed, under Python's 4,300-digit limit for int-to-text)."""
+
+MAX_SIZE = 1_000
+"""Largest number of members a family given as a number may have (a Σ is written out)."""
 
 
 def _bits(e: sp.Expr) -> float:
@@ -410,22 +416,50 @@ def _is_zero_constant(e: sp.Expr) -> bool:
     it (a divisor that is zero only for some values is the kernel's to find)."""
     if _bits(e) > MAX_BITS:
         return False
-    try:
-        return evaluated(e) == 0
-    except (ValueError, ZeroDivisionError):
-        return False
+    return evaluated(e) == 0
 
 
 def evaluated(e: sp.Expr) -> sp.Expr:
     """A parsed formula in SymPy's canonical form (every operation evaluated, nothing
-    simplified): the form the kernel and the graph compare."""
+    simplified): the form the kernel and the graph compare. Built bottom-up, each operation's
+    size checked on its evaluated operands before SymPy computes it, so that y − y + 10¹³ in
+    an exponent, or a product of many large powers, is refused rather than computed; an
+    undefined value (1/0, log 0) is invalid."""
     if not e.args or isinstance(e, (sp.Symbol, sp.Number)):
         return e
     if isinstance(e, (sp.Sum, sp.Derivative)):
-        return e.func(evaluated(e.args[0]), *e.args[1:])
-    if isinstance(e, sp.Indexed):
-        return e.base[tuple(evaluated(a) for a in e.indices)]
-    return e.func(*[evaluated(a) for a in e.args])
+        out = e.func(evaluated(e.args[0]), *e.args[1:])
+    elif isinstance(e, sp.Indexed):
+        out = e.base[tuple(evaluated(a) for a in e.indices)]
+    else:
+        args = [evaluated(a) for a in e.args]
+        _guard(e, args)
+        out = e.func(*args)
+    if out.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+        raise FormulaError("the formula is undefined (a division by zero, or log 0)", None)
+    return out
+
+
+def _guard(e: sp.Expr, args: list) -> None:
+    """Refuse an operation whose evaluated operands would make SymPy compute a constant past
+    MAX_BITS (or an exponent past MAX_POWER)."""
+    if isinstance(e, sp.Pow):
+        base, exp = args
+        if not exp.free_symbols:
+            if _bits(exp) > 64 or (exp.is_Rational and abs(exp) > MAX_POWER):
+                raise FormulaNotSupported(f"an exponent beyond {MAX_POWER:,} is not supported")
+            if not base.free_symbols and _bits(sp.Pow(base, exp, evaluate=False)) > MAX_BITS:
+                raise FormulaNotSupported(f"a constant of more than {MAX_BITS * 3 // 10:,} "
+                                          "digits is not supported")
+    elif isinstance(e, (sp.Add, sp.Mul)):
+        constant = [a for a in args if not a.free_symbols]
+        if sum(_bits(a) for a in constant) > MAX_BITS:
+            raise FormulaNotSupported(f"a constant of more than {MAX_BITS * 3 // 10:,} digits "
+                                      "is not supported")
+    elif isinstance(e, sp.exp):
+        if not args[0].free_symbols and args[0].has(sp.log):
+            raise FormulaNotSupported("exp of a logarithm of constants is not supported: "
+                                      "write the power")
 
 
 DEFAULT_INDICES = {"i": sp.Symbol("N", integer=True, positive=True),
@@ -445,4 +479,23 @@ def parse_formula(text: str, indices: Mapping[str, sp.Expr] | None = None) -> sp
     if len(text) > MAX_LENGTH:
         raise FormulaNotSupported(f"a formula of {len(text):,} characters is beyond "
                                   f"{MAX_LENGTH:,}: not supported")
-    return _Parser(text, DEFAULT_INDICES if indices is None else indices).formula()
+    text = unicodedata.normalize("NFC", text)  # ŷ typed as y and a combining hat is ŷ
+    result = _Parser(text, _checked(DEFAULT_INDICES if indices is None else indices)).formula()
+    evaluated(result)  # refuses what would blow up, or be undefined, once evaluated
+    return result
+
+
+def _checked(indices: Mapping[str, sp.Expr]) -> dict[str, sp.Expr]:
+    """The families' sizes, from the program, never from text: single ASCII letters mapped to
+    a positive integer Symbol or an Integer from 1 to MAX_SIZE."""
+    out = {}
+    for name, size in indices.items():
+        if not (isinstance(name, str) and len(name) == 1 and name.isascii() and name.isalpha()):
+            raise TypeError(f"an index is one ASCII letter, not {name!r}")
+        ok = (isinstance(size, sp.Symbol) and size.is_integer and size.is_positive) or (
+            isinstance(size, sp.Integer) and 1 <= int(size) <= MAX_SIZE)
+        if not ok:
+            raise TypeError(f"the size of index {name} must be a positive integer Symbol or "
+                            f"an Integer from 1 to {MAX_SIZE}, not {size!r}")
+        out[name] = size
+    return out
