@@ -377,7 +377,12 @@ MAX_SIZE = 1_000
 """Largest number of members a family given as a number may have (a Σ is written out)."""
 
 
-def _bits(e: sp.Expr) -> float:
+UNBOUNDED = MAX_BITS + 1
+"""The bits `_bits` gives a constant it cannot bound (a symbolic or huge exponent): past every
+limit it is compared with, so such a constant is refused."""
+
+
+def _bits(e: sp.Expr) -> int:
     """An upper bound on the bits of a constant expression's value, computed without
     evaluating it (2^(10^9) is refused before anything is raised to a power)."""
     if e.is_Rational:
@@ -388,7 +393,7 @@ def _bits(e: sp.Expr) -> float:
     if isinstance(e, sp.Pow):
         exp = e.exp
         if exp.free_symbols or _bits(exp) > 64:
-            return float("inf")
+            return UNBOUNDED
         n = abs(exp.doit())
         if not n.is_Rational:
             return _bits(e.base) + 64

@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 import sympy as sp
 
 from derive.graph.notation import BLOCKS, GREEK, Notation, notation_of
+from derive.kernel.exact import to_expr
 from derive.render.latex import ADD, ATOM, MUL, POW, Tex, add, frac, number, paren, power
 
 Values = Callable[[str, tuple[int, ...] | None], object]
@@ -95,7 +96,7 @@ class Printer:
                 known[s] = sp.Integer(self.bound[s.name])
             elif self.values is not None:
                 v = self.values(s.name, None)
-                if v is None or not sp.sympify(v).is_Integer:
+                if v is None or not to_expr(v).is_Integer:
                     return None
                 known[s] = sp.Integer(v)
             else:
