@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator, Mapping
 import sympy as sp
 
 from derive.graph.evaluate import compiled, exact_value, sympy_value
-from derive.graph.node import Node, Variant, leaves
+from derive.graph.node import Node, leaves
 
 Binder = Callable[[object], object]
 """Reads one symbol's value from a context: a number, or {member: number} for a family."""
@@ -18,6 +18,20 @@ Binder = Callable[[object], object]
 def members(values) -> dict[int, object]:
     """A list of values as a family: member m (from 1) → value."""
     return {m: v for m, v in enumerate(values, 1)}
+
+
+def _as_env(n: Node, v, env) -> object:
+    """A node's value as expressions read it: a family as {member: value} (member 0 from the
+    node's `start`), a vector as {element: value} or {(member, element): value}."""
+    if n.element is not None:
+        return ({(k, j): x for k, row in members(v).items() for j, x in members(row).items()}
+                if n.over is not None else members(v))
+    if n.over is None:
+        return v
+    out = members(v if isinstance(v, (list, tuple)) else [v])
+    if n.start is not None:
+        out[0] = compiled(n.start)(env, {})
+    return out
 
 
 def _entries(v) -> list:
@@ -56,9 +70,6 @@ class Graph:
         self.recurrent = self._recurrent()
         """Family nodes that read themselves, directly or through another node (w_k from
         w_{k−1}; g_k = ∇L_k(w_{k−1}) and w_k = w_{k−1} − η·g_k): evaluated member by member."""
-        self.one_pass = not self.recurrent and all(n.start is None for n in nodes)
-        """Whether `all_values` can compute every node in one pass (no recurrence)."""
-
 
     def _recurrent(self) -> frozenset[str]:
         name_of = {n.key: n.name for n in self.nodes}
@@ -130,10 +141,6 @@ class Graph:
               shared: Callable[[str], bool] = lambda name: True) -> "Scope":
         return Scope(self, ctx, dict(replace or {}), shared)
 
-    def evaluate_variant(self, variant: Variant, ctx):
-        """`variant.target` computed with the variant's definitions in place."""
-        return self.scope(ctx, variant.replace).node(variant.target)
-
 
 class Values:
     """Node values over a plain dict, each computed once when first asked for, after the
@@ -157,14 +164,7 @@ class Values:
             return
         v = self.graph.value(n, self.env)
         self.lists[n.key] = v
-        if n.element is not None:
-            v = ({(k, j): x for k, row in members(v).items() for j, x in members(row).items()}
-                 if n.over is not None else members(v))
-        elif n.over is not None:
-            v = members(v)
-            if n.start is not None:
-                v[0] = compiled(n.start)(self.env, {})
-        self.env[n.key] = v
+        self.env[n.key] = _as_env(n, v, self.env)
 
     def compute(self, name: str):
         n = self.graph.by_name[name]
@@ -234,15 +234,7 @@ class Scope(Mapping):
                     or not self._overridden(n.name)):
                 return self._recurrence(n.name)  # filled member by member, as read
             if n is not None:
-                v = self.node(n.name)
-                if n.element is not None:
-                    v = ({(k, j): x for k, row in members(v).items()
-                          for j, x in members(row).items()} if n.over is not None
-                         else members(v))
-                elif n.over is not None:
-                    v = members(v if isinstance(v, (list, tuple)) else [v])
-                    if n.start is not None:
-                        v[0] = compiled(n.start)(self, {})
+                v = _as_env(n, self.node(n.name), self)
             elif key in self.graph.inputs:
                 v = exact_value(self.graph.inputs[key](self.ctx))
             else:

@@ -29,8 +29,8 @@ class Graphed:
         return value
 
     def scope(self, ctx):
-        """The exercise's one scope: every node computed once per context (in one pass when
-        no claimed value stands in for a computed one)."""
+        """The exercise's one scope: every node computed once per context (over a plain dict
+        when no claimed value stands in for a computed one)."""
         def make(c):
             graph = self.graph_of(c)
             if not c.overrides:
