@@ -60,7 +60,8 @@ class Working:
         self.graph = recipe.graph(self.ctx)
         self.scope = self.graph.scope(
             self.ctx, shared=lambda name: recipe.quantity(name) is not None)
-        self.shown = getattr(recipe, "members_shown", None) or MEMBERS_SHOWN
+        self.shown = recipe.members_shown or MEMBERS_SHOWN
+        self._simplified: dict[str, object] = {}
 
     def value(self, name: str, members):
         """The value a substituted line shows for a symbol or a family member, as SymPy."""
@@ -80,8 +81,11 @@ class Working:
         return v.get(members[0] if len(members) == 1 else members)
 
     def node_value(self, name: str):
-        """A node's exact value in its simplest closed form (as the answer key shows it)."""
-        return expand_exact(self.scope.compute(name))
+        """A node's exact value in its simplest closed form (as the answer key shows it),
+        simplified once per node."""
+        if name not in self._simplified:
+            self._simplified[name] = expand_exact(self.scope.compute(name))
+        return self._simplified[name]
 
     def lines(self, name: str) -> list[tuple[str, object]]:
         """(LaTeX line, exact value) of a node: one line for a scalar (formula = numbers =
@@ -95,7 +99,7 @@ class Working:
             if node.over is None:
                 return [(head(node.symbol).text, values)]
             return [(head(node.symbol, m).text, values[m - 1])
-                    for m in range(1, min(len(values), MEMBERS_SHOWN) + 1)]
+                    for m in range(1, min(len(values), self.shown) + 1)]
         if node.over is None:
             text = f"{head(node.symbol).text} = {formula(node.expr).text}"
             sub = substituted(node.expr, self.value).text
@@ -123,7 +127,7 @@ class Working:
             return [(f"{general} = {self._column(node, {}).text}", values)]
         k = node.over.index.name
         out = [(general, None)]
-        for m in range(1, min(len(values), MEMBERS_SHOWN) + 1):
+        for m in range(1, min(len(values), self.shown) + 1):
             out.append((f"{_whole_head(node, m).text} = {self._column(node, {k: m}).text}",
                         values[m - 1]))
         return out
