@@ -52,12 +52,6 @@ def words(lang: str) -> dict[str, str]:
     return WORDS[lang]
 
 
-MISTAKES_ZH = {
-    # every recipe's mistakes carry their own Chinese (graph variants)
-}
-"""The diagnosis's known mistakes in Chinese (names as in the JSON `diagnosis`)."""
-
-
 def explanation(diagnosis, lang: str) -> str:
     """A diagnosis's explanation in the document's language."""
     if lang != "zh":
@@ -74,4 +68,4 @@ def explanation(diagnosis, lang: str) -> str:
         where = "这是第一个错误的量" if diagnosis.args[1] else \
             f"第一个错误的量是 {diagnosis.first_wrong}"
         return f"没有已知错误给出这个值;{where}"
-    return diagnosis.zh or MISTAKES_ZH.get(diagnosis.mistake, diagnosis.explanation)
+    return diagnosis.zh or diagnosis.explanation  # each mistake carries its own Chinese
