@@ -172,6 +172,10 @@ WORDS = {
 
 _COURSE = {"params": "1000000000"}
 _STAGE_1 = {"params": "1000000000", "stage": "1", "dp": "4"}
+_SGD_MOMENTUM = {"params": "1000000000",
+                 "bytes": {"param": "2", "grad": "2", "master": "4", "momentum": "4"}}
+"""Mixed-precision SGD with momentum: one optimizer state, so the master copy is the only
+component worth 4 bytes besides it (the examples of forgetting the master copy)."""
 
 VARIANTS = (
     (Variant("state_gb_as_gib", "state_gib", {"state_gib": _per(M, GB)},
@@ -208,20 +212,16 @@ VARIANTS = (
                 "low-precision parameters)",
              zh="漏算了 fp32 主副本(混合精度在低精度参数之外还存一份)"),
      _without("master"),
-     Example({"params": "1000000000", "bytes": {"param": "2", "grad": "2", "master": "4",
-                                         "momentum": "4"}}, {"bytes_per_param": "8"})),
+     Example(_SGD_MOMENTUM, {"bytes_per_param": "8"})),
     (Variant("card_bytes_without_master", "card_bytes_per_param",
              en="the per-card bytes without the fp32 master copy",
              zh="每卡字节漏算了 fp32 主副本"),
      _without("master"),
-     Example({"params": "1000000000", "stage": "1", "dp": "4",
-              "bytes": {"param": "2", "grad": "2", "master": "4", "momentum": "4"}},
-             {"card_bytes_per_param": "5"})),
+     Example({**_SGD_MOMENTUM, "stage": "1", "dp": "4"}, {"card_bytes_per_param": "5"})),
     (Variant("total_gib_without_master", "total_gib",
              en="the total without the fp32 master copy", zh="合计时漏算了 fp32 主副本"),
      _without("master"),
-     Example({"params": "1000000000", "bytes": {"param": "2", "grad": "2", "master": "4",
-                                         "momentum": "4"}}, {"total_gib": "7.451"})),
+     Example(_SGD_MOMENTUM, {"total_gib": "7.451"})),
     (Variant("bytes_per_param_one_adam_state", "bytes_per_param",
              en="Adam's two states m and v counted as one",
              zh="把 Adam 的两个状态 m 和 v 算成了一个"),
