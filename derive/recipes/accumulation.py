@@ -18,7 +18,7 @@ from derive.graph.graph import Graph, members
 from derive.graph.notation import blocks, index
 from derive.model import linear
 from derive.recipes.base import Example, Input, Mistake, Quantity, Recipe
-from derive.recipes.graphed import Graphed
+from derive.recipes.graphed import Graphed, as_computed
 from derive.wording import plural
 
 i, k = index("i"), index("k")
@@ -232,7 +232,7 @@ WORDS = {
 """Every node in the course's words, English and Chinese (headings of the working)."""
 
 CLAIMABLE = tuple(name for name, *_ in QUANTITIES_SPEC)
-GRAPHED = Graphed(graph_of, CLAIMABLE, one_member_is_a_number=False)
+GRAPHED = Graphed(graph_of, CLAIMABLE, shape=as_computed)
 
 QUANTITIES = tuple(
     Quantity(name, doc, GRAPHED.value(name), wrong=wrong, mistake_of=mistake_of,

@@ -187,23 +187,7 @@ def _shaped(ctx, node, value):
 
 CLAIMABLE = ("mean_gradient", "clipped_gradients", "clip_then_mean", "mean_then_clip",
              "scaled_mean_gradient", "clip_scaled_then_unscale")
-GRAPHED = Graphed(graph_of, CLAIMABLE, one_member_is_a_number=False)
-
-
-def _value(name: str):
-    compute = GRAPHED.value(name)
-
-    def shaped(ctx):
-        return _shaped(ctx, graph_of(ctx).by_name[name], compute(ctx))
-    return shaped
-
-
-def _variant(v: Variant):
-    compute = GRAPHED.variant(v)
-
-    def shaped(ctx):
-        return _shaped(ctx, graph_of(ctx).by_name[v.target], compute(ctx))
-    return shaped
+GRAPHED = Graphed(graph_of, CLAIMABLE, shape=_shaped)
 
 
 DOCS = {
@@ -275,7 +259,7 @@ shape's symbols), which node it replaces, the inputs it needs, and an example th
 def _mistake(name, target, en, zh, define, replaces, needs, example) -> Mistake:
     by_shape = {vector: Variant(name, target, {replaces: define(VECTOR if vector else NUMBER)},
                                 en=en, zh=zh) for vector in (True, False)}
-    computes = {vector: _variant(v) for vector, v in by_shape.items()}
+    computes = {vector: GRAPHED.variant(v) for vector, v in by_shape.items()}
     return Mistake(name, target, en, lambda ctx: computes[_is_vector(ctx)](ctx), needs=needs,
                    zh=zh, example=example)
 
@@ -286,7 +270,7 @@ NEEDS = {"scaled_mean_gradient": ("loss_scale",), "clip_scaled_then_unscale": ("
 WRONG = ("clip_then_mean", "clip_scaled_then_unscale")
 
 QUANTITIES = tuple(
-    Quantity(name, DOCS[name], _value(name), wrong=name in WRONG,
+    Quantity(name, DOCS[name], GRAPHED.value(name), wrong=name in WRONG,
              needs=NEEDS.get(name, ()), zh=QUANTITY_ZH[name])
     for name in CLAIMABLE)
 

@@ -11,22 +11,33 @@ from derive.graph.graph import Graph, Values
 GraphOf = Callable[[object], Graph]
 """The graph of an exercise's configuration, from its context (cached by the recipe)."""
 
+Shape = Callable[[object, object, object], object]
+"""(context, node, value) → the value in the shape a claim of the quantity has."""
+
+
+def one_member_a_number(ctx, node, value):
+    """A family quantity is a number for a one-member family (one record)."""
+    if node.over is not None and len(value) == 1:
+        return value[0]
+    return value
+
+
+def as_computed(ctx, node, value):
+    """A family quantity is always a list (one per microbatch, one per step)."""
+    return value
+
 
 class Graphed:
     """`value(name)` and `variant(v)` computes for a recipe; `claimable` names its quantities
-    (claimed values of those stand in for computed ones when errors are carried forward)."""
+    (claimed values of those stand in for computed ones when errors are carried forward);
+    `shape` puts a computed value in the shape its claims have, for values and mistakes
+    alike."""
 
     def __init__(self, graph_of: GraphOf, claimable: Iterable[str],
-                 one_member_is_a_number: bool = True):
+                 shape: Shape = one_member_a_number):
         self.graph_of = graph_of
         self.claimable = frozenset(claimable)
-        self.one_member_is_a_number = one_member_is_a_number
-
-    def _shown(self, node, value):
-        """A family quantity is a number for a one-member family (one record)."""
-        if node.over is not None and self.one_member_is_a_number and len(value) == 1:
-            return value[0]
-        return value
+        self.shape = shape
 
     def scope(self, ctx):
         """The exercise's one scope: every node computed once per context (over a plain dict
@@ -41,7 +52,7 @@ class Graphed:
     def value(self, name: str) -> Callable:
         def compute(ctx):
             scope = self.scope(ctx)
-            return self._shown(scope.graph.by_name[name], scope.compute(name))
+            return self.shape(ctx, scope.graph.by_name[name], scope.compute(name))
         return compute
 
     def variant(self, v: Variant, other: GraphOf | None = None) -> Callable:
@@ -59,5 +70,5 @@ class Graphed:
                     differs |= gr.depends(name)
             scope = gr.scope(ctx, v.replace,
                              shared=lambda n: n in self.claimable and n not in differs)
-            return self._shown(gr.by_name[v.target], scope.compute(v.target))
+            return self.shape(ctx, gr.by_name[v.target], scope.compute(v.target))
         return compute

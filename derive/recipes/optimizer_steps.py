@@ -22,7 +22,7 @@ from derive.graph.notation import index
 from derive.model.optimizers import Optimizer
 from derive.recipes import sgd_step as sgd
 from derive.recipes.base import Example, Input, Mistake, Quantity, Recipe
-from derive.recipes.graphed import Graphed
+from derive.recipes.graphed import Graphed, as_computed
 
 t = index("t")
 T = symbol("opt_T", "T", integer=True, positive=True)
@@ -385,7 +385,7 @@ WORDS = {
 
 CLAIMABLE = ("gradient_steps", "b_gradient_steps", "w_steps", "b_steps", "buffer_steps",
              "m_steps", "v_steps")
-GRAPHED = Graphed(graph_of, ("gradient_steps",), one_member_is_a_number=False)
+GRAPHED = Graphed(graph_of, ("gradient_steps",), shape=as_computed)
 """Only a claimed `gradient_steps` is carried forward: the optimizer re-run on the author's
 gradients (its later quantities are computed, never read from claims)."""
 
