@@ -6,10 +6,12 @@ from dataclasses import dataclass
 
 from derive.exercises.claims import UNDECIDED, WRONG, judge
 from derive.exercises.diagnosis import Diagnosis, diagnose
+from derive.exercises.errors import ExerciseError
 from derive.exercises.schema import Exercise
 from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.limits import EXERCISE_SECONDS as DEFAULT_SECONDS
 from derive.recipes.base import expand_exact
+from derive.recipes.formulas import QuantityUndefined
 
 
 @dataclass(frozen=True)
@@ -39,7 +41,12 @@ class Report:
 
 def answer_key(ex: Exercise) -> dict:
     """Every quantity the exercise's inputs determine, exact, in derivation order."""
-    return {k: expand_exact(v) for k, v in ex.recipe.evaluate(ex.given).items()}
+    try:
+        return {k: expand_exact(v) for k, v in ex.recipe.evaluate(ex.given).items()}
+    except QuantityUndefined as exc:
+        raise ExerciseError(ex.path, ex.id, f"define.{exc.name}",
+                            f"has no value for these givens: {exc.reason}",
+                            "change the givens or the formula") from None
 
 
 def check_exercise(ex: Exercise, seconds: float | None = DEFAULT_SECONDS,

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from derive.exercises.claims import parse_claim
-from derive.exercises.errors import did_you_mean
+from derive.exercises.errors import ExerciseNotSupported, did_you_mean
 from derive.exercises.reader import Written
 from derive.exercises.values import Where, kind_of, number, shown
 from derive.exercises.variation import parse_require, parse_vary
@@ -22,12 +22,13 @@ from derive.model.linear import LOSS_CONVENTIONS
 from derive.model.memory import COMPONENTS, PRESETS
 from derive.model.optimizers import DEFAULTS, Optimizer
 from derive.recipes import RECIPES, Recipe
+from derive.recipes import formulas as author
 
 MAX_ITEMS = 100_000
 """Most numbers one key may hold."""
 
 ID_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
-EXERCISE_KEYS = ("id", "title", "recipe", "given", "claims", "vary", "require")
+EXERCISE_KEYS = ("id", "title", "recipe", "given", "define", "claims", "vary", "require")
 
 
 @dataclass(frozen=True)
@@ -142,12 +143,77 @@ def convert(kind: str, value, where: Where, key: str):
         return value
     if kind == "optimizer":
         return _optimizer(value, where, key)
+    if kind == "rows":
+        return _rows(value, where, key)
+    if kind == "row_groups":
+        return _row_groups(value, where, key)
     if kind == "loss":
+        if isinstance(value, str) and value.strip().lower() in OTHER_LOSSES:
+            raise ExerciseNotSupported(
+                where.path, where.exercise, key, f"{shown(value)} as a built-in loss",
+                'write it as a formula with recipe = "formulas" (docs/authoring.md); the '
+                "built-in losses are " + ", ".join(shown(c) for c in LOSS_CONVENTIONS))
         if not isinstance(value, str) or value not in LOSS_CONVENTIONS:
             where.fail(key, f"is {shown(value)}",
                        f"write one of {', '.join(shown(c) for c in LOSS_CONVENTIONS)}")
         return value
     raise AssertionError(f"unknown input kind {kind}")
+
+
+OTHER_LOSSES = frozenset({
+    "logistic", "bce", "binary_cross_entropy", "cross_entropy", "cross-entropy", "crossentropy",
+    "log", "logloss", "absolute", "abs", "l1", "mae", "huber", "smooth_l1", "hinge", "nll",
+    "kl", "poisson", "softmax", "mse", "l2"})
+"""Losses a course author may name that the built-in recipes do not have (`mse` and `l2` are
+the "squared" convention under another name: said as such)."""
+
+
+def _row(value, where, key, width):
+    if not isinstance(value, list) or len(value) != width:
+        got = kind_of(value) if not isinstance(value, list) else f"a list of {len(value)}"
+        where.fail(key, f"is {got}", f"write a record as a list of {width} numbers, one per column")
+    return tuple(number(v, where, f"{key}[{j}]") for j, v in enumerate(value))
+
+
+def _rows_parts(value, where, key):
+    """(columns, rows as written) of a records table: a list of [x, y] pairs, or
+    { columns = [...], rows = [...] }."""
+    if isinstance(value, dict):
+        unknown = sorted(set(value) - {"columns", "rows"})
+        if unknown:
+            _unknown_key(where, f"{key}.{unknown[0]}", ["columns", "rows"], "a key of a table")
+        try:
+            columns = author.columns_of(value, key)
+        except author.DefineError as exc:
+            where.fail(exc.key, exc.problem, exc.expected)
+        return columns, value.get("rows")
+    return author.DEFAULT_COLUMNS, value
+
+
+def _rows(value, where, key):
+    """Records with named columns, exact."""
+    columns, rows = _rows_parts(value, where, key)
+    at = f"{key}.rows" if isinstance(value, dict) else key
+    rows = _list(rows, where, at, "records")
+    if len(rows) * len(columns) > MAX_ITEMS:
+        where.fail(at, f"holds more than {MAX_ITEMS} numbers", "use fewer records")
+    return author.Rows(columns, tuple(_row(r, where, f"{at}[{i}]", len(columns))
+                                      for i, r in enumerate(rows)))
+
+
+def _row_groups(value, where, key):
+    """Records grouped into microbatches (each a nonempty list of records)."""
+    columns, groups = _rows_parts(value, where, key)
+    at = f"{key}.rows" if isinstance(value, dict) else key
+    groups = _list(groups, where, at, "microbatches (lists of records)")
+    if _total_items(groups) > MAX_ITEMS:
+        where.fail(at, f"holds more than {MAX_ITEMS} numbers", "use a smaller window")
+    rows, sizes = [], []
+    for k, g in enumerate(groups):
+        g = _list(g, where, f"{at}[{k}]", "records")
+        rows += [_row(r, where, f"{at}[{k}][{i}]", len(columns)) for i, r in enumerate(g)]
+        sizes.append(len(g))
+    return author.Rows(columns, tuple(rows), tuple(sizes))
 
 
 OPTIMIZER_KINDS = {"momentum": "nonnegative", "dampening": "nonnegative",
@@ -216,6 +282,18 @@ def _unknown_key(where, key, choices, what):
                hint or f"use one of: {', '.join(choices)}")
 
 
+def _author_recipe(raw_given, raw_define, where: Where) -> Recipe:
+    """The exercise's own recipe from its define table; a DefineError is one line, invalid or
+    not supported."""
+    try:
+        return author.recipe_for(raw_given, raw_define)
+    except author.DefineError as exc:
+        if exc.supported:
+            where.fail(exc.key, exc.problem, exc.expected)
+        raise ExerciseNotSupported(where.path, where.exercise, exc.key, exc.problem,
+                                   exc.expected) from None
+
+
 def exercise(table, path: str, index: int) -> Exercise:
     """A validated exercise from the `index`-th [[exercise]] table of a file."""
     where = Where(path, None)
@@ -243,6 +321,11 @@ def exercise(table, path: str, index: int) -> Exercise:
     raw_given = table.get("given", {})
     if not isinstance(raw_given, dict):
         where.fail("given", f"is {kind_of(raw_given)}", "write an [exercise.given] table")
+    if name == author.RECIPE.name:
+        recipe = _author_recipe(raw_given, table.get("define"), where)
+    elif "define" in table:
+        where.fail("define", f"is not a key of recipe {name!r}",
+                   'a derivation of your own takes recipe = "formulas" (docs/authoring.md)')
     inputs = {i.name: i for i in recipe.inputs}
     for key in raw_given:
         if key not in inputs:

@@ -28,6 +28,20 @@ class NotEvaluable(ValueError):
     """An expression with a construct the evaluator does not handle (a bug of a recipe)."""
 
 
+class Undefined(ArithmeticError):
+    """A value that does not exist: log of a number ≤ 0, a root of a negative number, a
+    division by zero outside the rationals."""
+
+
+def _defined(v: sp.Expr) -> sp.Expr:
+    """A SymPy result, or Undefined when it is not a real number."""
+    if v.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+        raise Undefined("a division by zero or log 0")
+    if v.has(sp.I):
+        raise Undefined("a logarithm or even root of a negative number")
+    return v
+
+
 def _exact(v):
     """A Fraction for a rational, else the SymPy number."""
     if isinstance(v, Fraction):
@@ -39,7 +53,7 @@ def _exact(v):
     e = to_expr(v)
     if e.is_Rational:
         return Fraction(int(e.p), int(e.q))
-    return e
+    return _defined(e)
 
 
 def _sym(v):
@@ -161,6 +175,28 @@ def _build(e: sp.Basic, indices: frozenset):
                 return -v if v < 0 else v
             return _exact(sp.Abs(v))
         return absolute
+    if isinstance(e, (sp.exp, sp.log)):
+        inner_f, func = _build(e.args[0], indices), e.func
+
+        def elementary(env, idx):
+            v = inner_f(env, idx)
+            if func is sp.log and isinstance(v, Fraction) and v <= 0:
+                raise Undefined(f"log of {v}, a number that is not positive")
+            return _exact(func(_sym(v)))
+        return elementary
+    if isinstance(e, sp.sign):
+        inner_f = _build(e.args[0], indices)
+
+        def signum(env, idx):
+            v = inner_f(env, idx)
+            if isinstance(v, Fraction):
+                return Fraction((v > 0) - (v < 0))
+            from derive.kernel.exact import exact_sign
+            s = exact_sign(v)
+            if s is None:
+                raise NotEvaluable("a sign that exact arithmetic cannot decide")
+            return Fraction(s)
+        return signum
     if isinstance(e, sp.Piecewise):
         cases = [(_build(v, indices), _condition(c, indices)) for v, c in e.args]
 

@@ -15,7 +15,8 @@ dependency and still need all three.
     call     := function "(" sum ("," sum)* ")"      sqrt abs exp log min max grad
                 | ("sum" | "mean") "_" index "(" sum ")"   Σ over the index's family
                 | "d(" sum ")/d(" name ")"                   a derivative, like grad(L, w)
-    name     := letter (letter | digit)* ("_" index)?      x_i, w_{t-1}, beta1, β₁, ŷ, η
+    name     := word ("_" word)* ("_" index)?              x_i, w_{t-1}, w_new, beta1, β₁, ŷ, η
+    word     := letter (letter | digit)*                  after "_": two or more characters
     index    := letter | digit+ | "{" sum "}"
 
 Numbers are exact: `0.1` is 1/10, `1e-3` is 1/1000. Unicode and ASCII spell the same names
@@ -338,6 +339,12 @@ class _Parser:
     def name(self, t: _Token) -> sp.Expr:
         word = t.text.translate(_SUBSCRIPT_DIGITS) if t.text[0] in "β" else t.text
         word = ALIASES.get(t.text, ALIASES.get(word, word))
+        # w_new, b_gradient: a part of two or more characters after "_" is part of the name
+        # (an index is one letter, digits or {…})
+        while (self._is("_") and self.toks[self.pos + 1].kind == "name"
+               and len(self.toks[self.pos + 1].text) > 1):
+            self._take()
+            word += "_" + self._take().text
         if word.startswith("_") or word.endswith("_") and word != "lambda_":
             raise FormulaError(f"{t.text!r} is not a name", t.column)
         if self._is("_"):

@@ -1,11 +1,11 @@
 """Recipes: the derivations an exercise can ask for, each an ordered graph of quantities."""
 
-from derive.recipes import accumulation, clipping, memory, optimizer_steps, sgd_step
+from derive.recipes import accumulation, clipping, formulas, memory, optimizer_steps, sgd_step
 from derive.recipes.base import Context, Input, Mistake, Quantity, Recipe
 
 RECIPES: dict[str, Recipe] = {r.name: r for r in (
     sgd_step.RECIPE, accumulation.RECIPE, clipping.RECIPE, optimizer_steps.RECIPE,
-    memory.RECIPE,
+    memory.RECIPE, formulas.RECIPE,
 )}
 
 __all__ = ["RECIPES", "Context", "Input", "Mistake", "Quantity", "Recipe"]

@@ -4,6 +4,7 @@ derivation shows; `document` decides how it looks."""
 from __future__ import annotations
 
 from derive.exercises.check import Report
+from derive.recipes.formulas import Rows
 from derive.render.document import Author, Document, Heading, Items, Math, Paragraph, Table
 from derive.render.escape import escape_latex
 from derive.render.labels import STATUS, explanation, words
@@ -25,6 +26,7 @@ INPUT_SYMBOLS = {"w": "w", "b": "b", "lr": r"\eta", "divisor": "d", "max_norm": 
                  "clip_value": "c", "eps": r"\varepsilon"}
 
 
+
 def _lists(v):
     return [_lists(x) for x in v] if isinstance(v, (list, tuple)) else v
 
@@ -37,7 +39,18 @@ def given_math(ex) -> Math:
         if v is None:
             continue
         symbol = INPUT_SYMBOLS.get(name, rf"\text{{{escape_latex(name, math=True)}}}")
-        if isinstance(v, dict):  # a ledger: bytes per parameter by component
+        if isinstance(v, Rows):  # records with named columns, grouped into microbatches
+            cols = ", ".join(rf"\text{{{escape_latex(c, math=True)}}}" for c in v.columns)
+            rows = [list(r) for r in v.rows]
+            if v.sizes is not None:
+                groups, at = [], 0
+                for size in v.sizes:
+                    groups.append(rows[at:at + size])
+                    at += size
+                rows = groups
+            symbol = rf"{symbol}\ ({cols})"
+            shown = exact_latex(rows)
+        elif isinstance(v, dict):  # a ledger: bytes per parameter by component
             shown = r",\ ".join(rf"\texttt{{{escape_latex(c, math=True)}}} = {exact_latex(b)}"
                                 for c, b in v.items())
             shown = rf"\{{ {shown} \}}"

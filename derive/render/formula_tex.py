@@ -28,6 +28,9 @@ def _block(lo: sp.Expr, hi: sp.Expr):
     return BLOCKS[hi.base.label.name], k
 
 
+FUNCTION_TEX = {sp.exp: r"\exp", sp.log: r"\ln", sp.sign: r"\operatorname{sign}"}
+"""Functions of one argument, written with their names: exp(−z_i), ln p_i, sign(ŷ_i − y_i)."""
+
 _ACCENT = {"hat": r"\hat{{{}}}", "bar": r"\bar{{{}}}", "tilde": r"\tilde{{{}}}"}
 
 
@@ -149,6 +152,9 @@ class Printer:
             return Tex(rf"\left|{self.tex(e.args[0]).text}\right|")
         if isinstance(e, sp.Piecewise):
             return self._cases(e)
+        if isinstance(e, (sp.exp, sp.log, sp.sign)):
+            name = FUNCTION_TEX[type(e)]
+            return Tex(rf"{name}\left({self.tex(e.args[0]).text}\right)")
         raise NotImplementedError(f"no LaTeX for {type(e).__name__}")
 
     def _column(self, e: sp.Indexed, j: str) -> Tex | None:

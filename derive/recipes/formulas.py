@@ -1,0 +1,522 @@
+"""`formulas`: a derivation the author writes (docs/authoring.md).
+
+An exercise's `[exercise.define]` table lists named quantities in derivation order, each a
+formula of derive's formula language (derive.graph.language) over the givens and the quantities
+before it. A quantity with a free index is a family: one value per record (i), microbatch (k)
+or step (t); a step family with a `start` is a recurrence (w_t from w_{t−1}). Every derivative
+is taken by `sympy.diff` of the quantities it names, written out down to the givens (or to the
+quantity it is taken with respect to: ∂ℓ_i/∂ŷ_i). The result is one derivation graph, so such an
+exercise gets everything a built-in recipe gets.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+
+import sympy as sp
+
+from derive.graph import Family, Node
+from derive.graph.graph import Graph, members
+from derive.graph.language import (
+    ALIASES,
+    FUNCTIONS,
+    FormulaError,
+    FormulaNotSupported,
+    parse_formula,
+)
+from derive.graph.notation import GREEK, index, notation_of, symbol
+from derive.recipes.base import Input, Quantity, Recipe
+from derive.recipes.graphed import Graphed, one_member_a_number
+
+NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]{2,})*\Z")
+"""A quantity's or a given's name: w, lr, beta1, w_new, b_gradient (a part after "_" has two or
+more characters: a single letter or digits after "_" is an index, as in x_i and w_0)."""
+MAX_NAME = 30
+MAX_DEFINES = 100
+"""Most quantities one exercise may define."""
+MAX_OPS = 20_000
+"""Largest derivative, in SymPy operations, that a quantity may become once taken."""
+
+RECORDS, MICROBATCHES, STEPS = "records", "microbatches", "steps"
+TABLES = (RECORDS, MICROBATCHES, STEPS)
+"""Givens that are not numbers: the records (a table with named columns), the records grouped
+into microbatches, and the number of steps of a recurrence."""
+RESERVED = frozenset({*FUNCTIONS, "min", "max", "grad", "sum", "mean", "d", "i", "j", "k", "t",
+                      "N", "K", "T", "n", "c", "B", "in", *TABLES})
+"""Names an author may not give: the language's functions, the indices and the families'
+sizes, the tables' keys."""
+DEFAULT_COLUMNS = ("x", "y")
+
+_i, _k, _t = index("i"), index("k"), index("t")
+_N = symbol("N", "N", integer=True, positive=True)
+_K = symbol("K", "K", integer=True, positive=True)
+_T = symbol("T", "T", integer=True, positive=True)
+FAMILIES = {
+    "i": Family(RECORDS, _i, _N),
+    "k": Family(MICROBATCHES, _k, _K),
+    "t": Family(STEPS, _t, _T),
+}
+_GREEK_SPELLING = {"eps": "epsilon", "lambda_": "lambda"}
+
+
+class DefineError(ValueError):
+    """An author's derivation that is not valid (`supported`) or asks for more than derive does:
+    the key, what is wrong, what would be right."""
+
+    def __init__(self, key: str, problem: str, expected: str = "", supported: bool = True):
+        super().__init__(f"{key}: {problem}")
+        self.key, self.problem, self.expected, self.supported = key, problem, expected, supported
+
+
+class QuantityUndefined(ArithmeticError):
+    """A quantity with no value for these givens (log 0, a division by zero, √ of a negative)."""
+
+    def __init__(self, name: str, reason: str):
+        super().__init__(f"{name} is undefined for these givens: {reason}")
+        self.name, self.reason = name, reason
+
+
+@dataclass(frozen=True)
+class Rows:
+    """Records as the exercise gives them: named columns, exact rows, and for microbatches the
+    number of records in each (the rows of microbatch 1 first)."""
+
+    columns: tuple[str, ...]
+    rows: tuple[tuple[sp.Rational, ...], ...]
+    sizes: tuple[int, ...] | None = None
+
+
+def canonical(name: str) -> str:
+    """The name a formula reads for what the author wrote (lr is η, theta is θ)."""
+    return ALIASES.get(name, name)
+
+
+def check_name(name, key: str, what: str) -> str:
+    """A valid name for a given, a column or a quantity, else DefineError."""
+    if not isinstance(name, str) or not NAME.match(name) or len(name) > MAX_NAME:
+        shown = name if isinstance(name, str) and len(name) <= MAX_NAME else "this name"
+        raise DefineError(key, f"{shown!r} is not a name for {what}",
+                          "write letters and digits, parts joined by '_' of two or more "
+                          "characters (w_new, b_gradient, x1), at most 30 characters")
+    if name in RESERVED or canonical(name) in RESERVED:
+        raise DefineError(key, f"{name!r} is a reserved name",
+                          "choose another: " + ", ".join(sorted(RESERVED)) + " are taken")
+    return name
+
+
+def columns_of(raw, key: str) -> tuple[str, ...]:
+    """The column names of a records table as written: `{ columns = [...], rows = [...] }`,
+    or [x, y] for a plain list of pairs."""
+    if not isinstance(raw, dict):
+        return DEFAULT_COLUMNS
+    cols = raw.get("columns")
+    if not isinstance(cols, list) or not cols or len(cols) > 50:
+        raise DefineError(f"{key}.columns", "is missing or not a list of 1 to 50 names",
+                          'write columns = ["x", "y"] (or ["x1", "x2", "y"])')
+    out = tuple(check_name(c, f"{key}.columns", "a column") for c in cols)
+    if len({canonical(c) for c in out}) != len(out):
+        raise DefineError(f"{key}.columns", "names one column twice", "give each column once")
+    return out
+
+
+def _notation(name: str) -> None:
+    """Register how an author's name is written: w_new is w with the subscript "new", beta1 is
+    β₁, loss is an upright word."""
+    if notation_of(name) is not None:
+        return
+    head, _, rest = name.partition("_")
+    m = re.fullmatch(r"([A-Za-z]+?)(\d*)", head)
+    letters, digits = m.group(1), m.group(2)
+    letters = _GREEK_SPELLING.get(letters, letters)
+    subs = [digits] if digits else []
+    if rest:
+        subs.append(r"\mathrm{" + rest.replace("_", r"\_") + "}")
+    accent = ""
+    if letters == "yhat":
+        letters, accent = "y", "hat"
+    upright = len(letters) > 1 and letters not in GREEK
+    symbol(name, letters, accent=accent, sub=",".join(subs), upright=upright)
+
+
+@dataclass(frozen=True)
+class _Define:
+    name: str
+    text: str
+    start: str | None
+
+
+def _defines(raw) -> tuple[_Define, ...]:
+    if not isinstance(raw, dict) or not raw:
+        raise DefineError("define", "is missing or empty",
+                          'write an [exercise.define] table: loss = "mean_i((w*x_i - y_i)^2/2)"')
+    if len(raw) > MAX_DEFINES:
+        raise DefineError("define", f"has {len(raw)} quantities",
+                          f"at most {MAX_DEFINES}", supported=False)
+    out = []
+    for name, value in raw.items():
+        key = f"define.{name}"
+        check_name(name, key, "a quantity")
+        if isinstance(value, str):
+            out.append(_Define(name, value, None))
+        elif isinstance(value, dict):
+            unknown = sorted(set(value) - {"formula", "start"})
+            if unknown or not isinstance(value.get("formula"), str) or (
+                    "start" in value and not isinstance(value["start"], str)):
+                raise DefineError(key, "is a table without a formula (and only a start)",
+                                  'write { formula = "w_{t-1} - lr*g_t", start = "w0" }')
+            out.append(_Define(name, value["formula"], value.get("start")))
+        else:
+            raise DefineError(key, "is not a formula",
+                              'write the formula as text: loss = "mean_i(ell_i)"')
+    return tuple(out)
+
+
+def _kinds(raw_given: Mapping) -> dict[str, str]:
+    """The kind of each given (derive.exercises.schema converts it)."""
+    out = {}
+    for name, value in raw_given.items():
+        if name == STEPS:
+            out[name] = "count"
+        elif name in (RECORDS, MICROBATCHES):
+            out[name] = "rows" if name == RECORDS else "row_groups"
+        else:
+            check_name(name, f"given.{name}", "a given")
+            if isinstance(value, str) and not _looks_numeric(value):
+                raise DefineError(f"given.{name}", f"is the text {value[:40]!r}",
+                                  "a given is a number; write formulas in [exercise.define]")
+            out[name] = "number"
+    if RECORDS in out and MICROBATCHES in out:
+        raise DefineError("given.microbatches", "is given with records",
+                          "give the records once: as records, or grouped as microbatches")
+    return out
+
+
+def _looks_numeric(text: str) -> bool:
+    return bool(re.fullmatch(r"\s*[-+]?[0-9./eE+\- ]+\s*", text))
+
+
+def recipe_for(raw_given: Mapping, raw_define) -> Recipe:
+    """The exercise's own recipe: its givens, and its quantities as one derivation graph.
+    Raises DefineError for what is not valid or not supported (one line, with the key)."""
+    if not isinstance(raw_given, dict):
+        raise DefineError("given", "is not a table", "write an [exercise.given] table")
+    kinds = _kinds(raw_given)
+    columns = ()
+    for table in (RECORDS, MICROBATCHES):
+        if table in raw_given:
+            columns = columns_of(raw_given[table], f"given.{table}")
+    defines = _defines(raw_define)
+    key = (tuple(sorted(kinds.items())), columns,
+           tuple((d.name, d.text, d.start) for d in defines))
+    return _recipe(key)
+
+
+@lru_cache(maxsize=256)
+def _recipe(key) -> Recipe:
+    kind_items, columns, define_items = key
+    kinds = dict(kind_items)
+    defines = tuple(_Define(*d) for d in define_items)
+    graph = _Builder(kinds, columns).graph(defines)
+    names = [d.name for d in defines]
+    graphed = Graphed(lambda ctx: graph, names, shape=one_member_a_number)
+    quantities = tuple(
+        Quantity(d.name, "a quantity the exercise defines", _guarded(d.name, graphed.value(d.name)),
+                 zh="练习定义的量")
+        for d in defines)
+    inputs = tuple(Input(name, kind, "a given of the exercise") for name, kind in kinds.items())
+    return Recipe(name="formulas", title=TITLE, doc=__doc__, inputs=inputs,
+                  quantities=quantities, graph=lambda ctx: graph,
+                  node_words={n: ("Quantity", "量") for n in names})
+
+
+def _guarded(name, compute):
+    from derive.graph.evaluate import Undefined
+
+    def value(ctx):
+        try:
+            return compute(ctx)
+        except (Undefined, ZeroDivisionError) as exc:
+            raise QuantityUndefined(name, str(exc) or "a division by zero") from None
+    return value
+
+
+class _Builder:
+    """Parses the author's formulas into the nodes of one graph, in order."""
+
+    def __init__(self, kinds: Mapping[str, str], columns: tuple[str, ...]):
+        self.kinds = kinds
+        self.families = {}
+        if RECORDS in kinds or MICROBATCHES in kinds:
+            self.families["i"] = FAMILIES["i"]
+        if MICROBATCHES in kinds:
+            self.families["k"] = FAMILIES["k"]
+        if STEPS in kinds:
+            self.families["t"] = FAMILIES["t"]
+        self.scalars = {canonical(n): n for n, k in kinds.items() if k == "number"}
+        self.columns = {canonical(c): c for c in columns}
+        clash = set(self.scalars) & set(self.columns)
+        if clash:
+            raise DefineError(f"given.{sorted(clash)[0]}", "is both a given and a column",
+                              "rename one of them")
+        for n in [*self.scalars, *self.columns]:
+            _notation(n)
+        self.nodes: dict[str, Node] = {}   # by canonical name
+        self.bodies: dict[str, sp.Expr] = {}  # each node's definition, evaluated, for diff
+
+    # ---------------------------------------------------------------- the graph
+    def graph(self, defines) -> Graph:
+        self.pending = self._recurrences(defines)
+        for d in defines:
+            self._define(d)
+            self.pending.pop(canonical(d.name), None)
+        inputs = {}
+        for canon, written in self.scalars.items():
+            inputs[canon] = (lambda w: lambda c: c.given[w])(written)
+        table = RECORDS if RECORDS in self.kinds else MICROBATCHES
+        for j, canon in enumerate(self.columns):
+            inputs[canon] = _column(table, j)
+        if self.columns:
+            inputs["N"] = lambda c: sp.Integer(len(c.given[table].rows))
+        if MICROBATCHES in self.kinds:
+            inputs["K"] = lambda c: sp.Integer(len(c.given[MICROBATCHES].sizes))
+            inputs["n"] = lambda c: members([sp.Integer(s) for s in c.given[MICROBATCHES].sizes])
+            inputs["c"] = lambda c: _boundaries(c.given[MICROBATCHES].sizes)
+        if STEPS in self.kinds:
+            inputs["T"] = lambda c: c.given[STEPS]
+        try:
+            return Graph(tuple(self.nodes.values()), inputs)
+        except ValueError as exc:  # a cycle through quantities with no start
+            raise DefineError("define", str(exc), "give a recurrence a start") from None
+
+    def _recurrences(self, defines) -> dict[str, Family]:
+        """The recurrences (quantities with a start) and their families: a formula may read
+        an earlier step of one defined after it (loss_t reads w_{t−1}; w_t reads g_t)."""
+        out = {}
+        for d in defines:
+            if d.start is None:
+                continue
+            key = f"define.{d.name}"
+            expr = self._parse(key, d.text)
+            free = {s.name for s in expr.free_symbols if s.name in self.families and s.is_integer}
+            if len(free) != 1 or free - {"t", "k"}:
+                raise DefineError(f"{key}.start", "is given for a quantity that is not one "
+                                  "family over steps t or microbatches k",
+                                  "a start belongs to a recurrence: w = { formula = "
+                                  '"w_{t-1} - lr*g_t", start = "w0" }')
+            out[canonical(d.name)] = self.families[free.pop()]
+        return out
+
+    def _parse(self, key: str, text: str) -> sp.Expr:
+        indices = {n: f.size for n, f in self.families.items()}
+        try:
+            e = parse_formula(text, indices)
+        except FormulaError as exc:
+            raise DefineError(key, f"{_quoted(text)}: {exc}", "see docs/formulas.md") from None
+        except FormulaNotSupported as exc:
+            raise DefineError(key, f"{_quoted(text)}: {exc}", "see docs/formulas.md",
+                              supported=False) from None
+        # a plain index letter in a formula is the index itself (lr_t = eta*min(1, t/W))
+        letters = {sp.Symbol(n, real=True): f.index for n, f in self.families.items()}
+        return e.xreplace(letters)
+
+    def _define(self, d: _Define) -> None:
+        key = f"define.{d.name}"
+        canon = canonical(d.name)
+        if canon in self.nodes or canon in self.scalars or canon in self.columns:
+            raise DefineError(key, f"defines {d.name!r} again (a given, a column or an "
+                              "earlier quantity has that name)", "give each quantity its own name")
+        expr = self._parse(key, d.text)
+        free = sorted({s.name for s in expr.free_symbols if s.name in self.families
+                       and s.is_integer})
+        if len(free) > 1:
+            raise DefineError(key, f"has the free indices {', '.join(free)}",
+                              "one index per quantity: write the rest inside mean_i(…) or "
+                              "sum_i(…)", supported=False)
+        over = self.families[free[0]] if free else None
+        start = None
+        if d.start is not None:
+            if over is None or over.index.name not in ("t", "k"):
+                raise DefineError(f"{key}.start", "is given for a quantity that is not per step",
+                                  "a start belongs to a recurrence over steps t (w_{t-1})")
+            start = self._parse(f"{key}.start", d.start)
+            self._check_names(f"{key}.start", start, d.name, over=None, start=False)
+        self._check_names(key, expr, d.name, over, start is not None)
+        _notation(canon)
+        sym = (sp.IndexedBase(sp.Symbol(canon, real=True)) if over is not None
+               else sp.Symbol(canon, real=True))
+        expr = self._derivatives(key, expr)
+        self.nodes[canon] = Node(d.name, sym, expr, over, start=start)
+        self.bodies[canon] = expr
+
+    def _check_names(self, key, expr, name, over, start: bool) -> None:
+        """Every name the formula reads is a given, a column, an earlier quantity or a family's
+        size, indexed as its kind is (x_i for a column, w for a number)."""
+        canon = canonical(name)
+        known = [*self.scalars, *self.columns, *self.nodes]
+        for e in _leaves(expr):
+            if isinstance(e, sp.Indexed):
+                base = e.base.label.name
+                family = self._family_of(base)
+                if base == canon or base in self.pending:
+                    if base == canon and not start:
+                        raise DefineError(key, f"{name} reads itself",
+                                          "a recurrence needs { formula = …, start = … }")
+                    family = over if base == canon else self.pending[base]
+                    back = family.index - e.indices[0]
+                    if not (back.is_Integer and back >= 1):
+                        raise DefineError(key, f"reads {base}_{{{e.indices[0]}}} before "
+                                          f"{base} is computed for that step",
+                                          f"read an earlier step: {base}_{{{family.index}-1}}")
+                elif family is None:
+                    raise DefineError(key, _unknown(base, known, indexed=True), _hint(base, known))
+                if family is False:
+                    raise DefineError(key, f"{base} is a number, not a family",
+                                      f"write {base} without an index")
+                ix = e.indices[0]
+                letters = {s.name for s in ix.free_symbols}
+                if letters - {family.index.name}:
+                    raise DefineError(key, f"{base} is indexed by {family.index.name}, not "
+                                      f"{', '.join(sorted(letters))}",
+                                      f"write {base}_{family.index.name}")
+            elif isinstance(e, sp.Symbol) and not e.is_integer:
+                n = e.name
+                if n in self.scalars or n in ("N", "K", "T"):
+                    continue
+                family = self._family_of(n)
+                if family is None:
+                    raise DefineError(key, _unknown(n, known), _hint(n, known))
+                if family is not False:
+                    raise DefineError(key, f"{n} has one value per member of "
+                                      f"{family.index.name}",
+                                      f"write {n}_{family.index.name}, or mean_"
+                                      f"{family.index.name}({n}_{family.index.name})")
+
+    def _family_of(self, name: str):
+        """The family of a column or an earlier quantity; False for a number; None if
+        unknown."""
+        if name in self.columns:
+            return self.families["i"]
+        if name in self.nodes:
+            return self.nodes[name].over or False
+        if name in getattr(self, "pending", {}):
+            return self.pending[name]
+        if name == "n" and "k" in self.families:
+            return self.families["k"]
+        if name in self.scalars:
+            return False
+        return None
+
+    # ---------------------------------------------------------------- derivatives
+    def _derivatives(self, key: str, expr: sp.Expr) -> sp.Expr:
+        """Each ∂f/∂v in the formula replaced by `sympy.diff` of f written out in the givens
+        (every quantity inlined but v's own)."""
+        if not expr.has(sp.Derivative):
+            return expr
+
+        def taken(e):
+            if isinstance(e, sp.Derivative):
+                (v, order), = e.variable_count
+                f = self._inline(taken(e.expr), keep=v)
+                result = _diff(f, v, order)
+                if result.has(sp.Derivative, sp.Subs, sp.Heaviside, sp.DiracDelta):
+                    raise DefineError(key, "has a derivative derive cannot take exactly "
+                                      "(a kink: min, max or |·| at their corners)",
+                                      "write the derivative out", supported=False)
+                if sp.count_ops(result) > MAX_OPS:
+                    raise DefineError(key, "has a derivative too large to write out",
+                                      f"at most {MAX_OPS:,} operations", supported=False)
+                return result
+            if not e.args:
+                return e
+            return e.func(*[taken(a) for a in e.args])
+        try:
+            return taken(expr)
+        except RecursionError:
+            raise DefineError(key, "is nested too deeply", "", supported=False) from None
+
+    def _inline(self, e: sp.Expr, keep) -> sp.Expr:
+        """e with every quantity replaced by its definition, down to the givens; `keep` (the
+        variable of a derivative) and a recurrence's members stay as they are."""
+        def walk(x):
+            if x == keep:
+                return x
+            if isinstance(x, sp.Indexed):
+                name = x.base.label.name
+                node = self.nodes.get(name)
+                if node is not None and node.start is None:
+                    body = self.bodies[name].subs(node.over.index, x.indices[0])
+                    return walk(body)
+                return x
+            if isinstance(x, sp.Symbol):
+                node = self.nodes.get(x.name)
+                if node is not None:
+                    return walk(self.bodies[x.name])
+                return x
+            if not x.args:
+                return x
+            return x.func(*[walk(a) for a in x.args])
+        return walk(e)
+
+
+def _leaves(e: sp.Basic):
+    """Every symbol and family member a formula reads (an index in a member's subscript
+    included, the family's own name not)."""
+    if isinstance(e, sp.Indexed):
+        yield e
+        for ix in e.indices:
+            yield from _leaves(ix)
+    elif isinstance(e, sp.Symbol):
+        yield e
+    else:
+        for a in e.args:
+            yield from _leaves(a)
+
+
+def _diff(f: sp.Expr, v, order: int) -> sp.Expr:
+    """∂ⁿf/∂vⁿ by `sympy.diff`; a family member (w_{t−1}, ŷ_i) as a plain variable."""
+    if isinstance(v, sp.Indexed):
+        d = sp.Dummy("v", real=True)
+        return sp.diff(f.xreplace({v: d}), d, order).xreplace({d: v})
+    return sp.diff(f, v, order)
+
+
+def _column(table: str, j: int):
+    """Column j of the records as a family (member m is record m's value)."""
+    return lambda c: members([r[j] for r in c.given[table].rows])
+
+
+def _boundaries(sizes) -> dict[int, sp.Integer]:
+    """c_k = n_1 + … + n_k, c_0 = 0: microbatch k holds records c_{k−1}+1 … c_k."""
+    out, total = {0: sp.Integer(0)}, 0
+    for m, s in enumerate(sizes, 1):
+        total += int(s)
+        out[m] = sp.Integer(total)
+    return out
+
+
+def _quoted(text: str) -> str:
+    shown = text if len(text) <= 60 else text[:59] + "…"
+    return '"' + shown.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _unknown(name: str, known, indexed: bool = False) -> str:
+    return f"reads {name!r}, which is not a given, a column or an earlier quantity"
+
+
+def _hint(name: str, known) -> str:
+    import difflib
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    names = ", ".join(sorted(known)[:20]) or "none"
+    return (f"did you mean {close[0]!r}? " if close else "") + (
+        f"names here: {names} (define quantities in derivation order)")
+
+
+TITLE = "A derivation written as formulas (docs/authoring.md)"
+
+RECIPE = Recipe(
+    name="formulas", title=TITLE, doc=__doc__, inputs=(), quantities=())
+"""The entry `derive recipes` lists: an exercise's own recipe is built from its define table
+(`recipe_for`)."""
