@@ -287,3 +287,146 @@ def test_a_bound_index_is_the_summation_variable():
 
 def test_decomposed_unicode_is_the_same_name():
     assert parse_formula("y\u0302") == parse_formula("ŷ") == sp.Symbol("yhat", real=True)
+
+
+# ------------------------------------------- blocks, declared functions, names (issue 13, item 6)
+
+from fractions import Fraction  # noqa: E402
+
+theta = sp.Symbol("theta", real=True)
+k = sp.Symbol("k", integer=True)
+C, NB = sp.IndexedBase("c"), sp.IndexedBase("n")
+ell, f = sp.Function("ell", real=True), sp.Function("f")
+nf = sp.Function("n", integer=True, positive=True)
+K = sp.Symbol("K", integer=True, positive=True)
+TOTAL = sp.Symbol("Ntotal", integer=True, positive=True)  # stands for the caller's N
+
+
+def _boundaries(i_, k_):
+    """The lead's representation: B_k is records c[k-1]+1 … c[k], of n[k] records."""
+    return C[k_ - 1] + 1, C[k_], NB[k_]
+
+
+CALLER = dict(indices={"i": N, "k": K}, blocks={"B": _boundaries},
+              functions={"ell": ell, "f": f}, names={"n": nf, "N": TOTAL, "K": K})
+
+MEANING_WITH_CALLER = [  # (formula, its meaning built with SymPy's constructors)
+    ("sum_{i in B_k}(x_i)", sp.Sum(X[i], (i, C[k - 1] + 1, C[k]))),
+    ("mean_{i ∈ B_k}(x_i)", sp.Sum(X[i], (i, C[k - 1] + 1, C[k])) / NB[k]),
+    ("mean_{i in B_2}(ell_i(θ))", sp.Sum(ell(i, theta), (i, C[1] + 1, C[2])) / NB[2]),
+    ("sum_{i in B_{k+1}}(i)", sp.Sum(i, (i, C[k] + 1, C[k + 1]))),
+    ("ell_i(θ)", ell(i, theta)),
+    ("ℓ_{i+1}(w, x)", ell(i + 1, w, x)),
+    ("f(x)", f(x)),
+    ("f(x, 2*y) + f(1)", f(x, 2 * y) + f(1)),
+    ("d(f(w))/d(w)", sp.Derivative(f(w), w)),
+    ("n_k/N", nf(k) / TOTAL),
+    ("n_2 * K", nf(2) * K),
+    ("sum_k(n_k/N * d(mean_{i in B_k}(ell_i(θ)))/d(θ))",
+     sp.Sum(nf(k) / TOTAL * sp.Derivative(sp.Sum(ell(i, theta), (i, C[k - 1] + 1, C[k]))
+                                          / NB[k], theta), (k, 1, K))),
+    ("mean_i(ell_i(θ))", sp.Sum(ell(i, theta), (i, 1, N)) / N),
+]
+
+
+@pytest.mark.parametrize("text,meaning", MEANING_WITH_CALLER, ids=[m[0] for m in MEANING_WITH_CALLER])
+def test_meaning_with_the_callers_blocks_functions_and_names(text, meaning):
+    got = evaluated(parse_formula(text, **CALLER))
+    assert got == meaning
+
+
+def test_names_may_mean_an_indexed_base_or_an_expression():
+    got = parse_formula("n_k + c_{k-1}", names={"n": NB, "c": C})
+    assert evaluated(got) == NB[k] + C[k - 1]
+    total = sp.Sum(nf(sp.Symbol("j", integer=True)), (sp.Symbol("j", integer=True), 1, K))
+    assert evaluated(parse_formula("1/N", names={"N": total})) == 1 / total
+
+
+def test_a_symbolic_count_from_the_program_may_be_an_index_size():
+    j = sp.Symbol("j", integer=True)
+    total = sp.Sum(nf(j), (j, 1, K))
+    got = evaluated(parse_formula("mean_i(x_i)", {"i": total}))
+    assert got == sp.Sum(X[i], (i, 1, total)) / total
+
+
+REFUSED_WITH_CALLER = [  # (formula, error, column or None, words the message holds)
+    ("sum_{i in C_k}(x_i)", FormulaError, 11, "unknown block 'C' (blocks here: B)"),
+    ("sum_{i of B_k}(x_i)", FormulaError, 8, "expected 'in'"),
+    ("sum_{i in B}(x_i)", FormulaError, 12, "'_' and the block's index"),
+    ("sum_{i in B_k(x_i)", FormulaError, 14, "expected '}'"),
+    ("sum_{12 in B_k}(x_i)", FormulaError, 6, "index letter"),
+    ("ell_i", FormulaError, 6, "is a function: write its arguments, as in ell_i(…)"),
+    ("f + 1", FormulaError, 3, "is a function: write its arguments, as in f(…)"),
+    ("n + 1", FormulaError, 3, "'n' is a family: write a member, as in n_k"),
+    ("n(k)", FormulaError, 2, "'n' is a family"),
+    ("N_k", FormulaError, 2, "'N' takes no index here"),
+    ("g(x)", FormulaNotSupported, None, "the function 'g' (column 1) is not supported"),
+    ("g_i(x)", FormulaNotSupported, None, "functions declared here: ell, f"),
+]
+
+
+@pytest.mark.parametrize("text,error,column,words", REFUSED_WITH_CALLER,
+                         ids=[r[0] for r in REFUSED_WITH_CALLER])
+def test_refused_with_caller(text, error, column, words):
+    with pytest.raises(error) as caught:
+        parse_formula(text, **CALLER)
+    assert words in str(caught.value)
+    if column is not None:
+        assert caught.value.column == column
+
+
+def test_without_the_caller_blocks_and_calls_are_refused_as_before():
+    with pytest.raises(FormulaError, match="unknown block 'B' \\(blocks here: none\\)"):
+        parse_formula("sum_{i in B_k}(x_i)")
+    for text in ("ell_i(θ)", "f(x)"):
+        with pytest.raises(FormulaNotSupported, match="is not supported"):
+            parse_formula(text)
+    assert parse_formula("n_k") == sp.IndexedBase(sp.Symbol("n", real=True))[k]
+
+
+def test_the_callers_meanings_are_checked_and_never_text():
+    bad = [
+        dict(blocks={"B": "lambda i, k: (1, k, k)"}),
+        dict(blocks={"BB": _boundaries}),
+        dict(functions={"ell": "ell"}),
+        dict(functions={"sum": ell}),
+        dict(functions={"__import__": ell}),
+        dict(names={"n": "__import__('os')"}),
+        dict(names={"N": sp.Float(2.5)}),
+        dict(names={"d": x}),
+    ]
+    for kw in bad:
+        with pytest.raises(TypeError):
+            parse_formula("x", **kw)
+    with pytest.raises(TypeError):  # a block whose bounds are not exact expressions
+        parse_formula("sum_{i in B_k}(x_i)", blocks={"B": lambda i_, k_: (1, 2.5, 2)})
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(1, 4), min_size=1, max_size=4), st.data())
+def test_block_reductions_match_fraction_arithmetic(sizes, data):
+    """Σ and mean over the blocks of a concrete partition, written with block reductions,
+    equal the same sums in Fraction arithmetic on the records' values."""
+    values = data.draw(st.lists(st.integers(-9, 9), min_size=sum(sizes), max_size=sum(sizes)))
+    power = data.draw(st.integers(1, 3))
+    ends = [sum(sizes[:m]) for m in range(len(sizes) + 1)]
+    blocks = {"B": lambda i_, k_: (sp.Integer(ends[int(k_) - 1] + 1), sp.Integer(ends[int(k_)]),
+                                   sp.Integer(sizes[int(k_) - 1]))}
+    sub = {X[m + 1]: v for m, v in enumerate(values)}
+    reference_means = [Fraction(sum(v ** power for v in values[ends[m]:ends[m + 1]]), sizes[m])
+                       for m in range(len(sizes))]
+    for m in range(1, len(sizes) + 1):
+        got = parse_formula(f"mean_{{i in B_{m}}}(x_i^{power})", blocks=blocks).doit()
+        want = reference_means[m - 1]
+        assert got.xreplace(sub) == sp.Rational(want.numerator, want.denominator)
+    total = parse_formula(f"sum_k(n_k * mean_{{i in B_k}}(x_i^{power}))",
+                          {"k": sp.Integer(len(sizes))}, blocks={"B": lambda i_, k_: (
+                              C[k_ - 1] + 1, C[k_], NB[k_])}, names={"n": NB})
+    outer = evaluated(total)
+    assert isinstance(outer, sp.Sum) and outer.limits[-1] == (k, 1, len(sizes))
+    term = outer.function if len(outer.limits) == 1 else sp.Sum(outer.function,
+                                                                 *outer.limits[:-1])
+    written_out = sp.Add(*[term.xreplace({k: m}) for m in range(1, len(sizes) + 1)])
+    concrete = written_out.xreplace({C[m]: e for m, e in enumerate(ends)})
+    concrete = concrete.xreplace({NB[m + 1]: s for m, s in enumerate(sizes)}).doit()
+    assert concrete.xreplace(sub) == sum(v ** power for v in values)

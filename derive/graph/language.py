@@ -14,10 +14,17 @@ dependency and still need all three.
     atom     := number | name | call | "(" sum ")" | "|" sum "|" | "√" atom
     call     := function "(" sum ("," sum)* ")"      sqrt abs exp log min max grad
                 | ("sum" | "mean") "_" index "(" sum ")"   Σ over the index's family
+                | ("sum" | "mean") "_{" letter ("in" | "∈") block "_" index "}(" sum ")"
+                                                            Σ over a block, Σ_{i∈B_k}
                 | "d(" sum ")/d(" name ")"                   a derivative, like grad(L, w)
+                | declared ("_" index)? "(" sum ("," sum)* ")"   ell_i(θ) = ell(i, θ), f(x)
     name     := word ("_" word)* ("_" index)?              x_i, w_{t-1}, w_new, beta1, β₁, ŷ, η
     word     := letter (letter | digit)*                  after "_": two or more characters
     index    := letter | digit+ | "{" sum "}"
+
+Blocks (`B_k`), declared functions (`ell`, `f`) and names with a meaning of their own (`n_k`
+as the program's n(k), `N` as its Σ_k n_k) come from the caller: `parse_formula(text,
+blocks=…, functions=…, names=…)`, never from the text.
 
 Numbers are exact: `0.1` is 1/10, `1e-3` is 1/1000. Unicode and ASCII spell the same names
 (η and lr and eta, θ and theta, β₁ and beta1, ε and eps, ŷ and yhat).
@@ -26,7 +33,7 @@ Numbers are exact: `0.1` is 1/10, `1e-3` is 1/1000. Unicode and ASCII spell the 
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import sympy as sp
@@ -117,7 +124,7 @@ def _tokens(text: str) -> list[_Token]:
             out.append(_Token("op", "^", col))
             i += 2
             continue
-        if ch in "+-−*·×/^()|,_{}√":
+        if ch in "+-−*·×/^()|,_{}√∈":
             out.append(_Token("op", {"−": "-", "·": "*", "×": "*"}.get(ch, ch), col))
             i += 1
             continue
@@ -149,12 +156,23 @@ def _number(tok: _Token) -> sp.Rational:
     return value * sp.Rational(10) ** e
 
 
+Block = Callable[[sp.Symbol, sp.Expr], tuple[sp.Expr, sp.Expr, sp.Expr]]
+"""A block of a family: (index symbol i, block index k) -> (first i, last i, size), so that
+`sum_{i in B_k}(f)` is Σ_{i=first}^{last} f and `mean_{i in B_k}(f)` is that over the size."""
+
+
 class _Parser:
-    def __init__(self, text: str, indices: Mapping[str, sp.Expr]):
+    def __init__(self, text: str, indices: Mapping[str, sp.Expr],
+                 blocks: Mapping[str, Block] | None = None,
+                 functions: Mapping[str, sp.FunctionClass] | None = None,
+                 names: Mapping[str, object] | None = None):
         self.toks = _tokens(text)
         self.pos = 0
         self.depth = 0
         self.indices = dict(indices)
+        self.blocks = dict(blocks or {})
+        self.functions = dict(functions or {})
+        self.names = dict(names or {})
         self.bound: list[str] = []
 
     # --------------------------------------------------------------------------- helpers
@@ -273,6 +291,11 @@ class _Parser:
     def name_or_call(self) -> sp.Expr:
         t = self._take()
         word = t.text
+        canonical = _canonical(word)
+        if canonical in self.functions and canonical not in self.bound:
+            return self.declared_call(t, canonical)
+        if canonical in self.names and canonical not in self.bound:
+            return self.named(t, canonical, self.names[canonical])
         if word in FUNCTIONS and self._is("("):
             args = self._arguments()
             if len(args) != 1:
@@ -295,10 +318,28 @@ class _Parser:
         if word in ("sum", "mean", "grad", "min", "max", *FUNCTIONS):
             raise FormulaError(f"{word} needs its argument in brackets", self.tok.column)
         if self._is("("):
-            raise FormulaNotSupported(
-                f"the function {word!r} (column {t.column}) is not supported; the language has "
-                "sqrt, abs, exp, log, min, max, grad(L, w), d(L)/d(w), sum_i(…) and mean_i(…)")
+            raise self._undeclared(word, t)
         return self.name(t)
+
+    def _undeclared(self, word: str, t: _Token) -> FormulaNotSupported:
+        declared = ", ".join(sorted(self.functions))
+        return FormulaNotSupported(
+            f"the function {word!r} (column {t.column}) is not supported; the language has "
+            "sqrt, abs, exp, log, min, max, grad(L, w), d(L)/d(w), sum_i(…) and mean_i(…)"
+            + (f", and the functions declared here: {declared}" if declared else ""))
+
+    def declared_call(self, t: _Token, word: str) -> sp.Expr:
+        """A declared function applied: `f(x, y)` is f(x, y); `ell_i(θ)` is ell(i, θ), the
+        index first."""
+        head: list[sp.Expr] = []
+        if self._is("_"):
+            self._take()
+            head.append(self.index())
+        if not self._is("("):
+            example = f"{word}_i(…)" if head else f"{word}(…)"
+            raise FormulaError(f"{t.text!r} is a function: write its arguments, as in {example}",
+                               self.tok.column)
+        return self.functions[word](*head, *self._arguments())
 
     def derivative(self, t: _Token) -> sp.Expr:
         self._expect("(", "'('")
@@ -318,6 +359,8 @@ class _Parser:
 
     def reduction(self, t: _Token) -> sp.Expr:
         self._take()  # "_"
+        if self._is("{"):
+            return self.block_reduction(t)
         it = self.tok
         if it.kind != "name" or len(it.text) != 1:
             raise FormulaError("expected an index letter after sum_ or mean_", it.column)
@@ -336,9 +379,39 @@ class _Parser:
         return total if t.text == "sum" else sp.Mul(total, sp.Pow(size, -1, evaluate=False),
                                                     evaluate=False)
 
+    def block_reduction(self, t: _Token) -> sp.Expr:
+        """`sum_{i in B_k}(f)` and `mean_{i in B_k}(f)`: Σ of f over the block the caller's
+        `blocks[B](i, k)` gives as (first, last, size); a mean divides by its size."""
+        self._take()  # "{"
+        it = self.tok
+        if it.kind != "name" or len(it.text) != 1:
+            raise FormulaError("expected an index letter after sum_{ or mean_{", it.column)
+        self._take()
+        if not (self.tok.kind == "name" and self.tok.text == "in" or self._is("∈")):
+            raise FormulaError("expected 'in' or '∈' after the index", self.tok.column)
+        self._take()
+        bt = self.tok
+        if bt.kind != "name" or bt.text not in self.blocks:
+            known = ", ".join(sorted(self.blocks)) or "none"
+            shown = bt.text if bt.kind == "name" else (bt.text or "the end")
+            raise FormulaError(f"unknown block {shown!r} (blocks here: {known})", bt.column)
+        self._take()
+        self._expect("_", "'_' and the block's index, as in B_k")
+        which = self.index()
+        self._expect("}", "'}'")
+        index = sp.Symbol(it.text, integer=True)
+        first, last, size = _block_bounds(self.blocks[bt.text](index, which), bt.text)
+        self.bound.append(it.text)
+        self._expect("(", "'(' after the block")
+        body = self.sum()
+        self._expect(")", "')'")
+        self.bound.pop()
+        total = sp.Sum(body, (index, first, last))
+        return total if t.text == "sum" else sp.Mul(total, sp.Pow(size, -1, evaluate=False),
+                                                    evaluate=False)
+
     def name(self, t: _Token) -> sp.Expr:
-        word = t.text.translate(_SUBSCRIPT_DIGITS) if t.text[0] in "β" else t.text
-        word = ALIASES.get(t.text, ALIASES.get(word, word))
+        word = _canonical(t.text)
         # w_new, b_gradient: a part of two or more characters after "_" is part of the name
         # (an index is one letter, digits or {…})
         while (self._is("_") and self.toks[self.pos + 1].kind == "name"
@@ -349,13 +422,31 @@ class _Parser:
             raise FormulaError(f"{t.text!r} is not a name", t.column)
         if self._is("_"):
             self._take()
-            return sp.IndexedBase(sp.Symbol(word, real=True))[self.index()]
+            member = sp.IndexedBase(sp.Symbol(word, real=True))[self.index()]
+            if self._is("("):
+                raise self._undeclared(word, t)
+            return member
         if word in self.bound:  # the index of an enclosing sum_i(…)
             return sp.Symbol(word, integer=True)
         sizes = {s.name: s for s in self.indices.values() if isinstance(s, sp.Symbol)}
         if word in sizes and word.isupper():  # N, K, T: the families' sizes
             return sizes[word]
         return sp.Symbol(word, real=True)
+
+    def named(self, t: _Token, word: str, meaning: object) -> sp.Expr:
+        """A name the caller gave a meaning: a family (a function or an IndexedBase) takes an
+        index, `n_k` is n(k) or n[k]; anything else is that expression, `N`."""
+        family = isinstance(meaning, (sp.FunctionClass, sp.IndexedBase))
+        if self._is("_"):
+            if not family:
+                raise FormulaError(f"{t.text!r} takes no index here", self.tok.column)
+            self._take()
+            which = self.index()
+            return meaning[which] if isinstance(meaning, sp.IndexedBase) else meaning(which)
+        if family:
+            raise FormulaError(f"{t.text!r} is a family: write a member, as in {t.text}_k",
+                               self.tok.column)
+        return meaning
 
     def index(self) -> sp.Expr:
         it = self.tok
@@ -482,17 +573,28 @@ DEFAULT_INDICES = {"i": sp.Symbol("N", integer=True, positive=True),
 microbatches k = 1…K, steps t = 1…T, elements j = 1…d."""
 
 
-def parse_formula(text: str, indices: Mapping[str, sp.Expr] | None = None) -> sp.Expr:
+def parse_formula(text: str, indices: Mapping[str, sp.Expr] | None = None, *,
+                  blocks: Mapping[str, Block] | None = None,
+                  functions: Mapping[str, sp.FunctionClass] | None = None,
+                  names: Mapping[str, object] | None = None) -> sp.Expr:
     """The SymPy expression a formula writes (unevaluated, in its written order). Raises
     FormulaError (invalid, with the column) or FormulaNotSupported (valid, beyond the
-    language or its limits)."""
+    language or its limits).
+
+    The caller may give meanings, never read from the text: `blocks` maps a block letter to
+    (i, k) -> (first, last, size) for `sum_{i in B_k}(…)`; `functions` maps a name to an
+    undefined SymPy function, so `ell_i(θ)` is ell(i, θ) and `f(x)` is f(x); `names` maps a
+    written name to a SymPy object: a family (Function or IndexedBase, `n_k` is n(k)) or an
+    expression (`N`)."""
     if not isinstance(text, str):
         raise FormulaError("a formula is a string", 1)
     if len(text) > MAX_LENGTH:
         raise FormulaNotSupported(f"a formula of {len(text):,} characters is beyond "
                                   f"{MAX_LENGTH:,}: not supported")
     text = unicodedata.normalize("NFC", text)  # ŷ typed as y and a combining hat is ŷ
-    result = _Parser(text, _checked(DEFAULT_INDICES if indices is None else indices)).formula()
+    result = _Parser(text, _checked(DEFAULT_INDICES if indices is None else indices),
+                     _checked_blocks(blocks), _checked_functions(functions),
+                     _checked_names(names)).formula()
     evaluated(result)  # refuses what would blow up, or be undefined, once evaluated
     return result
 
@@ -505,9 +607,81 @@ def _checked(indices: Mapping[str, sp.Expr]) -> dict[str, sp.Expr]:
         if not (isinstance(name, str) and len(name) == 1 and name.isascii() and name.isalpha()):
             raise TypeError(f"an index is one ASCII letter, not {name!r}")
         ok = (isinstance(size, sp.Symbol) and size.is_integer and size.is_positive) or (
-            isinstance(size, sp.Integer) and 1 <= int(size) <= MAX_SIZE)
+            isinstance(size, sp.Integer) and 1 <= int(size) <= MAX_SIZE) or (
+            _program_size(size))
         if not ok:
-            raise TypeError(f"the size of index {name} must be a positive integer Symbol or "
-                            f"an Integer from 1 to {MAX_SIZE}, not {size!r}")
+            raise TypeError(f"the size of index {name} must be a positive integer Symbol, "
+                            f"an Integer from 1 to {MAX_SIZE}, or a positive symbolic count "
+                            f"such as Σ_k n_k, not {size!r}")
         out[name] = size
     return out
+
+
+def _program_size(size: object) -> bool:
+    """A symbolic count built by the program (objective.N = Σ_k n_k): a positive SymPy
+    expression, not a number, whose free symbols are positive integers."""
+    return (isinstance(size, sp.Expr) and not size.is_number and size.is_positive is True
+            and not size.atoms(sp.Float)
+            and all(s.is_integer and s.is_positive for s in size.free_symbols))
+
+
+RESERVED = frozenset({"sum", "mean", "d", "grad", "min", "max", "in", *FUNCTIONS})
+"""Words of the language that a caller's functions and names may not take."""
+
+
+def _checked_word(name: object, what: str) -> str:
+    if not (isinstance(name, str) and name and name[0].isascii() and name[0].isalpha()
+            and all(c.isascii() and c.isalnum() for c in name)) or name in RESERVED:
+        raise TypeError(f"{what} is named by ASCII letters and digits (not a word of the "
+                        f"language), not {name!r}")
+    return name
+
+
+def _checked_blocks(blocks: Mapping[str, Block] | None) -> dict[str, Block]:
+    out = {}
+    for name, block in (blocks or {}).items():
+        if not (isinstance(name, str) and len(name) == 1 and name.isascii() and name.isalpha()):
+            raise TypeError(f"a block is one ASCII letter, not {name!r}")
+        if not callable(block) or isinstance(block, (str, sp.Basic)):
+            raise TypeError(f"block {name} must be a callable (i, k) -> (first, last, size)")
+        out[name] = block
+    return out
+
+
+def _checked_functions(functions) -> dict[str, sp.FunctionClass]:
+    out = {}
+    for name, f in (functions or {}).items():
+        _checked_word(name, "a declared function")
+        if not isinstance(f, sp.core.function.UndefinedFunction):
+            raise TypeError(f"function {name} must be an undefined SymPy Function, not {f!r}")
+        out[name] = f
+    return out
+
+
+def _checked_names(names) -> dict[str, object]:
+    out = {}
+    for name, meaning in (names or {}).items():
+        _checked_word(name, "a name with a meaning")
+        if isinstance(meaning, str) or not isinstance(
+                meaning, (sp.Expr, sp.IndexedBase, sp.core.function.UndefinedFunction)):
+            raise TypeError(f"name {name} must mean a SymPy expression, IndexedBase or "
+                            f"undefined Function, not {meaning!r}")
+        if isinstance(meaning, sp.Expr) and meaning.atoms(sp.Float):
+            raise TypeError(f"name {name} must mean an exact expression, not {meaning!r}")
+        out[name] = meaning
+    return out
+
+
+def _block_bounds(bounds: object, letter: str) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
+    """The (first, last, size) a caller's block gave, checked to be three exact expressions."""
+    if not (isinstance(bounds, tuple) and len(bounds) == 3
+            and all(isinstance(b, sp.Expr) and not b.atoms(sp.Float) for b in bounds)):
+        raise TypeError(f"block {letter} must give (first, last, size) as three exact SymPy "
+                        f"expressions, not {bounds!r}")
+    return bounds
+
+
+def _canonical(word: str) -> str:
+    """The canonical spelling of a written name: η is eta, β₁ is beta1, ℓ is ell."""
+    plain = word.translate(_SUBSCRIPT_DIGITS) if word[0] in "β" else word
+    return ALIASES.get(word, ALIASES.get(plain, plain))
