@@ -311,8 +311,10 @@ class _Builder:
 
     def _parse(self, key: str, text: str) -> sp.Expr:
         indices = {n: f.size for n, f in self.families.items()}
+        micro = "k" in self.families
         try:
-            e = parse_formula(text, indices)
+            e = parse_formula(text, indices, blocks={"B": _block} if micro else None,
+                              names={"n": _n} if micro else None)
         except FormulaError as exc:
             raise DefineError(key, f"{_quoted(text)}: {exc}", "see docs/formulas.md") from None
         except FormulaNotSupported as exc:
@@ -403,7 +405,7 @@ class _Builder:
             return self.nodes[name].over or False
         if name in getattr(self, "pending", {}):
             return self.pending[name]
-        if name == "n" and "k" in self.families:
+        if name in ("n", "c") and "k" in self.families:
             return self.families["k"]
         if name in self.scalars:
             return False
@@ -481,6 +483,15 @@ def _diff(f: sp.Expr, v, order: int) -> sp.Expr:
         d = sp.Dummy("v", real=True)
         return sp.diff(f.xreplace({v: d}), d, order).xreplace({d: v})
     return sp.diff(f, v, order)
+
+
+_n = sp.IndexedBase(sp.Symbol("n", integer=True, positive=True))
+_c = sp.IndexedBase(sp.Symbol("c", integer=True))
+
+
+def _block(i: sp.Symbol, k: sp.Expr):
+    """B_k, the records of microbatch k: c_{k−1}+1 … c_k, n_k of them."""
+    return _c[k - 1] + 1, _c[k], _n[k]
 
 
 def _column(table: str, j: int):
