@@ -100,8 +100,7 @@ def sgd_warmup():
 
 
 def rmsprop():
-    out, opt, w = [], None, None
-    got, opt, w = _steps(lambda p: torch.optim.RMSprop(p, lr=0.01), 2)
+    got, _, _ = _steps(lambda p: torch.optim.RMSprop(p, lr=0.01), 2)
     # RMSprop keeps square_avg, the v_t of the exercise; record it per step by replaying
     v, w2 = [], param(1.0)
     o2 = torch.optim.RMSprop([w2], lr=0.01)

@@ -28,6 +28,7 @@ from derive.graph.language import (
     parse_formula,
 )
 from derive.graph.notation import GREEK, index, notation_of, symbol
+from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.recipes.base import Input, Quantity, Recipe
 from derive.recipes.graphed import Graphed, one_member_a_number
 
@@ -214,12 +215,22 @@ def recipe_for(raw_given: Mapping, raw_define) -> Recipe:
     return _recipe(key)
 
 
+BUILD_SECONDS = 10.0
+"""The bound on reading one exercise's derivation (parsing, and every derivative taken)."""
+
+
 @lru_cache(maxsize=256)
 def _recipe(key) -> Recipe:
     kind_items, columns, define_items = key
     kinds = dict(kind_items)
     defines = tuple(_Define(*d) for d in define_items)
-    graph = _Builder(kinds, columns).graph(defines)
+    try:
+        with time_bound(BUILD_SECONDS):
+            graph = _Builder(kinds, columns).graph(defines)
+    except DecisionTimeout:
+        raise DefineError("define", f"takes more than {BUILD_SECONDS:g} s to derive (its "
+                          "derivatives grow too large)", "write smaller formulas",
+                          supported=False) from None
     names = [d.name for d in defines]
     graphed = Graphed(lambda ctx: graph, names, shape=one_member_a_number)
     quantities = tuple(
@@ -430,7 +441,7 @@ class _Builder:
                 if sp.count_ops(result) > MAX_OPS:
                     raise DefineError(key, "has a derivative too large to write out",
                                       f"at most {MAX_OPS:,} operations", supported=False)
-                return result
+                return self._refolded(result, v)
             if not e.args:
                 return e
             return e.func(*[taken(a) for a in e.args])
@@ -438,6 +449,28 @@ class _Builder:
             return taken(expr)
         except RecursionError:
             raise DefineError(key, "is nested too deeply", "", supported=False) from None
+
+    def _refolded(self, result: sp.Expr, keep) -> sp.Expr:
+        """The derivative written with the quantities it came from where they reappear
+        (p_i for 1/(1 + exp(−b − w·x_i)), z_i for b + w·x_i): the latest quantity first. Kept
+        only when writing every quantity out again gives the derivative back exactly (the
+        same expanded expression); else the derivative as `sympy.diff` gave it."""
+        out = result
+        for name in reversed(list(self.nodes)):
+            node = self.nodes[name]
+            if node.start is not None or node.head == keep:
+                continue
+            body = self._inline(self.bodies[name], keep)
+            if body.is_Atom or isinstance(body, sp.Indexed) or not body.free_symbols:
+                continue
+            out = _substituted(out, body, node.head)
+        if out == result:
+            return result
+        try:
+            same = sp.expand(self._inline(out, keep) - result) == 0
+        except (RecursionError, ValueError, TypeError):
+            same = False
+        return out if same else result
 
     def _inline(self, e: sp.Expr, keep) -> sp.Expr:
         """e with every quantity replaced by its definition, down to the givens; `keep` (the
@@ -461,6 +494,16 @@ class _Builder:
                 return x
             return x.func(*[walk(a) for a in x.args])
         return walk(e)
+
+
+def _substituted(e: sp.Expr, old: sp.Expr, new: sp.Expr) -> sp.Expr:
+    """`e.subs(old, new)` inside Σ bodies as well: p_i for its definition in Σ_i (SymPy's subs
+    leaves a Σ alone when `old` reads the Σ's own index; here that index is the one meant)."""
+    if isinstance(e, sp.Sum):
+        return sp.Sum(_substituted(e.function, old, new), *e.limits)
+    if e.has(sp.Sum):
+        return e.func(*[_substituted(a, old, new) for a in e.args])
+    return e.subs(old, new)
 
 
 def _leaves(e: sp.Basic):

@@ -92,7 +92,8 @@ def _with_result(line: str, v) -> str:
     result = result_latex(v)
     if line.rsplit(" = ", 1)[-1] == result:
         return line
-    return line + " = " + result
+    # a closed form too large to show is its decimal: ≈ 0.7538, not = ≈ 0.7538
+    return line + (" " if result.startswith(r"\approx") else " = ") + result
 
 
 def graph_blocks(report: Report, lang: str) -> list:

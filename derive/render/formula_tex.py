@@ -28,8 +28,8 @@ def _block(lo: sp.Expr, hi: sp.Expr):
     return BLOCKS[hi.base.label.name], k
 
 
-FUNCTION_TEX = {sp.exp: r"\exp", sp.log: r"\ln", sp.sign: r"\operatorname{sign}"}
-"""Functions of one argument, written with their names: exp(−z_i), ln p_i, sign(ŷ_i − y_i)."""
+FUNCTION_TEX = {sp.exp: r"\exp", sp.log: r"\log", sp.sign: r"\operatorname{sign}"}
+"""Functions of one argument, written with their names: exp(−z_i), log p_i, sign(ŷ_i − y_i)."""
 
 _ACCENT = {"hat": r"\hat{{{}}}", "bar": r"\bar{{{}}}", "tilde": r"\tilde{{{}}}"}
 

@@ -38,7 +38,9 @@ def number(value, decimals: bool = True) -> Tex:
     """An exact value as `derive.render.numbers.number_latex` shows it (an integer, a
     terminating decimal when `decimals`, a fraction, or a closed form), with its precedence."""
     v = to_expr(value)
-    negative = bool(v.is_number and v.is_negative)
+    # a closed form is negative as written (−log 2): decided by its sign, not by evaluation
+    negative = bool(v.is_number and (v.is_negative if v.is_Rational
+                                     else v.could_extract_minus_sign()))
     text = number_latex(v, decimals)
     if v.is_Integer or (v.is_Rational and not text.startswith(r"-\frac")):
         return Tex(text, ATOM, negative)
