@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from derive.exercises.claims import UNDECIDED, WRONG, judge
 from derive.exercises.diagnosis import Diagnosis, diagnose
-from derive.exercises.errors import ExerciseError
+from derive.exercises.errors import ExerciseError, ExerciseNotSupported
 from derive.exercises.schema import Exercise
 from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.limits import EXERCISE_SECONDS as DEFAULT_SECONDS
@@ -44,6 +44,10 @@ def answer_key(ex: Exercise) -> dict:
     try:
         return {k: expand_exact(v) for k, v in ex.recipe.evaluate(ex.given).items()}
     except QuantityUndefined as exc:
+        if not exc.supported:
+            raise ExerciseNotSupported(ex.path, ex.id, f"define.{exc.name}",
+                                       f"computing it needs {exc.reason}",
+                                       "use smaller givens or fewer steps") from None
         raise ExerciseError(ex.path, ex.id, f"define.{exc.name}",
                             f"has no value for these givens: {exc.reason}",
                             "change the givens or the formula") from None

@@ -143,6 +143,12 @@ def convert(kind: str, value, where: Where, key: str):
         return value
     if kind == "optimizer":
         return _optimizer(value, where, key)
+    if kind == "steps":
+        steps = _count(value, where, key)
+        if steps > author.MAX_STEPS:
+            raise ExerciseNotSupported(where.path, where.exercise, key, f"{steps} steps",
+                                       f"at most {author.MAX_STEPS:,} steps")
+        return steps
     if kind == "rows":
         return _rows(value, where, key)
     if kind == "row_groups":

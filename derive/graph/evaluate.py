@@ -33,6 +33,26 @@ class Undefined(ArithmeticError):
     division by zero outside the rationals."""
 
 
+class TooLarge(ArithmeticError):
+    """A value past MAX_VALUE_BITS: refused before it is computed, so that a 100-byte formula
+    cannot ask for gigabytes ((w^10000)^10000, or squaring at every one of many steps)."""
+
+
+MAX_VALUE_BITS = 2_000_000
+"""Largest numerator or denominator a computed value may have, in bits (about 600,000
+digits; every value of the built-in recipes is far below it)."""
+
+
+def _bits(q) -> int:
+    return max(q.numerator.bit_length(), q.denominator.bit_length())
+
+
+def _too_large(bits: int) -> None:
+    if bits > MAX_VALUE_BITS:
+        raise TooLarge(f"a value of more than {MAX_VALUE_BITS:,} bits (about "
+                       f"{MAX_VALUE_BITS * 3 // 10:,} digits)")
+
+
 def _defined(v: sp.Expr) -> sp.Expr:
     """A SymPy result, or Undefined when it is not a real number."""
     if v.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
@@ -70,7 +90,9 @@ def _add(a, b):
 
 def _mul(a, b):
     if isinstance(a, Fraction) and isinstance(b, Fraction):
-        return a * b
+        out = a * b
+        _too_large(_bits(out))
+        return out
     return _exact(_sym(a) * _sym(b))
 
 
@@ -78,7 +100,11 @@ def _pow(a, n):
     if isinstance(a, Fraction) and isinstance(n, Fraction) and n.denominator == 1:
         if a == 0 and n < 0:
             raise ZeroDivisionError("division by zero")
+        if a not in (0, 1, -1):
+            _too_large(_bits(a) * abs(int(n)))
         return a ** int(n)
+    if isinstance(n, Fraction) and abs(n.numerator) > 10_000:
+        raise TooLarge(f"a power with the exponent {n}, beyond 10,000")
     return _exact(_sym(a) ** _sym(n))
 
 
@@ -126,7 +152,7 @@ def _build(e: sp.Basic, indices: frozenset):
 
             def mul2(env, idx):
                 x, y = a(env, idx), b(env, idx)
-                return x * y if type(x) is Q and type(y) is Q else _mul(x, y)
+                return _mul(x, y)
             return mul2
 
         def fold(env, idx):

@@ -38,6 +38,8 @@ more characters: a single letter or digits after "_" is an index, as in x_i and 
 MAX_NAME = 30
 MAX_DEFINES = 100
 """Most quantities one exercise may define."""
+MAX_STEPS = 10_000
+"""Most steps a recurrence may run (`steps`)."""
 MAX_OPS = 20_000
 """Largest derivative, in SymPy operations, that a quantity may become once taken."""
 
@@ -73,11 +75,12 @@ class DefineError(ValueError):
 
 
 class QuantityUndefined(ArithmeticError):
-    """A quantity with no value for these givens (log 0, a division by zero, √ of a negative)."""
+    """A quantity with no value for these givens (log 0, a division by zero, √ of a negative),
+    or (not `supported`) one too large to compute."""
 
-    def __init__(self, name: str, reason: str):
+    def __init__(self, name: str, reason: str, supported: bool = True):
         super().__init__(f"{name} is undefined for these givens: {reason}")
-        self.name, self.reason = name, reason
+        self.name, self.reason, self.supported = name, reason, supported
 
 
 @dataclass(frozen=True)
@@ -180,7 +183,7 @@ def _kinds(raw_given: Mapping) -> dict[str, str]:
     out = {}
     for name, value in raw_given.items():
         if name == STEPS:
-            out[name] = "count"
+            out[name] = "steps"
         elif name in (RECORDS, MICROBATCHES):
             out[name] = "rows" if name == RECORDS else "row_groups"
         else:
@@ -244,13 +247,15 @@ def _recipe(key) -> Recipe:
 
 
 def _guarded(name, compute):
-    from derive.graph.evaluate import Undefined
+    from derive.graph.evaluate import TooLarge, Undefined
 
     def value(ctx):
         try:
             return compute(ctx)
         except (Undefined, ZeroDivisionError) as exc:
             raise QuantityUndefined(name, str(exc) or "a division by zero") from None
+        except TooLarge as exc:
+            raise QuantityUndefined(name, str(exc), supported=False) from None
     return value
 
 
