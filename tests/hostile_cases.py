@@ -1377,3 +1377,55 @@ def by_id() -> dict[str, Case]:
 if __name__ == "__main__":
     for c in CASES:
         print(f"{c.id:42} {c.klass:10} {'slow' if c.slow else '':4}  {c.note[:70]}")
+
+
+# ------------------------------------------------------------------ author formulas (issue 13)
+
+def _formulas(work: Path, define: str, given: str = "w = 3\nrecords = [[1, 2]]") -> str:
+    return write(work, "f.toml", '[[exercise]]\nid = "f"\nrecipe = "formulas"\n'
+                 f"[exercise.given]\n{given}\n[exercise.define]\n{define}\n")
+
+
+@case("formula-power-of-power", "memory")
+def _(work, target):
+    """A 100-byte formulas exercise asking for (w^10000)^10000 at w = 3: 158 million bits if
+    computed; refused by its size estimate before any power is taken (not supported)."""
+    return Run(["key", _formulas(work, 'loss = "(w^10000)^10000"')], (2,))
+
+
+@case("formula-squaring-steps", "memory")
+def _(work, target):
+    """A recurrence that squares w at each of 100 steps: 2^100 bits by the last step; refused
+    once a value passes 2,000,000 bits."""
+    return Run(["check", _formulas(work, 'w = { formula = "w_{t-1}^2", start = "w0" }',
+                                   "w0 = 3\nsteps = 100")], (2,))
+
+
+@case("formula-nested-derivatives", "time")
+def _(work, target):
+    """Twelve nested derivatives of w^w^w^w: the derivative grows past 20,000 operations (or
+    the 10 s bound on reading a derivation); not supported, one line."""
+    inner = "w^w^w^w"
+    for _ in range(12):
+        inner = f"d({inner})/d(w)"
+    return Run(["key", _formulas(work, f'loss = "{inner}"', "w = 2\nrecords = [[1, 2]]")], (2,),
+               max_seconds=15, wall=30)
+
+
+@case("formula-python-names", "untrusted")
+def _(work, target):
+    """Python's builtins and dunders in a formula (__import__, eval, __class__): names the
+    language does not have, never run."""
+    return Run(["check", _formulas(work, 'loss = "__import__(os).system(1) + eval(w)"')], (2,))
+
+
+@case("formula-many-steps", "time")
+def _(work, target):
+    """10,000 steps of a recurrence over 2,000 records (20 million exact terms): bounded by
+    --time-limit 3, so `check` reports the exercise undecided (exit 1)."""
+    rows = ", ".join(f"[{k % 7}, {k % 5}]" for k in range(2000))
+    define = ('loss = "mean_i((w_{t-1}*x_i - y_i)^2/2)"\ng = "grad(loss_t, w_{t-1})"\n'
+              'w = { formula = "w_{t-1} - lr*g_t", start = "w0" }')
+    return Run(["check", "--time-limit", "3",
+                _formulas(work, define, f"w0 = 0\nlr = 0.01\nsteps = 10000\nrecords = [{rows}]")],
+               (1,), max_seconds=15, wall=30)

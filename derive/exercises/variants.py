@@ -144,5 +144,7 @@ def render(ex: Exercise, variant: Variant, number: int) -> str:
         lines.append(f"title = {value(ex.title + f' (variant {number})')}")
     lines += [f"recipe = {value(ex.recipe.name)}", ""]
     lines += table("exercise.given", variant.given) + [""]
+    if "define" in ex.raw:  # a derivation of the author's own: its formulas, unchanged
+        lines += table("exercise.define", ex.raw["define"]) + [""]
     lines += table("exercise.claims", variant.values)
     return "\n".join(lines) + "\n"

@@ -28,7 +28,9 @@ from derive.kernel.exact import fixed_str, terminating_places, to_expr
 MAX_RANGE = 10_000
 """Most values one `{ from, to, step }` range may hold."""
 
-PATH = re.compile(r"^([a-z_]+)((?:\[[0-9]{1,6}\])*)$", re.ASCII)
+PATH = re.compile(r"^([A-Za-z][A-Za-z0-9_]*)((?:\.rows)?(?:\[[0-9]{1,6}\])*)$", re.ASCII)
+"""An input, or an element of one: w, records[0][1], records.rows[0][1] (a table of records
+with named columns)."""
 MAX_PLACES = 30
 """Largest d in a condition `places <= d` (as for claims)."""
 CONDITIONS = ("integer", "nonzero", "positive", "negative", "places <= d", "differs from NAME")
@@ -137,7 +139,9 @@ def parse_vary(raw, where: Where, raw_given: dict, recipe) -> tuple[Vary, ...]:
                 name = m.group(1) if m else key
                 where.fail(at, "is not an input (or an element of one) of " + recipe.name,
                            did_you_mean(name, inputs) or f"use one of: {', '.join(inputs)}")
-            path = (m.group(1), *(int(i) for i in re.findall(r"\[([0-9]+)\]", m.group(2))))
+            rows = ("rows",) if m.group(2).startswith(".rows") else ()
+            path = (m.group(1), *rows,
+                    *(int(i) for i in re.findall(r"\[([0-9]+)\]", m.group(2))))
             if m.group(1) not in raw_given and len(path) > 1:
                 where.fail(at, f"names an element of {m.group(1)}, which is not given",
                            f"give {m.group(1)} in [exercise.given]")

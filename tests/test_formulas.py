@@ -1,0 +1,354 @@
+"""`recipe = "formulas"`: author derivations read into one graph (derive/recipes/formulas.py).
+
+Expected values are computed here with Fraction arithmetic from the mathematics, never from
+derive's output; the acceptance examples are checked against torch in test_formulas_torch.py.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from fractions import Fraction
+
+import pytest
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from derive.errors import InputError, NotSupportedError
+from derive.exercises.check import answer_key, check_exercise
+from derive.exercises.errors import ExerciseError
+from derive.exercises.reader import _parse_float
+from derive.exercises.schema import exercise
+
+F = Fraction
+
+
+def load(text: str):
+    """The first exercise of a TOML text, validated (read as derive reads files: every number
+    exact)."""
+    table = tomllib.loads(text, parse_float=_parse_float)["exercise"][0]
+    return exercise(table, "t.toml", 0)
+
+
+def key_of(text: str) -> dict:
+    return answer_key(load(text))
+
+
+def frac(v) -> Fraction:
+    v = sp.Rational(v)
+    return F(int(v.p), int(v.q))
+
+
+HEAD = """
+[[exercise]]
+id = "t"
+recipe = "formulas"
+"""
+
+
+def test_sgd_step_with_a_bias_matches_fractions():
+    text = HEAD + """
+[exercise.given]
+w = 1
+b = 0.5
+lr = 0.1
+records = [[2, 4], [1, 3], [-1, 0]]
+[exercise.define]
+yhat = "w*x_i + b"
+loss = "mean_i((yhat_i - y_i)^2/2)"
+gradient = "grad(loss, w)"
+b_gradient = "grad(loss, b)"
+w_new = "w - lr*gradient"
+b_new = "b - lr*b_gradient"
+"""
+    key = key_of(text)
+    w, b, lr = F(1), F(1, 2), F(1, 10)
+    recs = [(F(2), F(4)), (F(1), F(3)), (F(-1), F(0))]
+    res = [w * x + b - y for x, y in recs]
+    gw = sum(r * x for r, (x, _) in zip(res, recs)) / 3
+    gb = sum(res) / 3
+    assert [frac(v) for v in key["yhat"]] == [w * x + b for x, _ in recs]
+    assert frac(key["loss"]) == sum(r * r for r in res) / 6
+    assert frac(key["gradient"]) == gw
+    assert frac(key["b_gradient"]) == gb
+    assert frac(key["w_new"]) == w - lr * gw
+    assert frac(key["b_new"]) == b - lr * gb
+
+
+def test_chain_rule_through_a_quantity():
+    """∂ℓ/∂ŷ taken with respect to an earlier quantity, then the backward product."""
+    text = HEAD + """
+[exercise.given]
+w = 2
+records = [[3, 1]]
+[exercise.define]
+yhat = "w*x_i"
+ell = "(yhat_i - y_i)^2/2"
+dl_dyhat = "grad(ell_i, yhat_i)"
+record_gradient = "dl_dyhat_i * x_i"
+"""
+    key = key_of(text)
+    assert frac(key["dl_dyhat"]) == F(2 * 3 - 1)
+    assert frac(key["record_gradient"]) == F(5 * 3)
+
+
+def test_recurrence_momentum_matches_fractions():
+    text = HEAD + """
+[exercise.given]
+w0 = 1
+lr = 0.1
+mu = 0.9
+steps = 4
+records = [[1, 2], [3, 6]]
+[exercise.define]
+loss = "mean_i((w_{t-1}*x_i - y_i)^2/2)"
+g = "grad(loss_t, w_{t-1})"
+u = { formula = "mu*u_{t-1} + g_t", start = "0" }
+w = { formula = "w_{t-1} - lr*u_t", start = "w0" }
+"""
+    key = key_of(text)
+    w, u, lr, mu = F(1), F(0), F(1, 10), F(9, 10)
+    ws, us = [], []
+    for _ in range(4):
+        g = ((w * 1 - 2) * 1 + (w * 3 - 6) * 3) / 2
+        u = mu * u + g
+        w = w - lr * u
+        ws.append(w)
+        us.append(u)
+    assert [frac(v) for v in key["w"]] == ws
+    assert [frac(v) for v in key["u"]] == us
+
+
+def test_microbatch_means_weighted_equal_the_batch_gradient():
+    text = HEAD + """
+[exercise.given]
+w = 1
+microbatches = [[[1, 0], [2, 0]], [[3, 0]]]
+[exercise.define]
+ell = "(w*x_i - y_i)^2/2"
+mb_loss = "mean_{i in B_k}(ell_i)"
+mb_grad = "grad(mb_loss_k, w)"
+weighted = "sum_k(n_k/N * mb_grad_k)"
+mean_of_means = "mean_k(mb_grad_k)"
+"""
+    key = key_of(text)
+    assert [frac(v) for v in key["mb_grad"]] == [F(5, 2), F(9)]
+    assert frac(key["weighted"]) == F(14, 3)          # the reading's 14/3
+    assert frac(key["mean_of_means"]) == F(23, 4)     # 5.75, the 1/K mistake
+
+
+def test_two_features_columns():
+    text = HEAD + """
+[exercise.given]
+w1 = 1
+w2 = -2
+records = { columns = ["x1", "x2", "y"], rows = [[1, 2, 3], [0, 1, 1]] }
+[exercise.define]
+yhat = "w1*x1_i + w2*x2_i"
+loss = "sum_i((yhat_i - y_i)^2)"
+g2 = "d(loss)/d(w2)"
+"""
+    key = key_of(text)
+    res = [1 * 1 - 2 * 2 - 3, 0 - 2 * 1 - 1]
+    assert frac(key["g2"]) == F(2 * (res[0] * 2 + res[1] * 1))
+
+
+def test_schedule_reads_the_step_index():
+    text = HEAD + """
+[exercise.given]
+lr = 0.5
+warmup = 4
+steps = 5
+[exercise.define]
+rate = "lr*min(1, t/warmup)"
+"""
+    key = key_of(text)
+    assert [frac(v) for v in key["rate"]] == [F(1, 2) * min(1, F(t, 4)) for t in range(1, 6)]
+
+
+def test_closed_forms_stay_exact():
+    text = HEAD + """
+[exercise.given]
+w = 0
+records = [[1, 1]]
+[exercise.define]
+p = "1/(1 + exp(-w*x_i))"
+ell = "-log(p_i)"
+"""
+    key = key_of(text)
+    assert key["p"] == sp.Rational(1, 2)
+    assert sp.simplify(key["ell"] - sp.log(2)) == 0
+
+
+# ------------------------------------------------------------------ refusals: one line each
+
+INVALID = [
+    ('loss = "(w*x_i - y_i)^"', "define.loss", "expected an operand at column"),
+    ('loss = "mean_i((w*x_i - yy_i)^2)"', "define.loss", "did you mean 'y'"),
+    ('loss = "(w*x - y)^2"', "define.loss", "write x_i"),
+    ('loss = "w_i"', "define.loss", "w is a number"),
+    ('a = "b"\nb = "w"', "define.a", "define quantities in derivation order"),
+    ('w = "1"', "define.w", "defines 'w' again"),
+    ('loss = "mean_z(x_z)"', "define.loss", "unknown index 'z'"),
+    ('grad = "w"', "define.grad", "reserved"),
+    ('x_i = "w"', "define.x_i", "is not a name"),
+    ('u = { formula = "u_{t-1}" }', "define.u", "reads itself"),
+    ('loss = "log(w - 1)"', "define.loss", "log of 0"),
+]
+
+
+@pytest.mark.parametrize("define,key,fragment", INVALID)
+def test_invalid_definitions_are_one_line(define, key, fragment):
+    text = HEAD + f"""
+[exercise.given]
+w = 1
+steps = 2
+records = [[1, 2]]
+[exercise.define]
+{define}
+"""
+    with pytest.raises(InputError) as err:
+        key_of(text)
+    assert not isinstance(err.value, NotSupportedError), err.value.line()
+    line = err.value.line()
+    assert "\n" not in line and f"key '{key}'" in line and fragment in line, line
+
+
+NOT_SUPPORTED = [
+    ('loss = "x_i*w_t"', "two free indices" if False else "free indices"),
+    ('loss = "w!"', "factorials"),
+    ('loss = "gamma(w)"', "the function 'gamma'"),
+    ('loss = "(w^10000)^10000 + 3^(w^10000)"', "2,000,000 bits"),
+    ('loss = "grad(max(w, 1), w)"', "kink"),
+]
+
+
+@pytest.mark.parametrize("define,fragment", NOT_SUPPORTED)
+def test_not_supported_is_said_as_such(define, fragment):
+    text = HEAD + f"""
+[exercise.given]
+w = 3
+steps = 2
+records = [[1, 2]]
+[exercise.define]
+{define}
+"""
+    with pytest.raises(NotSupportedError) as err:
+        key_of(text)
+    line = err.value.line()
+    assert "not supported" in line and fragment in line, line
+
+
+def test_builtin_loss_names_are_not_supported_not_invalid():
+    text = """
+[[exercise]]
+id = "t"
+recipe = "sgd_step"
+[exercise.given]
+w = 1
+lr = 0.1
+records = [[1, 2]]
+loss = "logistic"
+"""
+    with pytest.raises(NotSupportedError) as err:
+        load(text)
+    assert 'recipe = "formulas"' in err.value.line()
+    with pytest.raises(ExerciseError) as typo:
+        load(text.replace('"logistic"', '"halff"'))
+    assert not isinstance(typo.value, NotSupportedError)
+
+
+def test_define_only_with_formulas():
+    text = """
+[[exercise]]
+id = "t"
+recipe = "sgd_step"
+[exercise.given]
+w = 1
+lr = 0.1
+records = [[1, 2]]
+[exercise.define]
+a = "w"
+"""
+    with pytest.raises(ExerciseError, match="recipe = \"formulas\""):
+        load(text)
+
+
+# ------------------------------------------------------------------ untrusted formula text
+
+NAMES = st.sampled_from(["w", "b", "x_i", "y_i", "lr", "z_i", "__class__", "eval", "os",
+                         "import", "t", "N", "exp", "log", "sum_i", "mean_i", "grad", "d"])
+TOKENS = st.one_of(NAMES, st.sampled_from(list("+-*/^()|,_{}√·−× 0123456789.eE!'\"[];:")),
+                   st.sampled_from(["**", "1e400", "10^10000", "9" * 120, "(", ")", "abs(",
+                                    "exp(", "log(", "grad(", "d(", ")/d(", "mean_i(", "sum_k(",
+                                    "max(", "min(", "sqrt(", "x_{i-1}", "w_{t-1}"]))
+
+
+@settings(max_examples=80)
+@given(st.lists(TOKENS, min_size=1, max_size=30).map("".join))
+def test_any_formula_text_is_computed_or_refused_in_one_line(formula):
+    text = HEAD + f"""
+[exercise.given]
+w = 1
+b = 2
+lr = 0.1
+records = [[1, 2], [3, 5]]
+[exercise.define]
+z = "w*x_i + b"
+q = {_toml_string(formula)}
+"""
+    try:
+        report = check_exercise(load(text), seconds=10)
+    except InputError as exc:  # invalid or not supported: one line
+        assert "\n" not in exc.line()
+        return
+    assert report.exercise.recipe.name == "formulas"
+
+
+@settings(max_examples=40)
+@given(st.text(max_size=60))
+def test_arbitrary_unicode_in_a_formula(formula):
+    text = HEAD + f"""
+[exercise.given]
+w = 1
+records = [[1, 2]]
+[exercise.define]
+q = {_toml_string(formula)}
+"""
+    try:
+        check_exercise(load(text), seconds=10)
+    except InputError as exc:
+        assert "\n" not in exc.line()
+
+
+def _toml_string(s: str) -> str:
+    out = ['"']
+    for ch in s:
+        if ch in '"\\' or ord(ch) < 32 or ord(ch) == 127:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return "".join(out) + '"'
+
+
+@settings(max_examples=40)
+@given(st.lists(st.tuples(st.integers(-9, 9), st.integers(-9, 9)), min_size=1, max_size=6),
+       st.integers(-9, 9), st.integers(1, 9))
+def test_squared_loss_gradient_is_the_fraction_reference(records, w, lr_tenths):
+    """A property: sympy.diff of the author's loss equals the hand-derived mean of
+    (w·x − y)·x, on any records."""
+    rows = ", ".join(f"[{x}, {y}]" for x, y in records)
+    text = HEAD + f"""
+[exercise.given]
+w = {w}
+lr = {lr_tenths / 10}
+records = [{rows}]
+[exercise.define]
+loss = "mean_i((w*x_i - y_i)^2/2)"
+gradient = "grad(loss, w)"
+w_new = "w - lr*gradient"
+"""
+    key = key_of(text)
+    g = sum(F(w * x - y) * x for x, y in records) / len(records)
+    assert frac(key["gradient"]) == g
+    assert frac(key["w_new"]) == w - F(lr_tenths, 10) * g
