@@ -40,6 +40,9 @@ MAX_SITES = 300
 """At most this many subexpressions of one node examined."""
 MAX_PER_NODE = 120
 """At most this many mutations of one node (in the order they are generated: kind by kind)."""
+MAX_REEVALUATED = 100
+"""A node of at most this many subexpressions has each mutation evaluated once more as a whole
+(a larger one keeps the form SymPy's constructors give: the same, but for a rare nesting)."""
 MAX_TRIED = 4 * MAX_PER_NODE
 """At most this many candidates of one node built (duplicates included)."""
 
@@ -116,6 +119,7 @@ def _of_node(graph: Graph, node: Node) -> list[tuple[str, _Candidate]]:
     seen = {original}
     out: list[tuple[str, _Candidate]] = []
     names: set[str] = set()
+    small = sum(1 for _ in _sites(original)) <= MAX_REEVALUATED
     candidates = _candidates(graph, node, original)
     for _ in range(MAX_TRIED):
         try:
@@ -125,6 +129,11 @@ def _of_node(graph: Graph, node: Node) -> list[tuple[str, _Candidate]]:
         except (ValueError, TypeError, ZeroDivisionError):  # pragma: no cover — SymPy refused
             continue
         e = c.expr  # built by SymPy's evaluating constructors from the evaluated original
+        if small:  # once more through them all: Abs(2·|w|) is built as 2·||w||, then 2·|w|
+            try:
+                e = evaluated(e)
+            except ValueError:
+                continue
         if e in seen or e.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
             continue
         seen.add(e)
@@ -328,7 +337,7 @@ _ACCENTS = {"hat": "\u0302", "bar": "\u0304", "tilde": "\u0303"}
 
 
 def _letter(name: str, ix: str = "") -> str:
-    """A symbol as the course writes it, with the member `ix` (ŷ_i, ∂ℓ_i/∂w, w_(t - 1))."""
+    """A symbol as the course writes it, with the member `ix` (ŷ_i, ∂ℓ_i/∂w, w_(t − 1))."""
     ix = "" if not ix else "_" + (ix if len(ix) == 1 else f"({ix})")
     n = notation_of(name)
     if n is None:
@@ -356,7 +365,7 @@ def _letter(name: str, ix: str = "") -> str:
 
 
 def _text(e: sp.Basic) -> str:
-    """A subexpression in plain Unicode text for an explanation: x_i, w_(t - 1), 1/2."""
+    """A subexpression in plain Unicode text for an explanation: x_i, w_(t − 1), −y_i."""
     names = {}
     for a in sp.preorder_traversal(e):
         if isinstance(a, sp.Indexed):
@@ -365,7 +374,7 @@ def _text(e: sp.Basic) -> str:
     plain = e.xreplace(names)
     plain = plain.xreplace({s: sp.Symbol(_letter(s.name)) for s in plain.free_symbols
                             if isinstance(s, sp.Symbol) and s not in names.values()})
-    return sp.sstr(plain).replace("**", "^").replace("*", "·")
+    return sp.sstr(plain).replace("**", "^").replace("*", "·").replace("-", "−")
 
 
 def _slug(e: sp.Basic) -> str:
