@@ -21,7 +21,7 @@ from derive.graph.graph import Graph, members
 from derive.graph.language import evaluated
 from derive.graph.mutate import MAX_MUTATIONS, mutations
 from derive.recipes import sgd_step
-from derive.recipes.base import Input, Quantity, Recipe
+from derive.recipes.base import Context, Input, Quantity, Recipe
 from derive.recipes.graphed import Graphed, as_computed, mutation_mistakes, one_member_a_number
 
 R = sp.Rational
@@ -358,3 +358,24 @@ def test_random_trees(expr):
     graph = Graph((Node("q", gw, expr, RECORDS), Node("r", g, _mean(gw[i]) + w)), _inputs())
     _check_all(graph, "q")
     _check_all(graph, "r")
+
+
+RANDOM_GIVEN = {"w": R(1, 2), "b": sp.Integer(-2), "lr": R(1, 10), "steps": None,
+                "records": [[sp.Integer(1), sp.Integer(2)], [sp.Integer(3), sp.Integer(-1)]]}
+
+
+@settings(max_examples=60, deadline=None)
+@given(_trees())
+def test_random_tree_mistakes_evaluate(expr):
+    """Every mutation of a random tree, as a recipe's mistake, computes an exact value or fails
+    only in the ways the diagnosis skips (a division by zero); never a float."""
+    graph = Graph((Node("q", gw, expr, RECORDS), Node("r", g, _mean(gw[i]) + w)), _inputs())
+    recipe = _recipe(graph, ("q", "r"))
+    ctx = Context(recipe, RANDOM_GIVEN)
+    for m in recipe.mistakes:
+        try:
+            v = m.compute(ctx)
+        except ZeroDivisionError:
+            continue
+        for e in (v if isinstance(v, list) else [v]):
+            assert isinstance(e, sp.Basic) and e.is_number and not e.has(sp.Float)
