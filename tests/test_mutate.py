@@ -19,7 +19,7 @@ from derive.exercises.diagnosis import diagnose
 from derive.graph import Family, Node
 from derive.graph.graph import Graph, members
 from derive.graph.language import evaluated
-from derive.graph.mutate import MAX_MUTATIONS, mutations
+from derive.graph.mutate import MAX_MUTATIONS, mutations, mutations_of
 from derive.recipes import sgd_step
 from derive.recipes.base import Context, Input, Quantity, Recipe
 from derive.recipes.graphed import Graphed, as_computed, mutation_mistakes, one_member_a_number
@@ -379,3 +379,29 @@ def test_random_tree_mistakes_evaluate(expr):
             continue
         for e in (v if isinstance(v, list) else [v]):
             assert isinstance(e, sp.Basic) and e.is_number and not e.has(sp.Float)
+
+
+def _built_in_graphs(tmp_path):
+    """The graph of every built-in recipe's mistake example (each configuration once)."""
+    from test_graph import MISTAKES, _toml
+
+    from derive.exercises.bank import load_file
+    seen = {}
+    for n, (recipe, m) in enumerate(MISTAKES):
+        path = tmp_path / f"e{n}.toml"
+        path.write_text(_toml(recipe, m.example), encoding="utf-8")
+        ex = load_file(path)[0]
+        graph = ex.recipe.graph(Context(ex.recipe, ex.given))
+        seen.setdefault(id(graph), graph)
+    return list(seen.values())
+
+
+def test_every_built_in_graph(tmp_path):
+    """Mutations of every node of every built-in graph (sums, cases, recurrences, vectors):
+    none raises, each target's are bounded and uniquely named."""
+    graphs = _built_in_graphs(tmp_path)
+    assert len(graphs) >= 10
+    for graph in graphs:
+        for target, variants in mutations_of(graph, [n.name for n in graph.nodes]).items():
+            assert len(variants) <= MAX_MUTATIONS
+            assert len({v.name for v in variants}) == len(variants), target

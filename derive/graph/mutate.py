@@ -21,6 +21,7 @@ a kind, in the expression's pre-order.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -47,7 +48,7 @@ MAX_TRIED = 4 * MAX_PER_NODE
 """At most this many candidates of one node built (duplicates included)."""
 
 KINDS = ("constant_dropped", "constant_doubled", "sign", "sum_for_mean", "mean_for_sum",
-         "previous_step", "current_step", "swapped", "term_sign", "term_dropped",
+         "previous_step", "current_step", "swapped", "term_dropped", "term_sign",
          "factor_dropped", "doubled", "halved")
 """The kinds of mutation, in the order a diagnosis prefers them."""
 RANK = {k: r for r, k in enumerate(KINDS)}
@@ -334,6 +335,14 @@ _WRITTEN = {v: k for k, v in ALIASES.items() if len(k) <= 2 and not k.isascii()}
 """Internal names as the course writes them (yhat → ŷ, eta → η), for symbols without a
 notation (an author's own)."""
 _ACCENTS = {"hat": "\u0302", "bar": "\u0304", "tilde": "\u0303"}
+_SPECIAL = {"ell": "ℓ", "varepsilon": "ε", "lambda": "λ", "Lambda": "Λ"}
+"""Letters whose Unicode names differ from their LaTeX names (Unicode spells λ LAMDA)."""
+
+
+def _plain(tex: str) -> str:
+    """A fixed subscript's LaTeX as text: \\mathrm{grad} is grad, \\max is max."""
+    return re.sub(r"\\[a-zA-Z]+\{([^{}]*)\}", r"\1", tex).replace("\\", "").replace(
+        "{", "").replace("}", "")
 
 
 def _letter(name: str, ix: str = "") -> str:
@@ -342,10 +351,8 @@ def _letter(name: str, ix: str = "") -> str:
     n = notation_of(name)
     if n is None:
         return _WRITTEN.get(name, name) + ix
-    if n.letter == "ell":
-        out = "ℓ"
-    elif n.letter == "varepsilon":
-        out = "ε"
+    if n.letter in _SPECIAL:
+        out = _SPECIAL[n.letter]
     else:
         case = "CAPITAL" if n.letter[:1].isupper() else "SMALL"
         try:
@@ -356,7 +363,7 @@ def _letter(name: str, ix: str = "") -> str:
     if n.prime:
         out += "′"
     if n.sub:
-        out += "_" + n.sub
+        out += "_" + _plain(n.sub)
     if n.prefix == "nabla":
         out = "∇" + out
     if n.wrt:
