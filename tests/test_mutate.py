@@ -172,6 +172,25 @@ def test_explanations_name_mutation_and_quantity():
     assert d.explanation.startswith("record_gradient: the factor x_i dropped")
 
 
+def test_a_mean_over_a_known_count_is_a_mean():
+    """Σ_{i=1}^{3} g_i / 3 is Σ·(1/3) in SymPy: its 1/3 is the mean's, not a constant."""
+    graph = Graph((Node("record_gradient", gw, (yhat[i] - y[i]) * x[i], RECORDS),
+                   Node("gradient", g, sp.Sum(gw[i], (i, 1, 3)) / 3)),
+                  _inputs({"yhat": lambda c: members([1, 2, 3])}))
+    ms = {v.name: v for v in mutations(graph, "gradient")}
+    assert _new(ms.values(), "gradient_sum_for_mean") == sp.Sum(gw[i], (i, 1, 3))
+    assert "gradient_constant_dropped" not in ms
+    assert _new(ms.values(), "gradient_constant_doubled") == 2 * sp.Sum(gw[i], (i, 1, 3)) / 3
+
+
+def test_chinese_in_documents():
+    """A document in Chinese shows the mutation's own Chinese (derive/render/labels.py)."""
+    from derive.render.labels import explanation
+    d = _diagnosis(LESSON_RECIPE, LESSON_GIVEN, "gradient", lesson(swap_xy=True)["gradient"])
+    assert explanation(d, "zh") == "record_gradient:x_i 与 y_i 互换了"
+    assert explanation(d, "en") == "record_gradient: x_i and y_i swapped"
+
+
 def test_no_mutation_gives_an_arbitrary_value():
     d = _diagnosis(LESSON_RECIPE, LESSON_GIVEN, "gradient", F(12345, 7))
     assert d.mistake is None and d.explanation.startswith("no known mistake")

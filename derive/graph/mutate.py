@@ -25,6 +25,7 @@ import re
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import islice
 
 import sympy as sp
 
@@ -106,8 +107,9 @@ def _ancestors(graph: Graph, target: str) -> list[tuple[int, Node]]:
                     seen[m.name] = seen[n.name] + 1
                     nxt.append(m)
         frontier = nxt
+    position = {n.name: p for p, n in enumerate(graph.nodes)}
     out = sorted(((d, graph.by_name[n]) for n, d in seen.items()),
-                 key=lambda p: (p[0], -graph.nodes.index(p[1])))
+                 key=lambda p: (p[0], -position[p[1].name]))
     return out[:MAX_NODES]
 
 
@@ -121,14 +123,14 @@ def _of_node(graph: Graph, node: Node) -> list[tuple[str, _Candidate]]:
     out: list[tuple[str, _Candidate]] = []
     names: set[str] = set()
     small = sum(1 for _ in _sites(original)) <= MAX_REEVALUATED
-    candidates = _candidates(graph, node, original)
-    for _ in range(MAX_TRIED):
+    candidates = islice(_candidates(graph, node, original), MAX_TRIED)
+    while True:
         try:
             c = next(candidates)
         except StopIteration:
             break
         except (ValueError, TypeError, ZeroDivisionError):  # pragma: no cover — SymPy refused
-            continue
+            break  # to build one: the generator is finished, the node keeps what it has
         e = c.expr  # built by SymPy's evaluating constructors from the evaluated original
         if small:  # once more through them all: Abs(2·|w|) is built as 2·||w||, then 2·|w|
             try:
@@ -188,10 +190,19 @@ def _at(e: sp.Basic, path: tuple[int, ...], new: sp.Basic) -> sp.Basic:
 
 
 def _candidates(graph: Graph, node: Node, e: sp.Expr) -> Iterator[_Candidate]:
+    """Every mutation of the node's evaluated expression `e`, roughly kind by kind (a
+    duplicate is kept where it comes first: Σ/3 is the sum for the mean before it is the
+    constant 1/3 dropped)."""
     q = node.name
     sites = list(_sites(e))
     for pos, (path, sub, parent) in enumerate(sites):
         if isinstance(sub, sp.Mul):
+            for f in sub.args:
+                if isinstance(f, sp.Sum) and _count(f) ** -1 in sub.args:
+                    n = _text(_count(f))
+                    yield _Candidate("sum_for_mean", pos, _at(e, path, sub * _count(f)), "",
+                                     f"{q}: the sum for the mean (Σ not divided by {n})",
+                                     f"{q}:用求和代替了平均(没有除以 {n})")
             c, _ = sub.as_coeff_Mul()
             if c.is_Rational and c not in (1, -1, 0):
                 a = abs(c)
@@ -201,12 +212,6 @@ def _candidates(graph: Graph, node: Node, e: sp.Expr) -> Iterator[_Candidate]:
                 yield _Candidate("constant_doubled", pos, _at(e, path, sub * 2), "",
                                  f"{q}: the constant factor {a} doubled",
                                  f"{q}:常数因子 {a} 被加倍了")
-            for f in sub.args:
-                if isinstance(f, sp.Sum) and _count(f) ** -1 in sub.args:
-                    n = _text(_count(f))
-                    yield _Candidate("sum_for_mean", pos, _at(e, path, sub * _count(f)), "",
-                                     f"{q}: the sum for the mean (Σ not divided by {n})",
-                                     f"{q}:用求和代替了平均(没有除以 {n})")
         if isinstance(sub, sp.Sum) and not (isinstance(parent, sp.Mul)
                                             and _count(sub) ** -1 in parent.args):
             n = _text(_count(sub))
