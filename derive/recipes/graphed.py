@@ -7,6 +7,8 @@ from collections.abc import Callable, Iterable
 
 from derive.graph import Variant
 from derive.graph.graph import Graph, Values
+from derive.graph.mutate import MAX_MUTATIONS, mutations_of
+from derive.recipes.base import Mistake
 
 GraphOf = Callable[[object], Graph]
 """The graph of an exercise's configuration, from its context (cached by the recipe)."""
@@ -72,3 +74,14 @@ class Graphed:
                              shared=lambda n: n in self.claimable and n not in differs)
             return self.shape(ctx, gr.by_name[v.target], scope.compute(v.target))
         return compute
+
+
+def mutation_mistakes(graphed: Graphed, graph: Graph, targets: Iterable[str],
+                      limit: int = MAX_MUTATIONS) -> tuple[Mistake, ...]:
+    """The mutations of `graph` (derive.graph.mutate) as a recipe's mistakes: for each target
+    (a claimable quantity, in the order given), its mutations most specific first, each
+    computed by `graphed.variant` in the exercise's graph. A mutation of a node that several
+    targets read is one mistake per target, all of one name."""
+    found = mutations_of(graph, [t for t in targets if t in graph.by_name], limit)
+    return tuple(Mistake(v.name, v.target, v.en, graphed.variant(v), zh=v.zh)
+                 for variants in found.values() for v in variants)

@@ -1,0 +1,405 @@
+"""Mutations of a derivation graph: the single-node mistakes a student makes, generated from
+each node's SymPy expression, so that any derivation (an author's own too) has a catalogue of
+known mistakes.
+
+A mutation replaces one node's definition e by another e′ (a `Variant`): a constant factor c
+dropped (c → 1) or doubled (c → 2c), the sign flipped (−e, or one term of a sum), Σ/N for Σ and
+back, a recurrent member read one step early or late (w_{t−1} for w_t and back), two inputs of
+one kind swapped (x_i ↔ y_i), a term dropped (b of w·x + b) or a factor dropped (x_i of
+(ŷ_i − y_i)·x_i), the whole definition doubled (a squared loss's ½ missing, seen downstream) or
+halved. Every e′ is in SymPy's evaluated form; one that equals e, or an earlier e′ of the same
+node, is dropped.
+
+Order (the diagnosis names the first mutation that gives a claimed value): first every edit of
+what is written, then the two scale guesses (the whole definition ×2, ×½), which explain many
+values by coincidence. Within each, the target's own node first, then the nodes it reads,
+nearest first (ties: later in the derivation first): a mistake in the quantity itself is the
+specific explanation, one upstream explains it only through what it feeds. Within a node, by
+kind as in `KINDS`, from the smallest edit (one constant) to the largest (a factor gone); within
+a kind, in the expression's pre-order.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass
+from itertools import islice
+
+import sympy as sp
+
+from derive.graph.graph import Graph
+from derive.graph.language import ALIASES, evaluated
+from derive.graph.node import Node, Variant
+from derive.graph.notation import notation_of
+
+MAX_MUTATIONS = 200
+"""At most this many mutations per target."""
+MAX_NODES = 40
+"""At most this many nodes mutated per target: the target and its nearest ancestors."""
+MAX_SITES = 300
+"""At most this many subexpressions of one node examined."""
+MAX_PER_NODE = 120
+"""At most this many mutations of one node (in the order they are generated: kind by kind)."""
+MAX_REEVALUATED = 100
+"""A node of at most this many subexpressions has each mutation evaluated once more as a whole
+(a larger one keeps the form SymPy's constructors give: the same, but for a rare nesting)."""
+MAX_TRIED = 4 * MAX_PER_NODE
+"""At most this many candidates of one node built (duplicates included)."""
+
+KINDS = ("constant_dropped", "constant_doubled", "sign", "sum_for_mean", "mean_for_sum",
+         "previous_step", "current_step", "swapped", "term_dropped", "term_sign",
+         "factor_dropped", "doubled", "halved")
+"""The kinds of mutation, in the order a diagnosis prefers them."""
+RANK = {k: r for r, k in enumerate(KINDS)}
+GENERIC = frozenset({"doubled", "halved"})
+"""The scale guesses, tried after every edit of what is written."""
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    kind: str
+    position: int
+    expr: sp.Expr
+    obj: str
+    en: str
+    zh: str
+
+
+def mutations(graph: Graph, target: str, limit: int = MAX_MUTATIONS) -> list[Variant]:
+    """Every single-node mutation of the nodes `target` reads (itself included, directly or
+    not), as Variants of `target`, most specific first, at most `limit`."""
+    return mutations_of(graph, (target,), limit)[target]
+
+
+def mutations_of(graph: Graph, targets, limit: int = MAX_MUTATIONS) -> dict[str, list[Variant]]:
+    """`mutations(graph, target, limit)` for each target, each node's mutations generated
+    once for all of them."""
+    order = {n.name: p for p, n in enumerate(graph.nodes)}
+    of_node: dict[str, list[tuple[str, _Candidate]]] = {}
+    out = {}
+    for target in targets:
+        if target not in graph.by_name:
+            raise KeyError(target)
+        ranked = []
+        for distance, node in _ancestors(graph, target):
+            if node.name not in of_node:
+                of_node[node.name] = _of_node(graph, node)
+            for name, c in of_node[node.name]:
+                key = (c.kind in GENERIC, distance, -order[node.name], RANK[c.kind], c.position)
+                ranked.append((key, name, node, c))
+        ranked.sort(key=lambda r: r[0])
+        out[target] = [Variant(name, target, {node.name: c.expr}, en=c.en, zh=c.zh)
+                       for _, name, node, c in ranked[:max(0, limit)]]
+    return out
+
+
+def _ancestors(graph: Graph, target: str) -> list[tuple[int, Node]]:
+    """(distance, node): the target (0) and every node it reads, by breadth-first distance."""
+    seen = {target: 0}
+    frontier = [graph.by_name[target]]
+    while frontier:
+        nxt = []
+        for n in frontier:
+            for m in graph.needs[n.name]:
+                if m.name not in seen:
+                    seen[m.name] = seen[n.name] + 1
+                    nxt.append(m)
+        frontier = nxt
+    position = {n.name: p for p, n in enumerate(graph.nodes)}
+    out = sorted(((d, graph.by_name[n]) for n, d in seen.items()),
+                 key=lambda p: (p[0], -position[p[1].name]))
+    return out[:MAX_NODES]
+
+
+def _of_node(graph: Graph, node: Node) -> list[tuple[str, _Candidate]]:
+    """The node's distinct mutations, each with its name (the same for every target)."""
+    try:
+        original = evaluated(node.expr)
+    except ValueError:
+        return []
+    seen = {original}
+    out: list[tuple[str, _Candidate]] = []
+    names: set[str] = set()
+    small = sum(1 for _ in _sites(original)) <= MAX_REEVALUATED
+    candidates = islice(_candidates(graph, node, original), MAX_TRIED)
+    while True:
+        try:
+            c = next(candidates)
+        except StopIteration:
+            break
+        except (ValueError, TypeError, ZeroDivisionError):  # pragma: no cover — SymPy refused
+            break  # to build one: the generator is finished, the node keeps what it has
+        e = c.expr  # built by SymPy's evaluating constructors from the evaluated original
+        if small:  # once more through them all: Abs(2·|w|) is built as 2·||w||, then 2·|w|
+            try:
+                e = evaluated(e)
+            except ValueError:
+                continue
+        if e in seen or e.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+            continue
+        seen.add(e)
+        base = f"{node.name}_{c.kind}" + (f"_{c.obj}" if c.obj else "")
+        name, n = base, 1
+        while name in names:
+            n += 1
+            name = f"{base}_{n}"
+        names.add(name)
+        out.append((name, _Candidate(c.kind, c.position, e, c.obj, c.en, c.zh)))
+        if len(out) >= MAX_PER_NODE:
+            break
+    return out
+
+
+def _sites(e: sp.Basic) -> Iterator[tuple[tuple[int, ...], sp.Basic, sp.Basic | None]]:
+    """(path, subexpression, parent) in pre-order: inside a Σ only its summand, an indexed
+    member and a number are leaves, a case's condition is skipped."""
+    stack = [((), e, None)]
+    count = 0
+    while stack and count < MAX_SITES:
+        path, sub, parent = stack.pop()
+        count += 1
+        yield path, sub, parent
+        if isinstance(sub, (sp.Indexed, sp.Symbol, sp.Number, sp.Tuple)) or not sub.args:
+            continue
+        if isinstance(sub, sp.Sum):
+            kids = [0]
+        elif isinstance(sub, sp.Piecewise):
+            kids = [(j, 0) for j in range(len(sub.args))]
+        elif isinstance(sub, (sp.Expr,)):
+            kids = list(range(len(sub.args)))
+        else:
+            continue
+        for k in reversed(kids):
+            if isinstance(k, tuple):
+                j, _ = k
+                pair = sub.args[j]
+                stack.append((path + (j, 0), pair.args[0], sub))
+            else:
+                stack.append((path + (k,), sub.args[k], sub))
+
+
+def _at(e: sp.Basic, path: tuple[int, ...], new: sp.Basic) -> sp.Basic:
+    """`e` with the subexpression at `path` replaced by `new`."""
+    if not path:
+        return new
+    args = list(e.args)
+    args[path[0]] = _at(args[path[0]], path[1:], new)
+    return e.func(*args)
+
+
+def _candidates(graph: Graph, node: Node, e: sp.Expr) -> Iterator[_Candidate]:
+    """Every mutation of the node's evaluated expression `e`, roughly kind by kind (a
+    duplicate is kept where it comes first: Σ/3 is the sum for the mean before it is the
+    constant 1/3 dropped)."""
+    q = node.name
+    sites = list(_sites(e))
+    for pos, (path, sub, parent) in enumerate(sites):
+        if isinstance(sub, sp.Mul):
+            for f in sub.args:
+                if isinstance(f, sp.Sum) and _count(f) ** -1 in sub.args:
+                    n = _text(_count(f))
+                    yield _Candidate("sum_for_mean", pos, _at(e, path, sub * _count(f)), "",
+                                     f"{q}: the sum for the mean (Σ not divided by {n})",
+                                     f"{q}:用求和代替了平均(没有除以 {n})")
+            c, _ = sub.as_coeff_Mul()
+            if c.is_Rational and c not in (1, -1, 0):
+                a = abs(c)
+                yield _Candidate("constant_dropped", pos, _at(e, path, sub / a), "",
+                                 f"{q}: the constant factor {a} dropped",
+                                 f"{q}:漏掉了常数因子 {a}")
+                yield _Candidate("constant_doubled", pos, _at(e, path, sub * 2), "",
+                                 f"{q}: the constant factor {a} doubled",
+                                 f"{q}:常数因子 {a} 被加倍了")
+        if isinstance(sub, sp.Sum) and not (isinstance(parent, sp.Mul)
+                                            and _count(sub) ** -1 in parent.args):
+            n = _text(_count(sub))
+            yield _Candidate("mean_for_sum", pos, _at(e, path, sub / _count(sub)), "",
+                             f"{q}: the mean for the sum (Σ divided by {n})",
+                             f"{q}:用平均代替了求和(多除以了 {n})")
+    if e != 0:
+        yield _Candidate("sign", 0, -e, "", f"{q}: the sign flipped", f"{q}:符号取反了")
+    yield from _steps(graph, node, e)
+    yield from _swaps(graph, node, e)
+    for pos, (path, sub, _) in enumerate(sites):
+        if isinstance(sub, sp.Add):
+            for j, t in enumerate(sub.args):
+                rest = sub.args[:j] + sub.args[j + 1:]
+                tt = _text(t)
+                yield _Candidate("term_sign", pos, _at(e, path, sub.func(*rest, -t)), _slug(t),
+                                 f"{q}: the sign of the term {tt} flipped",
+                                 f"{q}:项 {tt} 的符号反了")
+                yield _Candidate("term_dropped", pos, _at(e, path, sub.func(*rest)), _slug(t),
+                                 f"{q}: the term {tt} dropped", f"{q}:漏掉了项 {tt}")
+        if isinstance(sub, sp.Mul):
+            means = {_count(f) ** -1 for f in sub.args if isinstance(f, sp.Sum)}
+            factors = [f for f in sub.args if not f.is_Number]
+            for j, f in enumerate(sub.args):
+                if f.is_Number or len(factors) < 2 or isinstance(f, sp.Sum) or f in means:
+                    continue  # what remains is a constant, or 1/N: not a forgotten factor
+                rest = sub.args[:j] + sub.args[j + 1:]
+                ft = _text(f)
+                yield _Candidate("factor_dropped", pos, _at(e, path, sub.func(*rest)), _slug(f),
+                                 f"{q}: the factor {ft} dropped (a chain-rule factor forgotten)",
+                                 f"{q}:漏掉了因子 {ft}(链式法则少乘了一项)")
+    c, _ = e.as_coeff_Mul()
+    if c in (1, -1) and e != 0:
+        yield _Candidate("doubled", 0, 2 * e, "", f"{q}: doubled (a factor 2 too many, "
+                         "as from a squared loss without its ½)",
+                         f"{q}:多乘了因子 2(如平方损失漏掉了 ½)")
+        if any(isinstance(p, sp.Pow) and p.exp == 2 for p in sp.preorder_traversal(e)):
+            yield _Candidate("halved", 0, e / 2, "",
+                             f"{q}: halved (a ½ added: the other loss convention)",
+                             f"{q}:多乘了因子 ½(另一种损失约定)")
+
+
+def _count(s: sp.Sum) -> sp.Expr:
+    """The number of terms of Σ_{i=lo}^{hi}: hi when lo = 1."""
+    _, lo, hi = s.limits[0]
+    return hi if lo == 1 else hi - lo + 1
+
+
+def _steps(graph: Graph, node: Node, e: sp.Expr) -> Iterator[_Candidate]:
+    """A recurrent family's member t read as t − 1 (the previous step; the family has a start,
+    w_0) and t − 1 read as t (the current step; never where that member is being computed
+    from this node, which would be a cycle)."""
+    if node.over is None:
+        return
+    t = node.over.index
+    reads = sorted({a for a in sp.preorder_traversal(e) if isinstance(a, sp.Indexed)},
+                   key=sp.default_sort_key)
+    for a in reads:
+        f = graph.by_key.get(a.base.label.name)
+        if f is None or f.over is None or f.over.index != t:
+            continue
+        ix, rest = a.indices[0], a.indices[1:]
+        if ix == t and f.start is not None:
+            new, kind, en, zh = t - 1, "previous_step", "the previous step's", "上一步的"
+        elif ix == t - 1 and f is not node and f.name not in graph.depends(node.name):
+            new, kind, en, zh = t, "current_step", "the current step's", "当前步的"
+        else:
+            continue
+        b = a.base[(new, *rest)]
+        yield _Candidate(kind, 0, e.xreplace({a: b}), _slug(a),
+                         f"{node.name}: {en} {_text(b)} for {_text(a)}",
+                         f"{node.name}:用了{zh} {_text(b)} 而不是 {_text(a)}")
+
+
+def _leaves(e: sp.Basic) -> Iterator[sp.Basic]:
+    """The symbols and family members an expression reads, in pre-order (a member's base and
+    index are not leaves of their own)."""
+    if isinstance(e, (sp.Indexed, sp.Symbol)):
+        yield e
+        return
+    for a in e.args:
+        yield from _leaves(a)
+
+
+def _swaps(graph: Graph, node: Node, e: sp.Expr) -> Iterator[_Candidate]:
+    """Two symbols of one kind swapped everywhere in the definition: two families read at the
+    same member (x_i ↔ y_i), or two scalars with the same assumptions (w ↔ b); both inputs,
+    or both quantities."""
+    bound = {lim[0] for s in sp.preorder_traversal(e) if isinstance(s, sp.Sum)
+             for lim in s.limits} | set(node.indices)
+    fams: dict[tuple, list] = {}
+    scalars: dict[tuple, list] = {}
+    for a in _leaves(e):
+        if isinstance(a, sp.Indexed):
+            label = a.base.label
+            kind = (label.name in graph.by_key, a.indices)
+            fams.setdefault(kind, [])
+            if a.base not in fams[kind]:
+                fams[kind].append(a.base)
+        elif a not in bound:
+            if a.is_integer:  # a family's size or an index: never a value to swap
+                continue
+            kind = (a.name in graph.by_key, tuple(sorted(a.assumptions0.items())))
+            scalars.setdefault(kind, [])
+            if a not in scalars[kind]:
+                scalars[kind].append(a)
+    pairs = []
+    for (_, ix), bases in fams.items():
+        bases.sort(key=lambda u: u.label.name)
+        for p, u in enumerate(bases):
+            for v in bases[p + 1:]:
+                pairs.append((u, v, u[ix], v[ix]))
+    for syms in scalars.values():
+        syms.sort(key=lambda u: u.name)
+        for p, u in enumerate(syms):
+            for v in syms[p + 1:]:
+                pairs.append((u, v, u, v))
+    pairs.sort(key=lambda p: (sp.default_sort_key(p[2]), sp.default_sort_key(p[3])))
+    for u, v, su, sv in pairs:
+        a, b = _text(su), _text(sv)
+        yield _Candidate("swapped", 0, e.xreplace({u: v, v: u}), f"{_slug(su)}_{_slug(sv)}",
+                         f"{node.name}: {a} and {b} swapped", f"{node.name}:{a} 与 {b} 互换了")
+
+
+_WRITTEN = {v: k for k, v in ALIASES.items() if len(k) <= 2 and not k.isascii()}
+"""Internal names as the course writes them (yhat → ŷ, eta → η), for symbols without a
+notation (an author's own)."""
+_ACCENTS = {"hat": "\u0302", "bar": "\u0304", "tilde": "\u0303"}
+_SPECIAL = {"ell": "ℓ", "varepsilon": "ε", "lambda": "λ", "Lambda": "Λ"}
+"""Letters whose Unicode names differ from their LaTeX names (Unicode spells λ LAMDA)."""
+
+
+def _plain(tex: str) -> str:
+    """A fixed subscript's LaTeX as text: \\mathrm{grad} is grad, \\max is max."""
+    return re.sub(r"\\[a-zA-Z]+\{([^{}]*)\}", r"\1", tex).replace("\\", "").replace(
+        "{", "").replace("}", "")
+
+
+def _letter(name: str, ix: str = "") -> str:
+    """A symbol as the course writes it, with the member `ix` (ŷ_i, ∂ℓ_i/∂w, w_(t − 1))."""
+    ix = "" if not ix else "_" + (ix if len(ix) == 1 else f"({ix})")
+    n = notation_of(name)
+    if n is None:
+        return _WRITTEN.get(name, name) + ix
+    if n.letter in _SPECIAL:
+        out = _SPECIAL[n.letter]
+    else:
+        case = "CAPITAL" if n.letter[:1].isupper() else "SMALL"
+        try:
+            out = unicodedata.lookup(f"GREEK {case} LETTER {n.letter.upper()}")
+        except KeyError:
+            out = n.letter
+    out = unicodedata.normalize("NFC", out + _ACCENTS.get(n.accent, ""))
+    if n.prime:
+        out += "′"
+    if n.sub:
+        out += "_" + _plain(n.sub)
+    if n.prefix == "nabla":
+        out = "∇" + out
+    if n.wrt:
+        return f"∂{out}{ix}/∂{n.wrt}"
+    return out + ix
+
+
+def _text(e: sp.Basic) -> str:
+    """A subexpression in plain Unicode text for an explanation: x_i, w_(t − 1), −y_i."""
+    names = {}
+    for a in sp.preorder_traversal(e):
+        if isinstance(a, sp.Indexed):
+            ix = ",".join(sp.sstr(i) for i in a.indices)
+            names[a] = sp.Symbol(_letter(a.base.label.name, ix))
+    plain = e.xreplace(names)
+    plain = plain.xreplace({s: sp.Symbol(_letter(s.name)) for s in plain.free_symbols
+                            if isinstance(s, sp.Symbol) and s not in names.values()})
+    return sp.sstr(plain).replace("**", "^").replace("*", "·").replace("-", "−")
+
+
+def _slug(e: sp.Basic) -> str:
+    """A short ASCII name of a symbol or member for a mutation's name (x, b, w_prev), or ""."""
+    if isinstance(e, sp.Indexed):
+        name = e.base.label.name
+        if e.indices and e.indices[0].is_Add:
+            name += "_prev"
+        return name
+    if isinstance(e, sp.Symbol):
+        return e.name
+    if isinstance(e, sp.Mul):
+        parts = [a for a in e.args if not a.is_Number]
+        if len(parts) == 1:
+            return _slug(parts[0])
+    return ""
