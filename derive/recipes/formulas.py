@@ -30,7 +30,7 @@ from derive.graph.language import (
 from derive.graph.notation import GREEK, index, notation_of, symbol
 from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.recipes.base import Input, Quantity, Recipe
-from derive.recipes.graphed import Graphed, one_member_a_number
+from derive.recipes.graphed import Graphed, mutation_mistakes, one_member_a_number
 
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]{2,})*\Z")
 """A quantity's or a given's name: w, lr, beta1, w_new, b_gradient (a part after "_" has two or
@@ -242,7 +242,8 @@ def _recipe(key) -> Recipe:
         for d in defines)
     inputs = tuple(Input(name, kind, "a given of the exercise") for name, kind in kinds.items())
     return Recipe(name="formulas", title=TITLE, doc=__doc__, inputs=inputs,
-                  quantities=quantities, graph=lambda ctx: graph,
+                  quantities=quantities, mistakes=mutation_mistakes(graphed, graph, names),
+                  graph=lambda ctx: graph,
                   node_words={n: ("Quantity", "量") for n in names})
 
 
