@@ -43,7 +43,7 @@ GIVEN_KEYS = ("window", "functions")
 FILE_KEYS = ("statement", "exercise")
 """Top-level keys of a file `derive prove` reads (its exercises are for `derive check`)."""
 
-MAX_STATEMENTS = 200
+MAX_STATEMENTS = 100
 """Most statements in one file."""
 MAX_TEXT = 300
 """Longest title, in characters."""
