@@ -372,3 +372,57 @@ def test_the_docs_show_the_bundled_example():
     shown = page.split("<!-- file: statements.toml -->\n```toml\n", 1)[1].split("\n```", 1)[0]
     assert shown.strip() == EXAMPLE.read_text(encoding="utf-8").strip()
 
+
+
+CLASSES = {  # formulas on the microbatch window, grouped by the value they denote
+    "batch gradient": ["d(mean_i(ell_i(θ)))/d(θ)", "mean_i(d(ell_i(θ))/d(θ))",
+                       "sum_k(n_k/N * d(mean_{i in B_k}(ell_i(θ)))/d(θ))",
+                       "sum_k(d(sum_{i in B_k}(ell_i(θ)))/d(θ)) / N",
+                       "sum_k(n_k * d(mean_{i ∈ B_k}(ℓ_i(θ)))/d(θ)) / N"],
+    "mean of means": ["sum_k(d(mean_{i in B_k}(ell_i(θ)))/d(θ)) / K",
+                      "mean_k(d(mean_{i in B_k}(ell_i(θ)))/d(θ))"],
+    "undivided sum": ["sum_k(d(sum_{i in B_k}(ell_i(θ)))/d(θ))", "d(sum_i(ell_i(θ)))/d(θ)"],
+}
+WINDOW_FORMULAS = [(c, f) for c, fs in CLASSES.items() for f in fs]
+
+
+def _class_value(name: str, sizes: tuple[int, ...], a: dict[str, Fraction]) -> Fraction:
+    """The class's value on the lesson's model at a witness, in Fractions: record gradients
+    (w·x_i − y_i)·x_i grouped into blocks of the given sizes."""
+    grads = [(a["w"] * a[f"x_{i}"] - a[f"y_{i}"]) * a[f"x_{i}"] for i in range(1, sum(sizes) + 1)]
+    ends = [sum(sizes[:m]) for m in range(len(sizes) + 1)]
+    blocks = [grads[ends[m]:ends[m + 1]] for m in range(len(sizes))]
+    return {"batch gradient": sum(grads) / len(grads),
+            "mean of means": sum(sum(b) / len(b) for b in blocks) / len(blocks),
+            "undivided sum": sum(grads)}[name]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from(WINDOW_FORMULAS), st.sampled_from(WINDOW_FORMULAS),
+       st.sampled_from(["proved", "refuted"]), st.booleans(),
+       st.lists(st.sampled_from(["n_k >= 1", "K >= 1", "N > 0", "theta != 7"]), max_size=2))
+def test_random_window_statements_get_honest_verdicts(left, right, expect, search, facts):
+    """Statements on the microbatch window from formulas of known value: `proved` only for
+    two formulas of one value, `refuted` only for two of different values, and a witness of
+    the lesson's window shows both values, recomputed in Fractions."""
+    (lclass, lhs), (rclass, rhs) = left, right
+    keys = dict(lhs=lhs, rhs=rhs, assumptions=facts, given=WINDOW)
+    if search:
+        keys["search"] = "microbatches"
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "s.toml"
+        path.write_text(_table("window", expect, **keys), encoding="utf-8")
+        code, out, err = run("prove", "--format", "json", str(path))
+    assert err == "" and code == (0 if json.loads(out)["statements"][0]["verdict"] == expect
+                                  else 1)
+    (rec,) = json.loads(out)["statements"]
+    assert rec["verdict"] != "proved" or lclass == rclass
+    assert rec["verdict"] != "refuted" or lclass != rclass
+    if lclass == rclass:
+        assert rec["verdict"] == "proved", rec["detail"]
+    w = rec["witness"]
+    if rec["verdict"] == "refuted" and w["shape"].startswith("n = "):
+        sizes = tuple(int(s) for s in re.findall(r"\d+", w["shape"]))
+        a = {k: Fraction(v) for k, v in w["assignment"].items()}
+        assert (Fraction(w["lhs"]), Fraction(w["rhs"])) == (
+            _class_value(lclass, sizes, a), _class_value(rclass, sizes, a))
