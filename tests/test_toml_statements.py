@@ -154,6 +154,9 @@ REFUSED = [  # (file text, "not supported"?, words the one line holds)
      "key 'lhs': \"(θ - 1)^\": expected an operand at column 9"),
     (_table("x", lhs="f(θ)", rhs="1"), True, "key 'lhs': not supported: \"f(θ)\": the function "
      "'f' (column 1) is not supported"),
+    (_table("x", lhs="ell_i(θ)", rhs="1"), True, "is not supported; the language has sqrt, abs, "
+     "exp, log, min, max, grad(L, w), d(L)/d(w), sum_i(…) and mean_i(…); an undefined function "
+     "is declared in [statement.given]: functions = [\"ell\"]"),
     (_table("x", lhs="2^100000", rhs="1"), True, "not supported"),
     (_table("x", search="partitions", **A2), False,
      "key 'search': is \"partitions\", not a known search; known searches: microbatches"),
@@ -426,3 +429,22 @@ def test_random_window_statements_get_honest_verdicts(left, right, expect, searc
         a = {k: Fraction(v) for k, v in w["assignment"].items()}
         assert (Fraction(w["lhs"]), Fraction(w["rhs"])) == (
             _class_value(lclass, sizes, a), _class_value(rclass, sizes, a))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(
+    ["[[statement]]\n", "[statement.given]\n", 'id = "a"\n', 'title = "t"\n',
+     'expect = "proved"\n', 'expect = "refuted"\n', 'lhs = "θ"\n', 'rhs = "2*θ"\n',
+     'window = "microbatches"\n', 'functions = ["ell"]\n', 'search = "microbatches"\n',
+     'assumptions = ["eta > 0"]\n', "[[exercise]]\n", 'lhs = "sum_{i in B_k}(ell_i(θ))"\n',
+     "x = 1\n", "[statement]\n", '"\n', "=\n"]), max_size=14).map("".join))
+def test_any_file_of_statement_pieces_is_decided_or_refused_in_one_line(text):
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "s.toml"
+        path.write_text(text, encoding="utf-8")
+        code, out, err = run("prove", str(path))
+    assert "internal error" not in err and "Traceback" not in err
+    if code == 2:
+        assert out == "" and err.count("\n") == 1
+    else:
+        assert code in (0, 1) and err == "" and "statement" in out

@@ -290,7 +290,10 @@ def _formula(text: object, key: str, at: _At, meaning: dict, offset: int = 0,
     try:
         return evaluated(parse_formula(text, **meaning))
     except FormulaNotSupported as exc:
-        at.unsupported(key, f"{shown(whole or text)}: {exc}", "see docs/formulas.md")
+        call = re.match(r"the function '([A-Za-z][A-Za-z0-9]*)'", str(exc))
+        hint = (f"an undefined function is declared in [statement.given]: functions = "
+                f"[\"{call.group(1)}\"]" if call else "see docs/formulas.md")
+        at.unsupported(key, f"{shown(whole or text)}: {exc}", hint)
     except FormulaError as exc:
         message = str(exc)
         if exc.column is not None and offset:
