@@ -1,5 +1,7 @@
 """A pytest plugin (opt-in) that checks an exercise bank: each exercise of every *.toml file
-is a test item, and a failing one shows the check report with its diagnosis.
+is a test item, and a failing one shows the check report with its diagnosis. Each
+[[statement]] table of those files is a test item too, proved as `derive prove FILE` proves
+it: it fails unless it gets its expected verdict.
 
 Enable it with `pytest --derive-exercises exercises/`, or once for a bank with
 `derive_exercises = true` under [tool.pytest.ini_options] (or [pytest] in pytest.ini); then
@@ -57,8 +59,17 @@ class ExerciseFile(pytest.File):
     def collect(self):
         from derive.errors import DeriveError
         from derive.exercises.bank import load_file
+        from derive.exercises.reader import read_toml
+        from derive.exercises.statements import has_statements, statements_of
 
         try:
+            doc = read_toml(self.path)
+            if has_statements(doc):
+                for statement in statements_of(doc, str(self.path)):
+                    yield StatementItem.from_parent(self, name=statement.id,
+                                                    statement=statement)
+                if "exercise" not in doc:
+                    return
             exercises = load_file(self.path)
         except DeriveError as exc:
             yield InvalidFile.from_parent(self, name="invalid", message=exc.line())
@@ -104,6 +115,36 @@ class ExerciseItem(pytest.Item):
 
     def reportinfo(self):
         return self.path, None, f"exercise {self.exercise.id} ({self.exercise.recipe.name})"
+
+
+class StatementFailure(Exception):
+    """A statement that did not get its expected verdict."""
+
+
+class StatementItem(pytest.Item):
+    """A [[statement]] table: passes when `derive prove` gives it its expected verdict."""
+
+    def __init__(self, *, statement, **kw):
+        super().__init__(**kw)
+        self.statement = statement
+        self.outcome = None
+
+    def runtest(self):
+        from derive.statements import prove
+
+        self.outcome = prove(self.statement)
+        if not self.outcome.ok:
+            raise StatementFailure(self.statement.id)
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, StatementFailure) and self.outcome is not None:
+            from derive.cli.prove import text_report
+
+            return text_report([self.outcome])
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self):
+        return self.path, None, f"statement {self.statement.id} ({self.statement.expect.value})"
 
 
 class InvalidFile(pytest.Item):

@@ -58,3 +58,26 @@ def test_duplicate_ids_across_files_fail_and_tool_files_are_not_collected(pytest
     # a.toml passes; b.toml (duplicate id), bad.toml and notes.toml (no [[exercise]]) fail
     result.assert_outcomes(passed=1, failed=3)
     result.stdout.fnmatch_lines(["*also the id of an exercise in*a.toml*"])
+
+
+def test_collects_each_statement_of_a_statement_file(pytester):
+    """[[statement]] tables are items proved as `derive prove FILE` proves them: the bundled
+    A2 and mean-of-means pass; one expecting the wrong verdict fails with the prove table."""
+    example = (ROOT / "docs" / "examples" / "statements.toml").read_text(encoding="utf-8")
+    wrong = example.replace('id = "a2-line1-toml"', 'id = "a2-line1-wrong"').replace(
+        'expect = "proved"', 'expect = "refuted"', 1)
+    pytester.makefile(".toml", statements=example, wrong=wrong)
+    mixed = example.replace("-toml\"", "-mixed\"") + "\n" + (
+        ROOT / "proofs" / "course" / "lesson03.toml").read_text(encoding="utf-8")
+    pytester.makefile(".toml", mixed=mixed)
+    result = pytester.runpytest_subprocess("--derive-exercises", "statements.toml", "wrong.toml",
+                                           "mixed.toml")
+    result.assert_outcomes(passed=3 + 2 + 3 + 4, failed=1)
+    result.stdout.fnmatch_lines(["*expected refuted, got proved*"])
+
+
+def test_an_invalid_statement_file_is_one_failing_item(pytester):
+    pytester.makefile(".toml", bad='[[statement]]\nid = "x"\ntitle = "t"\nexpect = "maybe"\n')
+    result = pytester.runpytest_subprocess("--derive-exercises", "bad.toml")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*statement 'x': key 'expect': is \"maybe\"*"])

@@ -1,20 +1,26 @@
-"""`derive prove [ID …] [--format text|json]`: decide every statement afresh."""
+"""`derive prove [ID | FILE.toml …] [--format text|json]`: decide every statement afresh, those
+of proofs/ by id and the [[statement]] tables of files."""
 
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
 from derive.cli.errors import UsageError, did_you_mean
 from derive.cli.output import emit
 from derive.kernel import exact_str
-from derive.statements import Outcome
+from derive.statements import Outcome, Statement
 from derive.statements.parallel import prove_all
 from derive.statements.registry import InvalidProofs, UnknownStatement, all_statements, select
+from derive.statements.statement import ID_PATTERN
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser("prove", help="prove the identities and refute the non-identities")
-    p.add_argument("ids", nargs="*", metavar="ID", help="statement ids (default: all)")
+    p.add_argument("ids", nargs="*", metavar="ID|FILE.toml",
+                   help="statement ids of proofs/, or files (or folders) of [[statement]] "
+                        "tables (default: every statement of proofs/)")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="prove on N processes (default: DERIVE_JOBS, else the cores, at most 4)")
@@ -60,7 +66,9 @@ def outcome_json(o: Outcome) -> dict:
     }
 
 
-def _text(outcomes: list[Outcome]) -> str:
+def text_report(outcomes: list[Outcome]) -> str:
+    """The table `derive prove` prints: one line per statement, its witness, what is not as
+    expected, and a summary."""
     width = max(len(o.statement.id) for o in outcomes)
     lines = [f"{'ID':<{width}}  {'VERDICT':<8} {'EXPECTED':<8} {'COURSE':>6} {'TIME':>7}  TITLE"]
     for o in outcomes:
@@ -94,16 +102,50 @@ def _text(outcomes: list[Outcome]) -> str:
     return "\n".join(lines)
 
 
-def run(args) -> int:
+def is_path(arg: str) -> bool:
+    """Whether an argument names a file or folder rather than an id: it ends in .toml, holds a
+    '/', or exists and is not written like an id (a folder `proofs` is written `proofs/`).
+    Anything else is an id, so a mistyped id gets its suggestion."""
+    return arg.endswith(".toml") or "/" in arg or os.sep in arg or (
+        not ID_PATTERN.match(arg) and Path(arg).exists())
+
+
+def _select(ids: list[str]) -> list[Statement]:
     try:
-        statements = select(args.ids)
+        return select(ids)
     except InvalidProofs as exc:
         raise UsageError(str(exc)) from None
     except UnknownStatement as exc:
         name = exc.args[0]
         raise UsageError(f"no statement {name!r} in proofs/"
                          f"{did_you_mean(name, [s.id for s in all_statements()])} "
-                         f"(`derive prove` with no id runs them all)") from None
+                         f"(`derive prove` with no id runs them all; a file of statements "
+                         f"ends in .toml)") from None
+
+
+def statements_for(args: list[str]) -> list[Statement]:
+    """The statements the arguments name, in their order: ids of proofs/ and the statements
+    of files; every id once."""
+    if not any(is_path(a) for a in args):
+        return _select(args)
+    from derive.exercises.statements import load_paths
+
+    out: list[Statement] = []
+    origin: dict[str, str] = {}
+    for arg in args:
+        found = load_paths([arg]) if is_path(arg) else [(s, "proofs/") for s in _select([arg])]
+        for s, where in found:
+            if s.id in origin:
+                raise UsageError(f"{where}: statement {s.id!r} is also a statement of "
+                                 f"{origin[s.id]}; give every statement its own id (and name "
+                                 f"each file once)")
+            origin[s.id] = where
+            out.append(s)
+    return out
+
+
+def run(args) -> int:
+    statements = statements_for(args.ids)
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"--jobs {args.jobs}: give a number of processes ≥ 1")
     outcomes = prove_all(statements, args.jobs)
@@ -111,5 +153,5 @@ def run(args) -> int:
         emit(json.dumps({"statements": [outcome_json(o) for o in outcomes]},
                         ensure_ascii=False, indent=2), None)
     else:
-        emit(_text(outcomes), None)
+        emit(text_report(outcomes), None)
     return 0 if all(o.ok for o in outcomes) else 1

@@ -34,13 +34,19 @@ def _walk(folder: Path, name: str) -> list[Path]:
 
 def toml_files(paths: list[str]) -> list[Path]:
     """The files named, and the *.toml files under the folders named, in a stable order."""
+    return [path for path, _ in _toml_entries(paths)]
+
+
+def _toml_entries(paths: list[str]) -> list[tuple[Path, bool]]:
+    """(file, whether it was named rather than found in a folder), as `toml_files` orders
+    them."""
     out, seen = [], set()
 
-    def add(path: Path) -> None:
+    def add(path: Path, named: bool = False) -> None:
         key = path.resolve()
         if key not in seen:
             seen.add(key)
-            out.append(path)
+            out.append((path, named))
 
     for p in paths:
         if p == "":
@@ -54,20 +60,28 @@ def toml_files(paths: list[str]) -> list[Path]:
             for f in found:
                 add(f)
         elif path.exists() or path.is_symlink():
-            add(path)  # read_bytes refuses what is not a regular, readable file
+            add(path, named=True)  # read_bytes refuses what is not a regular, readable file
         else:
             raise ExerciseError(p, None, None, "does not exist", "name an exercise file or folder")
     return out
 
 
-def load_file(path: Path) -> list[Exercise]:
+def load_file(path: Path, named: bool = True) -> list[Exercise]:
+    """The exercises of a file. Its [[statement]] tables are `derive prove`'s: a file of
+    statements only is refused when named, and has no exercises when found in a folder."""
     doc = read_toml(path)
     name = str(path)
     for key in doc:
-        if key != "exercise":
+        if key not in ("exercise", "statement"):
             raise ExerciseError(name, None, key, "is not a top-level key of an exercise file",
                                 "write exercises as [[exercise]] tables")
     tables = doc.get("exercise")
+    if tables is None and "statement" in doc:
+        if not named:
+            return []
+        raise ExerciseError(name, None, "statement", "holds [[statement]] tables and no "
+                            "[[exercise]] table", "`derive prove FILE` decides statements; "
+                            "write [[exercise]] tables for this command")
     if not isinstance(tables, list) or not tables:
         raise ExerciseError(name, None, "exercise", "holds no [[exercise]] table",
                             "write at least one [[exercise]] table")
@@ -77,8 +91,8 @@ def load_file(path: Path) -> list[Exercise]:
 def load(paths: list[str]) -> list[Exercise]:
     """Every exercise of every file, validated; ids unique across the whole bank."""
     exercises, seen = [], {}
-    for path in toml_files(paths):
-        for ex in load_file(path):
+    for path, named in _toml_entries(paths):
+        for ex in load_file(path, named):
             if ex.id in seen:
                 raise ExerciseError(ex.path, ex.id, "id", f"is also the id of an exercise in "
                                     f"{seen[ex.id]}", "give every exercise its own id")
