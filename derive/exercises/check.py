@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from derive.exercises.claims import UNDECIDED, WRONG, judge
-from derive.exercises.diagnosis import Diagnosis, diagnose
+from derive.exercises.diagnosis import Diagnosis, diagnose, formula_diagnosis
 from derive.exercises.schema import Exercise
 from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.limits import EXERCISE_SECONDS as DEFAULT_SECONDS
@@ -21,6 +21,9 @@ class ClaimResult:
     diagnosis: Diagnosis | None
     claimed_json: object = None
     """The claim as written: a string, or a list of them for a list claim."""
+    formula: str | None = None
+    """For a formula answer: the quantity's own symbolic form, in the formula language
+    (`expected` is then None)."""
 
 
 @dataclass(frozen=True)
@@ -60,12 +63,28 @@ def check_exercise(ex: Exercise, seconds: float | None = DEFAULT_SECONDS,
 
 def _check(ex: Exercise) -> Report:
     values = answer_key(ex)
-    statuses = {name: judge(claim, values[name]) for name, claim in ex.claims.items()}
+    numbers = {n: c for n, c in ex.claims.items() if c.formula is None}
+    statuses = {name: judge(claim, values[name]) for name, claim in numbers.items()}
     order = list(values)
     wrong = sorted((n for n, s in statuses.items() if s == WRONG), key=order.index)
-    diagnoses = diagnose(ex.recipe, ex.given, ex.claims, wrong, values)
+    diagnoses = diagnose(ex.recipe, ex.given, numbers, wrong, values)
+    forms = {}
+    for name, claim in ex.claims.items():
+        if claim.formula is not None:
+            statuses[name], diagnoses[name], forms[name] = _formula(ex, name, claim)
     results = tuple(
-        ClaimResult(name, ex.claims[name].text, statuses[name], values[name],
-                    diagnoses.get(name), ex.claims[name].as_written())
+        ClaimResult(name, ex.claims[name].text, statuses[name],
+                    None if name in forms else values[name], diagnoses.get(name),
+                    ex.claims[name].as_written(), forms.get(name))
         for name in sorted(ex.claims, key=order.index))
     return Report(ex, values, results)
+
+
+def _formula(ex: Exercise, name: str, claim) -> tuple[str, Diagnosis | None, str]:
+    """A formula answer's status, its diagnosis (the witness of a wrong one, the reason of
+    an undecided one) and the quantity's own formula."""
+    from derive.exercises.formulas import judge_formula, quantity_formula
+
+    j = judge_formula(claim.formula, ex.recipe, ex.given, name)
+    form = quantity_formula(ex.recipe, ex.given, name) or "—"
+    return j.status, formula_diagnosis(name, j), form
