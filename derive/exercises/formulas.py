@@ -88,6 +88,8 @@ class _Symbols:
                         self.families.setdefault(a.base.label.name, a.base)
                     elif isinstance(a, sp.Symbol) and a.name in graph.inputs:
                         self.scalars.setdefault(a.name, a)
+        for name in self.families:  # a family's label is a Symbol too: never a scalar
+            self.scalars.pop(name, None)
         self.sizes = {}
         for n in graph.nodes:
             if n.over is not None:
@@ -114,6 +116,21 @@ class _Symbols:
         except (NoForm, TooLarge):
             return None
         return int(n) if n.is_Integer else None
+
+
+def _unnamed(graph: Graph, name: str) -> list[str]:
+    """The inputs the quantity's form reads that a formula cannot name (internal names such
+    as clip_c: the language reads an underscore as an index)."""
+    from derive.graph.symbolic import _labels, reads
+
+    used = set()
+    for n in reads(graph, name):
+        node = graph.by_name[n]
+        used |= {a.base.label.name if isinstance(a, sp.Indexed) else a.name
+                 for a in sp.preorder_traversal(node.expr)
+                 if isinstance(a, (sp.Indexed, sp.Symbol))}
+    return sorted(k for k in set(_labels(graph)) & used
+                  if not (k.isascii() and k.isalnum()) and k not in graph.opaque)
 
 
 def _columns(text: str) -> dict[str, int]:
@@ -173,6 +190,10 @@ def prepare(text: object, recipe: Recipe, given: dict, name: str, where: Where,
     why = unsupported(graph, name)
     if why:
         not_supported(f"formula answers for {name}: {why}")
+    hidden = _unnamed(graph, name)
+    if hidden:
+        not_supported(f"formula answers for {recipe.name}'s {name}: it reads "
+                      f"{', '.join(hidden)}, which the formula language cannot name")
     spec = Specialiser(graph, ctx)
     symbols = _Symbols(graph, spec)
     shown = text if len(text) <= 60 else text[:57] + "…"
@@ -344,7 +365,8 @@ def quantity_formula(recipe: Recipe, given: dict, name: str) -> str | None:
     exercise (one record: x and y), whichever is shorter; None when it has none."""
     ctx = Context(recipe, given)
     graph = recipe.graph(ctx) if recipe.graph is not None else None
-    if graph is None or name not in graph.by_name or unsupported(graph, name):
+    if graph is None or name not in graph.by_name or unsupported(graph, name) or \
+            _unnamed(graph, name):
         return None
     spec = Specialiser(graph, ctx)
     candidates = []
