@@ -40,8 +40,8 @@ def _toml_value(v) -> str:
 
 
 def write(tmp_path, claims: dict, given: dict = ONE, recipe: str = "sgd_step",
-          name: str = "f.toml") -> str:
-    lines = ["[[exercise]]", 'id = "fa"', f'recipe = "{recipe}"', "[exercise.given]"]
+          name: str = "f.toml", ex_id: str = "fa") -> str:
+    lines = ["[[exercise]]", f'id = "{ex_id}"', f'recipe = "{recipe}"', "[exercise.given]"]
     lines += [f"{k} = {_toml_value(v)}" for k, v in given.items()]
     lines += ["[exercise.claims]"]
     lines += [f"{k} = {{ formula = {json.dumps(f)} }}" for k, f in claims.items()]
@@ -354,3 +354,45 @@ def test_formula_text_round_trips(name):
     back = back.xreplace({s: names.get(s.name, s) for s in back.atoms(sp.Symbol)})
     n = sp.Symbol("N", integer=True, positive=True)
     assert sp.expand((back - form).subs(n, 3).doit()) == 0
+
+
+def test_undecided_is_not_a_pass(tmp_path, capsys):
+    """log(2x) − log 2 − log x is 0 wherever it is defined, which the kernel neither proves
+    nor refutes: the claim is undecided, with its bound, inside the exercise's own."""
+    code, doc, _ = check(tmp_path, capsys, {
+        "gradient": "(w*x - y)*x + log(2*x) - log(2) - log(x)"}, ONE, "sgd_step",
+        "--time-limit", "2")
+    assert code == 1
+    ex = doc["exercises"][0]
+    assert ex["outcome"] == "undecided" and "undecided" not in ex
+    c = claim_of(doc, "gradient")
+    assert c["status"] == "undecided"
+    assert c["diagnosis"]["explanation"].startswith("undecided: ")
+    assert "witness" not in c["diagnosis"]
+
+
+def test_many_records_compared_in_general(tmp_path, capsys):
+    """3,000 records are too many to write out: a mean_i formula is proved for every N (so
+    for this one); a form that differs for some N is undecided, never wrong."""
+    records = [[i % 7 - 3, i % 5 - 2] for i in range(3000)]
+    given_ = {"w": 1, "lr": 0.05, "records": records}
+    code, doc, _ = check(tmp_path, capsys, {
+        "gradient": "mean_i((w*x_i - y_i)*x_i)", "loss": "mean_i((w*x_i - y_i)^2)"}, given_)
+    statuses = {c["name"]: c["status"] for c in doc["exercises"][0]["claims"]}
+    assert statuses == {"gradient": "equivalent", "loss": "undecided"}
+    assert code == 1
+
+
+def test_pytest_plugin(tmp_path):
+    """An exercise bank with formula answers under the pytest plugin: equivalent passes,
+    wrong fails with the witness in the report."""
+    import subprocess
+    import sys
+
+    good = write(tmp_path, {"gradient": "(w*x - y)*x"}, name="good.toml")
+    bad = write(tmp_path, {"loss": "(w*x - y)^2"}, name="bad.toml", ex_id="bad")
+    done = subprocess.run([sys.executable, "-m", "pytest",
+                           "-p", "no:cacheprovider", "--derive-exercises", good, bad],
+                          capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert "1 passed" in done.stdout and "1 failed" in done.stdout, done.stdout
+    assert "the formula gives 1, but loss is 1/2" in done.stdout

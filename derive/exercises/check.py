@@ -39,6 +39,16 @@ class Report:
         return not self.undecided and all(c.status not in (WRONG, UNDECIDED)
                                           for c in self.claims)
 
+    @property
+    def outcome(self) -> str:
+        """`ok`, `wrong` (a claim is wrong) or `undecided` (the exercise passed its time
+        bound, or a claim, such as a formula answer, was neither shown to hold nor wrong)."""
+        if self.undecided:
+            return UNDECIDED
+        if any(c.status == WRONG for c in self.claims):
+            return WRONG
+        return UNDECIDED if not self.ok else "ok"
+
 
 def answer_key(ex: Exercise) -> dict:
     """Every quantity the exercise's inputs determine, exact, in derivation order."""
@@ -53,7 +63,7 @@ def check_exercise(ex: Exercise, seconds: float | None = DEFAULT_SECONDS,
         if reason:
             raise DecisionTimeout(reason)
         with time_bound(seconds):
-            return _check(ex)
+            return _check(ex, seconds)
     except DecisionTimeout:
         reason = reason or f"passed its time bound of {seconds:g} s (--time-limit)"
         return Report(ex, {}, tuple(
@@ -61,7 +71,10 @@ def check_exercise(ex: Exercise, seconds: float | None = DEFAULT_SECONDS,
             for name, claim in ex.claims.items()), undecided=reason)
 
 
-def _check(ex: Exercise) -> Report:
+def _check(ex: Exercise, seconds: float | None = None) -> Report:
+    import time
+
+    end = time.monotonic() + seconds if seconds else None
     values = answer_key(ex)
     numbers = {n: c for n, c in ex.claims.items() if c.formula is None}
     statuses = {name: judge(claim, values[name]) for name, claim in numbers.items()}
@@ -69,9 +82,11 @@ def _check(ex: Exercise) -> Report:
     wrong = sorted((n for n, s in statuses.items() if s == WRONG), key=order.index)
     diagnoses = diagnose(ex.recipe, ex.given, numbers, wrong, values)
     forms = {}
-    for name, claim in ex.claims.items():
-        if claim.formula is not None:
-            statuses[name], diagnoses[name], forms[name] = _formula(ex, name, claim)
+    pending = [n for n, c in ex.claims.items() if c.formula is not None]
+    for done, name in enumerate(pending):
+        share = None if end is None else (end - time.monotonic()) / (len(pending) - done)
+        statuses[name], diagnoses[name], forms[name] = _formula(ex, name, ex.claims[name],
+                                                                share)
     results = tuple(
         ClaimResult(name, ex.claims[name].text, statuses[name],
                     None if name in forms else values[name], diagnoses.get(name),
@@ -80,11 +95,25 @@ def _check(ex: Exercise) -> Report:
     return Report(ex, values, results)
 
 
-def _formula(ex: Exercise, name: str, claim) -> tuple[str, Diagnosis | None, str]:
+def _formula(ex: Exercise, name: str, claim, left: float | None
+             ) -> tuple[str, Diagnosis | None, str]:
     """A formula answer's status, its diagnosis (the witness of a wrong one, the reason of
-    an undecided one) and the quantity's own formula."""
-    from derive.exercises.formulas import judge_formula, quantity_formula
+    an undecided one) and the quantity's own formula. Its bound is FORMULA_SECONDS, or less
+    when the exercise has less left (with a margin, so that the claim, not the whole
+    exercise, is undecided)."""
+    from derive.exercises.formulas import (
+        FORMULA_SECONDS,
+        Judgement,
+        judge_formula,
+        quantity_formula,
+    )
 
-    j = judge_formula(claim.formula, ex.recipe, ex.given, name)
+    seconds = FORMULA_SECONDS if left is None else min(FORMULA_SECONDS,
+                                                       round(0.8 * left - 0.1, 1))
+    if seconds <= 0.05:
+        j = Judgement(UNDECIDED, "the exercise's time bound (--time-limit) left no time for "
+                      "this formula")
+    else:
+        j = judge_formula(claim.formula, ex.recipe, ex.given, name, seconds)
     form = quantity_formula(ex.recipe, ex.given, name) or "—"
     return j.status, formula_diagnosis(name, j), form

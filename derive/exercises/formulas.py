@@ -157,11 +157,16 @@ def _derivatives(e: sp.Basic) -> int:
 
 
 def _index_sizes(graph: Graph, symbols: _Symbols) -> dict[str, sp.Expr]:
-    """The exercise's families by index letter, each with its number of members."""
+    """The exercise's families by index letter, each with its size: the graph's own size
+    symbol (N, K: `mean_i` then divides by N, which takes the exercise's value when the
+    formula is compared), or the number of members when the size is no such symbol."""
     out: dict[str, sp.Expr] = {}
     for n in graph.nodes:
         for fam in (n.over, n.element):
             if fam is None or fam.index.name in out or len(fam.index.name) != 1:
+                continue
+            if fam.size.is_integer and fam.size.is_positive:
+                out[fam.index.name] = fam.size
                 continue
             try:
                 size = symbols.spec(fam.size)
@@ -337,7 +342,11 @@ def judge_formula(answer: FormulaAnswer, recipe: Recipe, given: dict, name: str,
         try:
             expected = spec(node.head.xreplace(at))
             claimed = spec(answer.expr.xreplace(at))
-        except (NoForm, TooLarge) as exc:
+        except TooLarge as exc:
+            if m is not None:
+                return Judgement("undecided", f"the formula, written out: {exc}")
+            return _general(answer, graph, node, seconds, str(exc))
+        except NoForm as exc:
             return Judgement("undecided", f"the formula, written out for this exercise: {exc}")
         except RecursionError:
             return Judgement("undecided", "the formula is nested too deeply once written out")
@@ -357,6 +366,34 @@ def judge_formula(answer: FormulaAnswer, recipe: Recipe, given: dict, name: str,
     if reasons:
         return Judgement("undecided", reasons[0])
     return Judgement(EQUIVALENT)
+
+
+def _general(answer: FormulaAnswer, graph: Graph, node, seconds: float,
+             why: str) -> Judgement:
+    """Too many records to write out: the formula compared with the general form, sizes
+    symbolic. A proof holds for every size, the exercise's among them; a witness at another
+    size says nothing about this exercise, so it leaves the claim undecided."""
+    from derive.graph.symbolic import Inliner, derivatives_taken
+    from derive.kernel.decide import decide
+
+    try:
+        inline = Inliner(graph)
+        expected = derivatives_taken(inline(node.head))
+        claimed = derivatives_taken(inline(answer.expr))
+    except (NoForm, TooLarge, RecursionError) as exc:
+        return Judgement("undecided", f"{why}; in general: {exc}")
+    if _terms(claimed) > MAX_EXPANDED_TERMS:
+        return Judgement("undecided", f"{why}, and the formula is too large to compare in "
+                         "general")
+    d = decide(claimed, expected, (), seconds)
+    if d.proved:
+        return Judgement(EQUIVALENT)
+    if d.witness is not None:
+        return Judgement("undecided", f"{why}; in general the formula differs from "
+                         f"{node.name} ({d.witness.describe()[:200]}), which may not hold "
+                         "for this exercise's sizes")
+    return Judgement("undecided", f"{why}; in general the kernel found neither a proof nor a "
+                     f"witness ({d.strategy})")
 
 
 def quantity_formula(recipe: Recipe, given: dict, name: str) -> str | None:

@@ -30,7 +30,7 @@ def key_json(report: Report) -> dict:
 def check_json(report: Report) -> dict:
     out = key_json(report)
     out["ok"] = report.ok
-    out["outcome"] = "undecided" if report.undecided else ("ok" if report.ok else "wrong")
+    out["outcome"] = report.outcome
     if report.undecided:
         out["undecided"] = report.undecided
     out["claims"] = [
@@ -53,7 +53,7 @@ def check_document(reports: list[Report]) -> Document:
               "undecided": 0}
     for r in reports:
         ex = r.exercise
-        mark = "UNDECIDED" if r.undecided else "ok" if r.ok else "WRONG"
+        mark = {"ok": "ok", "wrong": "WRONG", "undecided": "UNDECIDED"}[r.outcome]
         blocks.append(Heading((Author(ex.id), f" ({ex.recipe.name}) {mark}"), 1, ex.title))
         if r.undecided:
             blocks.append(Paragraph(f"undecided: {r.undecided}"))
@@ -73,11 +73,14 @@ def check_document(reports: list[Report]) -> Document:
             rows.append((c.name, Author(c.claimed), c.status, expected, diag))
         blocks.append(Table(CHECK_COLUMNS, tuple(rows)))
     n_claims = sum(counts.values())
-    bad = sum(1 for r in reports if not r.ok and not r.undecided)
+    bad = sum(1 for r in reports if r.outcome == "wrong")
     late = sum(1 for r in reports if r.undecided)
-    summary = [] if bad or late else ["every claim holds"]
+    open_ = sum(1 for r in reports if r.outcome == "undecided" and not r.undecided)
+    summary = [] if bad or late or open_ else ["every claim holds"]
     if bad:
         summary.append(f"{bad} exercise{'s' if bad > 1 else ''} with wrong claims")
+    if open_:
+        summary.append(f"{open_} exercise{'s' if open_ > 1 else ''} with undecided claims")
     if late:
         summary.append(f"{late} exercise{'s' if late > 1 else ''} undecided (time bound)")
     undecided = f", {counts['undecided']} undecided" if counts["undecided"] else ""
