@@ -106,6 +106,7 @@ def test_formula_table(tmp_path, capsys, given_, quantity, formula, status):
     assert c["status"] == status, c
     assert c["claimed"] == {"formula": formula}
     assert code == (0 if status == "equivalent" else 1)
+    assert doc["exercises"][0]["outcome"] == {"equivalent": "ok", "wrong": "wrong"}[status]
     if status == "wrong":
         w = c["diagnosis"]["witness"]
         assert w["claimed"] != w["expected"]
