@@ -32,7 +32,7 @@ def test_key_json_contract(capsys):
     three = ex["reading-three-records"]
     assert three["recipe"] == "accumulation"
     g = three["quantities"]["gradient"]
-    assert set(g) == {"exact", "decimal", "latex"}
+    assert set(g) == {"exact", "decimal", "latex", "formula"}  # formula: an extension
     assert g["exact"] == "14/3" and g["decimal"].startswith("4.666666666666")
     assert g["latex"] == r"\frac{14}{3}"
     assert three["quantities"]["weights"]["exact"] == ["2/3", "1/3"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from derive.exercises.claims import UNDECIDED, WRONG, judge
-from derive.exercises.diagnosis import Diagnosis, diagnose
+from derive.exercises.diagnosis import Diagnosis, diagnose, formula_diagnosis
 from derive.exercises.errors import ExerciseError, ExerciseNotSupported
 from derive.exercises.schema import Exercise
 from derive.kernel.timebound import DecisionTimeout, time_bound
@@ -23,6 +23,9 @@ class ClaimResult:
     diagnosis: Diagnosis | None
     claimed_json: object = None
     """The claim as written: a string, or a list of them for a list claim."""
+    formula: str | None = None
+    """For a formula answer: the quantity's own symbolic form, in the formula language
+    (`expected` is then None)."""
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,16 @@ class Report:
     def ok(self) -> bool:
         return not self.undecided and all(c.status not in (WRONG, UNDECIDED)
                                           for c in self.claims)
+
+    @property
+    def outcome(self) -> str:
+        """`ok`, `wrong` (a claim is wrong) or `undecided` (the exercise passed its time
+        bound, or a claim, such as a formula answer, was neither shown to hold nor wrong)."""
+        if self.undecided:
+            return UNDECIDED
+        if any(c.status == WRONG for c in self.claims):
+            return WRONG
+        return UNDECIDED if not self.ok else "ok"
 
 
 def answer_key(ex: Exercise) -> dict:
@@ -61,7 +74,7 @@ def check_exercise(ex: Exercise, seconds: float | None = DEFAULT_SECONDS,
         if reason:
             raise DecisionTimeout(reason)
         with time_bound(seconds):
-            return _check(ex)
+            return _check(ex, seconds)
     except DecisionTimeout:
         reason = reason or f"passed its time bound of {seconds:g} s (--time-limit)"
         return Report(ex, {}, tuple(
@@ -69,14 +82,49 @@ def check_exercise(ex: Exercise, seconds: float | None = DEFAULT_SECONDS,
             for name, claim in ex.claims.items()), undecided=reason)
 
 
-def _check(ex: Exercise) -> Report:
+def _check(ex: Exercise, seconds: float | None = None) -> Report:
+    import time
+
+    end = time.monotonic() + seconds if seconds else None
     values = answer_key(ex)
-    statuses = {name: judge(claim, values[name]) for name, claim in ex.claims.items()}
+    numbers = {n: c for n, c in ex.claims.items() if c.formula is None}
+    statuses = {name: judge(claim, values[name]) for name, claim in numbers.items()}
     order = list(values)
     wrong = sorted((n for n, s in statuses.items() if s == WRONG), key=order.index)
-    diagnoses = diagnose(ex.recipe, ex.given, ex.claims, wrong, values)
+    diagnoses = diagnose(ex.recipe, ex.given, numbers, wrong, values)
+    forms = {}
+    pending = [n for n, c in ex.claims.items() if c.formula is not None]
+    for done, name in enumerate(pending):
+        share = None if end is None else (end - time.monotonic()) / (len(pending) - done)
+        statuses[name], diagnoses[name], forms[name] = _formula(ex, name, ex.claims[name],
+                                                                share)
     results = tuple(
-        ClaimResult(name, ex.claims[name].text, statuses[name], values[name],
-                    diagnoses.get(name), ex.claims[name].as_written())
+        ClaimResult(name, ex.claims[name].text, statuses[name],
+                    None if name in forms else values[name], diagnoses.get(name),
+                    ex.claims[name].as_written(), forms.get(name))
         for name in sorted(ex.claims, key=order.index))
     return Report(ex, values, results)
+
+
+def _formula(ex: Exercise, name: str, claim, left: float | None
+             ) -> tuple[str, Diagnosis | None, str]:
+    """A formula answer's status, its diagnosis (the witness of a wrong one, the reason of
+    an undecided one) and the quantity's own formula. Its bound is FORMULA_SECONDS, or less
+    when the exercise has less left (with a margin, so that the claim, not the whole
+    exercise, is undecided)."""
+    from derive.exercises.formulas import (
+        FORMULA_SECONDS,
+        Judgement,
+        judge_formula,
+        quantity_formula,
+    )
+
+    seconds = FORMULA_SECONDS if left is None else min(FORMULA_SECONDS,
+                                                       round(0.8 * left - 0.1, 1))
+    if seconds <= 0.05:
+        j = Judgement(UNDECIDED, "the exercise's time bound (--time-limit) left no time for "
+                      "this formula")
+    else:
+        j = judge_formula(claim.formula, ex.recipe, ex.given, name, seconds)
+    form = quantity_formula(ex.recipe, ex.given, name) or "—"
+    return j.status, formula_diagnosis(name, j), form

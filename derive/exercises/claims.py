@@ -23,9 +23,11 @@ MAX_ITEMS = 100_000
 
 TESTS = ("places", "sig", "rel", "abs")
 EXACT, ROUNDED, WITHIN, WRONG = "exact", "rounded", "within", "wrong"
+EQUIVALENT = "equivalent"
+"""A formula answer the kernel proved equal to the quantity's symbolic form."""
 UNDECIDED = "undecided"
 """Neither shown to hold nor to be wrong within bounds (the exercise passed its time bound)."""
-_RANK = {EXACT: 0, ROUNDED: 1, WITHIN: 2, WRONG: 3, UNDECIDED: 4}
+_RANK = {EXACT: 0, ROUNDED: 1, WITHIN: 2, EQUIVALENT: 2, WRONG: 3, UNDECIDED: 4}
 
 
 @dataclass(frozen=True)
@@ -37,13 +39,19 @@ class Claim:
     places: int | None = None
     test: str | None = None
     tolerance: sp.Rational | None = None
+    formula: object = None
+    """A formula answer: its text when read, a FormulaAnswer once its names are resolved
+    against the exercise (derive.exercises.formulas); `value` is then None."""
 
     @property
     def is_list(self) -> bool:
         return isinstance(self.value, list)
 
     def as_written(self):
-        """The claim's text, or a list of texts for a list claim."""
+        """The claim's text, or a list of texts for a list claim; {"formula": text} for a
+        formula answer."""
+        if self.formula is not None:
+            return {"formula": self.text}
         return [c.as_written() for c in self.value] if self.is_list else self.text
 
     def exact_value(self):
@@ -60,6 +68,15 @@ def parse_claim(raw, where: Where, key: str) -> Claim:
             where.fail(key, f"has {len(raw)} items", f"at most {MAX_ITEMS}")
         items = [parse_claim(v, where, f"{key}[{i}]") for i, v in enumerate(raw)]
         return Claim(items, "[" + ", ".join(c.text for c in items) + "]")
+    if isinstance(raw, dict) and "formula" in raw:
+        if len(raw) != 1:
+            where.fail(key, "is a table with a formula and other keys",
+                       'write { formula = "…" } alone')
+        text = raw["formula"]
+        if not isinstance(text, str):
+            where.fail(f"{key}.formula", f"is {kind_of(text)}",
+                       'write the formula as a string: { formula = "(w*x - y)*x" }')
+        return Claim(None, text, formula=text)
     if isinstance(raw, dict):
         unknown = [k for k in raw if k not in ("value", *TESTS)]
         tests = [k for k in raw if k in TESTS]

@@ -33,12 +33,35 @@ class Diagnosis:
     """The explanation in Chinese, where the mistake's recipe gives one."""
     args: tuple = ()
     """The facts behind the explanation, for other languages: ("shape", claimed, expected),
-    ("rounded", quantity, places, target) or ("unknown", first_wrong_is_this_one)."""
+    ("rounded", quantity, places, target), ("unknown", first_wrong_is_this_one),
+    ("formula", witness) or ("undecided", reason)."""
+    witness: dict | None = None
+    """A wrong formula answer's witness: {symbol: value, …, "claimed": value, "expected":
+    value}, exact strings."""
 
     def as_dict(self) -> dict:
-        return {"first_wrong": self.first_wrong, "carried_from": self.carried_from,
-                "mistake": self.mistake, "also": list(self.also),
-                "explanation": self.explanation}
+        out = {"first_wrong": self.first_wrong, "carried_from": self.carried_from,
+               "mistake": self.mistake, "also": list(self.also),
+               "explanation": self.explanation}
+        if self.witness is not None:
+            out["witness"] = dict(self.witness)
+        return out
+
+
+def formula_diagnosis(name: str, judgement) -> Diagnosis | None:
+    """The diagnosis of a formula answer: where it differs (wrong), or why it is undecided."""
+    if judgement.status == "wrong":
+        w = dict(judgement.witness)
+        claimed, expected, member = w.pop("claimed"), w.pop("expected"), w.pop("member", None)
+        at = ", ".join(f"{k} = {v}" for k, v in w.items())
+        of = f" (member {member})" if member else ""
+        return Diagnosis(name, explanation=f"at {at}{of} the formula gives {claimed}, but "
+                         f"{name} is {expected}", args=("formula", judgement.witness),
+                         witness=judgement.witness)
+    if judgement.status == "undecided":
+        return Diagnosis(name, explanation=f"undecided: {judgement.reason}",
+                         args=("undecided", judgement.reason))
+    return None
 
 
 def _try(compute, ctx):

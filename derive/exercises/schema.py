@@ -362,6 +362,13 @@ def exercise(table, path: str, index: int) -> Exercise:
                            else f"it needs {q.when_text or 'other inputs'}")
             _unknown_key(where, f"claims.{key}", names, f"a quantity of {name}")
         claims[key] = parse_claim(value, where, f"claims.{key}")
+        if claims[key].formula is not None:
+            from dataclasses import replace
+
+            from derive.exercises.formulas import prepare
+
+            claims[key] = replace(claims[key], formula=prepare(
+                claims[key].formula, recipe, given, key, where, f"claims.{key}.formula"))
     vary = parse_vary(table["vary"], where, raw_given, recipe) if "vary" in table else ()
     require = parse_require(table["require"], where, names) if "require" in table else {}
     return Exercise(path, ex_id, title, recipe, given, claims, table, vary, require)

@@ -11,7 +11,13 @@ from derive.wording import plural
 
 
 def quantities_json(report: Report) -> dict:
-    return {name: {"exact": exact_text(v), "decimal": decimal_text(v), "latex": latex_text(v)}
+    """Each quantity's exact value, decimal and LaTeX, and `formula`: its symbolic form in
+    the formula language (what a formula answer would write; null when it has none)."""
+    from derive.exercises.formulas import quantity_formula
+
+    ex = report.exercise
+    return {name: {"exact": exact_text(v), "decimal": decimal_text(v), "latex": latex_text(v),
+                   "formula": quantity_formula(ex.recipe, ex.given, name)}
             for name, v in report.values.items()}
 
 
@@ -24,12 +30,12 @@ def key_json(report: Report) -> dict:
 def check_json(report: Report) -> dict:
     out = key_json(report)
     out["ok"] = report.ok
-    out["outcome"] = "undecided" if report.undecided else ("ok" if report.ok else "wrong")
+    out["outcome"] = report.outcome
     if report.undecided:
         out["undecided"] = report.undecided
     out["claims"] = [
         {"name": c.name, "claimed": c.claimed_json, "status": c.status,
-         "expected": exact_text(c.expected) if c.expected is not None else None,
+         "expected": (exact_text(c.expected) if c.expected is not None else c.formula),
          "decimal": decimal_text(c.expected) if c.expected is not None else None,
          "diagnosis": c.diagnosis.as_dict() if c.diagnosis else None}
         for c in report.claims]
@@ -43,10 +49,11 @@ def check_document(reports: list[Report]) -> Document:
     """The `check` report as a document: per exercise a heading (id, recipe, outcome, title)
     and a table of its claims, then a summary."""
     blocks: list = []
-    counts = {"exact": 0, "rounded": 0, "within": 0, "wrong": 0, "undecided": 0}
+    counts = {"exact": 0, "rounded": 0, "within": 0, "equivalent": 0, "wrong": 0,
+              "undecided": 0}
     for r in reports:
         ex = r.exercise
-        mark = "UNDECIDED" if r.undecided else "ok" if r.ok else "WRONG"
+        mark = {"ok": "ok", "wrong": "WRONG", "undecided": "UNDECIDED"}[r.outcome]
         blocks.append(Heading((Author(ex.id), f" ({ex.recipe.name}) {mark}"), 1, ex.title))
         if r.undecided:
             blocks.append(Paragraph(f"undecided: {r.undecided}"))
@@ -61,21 +68,26 @@ def check_document(reports: list[Report]) -> Document:
                 d = c.diagnosis
                 name = d.mistake or (f"carried from {d.carried_from}" if d.carried_from else "")
                 diag = f"{name}: {d.explanation}" if name else d.explanation
-            expected = flat(c.expected) if c.expected is not None else "—"
+            expected = (flat(c.expected) if c.expected is not None else
+                        Author(c.formula) if c.formula else "—")
             rows.append((c.name, Author(c.claimed), c.status, expected, diag))
         blocks.append(Table(CHECK_COLUMNS, tuple(rows)))
     n_claims = sum(counts.values())
-    bad = sum(1 for r in reports if not r.ok and not r.undecided)
+    bad = sum(1 for r in reports if r.outcome == "wrong")
     late = sum(1 for r in reports if r.undecided)
-    summary = [] if bad or late else ["every claim holds"]
+    open_ = sum(1 for r in reports if r.outcome == "undecided" and not r.undecided)
+    summary = [] if bad or late or open_ else ["every claim holds"]
     if bad:
         summary.append(f"{bad} exercise{'s' if bad > 1 else ''} with wrong claims")
+    if open_:
+        summary.append(f"{open_} exercise{'s' if open_ > 1 else ''} with undecided claims")
     if late:
         summary.append(f"{late} exercise{'s' if late > 1 else ''} undecided (time bound)")
     undecided = f", {counts['undecided']} undecided" if counts["undecided"] else ""
+    equivalent = f", {counts['equivalent']} equivalent" if counts["equivalent"] else ""
     line = (f"{plural(len(reports), 'exercise')}, {plural(n_claims, 'claim')}: "
-            f"{counts['exact']} exact, {counts['rounded']} rounded, {counts['within']} within, "
-            f"{counts['wrong']} wrong{undecided}; " + ", ".join(summary))
+            f"{counts['exact']} exact, {counts['rounded']} rounded, {counts['within']} within"
+            f"{equivalent}, {counts['wrong']} wrong{undecided}; " + ", ".join(summary))
     return Document("", tuple(blocks), "en", end=(Paragraph(line),))
 
 

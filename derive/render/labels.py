@@ -41,8 +41,10 @@ WORDS = {
 }
 
 STATUS = {
-    "en": {"exact": "exact", "rounded": "rounded", "within": "within", "wrong": "wrong"},
-    "zh": {"exact": "精确", "rounded": "舍入一致", "within": "容差内", "wrong": "错误"},
+    "en": {"exact": "exact", "rounded": "rounded", "within": "within", "wrong": "wrong",
+           "equivalent": "equivalent", "undecided": "undecided"},
+    "zh": {"exact": "精确", "rounded": "舍入一致", "within": "容差内", "wrong": "错误",
+           "equivalent": "等价", "undecided": "未判定"},
 }
 
 
@@ -68,4 +70,12 @@ def explanation(diagnosis, lang: str) -> str:
         where = "这是第一个错误的量" if diagnosis.args[1] else \
             f"第一个错误的量是 {diagnosis.first_wrong}"
         return f"没有已知错误给出这个值;{where}"
+    if kind == "formula":
+        w = dict(diagnosis.args[1])
+        claimed, expected, member = w.pop("claimed"), w.pop("expected"), w.pop("member", None)
+        at = ", ".join(f"{k} = {v}" for k, v in w.items())
+        of = f"(第 {member} 项)" if member else ""
+        return f"在 {at}{of} 处,公式给出 {claimed},而 {diagnosis.first_wrong} 是 {expected}"
+    if kind == "undecided":
+        return f"未判定:{diagnosis.args[1]}"
     return diagnosis.zh or diagnosis.explanation  # each mistake carries its own Chinese

@@ -1,0 +1,424 @@
+"""Formula answers: a claim `{ formula = "(w*x - y)*x" }` compared with the quantity's own
+symbolic form by the proof kernel.
+
+The comparison is made for the exercise's structure: its counts and sizes (N records, K
+microbatches) take their values and every Σ is written out, while the real-valued inputs
+(w, b, η, x_i, y_i) stay symbols. So `mean_i((w*x_i - y_i)*x_i)` and a form with the
+exercise's N written in both hold for three records; for one record, x and y are the
+record's own (x_1 is x). Status: `equivalent` when the kernel proves claim = form,
+`wrong` with its exact witness (a point where both are defined and differ), else
+`undecided` (not a pass).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+from derive.exercises.errors import ExerciseNotSupported, did_you_mean
+from derive.exercises.values import Where
+from derive.graph.formula_text import NotWritable, formula_text
+from derive.graph.graph import Graph
+from derive.graph.language import (
+    ALIASES,
+    FormulaError,
+    FormulaNotSupported,
+    _tokens,
+    evaluated,
+    parse_formula,
+)
+from derive.graph.symbolic import (
+    MAX_DERIVATIVES,
+    NoForm,
+    Specialiser,
+    TooLarge,
+    symbolic_form,
+    unsupported,
+)
+from derive.recipes.base import Context, Recipe
+
+FORMULA_SECONDS = 5.0
+"""The time bound of one formula answer's decision (within the exercise's --time-limit)."""
+
+MAX_MEMBERS = 20
+"""Most members of a family quantity (a list claim) a formula is compared on, one by one."""
+
+MAX_EXPANDED_TERMS = 2_000
+"""A formula whose expansion could pass this many terms is only searched for a witness:
+proving it would expand it (the kernel's normal form), which is not bounded in time."""
+
+EQUIVALENT = "equivalent"
+FORMULA_DOCS = "docs/formulas.md"
+
+
+@dataclass(frozen=True)
+class FormulaAnswer:
+    """A formula claim, read and its names resolved to the graph's symbols (derivatives and
+    Σ still unevaluated: they are taken when the claim is judged, within its time bound)."""
+
+    text: str
+    expr: sp.Expr
+
+
+@dataclass(frozen=True)
+class Judgement:
+    status: str
+    """`equivalent`, `wrong` or `undecided`."""
+    reason: str = ""
+    witness: dict | None = None
+    """{symbol: value, …, "claimed": value, "expected": value}, exact strings."""
+
+
+class _Symbols:
+    """The names a formula for one exercise's quantity may use: the graph's inputs and the
+    nodes it defines (scalars and families), with the number of members of each family."""
+
+    def __init__(self, graph: Graph, spec: Specialiser):
+        self.scalars: dict[str, sp.Symbol] = {}
+        self.families: dict[str, sp.IndexedBase] = {}
+        for n in graph.nodes:
+            if isinstance(n.symbol, sp.IndexedBase):
+                self.families[n.key] = n.symbol
+            else:
+                self.scalars[n.key] = n.symbol
+            for e in (n.expr,) + ((n.start,) if n.start is not None else ()):
+                for a in sp.preorder_traversal(e):
+                    if isinstance(a, sp.Indexed) and a.base.label.name in graph.inputs:
+                        self.families.setdefault(a.base.label.name, a.base)
+                    elif isinstance(a, sp.Symbol) and a.name in graph.inputs:
+                        self.scalars.setdefault(a.name, a)
+        for name in self.families:  # a family's label is a Symbol too: never a scalar
+            self.scalars.pop(name, None)
+        self.sizes = {}
+        for n in graph.nodes:
+            if n.over is not None:
+                self.sizes[n.key] = n.over
+        self.spec = spec
+        self.graph = graph
+
+    def names(self) -> list[str]:
+        """Every name a formula may write (simple names only: `w_new` is not one)."""
+        shown = {v: k for k, v in ALIASES.items() if k.isascii()}
+        out = [shown.get(n, n) for n in [*self.scalars, *self.families]
+               if n.isascii() and n.isalnum()]
+        return sorted(set(out), key=lambda s: (s not in ("w", "b", "x", "y"), s))
+
+    def members(self, name: str) -> int | None:
+        """The members of a family in this exercise (None when not known)."""
+        if name in self.spec.members:
+            return self.spec.members[name]
+        fam = self.sizes.get(name)
+        if fam is None:
+            return None
+        try:
+            n = self.spec(fam.size)
+        except (NoForm, TooLarge):
+            return None
+        return int(n) if n.is_Integer else None
+
+
+def _unnamed(graph: Graph, name: str) -> list[str]:
+    """The inputs the quantity's form reads that a formula cannot name (internal names such
+    as clip_c: the language reads an underscore as an index)."""
+    from derive.graph.symbolic import _labels, reads
+
+    used = set()
+    for n in reads(graph, name):
+        node = graph.by_name[n]
+        used |= {a.base.label.name if isinstance(a, sp.Indexed) else a.name
+                 for a in sp.preorder_traversal(node.expr)
+                 if isinstance(a, (sp.Indexed, sp.Symbol))}
+    return sorted(k for k in set(_labels(graph)) & used
+                  if not (k.isascii() and k.isalnum()) and k not in graph.opaque)
+
+
+def _columns(text: str) -> dict[str, int]:
+    """The column of each name's first occurrence, by its canonical spelling (η and lr are
+    eta)."""
+    out: dict[str, int] = {}
+    subscripts = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+    try:
+        tokens = _tokens(text)
+    except (FormulaError, FormulaNotSupported):
+        return out
+    for t in tokens:
+        if t.kind == "name":
+            word = t.text.translate(subscripts) if t.text[0] == "β" else t.text
+            out.setdefault(ALIASES.get(t.text, ALIASES.get(word, word)), t.column)
+    return out
+
+
+def _derivatives(e: sp.Basic) -> int:
+    """How many derivatives `e` asks for, nested or of higher order."""
+    if isinstance(e, sp.Derivative):
+        return sum(int(c) for _, c in e.variable_count) + _derivatives(e.expr)
+    return sum(_derivatives(a) for a in e.args) if e.args else 0
+
+
+def _index_sizes(graph: Graph, symbols: _Symbols) -> dict[str, sp.Expr]:
+    """The exercise's families by index letter, each with its size: the graph's own size
+    symbol (N, K: `mean_i` then divides by N, which takes the exercise's value when the
+    formula is compared), or the number of members when the size is no such symbol."""
+    out: dict[str, sp.Expr] = {}
+    for n in graph.nodes:
+        for fam in (n.over, n.element):
+            if fam is None or fam.index.name in out or len(fam.index.name) != 1:
+                continue
+            if fam.size.is_integer and fam.size.is_positive:
+                out[fam.index.name] = fam.size
+                continue
+            try:
+                size = symbols.spec(fam.size)
+            except (NoForm, TooLarge):
+                continue
+            if size.is_Integer and 1 <= int(size) <= 1000:
+                out[fam.index.name] = size
+    return out
+
+
+def prepare(text: object, recipe: Recipe, given: dict, name: str, where: Where,
+            key: str) -> FormulaAnswer:
+    """A formula claim read against the exercise: ExerciseError (invalid: not a formula, an
+    unknown name, a family without its index) or ExerciseNotSupported (the quantity has no
+    symbolic form, the formula asks for more than the language does)."""
+    def not_supported(problem: str, expected: str = "claim its value instead"):
+        raise ExerciseNotSupported(where.path, where.exercise, key, problem, expected)
+
+    if not isinstance(text, str):
+        where.fail(key, "is not text", 'write the formula as a string: { formula = "(w*x - y)*x" }')
+    ctx = Context(recipe, given)
+    graph = recipe.graph(ctx) if recipe.graph is not None else None
+    if graph is None or name not in graph.by_name:
+        not_supported(f"formula answers for {recipe.name}'s {name} (it has no derivation "
+                      "graph)")
+    why = unsupported(graph, name)
+    if why:
+        not_supported(f"formula answers for {name}: {why}")
+    hidden = _unnamed(graph, name)
+    if hidden:
+        not_supported(f"formula answers for {recipe.name}'s {name}: it reads "
+                      f"{', '.join(hidden)}, which the formula language cannot name")
+    spec = Specialiser(graph, ctx)
+    symbols = _Symbols(graph, spec)
+    shown = text if len(text) <= 60 else text[:57] + "…"
+    try:
+        e = evaluated(parse_formula(text, _index_sizes(graph, symbols)))
+    except FormulaNotSupported as exc:
+        not_supported(f"{shown!r}: {exc}", f"see {FORMULA_DOCS} for the language's limits")
+    except FormulaError as exc:
+        where.fail(key, f"{shown!r}: {exc}", f"write a formula in derive's formula language "
+                   f"({FORMULA_DOCS}), such as \"(w*x - y)*x\"")
+    except RecursionError:
+        not_supported(f"{shown!r}: a formula nested too deeply")
+    if _derivatives(e) > MAX_DERIVATIVES:
+        not_supported(f"{shown!r}: more than {MAX_DERIVATIVES} derivatives")
+    return FormulaAnswer(text, _resolve(e, text, graph, symbols, name, where, key))
+
+
+def _resolve(e: sp.Expr, text: str, graph: Graph, symbols: _Symbols, name: str,
+             where: Where, key: str) -> sp.Expr:
+    """The formula with its names replaced by the graph's symbols (an unknown name, a family
+    without an index or a scalar with one is invalid, with its column)."""
+    node = graph.by_name[name]
+    columns = _columns(text)
+    problems: list[tuple[int, str, str]] = []
+
+    def problem(word: str, what: str, right: str) -> None:
+        col = columns.get(word, 0)
+        problems.append((col, f"{word!r} at column {col} {what}" if col else f"{word!r} {what}",
+                         right))
+
+    subs: dict[sp.Basic, sp.Basic] = {}
+    labels = set()
+    for a in e.atoms(sp.Indexed):
+        label = a.base.label.name
+        labels.add(a.base.label)
+        if label in symbols.families:
+            subs[a.base] = symbols.families[label]
+        elif label in symbols.scalars:
+            problem(label, "has no members", f"write {label} without an index")
+        else:
+            _unknown(label, symbols, name, problem)
+    index_letters = {f.index.name for n in graph.nodes for f in (n.over, n.element)
+                     if f is not None}
+    for s in e.atoms(sp.Symbol):
+        if s in labels or s.is_integer and s.name in index_letters:
+            continue
+        if s.name in symbols.scalars:
+            subs[s] = symbols.scalars[s.name]
+        elif s.name in symbols.families:
+            count = symbols.members(s.name)
+            if count == 1:
+                subs[s] = symbols.families[s.name][1]
+            else:
+                problem(s.name, f"is one value per member ({count or 'several'} here)",
+                        f"write {s.name}_i (inside sum_i(…) or mean_i(…)), or one member "
+                        f"such as {s.name}_1")
+        else:
+            _unknown(s.name, symbols, name, problem)
+    if problems:
+        _, what, right = min(problems, key=lambda p: (p[0] == 0, p[0]))
+        where.fail(key, f"{text!r}: {what}", right)
+    out = e.xreplace(subs)
+    free = {s for s in out.free_symbols if isinstance(s, sp.Symbol) and s.is_integer
+            and s.name in index_letters} - set(node.indices)
+    if free:
+        letter = sorted(s.name for s in free)[0]
+        what = "a number" if not node.indices else "one value per " + node.over.name
+        where.fail(key, f"{text!r}: the index {letter!r} is free, but {name} is {what}",
+                   f"write it inside sum_{letter}(…) or mean_{letter}(…)")
+    return out
+
+
+def _unknown(word: str, symbols: _Symbols, name: str, problem) -> None:
+    names = symbols.names()
+    hint = did_you_mean(word, names)
+    listed = ", ".join(names[:12])
+    problem(word, f"is not a symbol of {name}",
+            (hint + " " if hint else "") + f"the symbols here: {listed}")
+
+
+def _terms(e: sp.Basic, limit: int = MAX_EXPANDED_TERMS) -> int:
+    """An upper bound on the terms of `e` expanded (capped just past `limit`): the
+    multinomial count for a power of a sum."""
+    import math
+
+    if isinstance(e, sp.Add):
+        return min(sum(_terms(a, limit) for a in e.args), limit + 1)
+    if isinstance(e, sp.Mul):
+        out = 1
+        for a in e.args:
+            out = min(out * _terms(a, limit), limit + 1)
+        return out
+    if isinstance(e, sp.Pow) and e.exp.is_Integer and e.exp > 1:
+        t = _terms(e.base, limit)
+        n = int(e.exp)
+        if t > 1 and n > limit:
+            return limit + 1
+        return min(math.comb(t + n - 1, n) if t > 1 else 1, limit + 1)
+    if isinstance(e, (sp.Sum, sp.Derivative)):
+        return _terms(e.args[0], limit)
+    return 1
+
+
+def _witness(decision, member: int | None) -> dict:
+    from derive.kernel.exact import exact_str
+
+    w = decision.witness
+    out = {}
+    for label, value in w.assignment:
+        out[label.replace("[", "_").replace("]", "")] = exact_str(value)
+    out["claimed"] = exact_str(w.lhs)
+    out["expected"] = exact_str(w.rhs)
+    if member is not None:
+        out["member"] = str(member)
+    return out
+
+
+def judge_formula(answer: FormulaAnswer, recipe: Recipe, given: dict, name: str,
+                  seconds: float = FORMULA_SECONDS) -> Judgement:
+    """The claim compared with the quantity's symbolic form, member by member for a family
+    quantity: equivalent when every member is proved, wrong at the first refuted one."""
+    from derive.kernel.decide import decide, refute
+
+    ctx = Context(recipe, given)
+    graph = recipe.graph(ctx)
+    spec = Specialiser(graph, ctx)
+    node = graph.by_name[name]
+    members: list[int | None] = [None]
+    if node.over is not None:
+        try:
+            size = spec(node.over.size)
+        except (NoForm, TooLarge) as exc:
+            return Judgement("undecided", f"the number of {node.over.name}: {exc}")
+        if not size.is_Integer or int(size) > MAX_MEMBERS:
+            return Judgement("undecided", f"{name} has {size} members; a formula is compared "
+                             f"on at most {MAX_MEMBERS}")
+        members = list(range(1, int(size) + 1))
+    reasons = []
+    for m in members:
+        at = {} if m is None else {i: sp.Integer(m) for i in node.indices[:1]}
+        try:
+            expected = spec(node.head.xreplace(at))
+            claimed = spec(answer.expr.xreplace(at))
+        except TooLarge as exc:
+            if m is not None:
+                return Judgement("undecided", f"the formula, written out: {exc}")
+            return _general(answer, graph, node, seconds, str(exc))
+        except NoForm as exc:
+            return Judgement("undecided", f"the formula, written out for this exercise: {exc}")
+        except RecursionError:
+            return Judgement("undecided", "the formula is nested too deeply once written out")
+        if _terms(claimed) > MAX_EXPANDED_TERMS or _terms(expected) > MAX_EXPANDED_TERMS:
+            d = refute(claimed, expected, seconds=min(seconds, 1.0))
+            if d.witness is None:
+                reasons.append(f"expanding the formula could give more than "
+                               f"{MAX_EXPANDED_TERMS:,} terms, and no witness was found")
+                continue
+        else:
+            d = decide(claimed, expected, (), seconds)
+        if d.witness is not None:
+            return Judgement("wrong", witness=_witness(d, m))
+        if not d.proved:
+            reasons.append(f"the kernel found neither a proof nor a witness ({d.strategy}"
+                           + (f": {d.detail[:200]}" if d.detail else "") + ")")
+    if reasons:
+        return Judgement("undecided", reasons[0])
+    return Judgement(EQUIVALENT)
+
+
+def _general(answer: FormulaAnswer, graph: Graph, node, seconds: float,
+             why: str) -> Judgement:
+    """Too many records to write out: the formula compared with the general form, sizes
+    symbolic. A proof holds for every size, the exercise's among them; a witness at another
+    size says nothing about this exercise, so it leaves the claim undecided."""
+    from derive.graph.symbolic import Inliner, derivatives_taken
+    from derive.kernel.decide import decide
+
+    try:
+        inline = Inliner(graph)
+        expected = derivatives_taken(inline(node.head))
+        claimed = derivatives_taken(inline(answer.expr))
+    except (NoForm, TooLarge, RecursionError) as exc:
+        return Judgement("undecided", f"{why}; in general: {exc}")
+    if _terms(claimed) > MAX_EXPANDED_TERMS:
+        return Judgement("undecided", f"{why}, and the formula is too large to compare in "
+                         "general")
+    d = decide(claimed, expected, (), seconds)
+    if d.proved:
+        return Judgement(EQUIVALENT)
+    if d.witness is not None:
+        return Judgement("undecided", f"{why}; in general the formula differs from "
+                         f"{node.name} ({d.witness.describe()[:200]}), which may not hold "
+                         "for this exercise's sizes")
+    return Judgement("undecided", f"{why}; in general the kernel found neither a proof nor a "
+                     f"witness ({d.strategy})")
+
+
+def quantity_formula(recipe: Recipe, given: dict, name: str) -> str | None:
+    """The quantity's symbolic form in the formula language, as a formula answer would write
+    it: the general form over the index (mean over N records) or the form written out for the
+    exercise (one record: x and y), whichever is shorter; None when it has none."""
+    ctx = Context(recipe, given)
+    graph = recipe.graph(ctx) if recipe.graph is not None else None
+    if graph is None or name not in graph.by_name or unsupported(graph, name) or \
+            _unnamed(graph, name):
+        return None
+    spec = Specialiser(graph, ctx)
+    candidates = []
+    try:
+        general = symbolic_form(graph, name)
+        structural = {k for k, v in spec.structural.items() if isinstance(v, dict)}
+        if not any(a.base.label.name in structural for a in general.atoms(sp.Indexed)):
+            candidates.append(formula_text(general))
+    except (NoForm, TooLarge, NotWritable, RecursionError):
+        pass
+    node = graph.by_name[name]
+    if node.over is None or _Symbols(graph, spec).members(node.key) == 1:
+        try:
+            candidates.append(formula_text(spec(node.head.xreplace(
+                {i: sp.Integer(1) for i in node.indices}))))
+        except (NoForm, TooLarge, NotWritable, RecursionError):
+            pass
+    return min(candidates, key=len) if candidates else None

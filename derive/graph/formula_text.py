@@ -1,0 +1,77 @@
+"""A SymPy expression written back in the formula language (docs/formulas.md), so that what
+`derive key` shows as a quantity's formula can be pasted into a claim `{ formula = "…" }`:
+`^` for powers, `x_i` and `x_{i - 1}` for members, `sum_i(…)` for Σ_{i=1}^{N}, `abs(…)`."""
+
+from __future__ import annotations
+
+import sympy as sp
+from sympy.printing.precedence import precedence
+from sympy.printing.str import StrPrinter
+
+
+class NotWritable(ValueError):
+    """An expression the formula language cannot write (a Σ not from 1, an unknown function)."""
+
+
+class _Printer(StrPrinter):
+    printmethod = "_derive_formula_text"  # not the objects' own _sympystr
+
+    def _print_Pow(self, expr, rational=False):
+        if expr.exp == sp.S.Half:
+            return f"sqrt({self._print(expr.base)})"
+        if expr.exp.is_negative and expr.exp.is_Rational:  # 1/x, 1/x^2
+            inner = sp.Pow(expr.base, -expr.exp, evaluate=False) if expr.exp != -1 else expr.base
+            return f"1/{self.parenthesize(inner, precedence(expr) + 1)}"
+        base = self.parenthesize(expr.base, precedence(expr), strict=True)
+        exp = self.parenthesize(expr.exp, precedence(expr), strict=True)
+        if expr.exp.is_Rational and not expr.exp.is_Integer or expr.exp.is_negative:
+            exp = f"({self._print(expr.exp)})"
+        return f"{base}^{exp}"
+
+    def _print_Indexed(self, expr):
+        name = self._print(expr.base.label)
+        if len(expr.indices) != 1:
+            raise NotWritable("a member with two indices")
+        i = expr.indices[0]
+        shown = self._print(i)
+        simple = isinstance(i, sp.Symbol) and len(shown) == 1 or i.is_Integer and i >= 0
+        return f"{name}_{shown}" if simple else f"{name}_{{{shown}}}"
+
+    def _print_Symbol(self, expr):
+        return expr.name
+
+    _print_Dummy = _print_Symbol
+
+    def _print_Sum(self, expr):
+        out = self._print(expr.function)
+        for var, lo, _hi in expr.limits:
+            if lo != 1 or len(var.name) != 1:
+                raise NotWritable("a Σ that does not start at 1")
+            out = f"sum_{var.name}({out})"
+        return out
+
+    def _print_Abs(self, expr):
+        return f"abs({self._print(expr.args[0])})"
+
+    def _print_Min(self, expr):
+        return "min(" + ", ".join(self._print(a) for a in expr.args) + ")"
+
+    def _print_Max(self, expr):
+        return "max(" + ", ".join(self._print(a) for a in expr.args) + ")"
+
+    def _print_Function(self, expr):
+        name = type(expr).__name__
+        if name not in ("exp", "log"):
+            raise NotWritable(f"the function {name}")
+        return f"{name}(" + ", ".join(self._print(a) for a in expr.args) + ")"
+
+    def _print_Derivative(self, expr):
+        raise NotWritable("a derivative")
+
+    def _print_Float(self, expr):
+        raise NotWritable("a float")
+
+
+def formula_text(expr: sp.Expr) -> str:
+    """`expr` in the formula language; NotWritable when the language has no way to say it."""
+    return _Printer().doprint(expr)

@@ -1,0 +1,399 @@
+"""Formula answers (issue 13, item 2): a claim `{ formula = "…" }` is `equivalent` only when
+the kernel proves it equal to the quantity's symbolic form, `wrong` only with a witness that
+is checked here by substituting it into hand-written Fraction formulas, else `undecided`.
+
+Expected statuses are written by hand from the lesson's mathematics (g = (w·x − y)·x for one
+record), never taken from derive's output."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from fractions import Fraction
+
+import pytest
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from derive.cli.main import main
+from derive.graph.formula_text import formula_text
+from derive.graph.language import evaluated, parse_formula
+from derive.graph.symbolic import symbolic_form
+from derive.recipes import RECIPES
+from derive.recipes.base import Context
+
+ONE = {"w": 1, "lr": 0.05, "records": [[2, 4]]}
+BIAS = {"w": 1, "b": 2, "lr": 0.05, "records": [[2, 4]]}
+TWO = {"w": 1, "lr": 0.05, "records": [[2, 4], [1, 3]]}
+SQUARED = {"w": 1, "lr": 0.05, "records": [[2, 4]], "loss": "squared"}
+MICRO = {"w": 1, "lr": 0.1, "microbatches": [[[1, 0], [2, 0]], [[3, 0]]]}
+
+
+def _toml_value(v) -> str:
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    return str(v)
+
+
+def write(tmp_path, claims: dict, given: dict = ONE, recipe: str = "sgd_step",
+          name: str = "f.toml", ex_id: str = "fa") -> str:
+    lines = ["[[exercise]]", f'id = "{ex_id}"', f'recipe = "{recipe}"', "[exercise.given]"]
+    lines += [f"{k} = {_toml_value(v)}" for k, v in given.items()]
+    lines += ["[exercise.claims]"]
+    lines += [f"{k} = {{ formula = {json.dumps(f)} }}" for k, f in claims.items()]
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return str(path)
+
+
+def check(tmp_path, capsys, claims, given=ONE, recipe="sgd_step", *extra):
+    path = write(tmp_path, claims, given, recipe)
+    code = main(["check", path, "--format", "json", *extra])
+    out, err = capsys.readouterr()
+    return code, (json.loads(out) if out else None), err
+
+
+def claim_of(doc, name):
+    return next(c for c in doc["exercises"][0]["claims"] if c["name"] == name)
+
+
+# (given, quantity, formula, expected status), each status worked out by hand
+TABLE = [
+    (ONE, "gradient", "(w×x − y)×x", "equivalent"),            # the lesson's g
+    (ONE, "gradient", "(w*x - y)*x", "equivalent"),
+    (ONE, "gradient", "x*(x*w - y)", "equivalent"),
+    (ONE, "gradient", "w*x^2 - x*y", "equivalent"),
+    (ONE, "gradient", "d((w*x - y)^2/2)/d(w)", "equivalent"),
+    (ONE, "gradient", "grad(L, w)", "equivalent"),             # the batch loss, by name
+    (ONE, "gradient", "(yhat - y)*x", "equivalent"),           # ŷ by name
+    (ONE, "gradient", "(ŷ − y)·x", "equivalent"),
+    (ONE, "gradient", "(w*x - y)*x^2", "wrong"),
+    (ONE, "gradient", "(y - w*x)*x", "wrong"),                 # the sign
+    (ONE, "gradient", "2*(w*x - y)*x", "wrong"),               # the other convention
+    (ONE, "loss", "(w*x - y)^2/2", "equivalent"),
+    (ONE, "loss", "(w*x - y)^2", "wrong"),                     # ½ dropped
+    (ONE, "w_new", "w - lr*(w*x - y)*x", "equivalent"),
+    (ONE, "w_new", "w - η*x*(x*w - y)", "equivalent"),
+    (ONE, "w_new", "w + lr*(w*x - y)*x", "wrong"),
+    (ONE, "prediction", "w*x", "equivalent"),
+    (ONE, "prediction_new", "(w - eta*(w*x - y)*x)*x", "equivalent"),
+    (BIAS, "gradient", "(w*x + b - y)*x", "equivalent"),
+    (BIAS, "b_gradient", "w*x + b - y", "equivalent"),
+    (BIAS, "gradient", "(w*x - y)*x", "wrong"),                 # the bias forgotten
+    (BIAS, "b_new", "b - lr*(w*x + b - y)", "equivalent"),
+    (SQUARED, "loss", "(w*x - y)^2", "equivalent"),
+    (SQUARED, "gradient", "2*(w*x - y)*x", "equivalent"),
+    (TWO, "gradient", "mean_i((w*x_i - y_i)*x_i)", "equivalent"),
+    (TWO, "gradient", "sum_i(x_i*(x_i*w - y_i))/N", "equivalent"),
+    (TWO, "gradient", "sum_i((w*x_i - y_i)*x_i)/2", "equivalent"),   # the exercise's N
+    (TWO, "gradient", "((w*x_1 - y_1)*x_1 + (w*x_2 - y_2)*x_2)/2", "equivalent"),
+    (TWO, "gradient", "sum_i((w*x_i - y_i)*x_i)", "wrong"),          # sum for mean
+    (TWO, "loss", "mean_i((w*x_i - y_i)^2)", "wrong"),
+    (TWO, "prediction", "w*x_i", "equivalent"),                      # a list, per record
+    (TWO, "prediction", "w*x_i + 1", "wrong"),
+]
+
+
+@pytest.mark.parametrize("given_, quantity, formula, status", TABLE)
+def test_formula_table(tmp_path, capsys, given_, quantity, formula, status):
+    code, doc, err = check(tmp_path, capsys, {quantity: formula}, given_)
+    assert err == ""
+    c = claim_of(doc, quantity)
+    assert c["status"] == status, c
+    assert c["claimed"] == {"formula": formula}
+    assert code == (0 if status == "equivalent" else 1)
+    assert doc["exercises"][0]["outcome"] == {"equivalent": "ok", "wrong": "wrong"}[status]
+    if status == "wrong":
+        w = c["diagnosis"]["witness"]
+        assert w["claimed"] != w["expected"]
+
+
+def test_accumulation_records(tmp_path, capsys):
+    code, doc, _ = check(tmp_path, capsys, {
+        "gradient": "mean_i((w*x_i - y_i)*x_i)",
+        "mean_of_means": "((w*x_1 - y_1)*x_1/2 + (w*x_2 - y_2)*x_2/2 + (w*x_3 - y_3)*x_3)/2",
+        "w_new": "w - lr*sum_i((w*x_i - y_i)*x_i)"}, MICRO, "accumulation")
+    statuses = {c["name"]: c["status"] for c in doc["exercises"][0]["claims"]}
+    assert statuses == {"gradient": "equivalent", "mean_of_means": "equivalent",
+                        "w_new": "wrong"}
+    assert code == 1
+
+
+# independent references: the quantities and the claimed formulas, by hand, over Fractions
+def _g(w, x, y):
+    return (w * x - y) * x
+
+
+WITNESS_CASES = [
+    (ONE, "gradient", "(w*x - y)*x^2", lambda p: _g(p["w"], p["x"], p["y"]) * p["x"],
+     lambda p: _g(p["w"], p["x"], p["y"])),
+    (ONE, "loss", "(w*x - y)^2", lambda p: (p["w"] * p["x"] - p["y"]) ** 2,
+     lambda p: (p["w"] * p["x"] - p["y"]) ** 2 / 2),
+    (BIAS, "gradient", "(w*x - y)*x", lambda p: _g(p["w"], p["x"], p["y"]),
+     lambda p: (p["w"] * p["x"] + p["b"] - p["y"]) * p["x"]),
+    (TWO, "gradient", "sum_i((w*x_i - y_i)*x_i)",
+     lambda p: _g(p["w"], p["x_1"], p["y_1"]) + _g(p["w"], p["x_2"], p["y_2"]),
+     lambda p: (_g(p["w"], p["x_1"], p["y_1"]) + _g(p["w"], p["x_2"], p["y_2"])) / 2),
+]
+
+
+@pytest.mark.parametrize("given_, quantity, formula, claimed, expected", WITNESS_CASES)
+def test_witness_checks_with_fractions(tmp_path, capsys, given_, quantity, formula, claimed,
+                                       expected):
+    _, doc, _ = check(tmp_path, capsys, {quantity: formula}, given_)
+    c = claim_of(doc, quantity)
+    assert c["status"] == "wrong"
+    w = dict(c["diagnosis"]["witness"])
+    point = {k: Fraction(v) for k, v in w.items() if k not in ("claimed", "expected")}
+    assert Fraction(w["claimed"]) == claimed(point)
+    assert Fraction(w["expected"]) == expected(point)
+    assert claimed(point) != expected(point)
+    assert "the formula gives" in c["diagnosis"]["explanation"]
+
+
+def test_text_output(tmp_path, capsys):
+    path = write(tmp_path, {"gradient": "(w×x − y)×x", "loss": "(w*x - y)^2"})
+    code = main(["check", path])
+    out, _ = capsys.readouterr()
+    assert code == 1
+    assert "equivalent" in out and "wrong" in out
+    assert "the formula gives 1, but loss is 1/2" in out or "but loss is" in out
+    assert "1 equivalent, 1 wrong" in out
+
+
+@pytest.mark.parametrize("formula, words", [
+    ("(w*z - y)*x", ["'z' at column 4", "is not a symbol of gradient"]),
+    ("(w*xx - y)*x", ["'xx' at column 4", "did you mean 'x'?"]),
+    ("(w*x - y)*x_i", ["the index 'i' is free"]),
+    ("(yhat - y)^", ["expected an operand at column 12"]),
+    ("__import__('os')", ["column 1"]),
+    ("w_{1}*x + b_1", ["'w' at column 1 has no members", "write w without an index"]),
+])
+def test_invalid_formulas(tmp_path, capsys, formula, words):
+    code, doc, err = check(tmp_path, capsys, {"gradient": formula})
+    assert code == 2 and doc is None
+    assert err.count("\n") == 1
+    assert "claims.gradient.formula" in err and "exercise 'fa'" in err
+    assert "not supported" not in err
+    for w in words:
+        assert w in err, err
+
+
+def test_family_needs_its_index(tmp_path, capsys):
+    code, _, err = check(tmp_path, capsys, {"gradient": "mean_i((w*x - y)*x)"}, TWO)
+    assert code == 2
+    assert "'x' at column" in err and "one value per member (2 here)" in err
+
+
+def _derivatives(n: int) -> str:
+    text = "x^x^x^x"
+    for _ in range(n):
+        text = f"d({text})/d(x)"
+    return text
+
+
+HOSTILE = [
+    "(w+x+y)^10000",               # an expansion of 50 million terms
+    "(w+x+y)^200",
+    "exp(exp(exp(exp(100))))",
+    _derivatives(12),
+    _derivatives(4),
+    "2^2^2^2^2",
+    "9^9^9",
+    "((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((w))))))))))))))))))))))))))"
+    "))))))))))))))))))))))))))))))))))))))",
+    "eval(1)",
+    "__class__",
+    "x!" ,
+    "1" * 150,
+    "w" + "*w" * 1500,
+]
+
+
+@pytest.mark.parametrize("formula", HOSTILE)
+def test_hostile_formulas_end_within_bounds(tmp_path, capsys, formula):
+    """Each ends as not supported or invalid (one line, exit 2), or with a claim status of
+    its own (wrong with a witness, or undecided with a reason) well inside a 3 s exercise
+    bound: never as the exercise's time bound, never a traceback."""
+    code, doc, err = check(tmp_path, capsys, {"gradient": formula}, ONE, "sgd_step",
+                           "--time-limit", "3")
+    if code == 2:
+        assert err.count("\n") == 1 and "claims.gradient" in err
+        return
+    ex = doc["exercises"][0]
+    assert ex["outcome"] != "undecided", ex.get("undecided")
+    c = claim_of(doc, "gradient")
+    assert c["status"] in ("wrong", "undecided")
+    if c["status"] == "undecided":
+        assert c["diagnosis"]["explanation"].startswith("undecided: ")
+
+
+def test_not_supported_quantity(tmp_path, capsys):
+    code, _, err = check(tmp_path, capsys, {"w_steps": "w"},
+                         {"w": 1, "lr": 0.1, "records": [[2, 4]], "steps": 3},
+                         "optimizer_steps")
+    assert code == 2
+    assert "not supported" in err and "claims.w_steps.formula" in err
+
+
+def test_key_json_has_formulas(tmp_path, capsys):
+    path = write(tmp_path, {})
+    assert main(["key", path, "--format", "json"]) == 0
+    q = json.loads(capsys.readouterr().out)["exercises"][0]["quantities"]
+    assert q["gradient"]["formula"] == "x*(w*x - y)"
+    assert q["loss"]["formula"] == "(w*x - y)^2/2"
+    path = write(tmp_path, {}, TWO, name="two.toml")
+    assert main(["key", path, "--format", "json"]) == 0
+    q = json.loads(capsys.readouterr().out)["exercises"][0]["quantities"]
+    assert q["gradient"]["formula"] == "sum_i((w*x_i - y_i)*x_i)/N"
+
+
+@pytest.mark.parametrize("fmt", ["tex", "md"])
+def test_export_shows_the_claimed_formula(tmp_path, capsys, fmt):
+    path = write(tmp_path, {"gradient": "(w*x - y)*x"})
+    code = main(["export", path, "--format", fmt, "--standalone"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "equivalent" in out
+
+
+def test_export_escapes_formula_text(tmp_path, capsys):
+    """The claimed formula is author text: in LaTeX its ^ and _ are escaped, never math."""
+    path = write(tmp_path, {"gradient": "(w*x - y)*x^1"})
+    assert main(["export", path, "--format", "tex"]) == 0
+    out = capsys.readouterr().out
+    line = next(ln for ln in out.splitlines() if "equivalent" in ln)
+    assert "x^1" not in line, line
+
+
+def test_variants_keep_working(tmp_path, capsys):
+    path = tmp_path / "v.toml"
+    path.write_text('[[exercise]]\nid = "v"\nrecipe = "sgd_step"\n[exercise.given]\nw = 1\n'
+                    'lr = 0.05\nrecords = [[2, 4]]\n[exercise.vary]\nw = { choices = [1, 2, 3] }\n'
+                    '[exercise.claims]\ngradient = { formula = "(w*x - y)*x" }\n',
+                    encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["variants", str(path), "-n", "2", "-o", str(out)]) == 0
+    capsys.readouterr()
+    files = sorted(out.glob("*.toml"))
+    assert files
+    assert main(["check", str(out)]) == 0
+
+
+# ------------------------------------------------------------------ properties (hypothesis)
+
+W, X, Y = sp.symbols("w x y")
+TRUE = (W * X - Y) * X
+
+
+def _as_text(e: sp.Expr) -> str:
+    return formula_text(e)
+
+
+rewritings = st.sampled_from([
+    sp.expand, sp.factor, lambda e: e, lambda e: sp.collect(sp.expand(e), X),
+    lambda e: sp.collect(sp.expand(e), W), lambda e: sp.Add(*reversed(sp.expand(e).args)),
+])
+
+
+@settings(max_examples=25)
+@given(rewrite=rewritings, extra=st.integers(-3, 3))
+def test_rewritings_are_equivalent(tmp_path_factory, rewrite, extra):
+    """Random polynomial rewritings of the true form (expanded, factored, collected,
+    reordered, plus a term that cancels) are all equivalent."""
+    e = rewrite(TRUE)
+    text = _as_text(e) + (f" + {extra}*w*y - {extra}*y*w" if extra else "")
+    tmp = tmp_path_factory.mktemp("rw")
+    path = write(tmp, {"gradient": text})
+    with contextlib.redirect_stdout(io.StringIO()):
+        code = main(["check", path, "--format", "json"])
+    assert code == 0, text
+
+
+coefficients = st.tuples(st.integers(-3, 3), st.integers(-3, 3)).filter(lambda c: c != (1, -1))
+
+
+@settings(max_examples=25)
+@given(coefs=coefficients, form=st.sampled_from(["{a}*w*x^2 + {b}*x*y",
+                                                  "x*({a}*w*x + {b}*y)"]))
+def test_perturbations_are_wrong_with_a_checked_witness(tmp_path_factory, coefs, form):
+    """A coefficient changed (a·w·x² + b·x·y with (a, b) ≠ (1, −1)) is wrong, and the witness
+    is checked against both sides with Fraction arithmetic."""
+    a, b = coefs
+    text = form.format(a=a, b=b)
+    tmp = tmp_path_factory.mktemp("pt")
+    path = write(tmp, {"gradient": text})
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(["check", path, "--format", "json"])
+    doc = json.loads(out.getvalue())
+    c = claim_of(doc, "gradient")
+    assert code == 1 and c["status"] == "wrong", text
+    p = {k: Fraction(v) for k, v in c["diagnosis"]["witness"].items()}
+    claimed = a * p["w"] * p["x"] ** 2 + b * p["x"] * p["y"]
+    assert claimed == p["claimed"]
+    assert _g(p["w"], p["x"], p["y"]) == p["expected"] != claimed
+
+
+@settings(max_examples=30)
+@given(st.sampled_from(list(RECIPES["sgd_step"].graph(Context(RECIPES["sgd_step"], {
+    "w": sp.Integer(1), "lr": sp.Integer(1), "records": [(1, 2)], "b": sp.Integer(1),
+    "loss": None})).by_name)))
+def test_formula_text_round_trips(name):
+    """What `derive key` shows as a formula parses back to the same expression."""
+    r = RECIPES["sgd_step"]
+    g = r.graph(Context(r, {"w": sp.Integer(1), "lr": sp.Integer(1), "records": [(1, 2)],
+                            "b": sp.Integer(1), "loss": None}))
+    form = symbolic_form(g, name)
+    back = evaluated(parse_formula(formula_text(form)))
+    names = {s.name: s for s in form.free_symbols if isinstance(s, sp.Symbol)}
+    names |= {a.base.label.name: a.base.label for a in form.atoms(sp.Indexed)}
+    back = back.xreplace({s: names.get(s.name, s) for s in back.atoms(sp.Symbol)})
+    n = sp.Symbol("N", integer=True, positive=True)
+    assert sp.expand((back - form).subs(n, 3).doit()) == 0
+
+
+def test_undecided_is_not_a_pass(tmp_path, capsys):
+    """log(2x) − log 2 − log x is 0 wherever it is defined, which the kernel neither proves
+    nor refutes: the claim is undecided, with its bound, inside the exercise's own."""
+    code, doc, _ = check(tmp_path, capsys, {
+        "gradient": "(w*x - y)*x + log(2*x) - log(2) - log(x)"}, ONE, "sgd_step",
+        "--time-limit", "2")
+    assert code == 1
+    ex = doc["exercises"][0]
+    assert ex["outcome"] == "undecided" and "undecided" not in ex
+    c = claim_of(doc, "gradient")
+    assert c["status"] == "undecided"
+    assert c["diagnosis"]["explanation"].startswith("undecided: ")
+    assert "witness" not in c["diagnosis"]
+
+
+def test_many_records_compared_in_general(tmp_path, capsys):
+    """3,000 records are too many to write out: a mean_i formula is proved for every N (so
+    for this one); a form that differs for some N is undecided, never wrong."""
+    records = [[i % 7 - 3, i % 5 - 2] for i in range(3000)]
+    given_ = {"w": 1, "lr": 0.05, "records": records}
+    code, doc, _ = check(tmp_path, capsys, {
+        "gradient": "mean_i((w*x_i - y_i)*x_i)", "loss": "mean_i((w*x_i - y_i)^2)"}, given_)
+    statuses = {c["name"]: c["status"] for c in doc["exercises"][0]["claims"]}
+    assert statuses == {"gradient": "equivalent", "loss": "undecided"}
+    assert code == 1
+
+
+def test_pytest_plugin(tmp_path):
+    """An exercise bank with formula answers under the pytest plugin: equivalent passes,
+    wrong fails with the witness in the report."""
+    import subprocess
+    import sys
+
+    good = write(tmp_path, {"gradient": "(w*x - y)*x"}, name="good.toml")
+    bad = write(tmp_path, {"loss": "(w*x - y)^2"}, name="bad.toml", ex_id="bad")
+    done = subprocess.run([sys.executable, "-m", "pytest",
+                           "-p", "no:cacheprovider", "--derive-exercises", good, bad],
+                          capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert "1 passed" in done.stdout and "1 failed" in done.stdout, done.stdout
+    assert "the formula gives 1, but loss is 1/2" in done.stdout
