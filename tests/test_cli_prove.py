@@ -254,3 +254,21 @@ def test_python_m_derive_prove_json():
         assert rec["verdict"] == rec["expect"] != "unknown"
     assert {r["id"]: r["verdict"] for r in records if r["id"] in ("A1", "A2", "A3")} == {
         "A1": "proved", "A2": "proved", "A3": "proved"}
+
+
+def test_the_run_time_bound_leaves_statements_unknown(capsys, monkeypatch):
+    """Past --total-time-limit no statement is begun: each left is `unknown`, exit 1 (a file
+    of many slow statements cannot run for its length times the kernel's bound)."""
+    import derive.statements.parallel as parallel
+
+    clock = iter([0.0] + [10.0] * 100)
+    monkeypatch.setattr(parallel.time, "monotonic", lambda: next(clock))
+    assert main(["prove", "A1", "A2", "--jobs", "1", "--total-time-limit", "5",
+                 "--format", "json"]) == 1
+    out = json.loads(capsys.readouterr().out)["statements"]
+    assert [s["verdict"] for s in out] == ["unknown", "unknown"]
+
+
+def test_the_run_time_bound_must_be_positive(capsys):
+    assert main(["prove", "A1", "--total-time-limit", "0"]) == 2
+    assert "--total-time-limit 0" in capsys.readouterr().err

@@ -10,6 +10,7 @@ from pathlib import Path
 from derive.cli.errors import UsageError, did_you_mean
 from derive.cli.output import emit
 from derive.kernel import exact_str
+from derive.limits import RUN_SECONDS
 from derive.statements import Outcome, Statement
 from derive.statements.parallel import prove_all
 from derive.statements.registry import InvalidProofs, UnknownStatement, all_statements, select
@@ -22,6 +23,9 @@ def add_parser(sub) -> None:
                    help="statement ids of proofs/, or files (or folders) of [[statement]] "
                         "tables (default: every statement of proofs/)")
     p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--total-time-limit", type=float, default=RUN_SECONDS, metavar="SECONDS",
+                   help="time bound of the whole run: statements not begun by then are "
+                   f"unknown (default {RUN_SECONDS:g}; each decision has its own bound)")
     p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="prove on N processes (default: DERIVE_JOBS, else the cores, at most 4)")
     p.set_defaults(run=run)
@@ -148,7 +152,10 @@ def run(args) -> int:
     statements = statements_for(args.ids)
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"--jobs {args.jobs}: give a number of processes ≥ 1")
-    outcomes = prove_all(statements, args.jobs)
+    if not args.total_time_limit > 0:
+        raise UsageError(f"--total-time-limit {args.total_time_limit:g}: give a number of "
+                         "seconds > 0")
+    outcomes = prove_all(statements, args.jobs, args.total_time_limit)
     if args.format == "json":
         emit(json.dumps({"statements": [outcome_json(o) for o in outcomes]},
                         ensure_ascii=False, indent=2), None)

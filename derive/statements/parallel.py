@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import os
 import pickle
+import time
 from dataclasses import replace
 
+from derive.kernel.verdict import Verdict
 from derive.statements.prove import Outcome, prove
 from derive.statements.statement import Statement
 
@@ -26,7 +28,16 @@ def default_jobs() -> int:
     return max(1, min(cores, 4))
 
 
-def _work(queue: int, statements: list[Statement]) -> dict[int, Outcome]:
+def _prove(statement: Statement, deadline: float | None) -> Outcome:
+    """`prove`, or `unknown` at once when the run has passed its time bound."""
+    if deadline is not None and time.monotonic() >= deadline:
+        return Outcome(statement, Verdict.UNKNOWN, "time bound", None, (), (), (), 0.0,
+                       "the run passed its time bound (--total-time-limit)")
+    return prove(statement)
+
+
+def _work(queue: int, statements: list[Statement], deadline: float | None
+          ) -> dict[int, Outcome]:
     """Prove statements taken from the queue until it is empty."""
     done = {}
     while True:
@@ -34,15 +45,18 @@ def _work(queue: int, statements: list[Statement]) -> dict[int, Outcome]:
         if len(ticket) < 2:
             return done
         k = int.from_bytes(ticket, "big")
-        done[k] = prove(statements[k])
+        done[k] = _prove(statements[k], deadline)
 
 
-def prove_all(statements: list[Statement], jobs: int | None = None) -> list[Outcome]:
-    """`prove` of every statement, on up to `jobs` processes."""
+def prove_all(statements: list[Statement], jobs: int | None = None,
+              seconds: float | None = None) -> list[Outcome]:
+    """`prove` of every statement, on up to `jobs` processes; a statement not begun within
+    `seconds` of the start is `unknown` (each one's own decision is bounded by the kernel)."""
+    deadline = None if seconds is None else time.monotonic() + seconds
     jobs = default_jobs() if jobs is None else jobs
     if jobs <= 1 or len(statements) < 2 * jobs or not hasattr(os, "fork") \
             or len(statements) >= 1 << 16:
-        return [prove(s) for s in statements]
+        return [_prove(s, deadline) for s in statements]
     queue_read, queue_write = os.pipe()
     os.write(queue_write, b"".join(k.to_bytes(2, "big") for k in range(len(statements))))
     os.close(queue_write)
@@ -54,7 +68,7 @@ def prove_all(statements: list[Statement], jobs: int | None = None) -> list[Outc
             code = 0
             try:
                 os.close(read)
-                done = _work(queue_read, statements)
+                done = _work(queue_read, statements, deadline)
                 data = pickle.dumps({k: replace(o, statement=None) for k, o in done.items()})
                 with os.fdopen(write, "wb") as pipe:
                     pipe.write(data)
@@ -64,7 +78,7 @@ def prove_all(statements: list[Statement], jobs: int | None = None) -> list[Outc
                 os._exit(code)
         os.close(write)
         children.append((pid, read))
-    results = _work(queue_read, statements)
+    results = _work(queue_read, statements, deadline)
     os.close(queue_read)
     for pid, read in children:
         with os.fdopen(read, "rb") as pipe:
@@ -76,5 +90,5 @@ def prove_all(statements: list[Statement], jobs: int | None = None) -> list[Outc
             received = {}
         for k, o in received.items():
             results[k] = replace(o, statement=statements[k])
-    return [results[k] if k in results else prove(statements[k])
+    return [results[k] if k in results else _prove(statements[k], deadline)
             for k in range(len(statements))]
