@@ -352,3 +352,63 @@ w_new = "w - lr*gradient"
     g = sum(F(w * x - y) * x for x, y in records) / len(records)
     assert frac(key["gradient"]) == g
     assert frac(key["w_new"]) == w - F(lr_tenths, 10) * g
+
+
+# ------------------------------------------------------------------ the command line
+
+EXAMPLES = "docs/examples/formulas.toml"
+
+
+def test_recipes_describes_formulas(capsys):
+    from derive.cli.main import main
+
+    assert main(["recipes", "formulas"]) == 0
+    out = capsys.readouterr().out
+    assert "[exercise.define]" in out and "mutation" in out
+
+
+@pytest.mark.parametrize("fmt,lang", [("md", "en"), ("md", "zh"), ("tex", "en"), ("json", "en")])
+def test_key_and_export_of_the_examples(fmt, lang, tmp_path):
+    from derive.cli.main import main
+
+    out = tmp_path / f"out.{fmt}"
+    assert main(["key", EXAMPLES, "--format", fmt, "--lang", lang, "-o", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "logistic-bce" in text and "decay-accumulation" in text
+    if fmt != "json":
+        out2 = tmp_path / f"export.{fmt}"
+        assert main(["export", EXAMPLES, "--format", fmt, "--lang", lang, "-o", str(out2)]) == 0
+        assert r"\exp" in out2.read_text(encoding="utf-8")
+
+
+def test_logistic_mistakes_are_named_by_mutation():
+    """A student who summed instead of averaging, or stepped uphill: the claims are computed
+    here with floats from the mathematics (rounded to 6 places), the diagnosis names the
+    mutation of the author's graph."""
+    import math
+
+    rows = [(1, 1), (2, 0), (-1, 0)]
+    w, b, lr = 0.5, 0.0, 0.1
+    total = sum((1 / (1 + math.exp(-(w * x + b))) - y) * x for x, y in rows)
+    text = HEAD + f"""
+[exercise.given]
+w = 0.5
+b = 0
+lr = 0.1
+records = {{ columns = ["x", "y"], rows = [[1, 1], [2, 0], [-1, 0]] }}
+[exercise.define]
+z = "w*x_i + b"
+p = "1/(1 + exp(-z_i))"
+ell = "-(y_i*log(p_i) + (1 - y_i)*log(1 - p_i))"
+loss = "mean_i(ell_i)"
+gradient = "grad(loss, w)"
+w_new = "w - lr*gradient"
+[exercise.claims]
+gradient = {{ value = "{total:.6f}", places = 6 }}
+w_new = {{ value = "{w + lr * total / 3:.6f}", places = 6 }}
+"""
+    report = check_exercise(load(text))
+    by = {c.name: c for c in report.claims}
+    assert by["gradient"].status == "wrong"
+    assert by["gradient"].diagnosis.mistake == "gradient_sum_for_mean"
+    assert by["w_new"].diagnosis.mistake == "w_new_term_sign"

@@ -23,6 +23,11 @@ def describe(name: str) -> str:
         need = "required" if i.required else "optional"
         lines.append(f"  {i.name:<{w}}  {i.kind:<{k}}  {need:<8}  {i.doc}")
     lines += ["", "quantities ([exercise.claims]), in derivation order:"]
+    if not r.quantities:  # formulas: each exercise names its own
+        lines += ["  the exercise's own, named in [exercise.define] (docs/authoring.md)", "",
+                  "known mistakes tried by the diagnosis:",
+                  "  every mutation of the exercise's derivation (docs/diagnosis.md)"]
+        return "\n".join(lines)
     w = max(len(q.name) for q in r.quantities)
     for q in r.quantities:
         extra = (" [wrong scheme]" if q.wrong else "") + (

@@ -577,6 +577,15 @@ def _hint(name: str, known) -> str:
 TITLE = "A derivation written as formulas (docs/authoring.md)"
 
 RECIPE = Recipe(
-    name="formulas", title=TITLE, doc=__doc__, inputs=(), quantities=())
+    name="formulas", title=TITLE, doc=__doc__, quantities=(), inputs=(
+        Input("NAME", "number", "any number the formulas read: w = 0.5, lr = 0.1, eps = 1e-8",
+              required=False),
+        Input(RECORDS, "rows", 'records: [[x, y], …], or { columns = ["x1", "x2", "y"], '
+              "rows = [[…], …] }; each column is a family x1_i", required=False),
+        Input(MICROBATCHES, "row_groups", "records grouped into microbatches: [[[x, y], …], "
+              "…]; k, n_k, N and mean_{i in B_k}(…)", required=False),
+        Input(STEPS, "steps", f"the steps T of a recurrence (at most {MAX_STEPS:,})",
+              required=False),
+    ))
 """The entry `derive recipes` lists: an exercise's own recipe is built from its define table
 (`recipe_for`)."""
