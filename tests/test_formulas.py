@@ -412,3 +412,45 @@ w_new = {{ value = "{w + lr * total / 3:.6f}", places = 6 }}
     assert by["gradient"].status == "wrong"
     assert by["gradient"].diagnosis.mistake == "gradient_sum_for_mean"
     assert by["w_new"].diagnosis.mistake == "w_new_term_sign"
+
+
+def test_author_titles_stay_text_in_every_output(tmp_path):
+    from derive.cli.main import main
+
+    hostile = r"Prediction $\evil{x}$ <script>alert(1)</script> _*"
+    path = tmp_path / "t.toml"
+    path.write_text(HEAD + f"""
+[exercise.given]
+w = 1
+records = [[1, 2]]
+[exercise.define]
+yhat = {{ formula = "w*x_i", title = {_toml_string(hostile)}, title_zh = "预测 \\\\input{{x}}" }}
+""", encoding="utf-8")
+    expected = {  # hand-written escapes
+        "md": r"Prediction \$\\evil{x}\$ &lt;script&gt;alert(1)&lt;/script&gt; \_\* (`yhat`):",
+        "tex": (r"Prediction \$\textbackslash{}evil\{x\}\$ \textless{}script\textgreater{}"
+                r"alert(1)\textless{}/script\textgreater{} \_* (\texttt{yhat}):"),
+    }
+    for fmt, line in expected.items():
+        out = tmp_path / f"o.{fmt}"
+        assert main(["export", str(path), "--format", fmt, "-o", str(out)]) == 0
+        assert line in out.read_text(encoding="utf-8").splitlines()
+    out = tmp_path / "zh.md"
+    assert main(["export", str(path), "--format", "md", "--lang", "zh", "-o", str(out)]) == 0
+    assert r"预测 \\input{x} (`yhat`):" in out.read_text(encoding="utf-8").splitlines()
+
+
+@pytest.mark.parametrize("define,fragment", [
+    ('yhat = { formula = "w*x_i", title = 3 }', "without a formula as text"),
+    ('yhat = { formula = "w*x_i", titel = "x" }', "define.yhat.titel"),
+])
+def test_bad_quantity_tables(define, fragment):
+    text = HEAD + f"""
+[exercise.given]
+w = 1
+records = [[1, 2]]
+[exercise.define]
+{define}
+"""
+    with pytest.raises(InputError, match=fragment.replace(".", r"\.")):
+        load(text)

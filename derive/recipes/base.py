@@ -134,6 +134,9 @@ class Recipe:
     whose quantities are its nodes: the working is rendered from it."""
     node_words: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     """English and Chinese words of the graph's nodes that are not claimable quantities."""
+    node_titles: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    """Headings an exercise's author wrote for its quantities (English, Chinese): untrusted
+    text, which the renderers escape (`formulas`)."""
     node_tables: Mapping[str, str] = field(default_factory=dict)
     """Tables of the working shown before a node's formula: node name → the kind of table
     (`"components"`: the memory ledger, one row per component of a sum); the renderer

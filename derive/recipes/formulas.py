@@ -150,6 +150,12 @@ class _Define:
     name: str
     text: str
     start: str | None
+    title: str = ""
+    title_zh: str = ""
+
+
+MAX_TITLE = 200
+DEFINE_KEYS = ("formula", "start", "title", "title_zh")
 
 
 def _defines(raw) -> tuple[_Define, ...]:
@@ -166,12 +172,21 @@ def _defines(raw) -> tuple[_Define, ...]:
         if isinstance(value, str):
             out.append(_Define(name, value, None))
         elif isinstance(value, dict):
-            unknown = sorted(set(value) - {"formula", "start"})
-            if unknown or not isinstance(value.get("formula"), str) or (
-                    "start" in value and not isinstance(value["start"], str)):
-                raise DefineError(key, "is a table without a formula (and only a start)",
-                                  'write { formula = "w_{t-1} - lr*g_t", start = "w0" }')
-            out.append(_Define(name, value["formula"], value.get("start")))
+            unknown = sorted(set(value) - set(DEFINE_KEYS))
+            if unknown:
+                raise DefineError(f"{key}.{unknown[0]}", "is not a key of a quantity",
+                                  "use " + ", ".join(DEFINE_KEYS))
+            if not all(isinstance(value.get(k, ""), str) for k in DEFINE_KEYS) or \
+                    "formula" not in value:
+                raise DefineError(key, "is a table without a formula as text",
+                                  'write { formula = "w_{t-1} - lr*g_t", start = "w0", '
+                                  'title = "The weight after step t" }')
+            for k in ("title", "title_zh"):
+                if len(value.get(k, "")) > MAX_TITLE:
+                    raise DefineError(f"{key}.{k}", f"has {len(value[k])} characters",
+                                      f"at most {MAX_TITLE}")
+            out.append(_Define(name, value["formula"], value.get("start"),
+                               value.get("title", ""), value.get("title_zh", "")))
         else:
             raise DefineError(key, "is not a formula",
                               'write the formula as text: loss = "mean_i(ell_i)"')
@@ -214,7 +229,7 @@ def recipe_for(raw_given: Mapping, raw_define) -> Recipe:
             columns = columns_of(raw_given[table], f"given.{table}")
     defines = _defines(raw_define)
     key = (tuple(sorted(kinds.items())), columns,
-           tuple((d.name, d.text, d.start) for d in defines))
+           tuple((d.name, d.text, d.start, d.title, d.title_zh) for d in defines))
     return _recipe(key)
 
 
@@ -244,7 +259,8 @@ def _recipe(key) -> Recipe:
     return Recipe(name="formulas", title=TITLE, doc=__doc__, inputs=inputs,
                   quantities=quantities, mistakes=mutation_mistakes(graphed, graph, names),
                   graph=lambda ctx: graph,
-                  node_words={n: ("Quantity", "量") for n in names})
+                  node_words={n: ("Quantity", "量") for n in names},
+                  node_titles={d.name: (d.title, d.title_zh) for d in defines if d.title})
 
 
 def _guarded(name, compute):

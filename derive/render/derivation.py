@@ -96,6 +96,20 @@ def _with_result(line: str, v) -> str:
     return line + (" " if result.startswith(r"\approx") else " = ") + result
 
 
+def _heading(recipe, name: str, q, lang: str):
+    """A node's heading: the course's words (or the author's, escaped), then its name."""
+    t = words(lang)
+    tail = ""
+    if q is not None:
+        tail = f"(`{name}`)" + (f" ({t['wrong_scheme']})" if q.wrong else "")
+    title = recipe.node_titles.get(name)
+    if title is not None:
+        en, zh = title
+        return (Author(zh if lang == "zh" and zh else en), " ", tail + ":")
+    en, zh = recipe.node_words.get(name, (name, ""))
+    return (zh if lang == "zh" and zh else en) + (" " + tail if tail else "") + ":"
+
+
 def graph_blocks(report: Report, lang: str) -> list:
     """The working of a graph recipe: every node in derivation order, as formula →
     substitution → exact result, one line per member of a family."""
@@ -110,13 +124,7 @@ def graph_blocks(report: Report, lang: str) -> list:
         q = ex.recipe.quantity(node.name)
         if q is not None and node.name not in report.values:
             continue
-        en, zh = ex.recipe.node_words.get(node.name, (node.name, ""))
-        label = zh if lang == "zh" and zh else en
-        if q is not None:
-            label += f" (`{node.name}`)"
-            if q.wrong:
-                label += f" ({t['wrong_scheme']})"
-        blocks.append(Paragraph(label + ":"))
+        blocks.append(Paragraph(_heading(ex.recipe, node.name, q, lang)))
         table = ex.recipe.node_tables.get(node.name)
         if table is not None:
             blocks.append(Table(*NODE_TABLES[table](work, lang)))

@@ -90,11 +90,15 @@ def _question(ex: Exercise, q: Quantity, lang: str):
     from derive.render.working import formula_tex
 
     tex = formula_tex(ex.recipe, ex.given, q.name)
-    en, zh = ex.recipe.node_words.get(q.name, (q.doc, q.zh))
     t = words(lang)
     wrong = f", {t['wrong_scheme']}" if q.wrong else ""
-    label = zh if lang == "zh" and zh else en
+    title = ex.recipe.node_titles.get(q.name)
     head = tex.split(" = ", 1)[0]
+    if title is not None:  # the author's words, escaped
+        label = Author(title[1] if lang == "zh" and title[1] else title[0])
+        return (label, " ", f"(`{q.name}`{wrong}):", " ", InlineMath(f"{head} = ?"))
+    en, zh = ex.recipe.node_words.get(q.name, (q.doc, q.zh))
+    label = zh if lang == "zh" and zh else en
     return (f"{label} (`{q.name}`{wrong}):", " ", InlineMath(f"{head} = ?"))
 
 
