@@ -397,3 +397,57 @@ def test_pytest_plugin(tmp_path):
                           capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert "1 passed" in done.stdout and "1 failed" in done.stdout, done.stdout
     assert "the formula gives 1, but loss is 1/2" in done.stdout
+
+
+small = st.integers(-4, 4)
+atoms = st.sampled_from([W, X, Y]) | small.map(sp.Integer) | st.tuples(
+    small, st.integers(1, 5)).map(lambda t: sp.Rational(*t))
+
+
+def _exprs():
+    return st.recursive(atoms, lambda inner: st.one_of(
+        st.tuples(inner, inner).map(lambda t: t[0] + t[1]),
+        st.tuples(inner, inner).map(lambda t: t[0] * t[1]),
+        st.tuples(inner, st.integers(-3, 4)).map(
+            lambda t: t[0] ** t[1] if t[0] != 0 or t[1] > 0 else t[0]),
+        inner.map(lambda e: -e)), max_leaves=12)
+
+
+@settings(max_examples=100)
+@given(_exprs())
+def test_formula_text_parses_back(e):
+    """formula_text writes any rational expression in w, x, y so that the formula language
+    reads back the same expression (negative powers, fractions, signs, nesting)."""
+    if e.has(sp.zoo, sp.nan):
+        return
+    back = evaluated(parse_formula(formula_text(e)))
+    back = back.xreplace({sp.Symbol(n, real=True): sp.Symbol(n) for n in "wxy"})
+    assert sp.simplify(back - e) == 0
+
+
+@settings(max_examples=40)
+@given(w=st.fractions(-5, 5, max_denominator=4),
+       records=st.lists(st.tuples(st.fractions(-5, 5, max_denominator=3),
+                                  st.fractions(-5, 5, max_denominator=3)),
+                        min_size=1, max_size=4))
+def test_specialised_form_matches_fractions(w, records):
+    """The gradient's form for the exercise (records written out, each x_i and y_i a
+    symbol), at the exercise's own values, is the mean of (w·x_i − y_i)·x_i in Fractions."""
+    from derive.graph.symbolic import Specialiser
+
+    r = RECIPES["sgd_step"]
+    given_ = {"w": sp.Rational(w.numerator, w.denominator), "lr": sp.Rational(1, 10),
+              "records": [(sp.Rational(a.numerator, a.denominator),
+                           sp.Rational(b.numerator, b.denominator)) for a, b in records],
+              "b": None, "loss": None}
+    ctx = Context(r, given_)
+    g = r.graph(ctx)
+    form = Specialiser(g, ctx)(g.by_name["gradient"].head)
+    point = {sp.Symbol("w"): given_["w"]}
+    for m, (a, b) in enumerate(given_["records"], 1):
+        suffix = "" if len(records) == 1 else f"_{m}"
+        point[sp.Symbol("x" + suffix)] = a
+        point[sp.Symbol("y" + suffix)] = b
+    assert form.free_symbols <= set(point)
+    expected = sum((w * a - b) * a for a, b in records) / len(records)
+    assert form.xreplace(point) == sp.Rational(expected.numerator, expected.denominator)
