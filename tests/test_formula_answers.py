@@ -451,3 +451,30 @@ def test_specialised_form_matches_fractions(w, records):
     assert form.free_symbols <= set(point)
     expected = sum((w * a - b) * a for a, b in records) / len(records)
     assert form.xreplace(point) == sp.Rational(expected.numerator, expected.denominator)
+
+
+TOKENS = ["w", "x", "y", "b", "lr", "η", "ŷ", "N", "x_i", "y_1", "sum_i(", "mean_i(", "d(", ")/d(w)",
+          "grad(", ", w)", "(", ")", "+", "-", "−", "*", "·", "/", "^", "**", "2", "0", "10", "0.5",
+          "exp(", "log(", "sqrt(", "abs(", "|", "max(", ",", "__", "eval", "!", "{", "}", "9^9"]
+
+
+@settings(max_examples=60)
+@given(st.lists(st.sampled_from(TOKENS), min_size=1, max_size=25).map("".join))
+def test_token_soup_is_read_or_refused_in_one_line(text):
+    """Any string of formula tokens as a gradient claim: refused at load (invalid or not
+    supported, one line), or judged as equivalent, wrong (with a witness) or undecided."""
+    from derive.exercises.check import check_exercise
+    from derive.exercises.errors import ExerciseError
+    from derive.exercises.schema import exercise
+
+    table = {"id": "soup", "recipe": "sgd_step", "given": {"w": 1, "lr": "1/20",
+             "records": [[2, 4]]}, "claims": {"gradient": {"formula": text}}}
+    try:
+        ex = exercise(table, "soup.toml", 0)
+    except ExerciseError as exc:
+        assert "\n" not in exc.line() and "claims.gradient" in exc.line()
+        return
+    c = check_exercise(ex, 5.0).claims[0]
+    assert c.status in ("equivalent", "wrong", "undecided")
+    if c.status == "wrong":
+        assert c.diagnosis.witness is not None
