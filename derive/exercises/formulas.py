@@ -213,10 +213,10 @@ def prepare(text: object, recipe: Recipe, given: dict, name: str, where: Where,
         not_supported(f"{shown!r}: a formula nested too deeply")
     if _derivatives(e) > MAX_DERIVATIVES:
         not_supported(f"{shown!r}: more than {MAX_DERIVATIVES} derivatives")
-    return FormulaAnswer(text, _resolve(e, text, graph, symbols, name, where, key))
+    return FormulaAnswer(text, _resolve(e, text, shown, graph, symbols, name, where, key))
 
 
-def _resolve(e: sp.Expr, text: str, graph: Graph, symbols: _Symbols, name: str,
+def _resolve(e: sp.Expr, text: str, shown: str, graph: Graph, symbols: _Symbols, name: str,
              where: Where, key: str) -> sp.Expr:
     """The formula with its names replaced by the graph's symbols (an unknown name, a family
     without an index or a scalar with one is invalid, with its column)."""
@@ -259,14 +259,14 @@ def _resolve(e: sp.Expr, text: str, graph: Graph, symbols: _Symbols, name: str,
             _unknown(s.name, symbols, name, problem)
     if problems:
         _, what, right = min(problems, key=lambda p: (p[0] == 0, p[0]))
-        where.fail(key, f"{text!r}: {what}", right)
+        where.fail(key, f"{shown!r}: {what}", right)
     out = e.xreplace(subs)
     free = {s for s in out.free_symbols if isinstance(s, sp.Symbol) and s.is_integer
             and s.name in index_letters} - set(node.indices)
     if free:
         letter = sorted(s.name for s in free)[0]
         what = "a number" if not node.indices else "one value per " + node.over.name
-        where.fail(key, f"{text!r}: the index {letter!r} is free, but {name} is {what}",
+        where.fail(key, f"{shown!r}: the index {letter!r} is free, but {name} is {what}",
                    f"write it inside sum_{letter}(…) or mean_{letter}(…)")
     return out
 
