@@ -478,3 +478,47 @@ def test_token_soup_is_read_or_refused_in_one_line(text):
     assert c.status in ("equivalent", "wrong", "undecided")
     if c.status == "wrong":
         assert c.diagnosis.witness is not None
+
+
+LOGISTIC = {"w": 0.5, "b": 0, "lr": 0.1}
+TWO_FEATURES = ('[exercise.given]\nw1 = 0.5\nw2 = -1\nb = 0.25\nlr = 0.05\n'
+                'records = { columns = ["x1", "x2", "y"], rows = [[1, 2, 1], [3, -1, 2], '
+                '[0, 1, -1]] }\n[exercise.define]\nyhat = "w1*x1_i + w2*x2_i + b"\n'
+                'loss = "mean_i((yhat_i - y_i)^2)"\ng1 = "grad(loss, w1)"\n'
+                'g2 = "grad(loss, w2)"\nw1_new = "w1 - lr*g1"\n')
+
+
+def test_formulas_recipe(tmp_path, capsys):
+    """An author's own derivation (recipe = "formulas", two features, MSE without ½) takes
+    formula answers too; the witness of the missing factor 2 is checked with Fractions."""
+    path = tmp_path / "two.toml"
+    path.write_text('[[exercise]]\nid = "two"\nrecipe = "formulas"\n' + TWO_FEATURES
+                    + '[exercise.claims]\ng1 = { formula = "2*mean_i((yhat_i - y_i)*x1_i)" }\n'
+                    'g2 = { formula = "mean_i((yhat_i - y_i)*x2_i)" }\n'
+                    'w1_new = { formula = "w1 - lr*g1" }\n', encoding="utf-8")
+    code = main(["check", str(path), "--format", "json"])
+    doc = json.loads(capsys.readouterr().out)
+    statuses = {c["name"]: c["status"] for c in doc["exercises"][0]["claims"]}
+    assert statuses == {"g1": "equivalent", "g2": "wrong", "w1_new": "equivalent"}
+    assert code == 1
+    p = {k: Fraction(v) for k, v in claim_of(doc, "g2")["diagnosis"]["witness"].items()}
+    err = [p["w1"] * p[f"x1_{m}"] + p["w2"] * p[f"x2_{m}"] + p["b"] - p[f"y_{m}"]
+           for m in (1, 2, 3)]
+    mean = sum(e * p[f"x2_{m}"] for e, m in zip(err, (1, 2, 3))) / 3
+    assert p["claimed"] == mean and p["expected"] == 2 * mean != mean
+
+
+def test_logistic_gradient_is_proved(tmp_path, capsys):
+    """The logistic regression's gradient, written the way the lesson would, (p_i − y_i)·x_i,
+    is proved equal to sympy.diff of the binary cross-entropy."""
+    path = tmp_path / "lg.toml"
+    path.write_text('[[exercise]]\nid = "lg"\nrecipe = "formulas"\n[exercise.given]\n'
+                    'w = 0.5\nb = 0\nlr = 0.1\nrecords = { columns = ["x", "y"], rows = '
+                    '[[1, 1], [2, 0], [-1, 0]] }\n[exercise.define]\nz = "w*x_i + b"\n'
+                    'p = "1/(1 + exp(-z_i))"\n'
+                    'ell = "-(y_i*log(p_i) + (1 - y_i)*log(1 - p_i))"\nloss = "mean_i(ell_i)"\n'
+                    'gradient = "grad(loss, w)"\n[exercise.claims]\n'
+                    'gradient = { formula = "mean_i((p_i - y_i)*x_i)" }\n', encoding="utf-8")
+    code = main(["check", str(path), "--format", "json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert claim_of(doc, "gradient")["status"] == "equivalent" and code == 0

@@ -97,11 +97,15 @@ class _Symbols:
         self.spec = spec
         self.graph = graph
 
-    def names(self) -> list[str]:
-        """Every name a formula may write (simple names only: `w_new` is not one)."""
+    def names(self, quantity: str) -> list[str]:
+        """The names to suggest for a formula of `quantity`: the inputs, and the quantities
+        it is computed from (any quantity may be named; internal names such as `g_w` none)."""
+        from derive.graph.symbolic import reads
+
+        before = {self.graph.by_name[n].key for n in reads(self.graph, quantity)}
         shown = {v: k for k, v in ALIASES.items() if k.isascii()}
-        out = [shown.get(n, n) for n in [*self.scalars, *self.families]
-               if n.isascii() and n.isalnum()]
+        out = [shown.get(n, n) for n in [*self.scalars, *self.families] if nameable(n)
+               and (n in self.graph.inputs or n in before)]
         return sorted(set(out), key=lambda s: (s not in ("w", "b", "x", "y"), s))
 
     def members(self, name: str) -> int | None:
@@ -118,9 +122,22 @@ class _Symbols:
         return int(n) if n.is_Integer else None
 
 
+def nameable(name: str) -> bool:
+    """Whether a formula can write `name` as itself (`w`, `eta`, `w_new`; not `clip_c`, which
+    the language reads as member c of clip): asked of the parser, so that the answer follows
+    the language."""
+    if name in ALIASES.values():  # lambda_ is written λ or lambda
+        return True
+    try:
+        e = parse_formula(name, {})
+    except (FormulaError, FormulaNotSupported, TypeError):
+        return False
+    return isinstance(e, sp.Symbol) and e.name == name
+
+
 def _unnamed(graph: Graph, name: str) -> list[str]:
     """The inputs the quantity's form reads that a formula cannot name (internal names such
-    as clip_c: the language reads an underscore as an index)."""
+    as clip_c)."""
     from derive.graph.symbolic import _labels, reads
 
     used = set()
@@ -130,7 +147,7 @@ def _unnamed(graph: Graph, name: str) -> list[str]:
                  for a in sp.preorder_traversal(node.expr)
                  if isinstance(a, (sp.Indexed, sp.Symbol))}
     return sorted(k for k in set(_labels(graph)) & used
-                  if not (k.isascii() and k.isalnum()) and k not in graph.opaque)
+                  if not nameable(k) and k not in graph.opaque)
 
 
 def _columns(text: str) -> dict[str, int]:
@@ -272,7 +289,7 @@ def _resolve(e: sp.Expr, text: str, shown: str, graph: Graph, symbols: _Symbols,
 
 
 def _unknown(word: str, symbols: _Symbols, name: str, problem) -> None:
-    names = symbols.names()
+    names = symbols.names(name)
     hint = did_you_mean(word, names)
     listed = ", ".join(names[:12])
     problem(word, f"is not a symbol of {name}",
