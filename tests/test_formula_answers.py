@@ -522,3 +522,18 @@ def test_logistic_gradient_is_proved(tmp_path, capsys):
     code = main(["check", str(path), "--format", "json"])
     doc = json.loads(capsys.readouterr().out)
     assert claim_of(doc, "gradient")["status"] == "equivalent" and code == 0
+
+
+def test_many_symbols_in_a_witness(tmp_path, capsys):
+    """With 11 records the text names only the witness's nonzero values; JSON has them all,
+    members in numeric order (x_2 before x_10)."""
+    given_ = {"w": 1, "lr": 0.05, "records": [[m, m + 1] for m in range(11)]}
+    _, doc, _ = check(tmp_path, capsys, {"loss": "mean_i((w*x_i - y_i)^2)"}, given_)
+    c = claim_of(doc, "loss")
+    w = c["diagnosis"]["witness"]
+    names = [k for k in w if k.startswith("x_")]
+    assert names == [f"x_{m}" for m in range(1, 12)]
+    p = {k: Fraction(v) for k, v in w.items()}
+    err = [(p["w"] * p[f"x_{m}"] - p[f"y_{m}"]) ** 2 for m in range(1, 12)]
+    assert p["claimed"] == sum(err) / 11 and p["expected"] == sum(err) / 22
+    assert "every other symbol 0" in c["diagnosis"]["explanation"]

@@ -53,7 +53,10 @@ def formula_diagnosis(name: str, judgement) -> Diagnosis | None:
     if judgement.status == "wrong":
         w = dict(judgement.witness)
         claimed, expected, member = w.pop("claimed"), w.pop("expected"), w.pop("member", None)
-        at = ", ".join(f"{k} = {v}" for k, v in w.items())
+        shown = {k: v for k, v in w.items() if v != "0"} if len(w) > 6 else w
+        at = ", ".join(f"{k} = {v}" for k, v in shown.items())
+        if len(shown) < len(w):
+            at = f"{at} and every other symbol 0" if at else "every symbol 0"
         of = f" (member {member})" if member else ""
         return Diagnosis(name, explanation=f"at {at}{of} the formula gives {claimed}, but "
                          f"{name} is {expected}", args=("formula", judgement.witness),

@@ -319,13 +319,20 @@ def _terms(e: sp.Basic, limit: int = MAX_EXPANDED_TERMS) -> int:
     return 1
 
 
+def _natural(name: str) -> tuple:
+    """x_2 before x_10: a member's number compared as a number."""
+    base, _, member = name.rpartition("_")
+    return (base, int(member)) if base and member.isdigit() else (name, -1)
+
+
 def _witness(decision, member: int | None) -> dict:
     from derive.kernel.exact import exact_str
 
     w = decision.witness
     out = {}
-    for label, value in w.assignment:
-        out[label.replace("[", "_").replace("]", "")] = exact_str(value)
+    named = [(label.replace("[", "_").replace("]", ""), value) for label, value in w.assignment]
+    for label, value in sorted(named, key=lambda lv: _natural(lv[0])):
+        out[label] = exact_str(value)
     out["claimed"] = exact_str(w.lhs)
     out["expected"] = exact_str(w.rhs)
     if member is not None:

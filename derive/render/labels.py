@@ -73,7 +73,10 @@ def explanation(diagnosis, lang: str) -> str:
     if kind == "formula":
         w = dict(diagnosis.args[1])
         claimed, expected, member = w.pop("claimed"), w.pop("expected"), w.pop("member", None)
-        at = ", ".join(f"{k} = {v}" for k, v in w.items())
+        shown = {k: v for k, v in w.items() if v != "0"} if len(w) > 6 else w
+        at = ", ".join(f"{k} = {v}" for k, v in shown.items())
+        if len(shown) < len(w):
+            at = f"{at}、其余符号为 0" if at else "所有符号为 0"
         of = f"(第 {member} 项)" if member else ""
         return f"在 {at}{of} 处,公式给出 {claimed},而 {diagnosis.first_wrong} 是 {expected}"
     if kind == "undecided":
