@@ -537,3 +537,19 @@ def test_many_symbols_in_a_witness(tmp_path, capsys):
     err = [(p["w"] * p[f"x_{m}"] - p[f"y_{m}"]) ** 2 for m in range(1, 12)]
     assert p["claimed"] == sum(err) / 11 and p["expected"] == sum(err) / 22
     assert "every other symbol 0" in c["diagnosis"]["explanation"]
+
+
+@pytest.mark.parametrize("claim, key, words", [
+    ('[{ formula = "w*x_1" }, 1]', "claims.prediction[0]", "a formula inside a list claim"),
+    ('{ formula = "w", places = 2 }', "claims.prediction", "a formula and other keys"),
+    ("{ formula = 3 }", "claims.prediction.formula", "is a number"),
+    ('{ value = { formula = "w" }, places = 2 }', "claims.prediction.value", "inside a claim"),
+])
+def test_formula_claim_shapes(tmp_path, capsys, claim, key, words):
+    path = tmp_path / "shape.toml"
+    path.write_text('[[exercise]]\nid = "s"\nrecipe = "sgd_step"\n[exercise.given]\nw = 1\n'
+                    'lr = 0.05\nrecords = [[2, 4], [1, 3]]\n[exercise.claims]\n'
+                    f"prediction = {claim}\n", encoding="utf-8")
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"key '{key}'" in err and words in err, err
