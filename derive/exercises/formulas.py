@@ -420,10 +420,23 @@ def _general(answer: FormulaAnswer, graph: Graph, node, seconds: float,
                      f"witness ({d.strategy})")
 
 
-def quantity_formula(recipe: Recipe, given: dict, name: str) -> str | None:
+def quantity_formula(recipe: Recipe, given: dict, name: str,
+                     seconds: float = FORMULA_SECONDS) -> str | None:
     """The quantity's symbolic form in the formula language, as a formula answer would write
     it: the general form over the index (mean over N records) or the form written out for the
-    exercise (one record: x and y), whichever is shorter; None when it has none."""
+    exercise (one record: x and y), whichever is shorter; None when it has none, or when it
+    takes longer than `seconds` to write (`derive key` renders it outside the exercise's
+    bound)."""
+    from derive.kernel.timebound import DecisionTimeout, time_bound
+
+    try:
+        with time_bound(seconds):
+            return _quantity_formula(recipe, given, name)
+    except DecisionTimeout:
+        return None
+
+
+def _quantity_formula(recipe: Recipe, given: dict, name: str) -> str | None:
     ctx = Context(recipe, given)
     graph = recipe.graph(ctx) if recipe.graph is not None else None
     if graph is None or name not in graph.by_name or unsupported(graph, name) or \
