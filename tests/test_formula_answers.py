@@ -553,3 +553,21 @@ def test_formula_claim_shapes(tmp_path, capsys, claim, key, words):
     assert main(["check", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"key '{key}'" in err and words in err, err
+
+
+def test_a_huge_witness_value_is_shortened_in_words_only(tmp_path, capsys):
+    """(w + 99)^9999·(x + y + 99)^9999 at 0 is 99^19998 (39,909 digits): exact in JSON, its
+    ends and length in the explanation and in an export."""
+    formula = "(w + 99)^9999*(x+y+99)^9999"
+    code, doc, _ = check(tmp_path, capsys, {"gradient": formula}, ONE, "sgd_step",
+                         "--time-limit", "10")
+    c = claim_of(doc, "gradient")
+    assert code == 1 and c["status"] == "wrong"
+    w = c["diagnosis"]["witness"]
+    p = {k: int(v) for k, v in w.items() if k not in ("claimed", "expected")}
+    assert int(w["claimed"]) == (p["w"] + 99) ** 9999 * (p["x"] + p["y"] + 99) ** 9999
+    assert len(c["diagnosis"]["explanation"]) < 200
+    path = write(tmp_path, {"gradient": formula}, name="huge.toml")
+    assert main(["export", path, "--format", "tex"]) == 0
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()) < 2000
