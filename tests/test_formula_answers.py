@@ -397,3 +397,177 @@ def test_pytest_plugin(tmp_path):
                           capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert "1 passed" in done.stdout and "1 failed" in done.stdout, done.stdout
     assert "the formula gives 1, but loss is 1/2" in done.stdout
+
+
+small = st.integers(-4, 4)
+atoms = st.sampled_from([W, X, Y]) | small.map(sp.Integer) | st.tuples(
+    small, st.integers(1, 5)).map(lambda t: sp.Rational(*t))
+
+
+def _exprs():
+    return st.recursive(atoms, lambda inner: st.one_of(
+        st.tuples(inner, inner).map(lambda t: t[0] + t[1]),
+        st.tuples(inner, inner).map(lambda t: t[0] * t[1]),
+        st.tuples(inner, st.integers(-3, 4)).map(
+            lambda t: t[0] ** t[1] if t[0] != 0 or t[1] > 0 else t[0]),
+        inner.map(lambda e: -e)), max_leaves=12)
+
+
+@settings(max_examples=100)
+@given(_exprs())
+def test_formula_text_parses_back(e):
+    """formula_text writes any rational expression in w, x, y so that the formula language
+    reads back the same expression (negative powers, fractions, signs, nesting)."""
+    if e.has(sp.zoo, sp.nan):
+        return
+    back = evaluated(parse_formula(formula_text(e)))
+    back = back.xreplace({sp.Symbol(n, real=True): sp.Symbol(n) for n in "wxy"})
+    assert sp.simplify(back - e) == 0
+
+
+@settings(max_examples=40)
+@given(w=st.fractions(-5, 5, max_denominator=4),
+       records=st.lists(st.tuples(st.fractions(-5, 5, max_denominator=3),
+                                  st.fractions(-5, 5, max_denominator=3)),
+                        min_size=1, max_size=4))
+def test_specialised_form_matches_fractions(w, records):
+    """The gradient's form for the exercise (records written out, each x_i and y_i a
+    symbol), at the exercise's own values, is the mean of (w·x_i − y_i)·x_i in Fractions."""
+    from derive.graph.symbolic import Specialiser
+
+    r = RECIPES["sgd_step"]
+    given_ = {"w": sp.Rational(w.numerator, w.denominator), "lr": sp.Rational(1, 10),
+              "records": [(sp.Rational(a.numerator, a.denominator),
+                           sp.Rational(b.numerator, b.denominator)) for a, b in records],
+              "b": None, "loss": None}
+    ctx = Context(r, given_)
+    g = r.graph(ctx)
+    form = Specialiser(g, ctx)(g.by_name["gradient"].head)
+    point = {sp.Symbol("w"): given_["w"]}
+    for m, (a, b) in enumerate(given_["records"], 1):
+        suffix = "" if len(records) == 1 else f"_{m}"
+        point[sp.Symbol("x" + suffix)] = a
+        point[sp.Symbol("y" + suffix)] = b
+    assert form.free_symbols <= set(point)
+    expected = sum((w * a - b) * a for a, b in records) / len(records)
+    assert form.xreplace(point) == sp.Rational(expected.numerator, expected.denominator)
+
+
+TOKENS = ["w", "x", "y", "b", "lr", "η", "ŷ", "N", "x_i", "y_1", "sum_i(", "mean_i(", "d(", ")/d(w)",
+          "grad(", ", w)", "(", ")", "+", "-", "−", "*", "·", "/", "^", "**", "2", "0", "10", "0.5",
+          "exp(", "log(", "sqrt(", "abs(", "|", "max(", ",", "__", "eval", "!", "{", "}", "9^9"]
+
+
+@settings(max_examples=60)
+@given(st.lists(st.sampled_from(TOKENS), min_size=1, max_size=25).map("".join))
+def test_token_soup_is_read_or_refused_in_one_line(text):
+    """Any string of formula tokens as a gradient claim: refused at load (invalid or not
+    supported, one line), or judged as equivalent, wrong (with a witness) or undecided."""
+    from derive.exercises.check import check_exercise
+    from derive.exercises.errors import ExerciseError
+    from derive.exercises.schema import exercise
+
+    table = {"id": "soup", "recipe": "sgd_step", "given": {"w": 1, "lr": "1/20",
+             "records": [[2, 4]]}, "claims": {"gradient": {"formula": text}}}
+    try:
+        ex = exercise(table, "soup.toml", 0)
+    except ExerciseError as exc:
+        assert "\n" not in exc.line() and "claims.gradient" in exc.line()
+        return
+    c = check_exercise(ex, 5.0).claims[0]
+    assert c.status in ("equivalent", "wrong", "undecided")
+    if c.status == "wrong":
+        assert c.diagnosis.witness is not None
+
+
+LOGISTIC = {"w": 0.5, "b": 0, "lr": 0.1}
+TWO_FEATURES = ('[exercise.given]\nw1 = 0.5\nw2 = -1\nb = 0.25\nlr = 0.05\n'
+                'records = { columns = ["x1", "x2", "y"], rows = [[1, 2, 1], [3, -1, 2], '
+                '[0, 1, -1]] }\n[exercise.define]\nyhat = "w1*x1_i + w2*x2_i + b"\n'
+                'loss = "mean_i((yhat_i - y_i)^2)"\ng1 = "grad(loss, w1)"\n'
+                'g2 = "grad(loss, w2)"\nw1_new = "w1 - lr*g1"\n')
+
+
+def test_formulas_recipe(tmp_path, capsys):
+    """An author's own derivation (recipe = "formulas", two features, MSE without ½) takes
+    formula answers too; the witness of the missing factor 2 is checked with Fractions."""
+    path = tmp_path / "two.toml"
+    path.write_text('[[exercise]]\nid = "two"\nrecipe = "formulas"\n' + TWO_FEATURES
+                    + '[exercise.claims]\ng1 = { formula = "2*mean_i((yhat_i - y_i)*x1_i)" }\n'
+                    'g2 = { formula = "mean_i((yhat_i - y_i)*x2_i)" }\n'
+                    'w1_new = { formula = "w1 - lr*g1" }\n', encoding="utf-8")
+    code = main(["check", str(path), "--format", "json"])
+    doc = json.loads(capsys.readouterr().out)
+    statuses = {c["name"]: c["status"] for c in doc["exercises"][0]["claims"]}
+    assert statuses == {"g1": "equivalent", "g2": "wrong", "w1_new": "equivalent"}
+    assert code == 1
+    p = {k: Fraction(v) for k, v in claim_of(doc, "g2")["diagnosis"]["witness"].items()}
+    err = [p["w1"] * p[f"x1_{m}"] + p["w2"] * p[f"x2_{m}"] + p["b"] - p[f"y_{m}"]
+           for m in (1, 2, 3)]
+    mean = sum(e * p[f"x2_{m}"] for e, m in zip(err, (1, 2, 3))) / 3
+    assert p["claimed"] == mean and p["expected"] == 2 * mean != mean
+
+
+def test_logistic_gradient_is_proved(tmp_path, capsys):
+    """The logistic regression's gradient, written the way the lesson would, (p_i − y_i)·x_i,
+    is proved equal to sympy.diff of the binary cross-entropy."""
+    path = tmp_path / "lg.toml"
+    path.write_text('[[exercise]]\nid = "lg"\nrecipe = "formulas"\n[exercise.given]\n'
+                    'w = 0.5\nb = 0\nlr = 0.1\nrecords = { columns = ["x", "y"], rows = '
+                    '[[1, 1], [2, 0], [-1, 0]] }\n[exercise.define]\nz = "w*x_i + b"\n'
+                    'p = "1/(1 + exp(-z_i))"\n'
+                    'ell = "-(y_i*log(p_i) + (1 - y_i)*log(1 - p_i))"\nloss = "mean_i(ell_i)"\n'
+                    'gradient = "grad(loss, w)"\n[exercise.claims]\n'
+                    'gradient = { formula = "mean_i((p_i - y_i)*x_i)" }\n', encoding="utf-8")
+    code = main(["check", str(path), "--format", "json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert claim_of(doc, "gradient")["status"] == "equivalent" and code == 0
+
+
+def test_many_symbols_in_a_witness(tmp_path, capsys):
+    """With 11 records the text names only the witness's nonzero values; JSON has them all,
+    members in numeric order (x_2 before x_10)."""
+    given_ = {"w": 1, "lr": 0.05, "records": [[m, m + 1] for m in range(11)]}
+    _, doc, _ = check(tmp_path, capsys, {"loss": "mean_i((w*x_i - y_i)^2)"}, given_)
+    c = claim_of(doc, "loss")
+    w = c["diagnosis"]["witness"]
+    names = [k for k in w if k.startswith("x_")]
+    assert names == [f"x_{m}" for m in range(1, 12)]
+    p = {k: Fraction(v) for k, v in w.items()}
+    err = [(p["w"] * p[f"x_{m}"] - p[f"y_{m}"]) ** 2 for m in range(1, 12)]
+    assert p["claimed"] == sum(err) / 11 and p["expected"] == sum(err) / 22
+    assert "every other symbol 0" in c["diagnosis"]["explanation"]
+
+
+@pytest.mark.parametrize("claim, key, words", [
+    ('[{ formula = "w*x_1" }, 1]', "claims.prediction[0]", "a formula inside a list claim"),
+    ('{ formula = "w", places = 2 }', "claims.prediction", "a formula and other keys"),
+    ("{ formula = 3 }", "claims.prediction.formula", "is a number"),
+    ('{ value = { formula = "w" }, places = 2 }', "claims.prediction.value", "inside a claim"),
+])
+def test_formula_claim_shapes(tmp_path, capsys, claim, key, words):
+    path = tmp_path / "shape.toml"
+    path.write_text('[[exercise]]\nid = "s"\nrecipe = "sgd_step"\n[exercise.given]\nw = 1\n'
+                    'lr = 0.05\nrecords = [[2, 4], [1, 3]]\n[exercise.claims]\n'
+                    f"prediction = {claim}\n", encoding="utf-8")
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"key '{key}'" in err and words in err, err
+
+
+def test_a_huge_witness_value_is_shortened_in_words_only(tmp_path, capsys):
+    """(w + 99)^9999·(x + y + 99)^9999 at 0 is 99^19998 (39,909 digits): exact in JSON, its
+    ends and length in the explanation and in an export."""
+    formula = "(w + 99)^9999*(x+y+99)^9999"
+    code, doc, _ = check(tmp_path, capsys, {"gradient": formula}, ONE, "sgd_step",
+                         "--time-limit", "10")
+    c = claim_of(doc, "gradient")
+    assert code == 1 and c["status"] == "wrong"
+    w = c["diagnosis"]["witness"]
+    p = {k: int(v) for k, v in w.items() if k not in ("claimed", "expected")}
+    assert int(w["claimed"]) == (p["w"] + 99) ** 9999 * (p["x"] + p["y"] + 99) ** 9999
+    assert len(c["diagnosis"]["explanation"]) < 200
+    path = write(tmp_path, {"gradient": formula}, name="huge.toml")
+    assert main(["export", path, "--format", "tex"]) == 0
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()) < 2000

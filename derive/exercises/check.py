@@ -107,7 +107,7 @@ def _check(ex: Exercise, seconds: float | None = None) -> Report:
 
 
 def _formula(ex: Exercise, name: str, claim, left: float | None
-             ) -> tuple[str, Diagnosis | None, str]:
+             ) -> tuple[str, Diagnosis | None, str | None]:
     """A formula answer's status, its diagnosis (the witness of a wrong one, the reason of
     an undecided one) and the quantity's own formula. Its bound is FORMULA_SECONDS, or less
     when the exercise has less left (with a margin, so that the claim, not the whole
@@ -126,5 +126,5 @@ def _formula(ex: Exercise, name: str, claim, left: float | None
                       "this formula")
     else:
         j = judge_formula(claim.formula, ex.recipe, ex.given, name, seconds)
-    form = quantity_formula(ex.recipe, ex.given, name) or "—"
+    form = quantity_formula(ex.recipe, ex.given, name)
     return j.status, formula_diagnosis(name, j), form

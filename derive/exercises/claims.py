@@ -67,6 +67,11 @@ def parse_claim(raw, where: Where, key: str) -> Claim:
         if len(raw) > MAX_ITEMS:
             where.fail(key, f"has {len(raw)} items", f"at most {MAX_ITEMS}")
         items = [parse_claim(v, where, f"{key}[{i}]") for i, v in enumerate(raw)]
+        for i, c in enumerate(items):
+            if c.formula is not None:
+                where.fail(f"{key}[{i}]", "is a formula inside a list claim",
+                           'write one formula in the member\'s index for the whole list, '
+                           'such as { formula = "w*x_i" }')
         return Claim(items, "[" + ", ".join(c.text for c in items) + "]")
     if isinstance(raw, dict) and "formula" in raw:
         if len(raw) != 1:

@@ -48,15 +48,26 @@ class Diagnosis:
         return out
 
 
+def short(value: str, limit: int = 40) -> str:
+    """An exact value as the explanation shows it: whole up to `limit` characters, else its
+    ends and its length (the JSON witness keeps every digit)."""
+    if len(value) <= limit:
+        return value
+    return f"{value[:12]}…{value[-6:]} ({len(value):,} characters)"
+
+
 def formula_diagnosis(name: str, judgement) -> Diagnosis | None:
     """The diagnosis of a formula answer: where it differs (wrong), or why it is undecided."""
     if judgement.status == "wrong":
         w = dict(judgement.witness)
         claimed, expected, member = w.pop("claimed"), w.pop("expected"), w.pop("member", None)
-        at = ", ".join(f"{k} = {v}" for k, v in w.items())
+        shown = {k: v for k, v in w.items() if v != "0"} if len(w) > 6 else w
+        at = ", ".join(f"{k} = {short(v)}" for k, v in shown.items())
+        if len(shown) < len(w):
+            at = f"{at} and every other symbol 0" if at else "every symbol 0"
         of = f" (member {member})" if member else ""
-        return Diagnosis(name, explanation=f"at {at}{of} the formula gives {claimed}, but "
-                         f"{name} is {expected}", args=("formula", judgement.witness),
+        return Diagnosis(name, explanation=f"at {at}{of} the formula gives {short(claimed)}, "
+                         f"but {name} is {short(expected)}", args=("formula", judgement.witness),
                          witness=judgement.witness)
     if judgement.status == "undecided":
         return Diagnosis(name, explanation=f"undecided: {judgement.reason}",

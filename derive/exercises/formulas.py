@@ -97,11 +97,15 @@ class _Symbols:
         self.spec = spec
         self.graph = graph
 
-    def names(self) -> list[str]:
-        """Every name a formula may write (simple names only: `w_new` is not one)."""
+    def names(self, quantity: str) -> list[str]:
+        """The names to suggest for a formula of `quantity`: the inputs, and the quantities
+        it is computed from (any quantity may be named; internal names such as `g_w` none)."""
+        from derive.graph.symbolic import reads
+
+        before = {self.graph.by_name[n].key for n in reads(self.graph, quantity)}
         shown = {v: k for k, v in ALIASES.items() if k.isascii()}
-        out = [shown.get(n, n) for n in [*self.scalars, *self.families]
-               if n.isascii() and n.isalnum()]
+        out = [shown.get(n, n) for n in [*self.scalars, *self.families] if nameable(n)
+               and (n in self.graph.inputs or n in before)]
         return sorted(set(out), key=lambda s: (s not in ("w", "b", "x", "y"), s))
 
     def members(self, name: str) -> int | None:
@@ -118,9 +122,22 @@ class _Symbols:
         return int(n) if n.is_Integer else None
 
 
+def nameable(name: str) -> bool:
+    """Whether a formula can write `name` as itself (`w`, `eta`, `w_new`; not `clip_c`, which
+    the language reads as member c of clip): asked of the parser, so that the answer follows
+    the language."""
+    if name in ALIASES.values():  # lambda_ is written λ or lambda
+        return True
+    try:
+        e = parse_formula(name, {})
+    except (FormulaError, FormulaNotSupported, TypeError):
+        return False
+    return isinstance(e, sp.Symbol) and e.name == name
+
+
 def _unnamed(graph: Graph, name: str) -> list[str]:
     """The inputs the quantity's form reads that a formula cannot name (internal names such
-    as clip_c: the language reads an underscore as an index)."""
+    as clip_c)."""
     from derive.graph.symbolic import _labels, reads
 
     used = set()
@@ -130,7 +147,7 @@ def _unnamed(graph: Graph, name: str) -> list[str]:
                  for a in sp.preorder_traversal(node.expr)
                  if isinstance(a, (sp.Indexed, sp.Symbol))}
     return sorted(k for k in set(_labels(graph)) & used
-                  if not (k.isascii() and k.isalnum()) and k not in graph.opaque)
+                  if not nameable(k) and k not in graph.opaque)
 
 
 def _columns(text: str) -> dict[str, int]:
@@ -213,10 +230,10 @@ def prepare(text: object, recipe: Recipe, given: dict, name: str, where: Where,
         not_supported(f"{shown!r}: a formula nested too deeply")
     if _derivatives(e) > MAX_DERIVATIVES:
         not_supported(f"{shown!r}: more than {MAX_DERIVATIVES} derivatives")
-    return FormulaAnswer(text, _resolve(e, text, graph, symbols, name, where, key))
+    return FormulaAnswer(text, _resolve(e, text, shown, graph, symbols, name, where, key))
 
 
-def _resolve(e: sp.Expr, text: str, graph: Graph, symbols: _Symbols, name: str,
+def _resolve(e: sp.Expr, text: str, shown: str, graph: Graph, symbols: _Symbols, name: str,
              where: Where, key: str) -> sp.Expr:
     """The formula with its names replaced by the graph's symbols (an unknown name, a family
     without an index or a scalar with one is invalid, with its column)."""
@@ -259,20 +276,20 @@ def _resolve(e: sp.Expr, text: str, graph: Graph, symbols: _Symbols, name: str,
             _unknown(s.name, symbols, name, problem)
     if problems:
         _, what, right = min(problems, key=lambda p: (p[0] == 0, p[0]))
-        where.fail(key, f"{text!r}: {what}", right)
+        where.fail(key, f"{shown!r}: {what}", right)
     out = e.xreplace(subs)
     free = {s for s in out.free_symbols if isinstance(s, sp.Symbol) and s.is_integer
             and s.name in index_letters} - set(node.indices)
     if free:
         letter = sorted(s.name for s in free)[0]
         what = "a number" if not node.indices else "one value per " + node.over.name
-        where.fail(key, f"{text!r}: the index {letter!r} is free, but {name} is {what}",
+        where.fail(key, f"{shown!r}: the index {letter!r} is free, but {name} is {what}",
                    f"write it inside sum_{letter}(…) or mean_{letter}(…)")
     return out
 
 
 def _unknown(word: str, symbols: _Symbols, name: str, problem) -> None:
-    names = symbols.names()
+    names = symbols.names(name)
     hint = did_you_mean(word, names)
     listed = ", ".join(names[:12])
     problem(word, f"is not a symbol of {name}",
@@ -302,13 +319,20 @@ def _terms(e: sp.Basic, limit: int = MAX_EXPANDED_TERMS) -> int:
     return 1
 
 
+def _natural(name: str) -> tuple:
+    """x_2 before x_10: a member's number compared as a number."""
+    base, _, member = name.rpartition("_")
+    return (base, int(member)) if base and member.isdigit() else (name, -1)
+
+
 def _witness(decision, member: int | None) -> dict:
     from derive.kernel.exact import exact_str
 
     w = decision.witness
     out = {}
-    for label, value in w.assignment:
-        out[label.replace("[", "_").replace("]", "")] = exact_str(value)
+    named = [(label.replace("[", "_").replace("]", ""), value) for label, value in w.assignment]
+    for label, value in sorted(named, key=lambda lv: _natural(lv[0])):
+        out[label] = exact_str(value)
     out["claimed"] = exact_str(w.lhs)
     out["expected"] = exact_str(w.rhs)
     if member is not None:
@@ -396,10 +420,23 @@ def _general(answer: FormulaAnswer, graph: Graph, node, seconds: float,
                      f"witness ({d.strategy})")
 
 
-def quantity_formula(recipe: Recipe, given: dict, name: str) -> str | None:
+def quantity_formula(recipe: Recipe, given: dict, name: str,
+                     seconds: float = FORMULA_SECONDS) -> str | None:
     """The quantity's symbolic form in the formula language, as a formula answer would write
     it: the general form over the index (mean over N records) or the form written out for the
-    exercise (one record: x and y), whichever is shorter; None when it has none."""
+    exercise (one record: x and y), whichever is shorter; None when it has none, or when it
+    takes longer than `seconds` to write (`derive key` renders it outside the exercise's
+    bound)."""
+    from derive.kernel.timebound import DecisionTimeout, time_bound
+
+    try:
+        with time_bound(seconds):
+            return _quantity_formula(recipe, given, name)
+    except DecisionTimeout:
+        return None
+
+
+def _quantity_formula(recipe: Recipe, given: dict, name: str) -> str | None:
     ctx = Context(recipe, given)
     graph = recipe.graph(ctx) if recipe.graph is not None else None
     if graph is None or name not in graph.by_name or unsupported(graph, name) or \

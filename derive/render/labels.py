@@ -71,11 +71,17 @@ def explanation(diagnosis, lang: str) -> str:
             f"第一个错误的量是 {diagnosis.first_wrong}"
         return f"没有已知错误给出这个值;{where}"
     if kind == "formula":
+        from derive.exercises.diagnosis import short
+
         w = dict(diagnosis.args[1])
         claimed, expected, member = w.pop("claimed"), w.pop("expected"), w.pop("member", None)
-        at = ", ".join(f"{k} = {v}" for k, v in w.items())
+        shown = {k: v for k, v in w.items() if v != "0"} if len(w) > 6 else w
+        at = ", ".join(f"{k} = {short(v)}" for k, v in shown.items())
+        if len(shown) < len(w):
+            at = f"{at}、其余符号为 0" if at else "所有符号为 0"
         of = f"(第 {member} 项)" if member else ""
-        return f"在 {at}{of} 处,公式给出 {claimed},而 {diagnosis.first_wrong} 是 {expected}"
+        return (f"在 {at}{of} 处,公式给出 {short(claimed)},而 {diagnosis.first_wrong} 是 "
+                f"{short(expected)}")
     if kind == "undecided":
         return f"未判定:{diagnosis.args[1]}"
     return diagnosis.zh or diagnosis.explanation  # each mistake carries its own Chinese
