@@ -194,6 +194,9 @@ INVALID = [
     ('x_i = "w"', "define.x_i", "is not a name"),
     ('u = { formula = "u_{t-1}" }', "define.u", "reads itself"),
     ('loss = "log(w - 1)"', "define.loss", "log of 0"),
+    ('q = "x_{i-1}"', "define.q", "a member that does not exist for every i"),
+    ('q = "x_3"', "define.q", "a member that does not exist"),
+    ('q = "x_0"', "define.q", "a member that does not exist"),
 ]
 
 

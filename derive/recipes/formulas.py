@@ -271,6 +271,9 @@ def _guarded(name, compute):
             return compute(ctx)
         except (Undefined, ZeroDivisionError) as exc:
             raise QuantityUndefined(name, str(exc) or "a division by zero") from None
+        except KeyError as exc:  # x_3 of two records, w_0 of a family without a start
+            raise QuantityUndefined(name, f"it reads a member that does not exist ({exc})"
+                                    ) from None
         except TooLarge as exc:
             raise QuantityUndefined(name, str(exc), supported=False) from None
     return value
@@ -416,6 +419,7 @@ class _Builder:
                     raise DefineError(key, f"{base} is indexed by {family.index.name}, not "
                                       f"{', '.join(sorted(letters))}",
                                       f"write {base}_{family.index.name}")
+                self._check_member(key, base, family, ix)
             elif isinstance(e, sp.Symbol) and not e.is_integer:
                 n = e.name
                 if n in self.scalars or n in ("N", "K", "T"):
@@ -428,6 +432,22 @@ class _Builder:
                                       f"{family.index.name}",
                                       f"write {n}_{family.index.name}, or mean_"
                                       f"{family.index.name}({n}_{family.index.name})")
+
+    def _check_member(self, key: str, base: str, family: Family, ix: sp.Expr) -> None:
+        """A member is the quantity's own (x_i), a fixed one (x_1, w_0), or for a recurrence
+        the step before (w_{t−1}): x_{i−1} has no member at i = 1."""
+        if ix == family.index or ix.is_Integer:
+            return
+        node = self.nodes.get(base)
+        recurrence = (node is not None and node.start is not None) or base in self.pending
+        if recurrence and ix == family.index - 1:
+            return
+        if base == "c" and ix == family.index - 1:  # a block's first record, c_{k−1} + 1
+            return
+        what = ("the step before, " + f"{base}_{{{family.index}-1}}" if recurrence
+                else f"{base}_{family.index}")
+        raise DefineError(key, f"reads {base}_{{{ix}}}, a member that does not exist for "
+                          f"every {family.index}", f"read {what}", supported=not recurrence)
 
     def _family_of(self, name: str):
         """The family of a column or an earlier quantity; False for a number; None if
