@@ -46,6 +46,19 @@ BASES = [
     'records = [[2, 4]]\n[exercise.vary]\nlr = { choices = [0.05, 0.1, 0.2] }\n'
     '"records[0][1]" = { from = 1, to = 5 }\n[exercise.require]\nw_new = ["nonzero", '
     '"places <= 3"]\n',
+    '[[exercise]]\nid = "f"\nrecipe = "formulas"\n[exercise.given]\nw = 0.5\nb = 0\nlr = 0.1\n'
+    'records = { columns = ["x", "y"], rows = [[1, 1], [2, 0]] }\n[exercise.define]\n'
+    'z = "w*x_i + b"\np = "1/(1 + exp(-z_i))"\n'
+    'loss = "mean_i(-(y_i*log(p_i) + (1 - y_i)*log(1 - p_i)))"\ngradient = "grad(loss, w)"\n'
+    'w_new = { formula = "w - lr*gradient", title = "w after the step" }\n[exercise.claims]\n'
+    'z = { formula = "w*x_i + b" }\nw_new = { value = 0.45, places = 2 }\n'
+    '[exercise.vary]\nw = { choices = [0, 0.5, 1] }\n',
+    '[[exercise]]\nid = "r"\nrecipe = "formulas"\n[exercise.given]\nw0 = 1\nlr = 0.1\n'
+    'steps = 3\nmicrobatches = [[[1, 2], [3, 6]], [[2, 5]]]\n[exercise.define]\n'
+    'loss = "mean_i((w_{t-1}*x_i - y_i)^2/2)"\ng = "grad(loss_t, w_{t-1})"\n'
+    'v = { formula = "0.9*v_{t-1} + 0.1*g_t^2", start = "0" }\n'
+    'w = { formula = "w_{t-1} - lr*g_t/(sqrt(v_t) + 0.001)", start = "w0" }\n'
+    'mb = "mean_{i in B_k}(x_i)"\n[exercise.claims]\nmb = [2, 2]\n',
 ]
 
 VALUES = ["0", "-1", "1e30", "1e31", "0.1", '"8/15"', '"1/0"', '"x"', "true", "[]", "[1]",
@@ -54,7 +67,10 @@ VALUES = ["0", "-1", "1e30", "1e31", "0.1", '"8/15"', '"1/0"', '"x"', "true", "[
           '"' + "9" * 70 + '"', "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]", '"\\u001b[31m"',
           '{ choices = [1, 2] }', '{ from = 1, to = 100000 }', '{ from = 2, to = 1 }',
           '{ choices = [{ a = 1 }] }', '"places <= 99999"', '"differs from nothing"', "2e-30",
-          "[0.5, 0.5]", "-3", "0.999", "1000000", '"__"', "3.14159265358979"]
+          "[0.5, 0.5]", "-3", "0.999", "1000000", '"__"', "3.14159265358979",
+          '"w_{t-1}^2"', '"exp(exp(exp(w)))"', '"x_{i-1}"', '"grad(grad(loss, w), w)"',
+          '{ formula = "(w*x - y)*x" }', '"__import__(os)"', '"log(0)"', '"sqrt(-1)"',
+          '"mean_k(x_k)"', '{ formula = "w_{t-1}", start = "1" }', '"w^w^w^w"', '"|x_i|"']
 
 
 NUMBERS = ["0", "1", "-1", "0.5", "2", "3", "1e9", '"3/7"', "0.25", "-2.5", "10", "0.01",
