@@ -457,3 +457,21 @@ records = [[1, 2]]
 """
     with pytest.raises(InputError, match=fragment.replace(".", r"\.")):
         load(text)
+
+
+def test_a_carried_claim_that_divides_by_zero_explains_nothing():
+    """Carrying the author's wrong a = 0 into q = 1/a has no value: the diagnosis goes on
+    (found by the structural fuzzer: an internal error before)."""
+    text = HEAD + """
+[exercise.given]
+w = 1
+[exercise.define]
+a = "w + 1"
+q = "1/a"
+[exercise.claims]
+a = 0
+q = 5
+"""
+    report = check_exercise(load(text))
+    assert [c.status for c in report.claims] == ["wrong", "wrong"]
+    assert report.claims[1].diagnosis.carried_from is None

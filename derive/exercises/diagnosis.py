@@ -76,9 +76,12 @@ def formula_diagnosis(name: str, judgement) -> Diagnosis | None:
 
 
 def _try(compute, ctx):
+    """A mistake's (or a carried claim's) value, or None where it has none: a division by
+    zero, a log of 0 or a value too large in that computation (ArithmeticError) explains
+    nothing."""
     try:
         return compute(ctx)
-    except (KeyError, TypeError, ZeroDivisionError, IndexError, NotEvaluable):
+    except (KeyError, TypeError, ArithmeticError, IndexError, NotEvaluable):
         return None
 
 
