@@ -48,16 +48,73 @@ def _sym(v):
     return v
 
 
+SIMPLIFY_NODES = 60
+"""Irrational operands of at most this many tree nodes together are combined by SymPy's
+arithmetic (which simplifies: 2·√2/√2 is 2); larger ones are joined as they are, an
+unevaluated node over the operands' shared DAG, so that values computed over many steps
+(Adam's nested surds) grow linearly, not by SymPy's rewriting of ever larger trees. Both are
+the same exact value; its decimals and comparisons come from certified enclosures."""
+
+
+def _small(a, b) -> bool:
+    """Whether SymPy may combine a and b: few nodes, and no rational of more than ROOT_BITS
+    bits (SymPy factors the rationals under a root it multiplies)."""
+    from derive.kernel.dag import nodes, tree_size
+
+    if tree_size(a, SIMPLIFY_NODES) + tree_size(b, SIMPLIFY_NODES) > SIMPLIFY_NODES:
+        return False
+    return all(max(abs(int(x.p)), int(x.q)).bit_length() <= ROOT_BITS
+               for e in (a, b) for x in nodes(e) if x.is_Rational)
+
+
+def _combine(op, a, b):
+    a, b = to_expr(_sym(a)), to_expr(_sym(b))
+    if _small(a, b):
+        return _exact(op(a, b))
+    return _exact(op.unevaluated(a, b))
+
+
+class _Op:
+    def __init__(self, evaluated, unevaluated):
+        self.evaluated, self.unevaluated = evaluated, unevaluated
+
+    def __call__(self, a, b):
+        return self.evaluated(a, b)
+
+
+def _unevaluated_pow(a, b):
+    obj = sp.Expr.__new__(sp.Pow, a, b)
+    obj.is_commutative = True
+    return obj
+
+
+# Built without SymPy's constructor cache, whose lookups compare equal values structurally
+# (as trees) when a variant of the graph recomputes them as new objects.
+_ADD = _Op(lambda a, b: a + b, lambda a, b: sp.Add._from_args((a, b), is_commutative=True))
+_MUL = _Op(lambda a, b: a * b, lambda a, b: sp.Mul._from_args((a, b), is_commutative=True))
+_POW = _Op(lambda a, b: a ** b, _unevaluated_pow)
+
+
 def _add(a, b):
     if isinstance(a, Fraction) and isinstance(b, Fraction):
         return a + b
-    return _exact(_sym(a) + _sym(b))
+    if a == 0:
+        return b
+    if b == 0:
+        return a
+    return _combine(_ADD, a, b)
 
 
 def _mul(a, b):
     if isinstance(a, Fraction) and isinstance(b, Fraction):
         return a * b
-    return _exact(_sym(a) * _sym(b))
+    if a == 1:
+        return b
+    if b == 1:
+        return a
+    if a == 0 or b == 0:
+        return Fraction(0)
+    return _combine(_MUL, a, b)
 
 
 def _pow(a, n):
@@ -65,14 +122,41 @@ def _pow(a, n):
         if a == 0 and n < 0:
             raise ZeroDivisionError("division by zero")
         return a ** int(n)
-    return _exact(_sym(a) ** _sym(n))
+    if n == 1:
+        return a
+    if isinstance(a, Fraction) and a == 0:
+        return _exact(_sym(a) ** _sym(n))
+    if isinstance(a, Fraction) and isinstance(n, Fraction) and \
+            max(abs(int(a.numerator)), int(a.denominator)).bit_length() > ROOT_BITS:
+        return _large_root(a, n)
+    return _combine(_POW, a, n)
+
+
+ROOT_BITS = 64
+"""A rational under a root with more bits than this is not given to SymPy, which factors it
+to take square factors out (hours for a 100-digit number): its root is exact when numerator
+and denominator are perfect powers, and is otherwise kept as the unevaluated power."""
+
+
+def _large_root(a, n):
+    """a^n for a large rational a and a rational n = p/q: exact when a is a q-th power."""
+    from sympy import integer_nthroot
+
+    p, q = int(n.numerator), int(n.denominator)
+    num, den = abs(int(a.numerator)), int(a.denominator)
+    rn, exact_n = integer_nthroot(num, q)
+    rd, exact_d = integer_nthroot(den, q)
+    if exact_n and exact_d and (a > 0 or q % 2 == 1):
+        root = Fraction(rn if a > 0 else -rn, rd)
+        return root ** p if p >= 0 else 1 / root ** -p
+    return _exact(_POW.unevaluated(_sym(a), _sym(n)))
 
 
 def _less(a, b) -> bool:
     if isinstance(a, Fraction) and isinstance(b, Fraction):
         return a < b
     from derive.kernel.exact import exact_sign
-    sign = exact_sign(_sym(b) - _sym(a))
+    sign = exact_sign(_add(b, _mul(Fraction(-1), a)))
     if sign is None:
         raise NotEvaluable("a comparison that exact arithmetic cannot decide")
     return sign > 0
@@ -148,7 +232,7 @@ def _build(e: sp.Basic, indices: frozenset):
             best = parts[0](env, idx)
             for p in parts[1:]:
                 v = p(env, idx)
-                if v != best and _less(v, best) == smaller:
+                if v is not best and _less(v, best) == smaller:
                     best = v
             return best
         return pick
@@ -159,7 +243,11 @@ def _build(e: sp.Basic, indices: frozenset):
             v = inner_f(env, idx)
             if isinstance(v, Fraction):
                 return -v if v < 0 else v
-            return _exact(sp.Abs(v))
+            from derive.kernel.exact import exact_sign
+            s = exact_sign(v)
+            if s is None:
+                return _exact(sp.Abs(v))
+            return v if s >= 0 else _mul(Fraction(-1), v)
         return absolute
     if isinstance(e, sp.Piecewise):
         cases = [(_build(v, indices), _condition(c, indices)) for v, c in e.args]
