@@ -63,39 +63,73 @@ def nodes(e: sp.Basic):
         stack.extend(x.args)
 
 
+def postorder(e: sp.Basic) -> list:
+    """Each distinct subexpression of `e` once (by identity), children before parents."""
+    done: set[int] = set()
+    out: list = []
+    stack = [(e, False)]
+    while stack:
+        x, ready = stack.pop()
+        if id(x) in done:
+            continue
+        if ready or not x.args:
+            done.add(id(x))
+            out.append(x)
+            continue
+        stack.append((x, True))
+        stack.extend((a, False) for a in x.args if id(a) not in done)
+    return out
+
+
 def has_type(e: sp.Basic, kind) -> bool:
     """Whether a node of type `kind` occurs in `e` (each distinct node visited once)."""
     return any(isinstance(x, kind) for x in nodes(e))
 
 
-def shared_str(e: sp.Basic, limit: int = 2_000) -> str:
+def shared_str(e: sp.Basic, limit: int = 200) -> str:
     """SymPy's text of `e`, or, for a tree larger than `limit` nodes, the same value with each
     subexpression used more than once named once: `x1 = …; x2 = …; <expression>`, in order
-    of definition. The names are exact: the text is the value, only shorter."""
+    of definition, written in SymPy's syntax (+, *, **, rationals as p/q, functions by name).
+    The names are exact: the text is the value, only shorter."""
     if tree_size(e, limit) <= limit:
         return sp.sstr(e)
+    order = postorder(e)
     parents: dict[int, int] = {}
-    order: list[sp.Basic] = []
-    for x in nodes(e):
-        order.append(x)
+    for x in order:
         for a in x.args:
             if a.args:
                 parents[id(a)] = parents.get(id(a), 0) + 1
-    names: dict[int, sp.Basic] = {}
-    rebuilt: dict[int, sp.Basic] = {}
+    text: dict[int, tuple[str, int]] = {}
     lines: list[str] = []
-    for x in reversed(order):  # children before parents
-        if not x.args:
-            rebuilt[id(x)] = x
-            continue
-        args = [rebuilt[id(a)] for a in x.args]
-        plain = isinstance(x, (sp.Add, sp.Mul, sp.Pow))
-        new = x.func(*args, evaluate=False) if plain else x.func(*args)
+    for x in order:  # children before parents
+        t = _written(x, text)
         if parents.get(id(x), 0) > 1 and x is not e:
-            name = sp.Symbol(f"x{len(names) + 1}")
-            names[id(x)] = name
-            lines.append(f"{name} = {sp.sstr(new)}")
-            rebuilt[id(x)] = name
-        else:
-            rebuilt[id(x)] = new
-    return "; ".join([*lines, sp.sstr(rebuilt[id(e)])])
+            name = f"x{len(lines) + 1}"
+            lines.append(f"{name} = {t[0]}")
+            t = (name, _ATOM)
+        text[id(x)] = t
+    return "; ".join([*lines, text[id(e)][0]])
+
+
+_ADD, _MUL, _POW, _ATOM = 1, 2, 3, 4
+"""Precedences: an operand binding less tightly than its operator is parenthesized."""
+
+
+def _written(x: sp.Basic, text: dict) -> tuple[str, int]:
+    def arg(a, at_least):
+        s, p = text[id(a)]
+        return s if p >= at_least else f"({s})"
+
+    if x.is_Integer:
+        return str(int(x)), (_ATOM if x >= 0 else _ADD)
+    if x.is_Rational:
+        return f"{x.p}/{x.q}", _MUL
+    if not x.args:
+        return sp.sstr(x), _ATOM
+    if isinstance(x, sp.Add):
+        return " + ".join(arg(a, _ADD) for a in x.args), _ADD
+    if isinstance(x, sp.Mul):
+        return "*".join(arg(a, _POW) for a in x.args), _MUL
+    if isinstance(x, sp.Pow):
+        return f"{arg(x.base, _ATOM)}**{arg(x.exp, _ATOM)}", _POW
+    return f"{type(x).__name__}({', '.join(text[id(a)][0] for a in x.args)})", _ATOM
