@@ -57,7 +57,7 @@ TRANSCENDENTAL_GUARD = 20
 """Extra bits exp and log are computed with before the result is widened by 2^−bits."""
 
 _CACHE: dict = {}
-_CACHE_SIZE = 500_000
+_CACHE_SIZE = 200_000
 """(id(node), bits) → (node, enclosure), kept between calls (the steps of a recurrence share
 them); keyed by identity, holding the node so that its id stays its own; emptied when full."""
 
@@ -189,6 +189,11 @@ def _leaf(e: sp.Basic, bits: int):
     if e is sp.pi:
         return mpi_pi(bits)
     raise NoEnclosure(f"cannot enclose {e!s:.40}")
+
+
+def forget() -> None:
+    """Empty the cache of enclosures (between exercises: it holds their values alive)."""
+    _CACHE.clear()
 
 
 def _cached(e: sp.Basic, bits: int):
@@ -363,4 +368,5 @@ def is_enclosable(expr: sp.Expr) -> bool:
 
 
 __all__ = ["PRECISIONS", "NoEnclosure", "compare", "decimal_exponent", "enclose", "enclosures",
+           "forget",
            "is_enclosable", "round_places", "round_sig", "sign"]
