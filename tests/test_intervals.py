@@ -327,3 +327,38 @@ def test_ten_adam_steps_agree_with_torch_float64():
             lo, hi = intervals.enclose(exact, 128)
             assert hi - lo < sp.Rational(1, 10**30)
             assert abs(float(lo) - g) <= 1e-12 * abs(float(lo))
+
+
+# ------------------------------------------------------------------- DAG size and text
+
+@given(known)
+def test_tree_size_counts_the_nodes_of_the_tree(pair):
+    from derive.kernel.dag import tree_size
+
+    e, _ = pair
+    assert tree_size(e) == sum(1 for _ in sp.preorder_traversal(e))
+
+
+@given(known)
+def test_shared_text_is_the_same_value(pair):
+    """The `x1 = …; …` text read back (by SymPy, in the test only) encloses the same value."""
+    from derive.kernel.dag import shared_str
+
+    e, v = pair
+    *defs, body = shared_str(e, limit=0).split("; ")
+    names: dict = {"Max": sp.Max, "Min": sp.Min, "Abs": sp.Abs, "exp": sp.exp, "log": sp.log}
+    for d in defs:
+        name, text = d.split(" = ", 1)
+        names[name] = sp.sympify(text, locals=names)
+    back = sp.sympify(body, locals=names)
+    lo, hi = intervals.enclose(back, 256) or (None, None)
+    if lo is not None:
+        assert lo <= R(v) <= hi
+
+
+def test_shared_text_names_a_repeated_subexpression_once():
+    from derive.kernel.dag import shared_str
+
+    s = _add(sp.sqrt(2), 1)
+    e = _mul(_add(s, s), _pow(s, 2))
+    assert shared_str(e, limit=0) == "x1 = 2**(1/2) + 1; (x1 + x1)*x1**2"
