@@ -55,9 +55,10 @@ def tree_size(e: sp.Basic, cap: int = 10**9) -> int:
     return min(local[id(e)], cap + 1)
 
 
-def nodes(e: sp.Basic):
-    """Each distinct subexpression of `e` once (by identity), parents before children."""
-    seen: set[int] = set()
+def nodes(e: sp.Basic, seen: set[int] | None = None):
+    """Each distinct subexpression of `e` once (by identity), parents before children; those
+    whose ids are in `seen` (visited by an earlier walk sharing the set) are skipped."""
+    seen = set() if seen is None else seen
     stack = [e]
     while stack:
         x = stack.pop()
@@ -86,9 +87,10 @@ def postorder(e: sp.Basic) -> list:
     return out
 
 
-def has_type(e: sp.Basic, kind) -> bool:
-    """Whether a node of type `kind` occurs in `e` (each distinct node visited once)."""
-    return any(isinstance(x, kind) for x in nodes(e))
+def has_type(e: sp.Basic, kind, seen: set[int] | None = None) -> bool:
+    """Whether a node of type `kind` occurs in `e` (each distinct node visited once; pass one
+    `seen` set to walk the elements of a list, which share their steps, once in all)."""
+    return any(isinstance(x, kind) for x in nodes(e, seen))
 
 
 def shared_str(e: sp.Basic, limit: int = 200) -> str:
