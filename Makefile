@@ -46,6 +46,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/check.py
 	$(BIN)/python benchmarks/variants.py
 	$(BIN)/python benchmarks/scaling.py --max-n 10000
+	$(BIN)/python benchmarks/certified.py
 
 # The export pictures of docs/export.md (TeX Live and pdftoppm from poppler-utils).
 pages: $(STAMP)

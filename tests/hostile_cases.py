@@ -770,12 +770,13 @@ def _(work, target):
 
 @case("time-bank-of-slow-exercises", "time", slow=True)
 def _(work, target):
-    """(found) A 3 KB file of ten copies of the 5-step Adam exercise: a per-exercise time
+    """(found) A 3 KB file of ten copies of a slow Adam exercise: a per-exercise time
     bound alone lets a bank of kilobytes run for ten bounds (a 1 MiB file: thousands). The run
     has a bound of its own (--total-time-limit): past it, every exercise not yet done is
-    `undecided` at once, and the run ends (here 2 s each, 10 s in all)."""
-    text = (STATIC / "adam5-amsgrad.toml").read_text()
-    name = write(work, "bank.toml", "\n".join(text.replace('id = "adam5"', f'id = "adam5-{k}"')
+    `undecided` at once, and the run ends (here 2 s each, 10 s in all). 1000 steps: since
+    certified decimals, 5 take a fraction of a second."""
+    text = (STATIC / "adam1000-amsgrad.toml").read_text()
+    name = write(work, "bank.toml", "\n".join(text.replace('id = "adam1000"', f'id = "adam-{k}"')
                                                for k in range(10)))
     return Run(["check", name, "--time-limit", "2", "--total-time-limit", "10"], (1,),
                max_seconds=20, wall=60,
@@ -947,9 +948,10 @@ def _(work, target):
 
 @case("tb-ctrl-c-check", "traceback")
 def _(work, target):
-    """SIGINT two seconds into `derive check` of a slow file (5 Adam steps): one line on
-    stderr and exit 130, not a KeyboardInterrupt traceback."""
-    return Run(["check", static(work, "adam5-amsgrad.toml")], (130,),
+    """SIGINT two seconds into `derive check` of a slow file (1000 Adam steps; 5 were slow
+    before certified decimals): one line on stderr and exit 130, not a KeyboardInterrupt
+    traceback."""
+    return Run(["check", static(work, "adam1000-amsgrad.toml")], (130,),
                interrupt=Interrupt(after=2.0), max_seconds=10)
 
 
@@ -957,7 +959,7 @@ def _(work, target):
 def _(work, target):
     """SIGINT two seconds into `derive key SLOW -o out.md`: exit 130, one line, no out.md and
     no temporary file left."""
-    name = static(work, "adam5-amsgrad.toml")
+    name = static(work, "adam1000-amsgrad.toml")
     return Run(["key", name, "-o", "out.md"], (130,), interrupt=Interrupt(after=2.0),
                max_seconds=10, checks=[unchanged(work)])
 

@@ -8,6 +8,7 @@ from derive.exercises.claims import UNDECIDED, WRONG, judge
 from derive.exercises.diagnosis import Diagnosis, diagnose, formula_diagnosis
 from derive.exercises.errors import ExerciseError, ExerciseNotSupported
 from derive.exercises.schema import Exercise
+from derive.kernel import dag, intervals
 from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.limits import EXERCISE_SECONDS as DEFAULT_SECONDS
 from derive.recipes.base import expand_exact
@@ -53,7 +54,11 @@ class Report:
 
 
 def answer_key(ex: Exercise) -> dict:
-    """Every quantity the exercise's inputs determine, exact, in derivation order."""
+    """Every quantity the exercise's inputs determine, exact, in derivation order (the caches
+    of certified enclosures and tree sizes start empty: they would hold earlier exercises'
+    values alive)."""
+    intervals.forget()
+    dag.forget()
     try:
         return {k: expand_exact(v) for k, v in ex.recipe.evaluate(ex.given).items()}
     except QuantityUndefined as exc:

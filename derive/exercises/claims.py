@@ -16,6 +16,8 @@ import sympy as sp
 
 from derive.exercises.reader import BadNumber, Written, decimal_places, written
 from derive.exercises.values import Where, kind_of, number, shown
+from derive.kernel import intervals
+from derive.kernel.dag import tree_size
 from derive.kernel.exact import decimal_str, is_zero_exact, round_half_away
 
 MAX_ITEMS = 100_000
@@ -124,41 +126,92 @@ def _as_written(raw) -> str:
     return raw.text if isinstance(raw, Written) else str(raw)
 
 
-def round_places(value: sp.Expr, places: int) -> sp.Rational:
-    """`value` rounded half away from zero to `places` digits (exact for surds too)."""
+def round_places(value: sp.Expr, places: int) -> sp.Rational | None:
+    """`value` rounded half away from zero to `places` digits: exact for a rational, from
+    certified enclosures otherwise (derive/kernel/intervals.py); None when undecided."""
     if value.is_Rational:
         return round_half_away(value, places)
-    scale = sp.Integer(10) ** places
-    magnitude = sp.floor(abs(value) * scale + sp.S.Half)
-    return sp.sign(value) * magnitude / scale
+    return intervals.round_places(value, places)
 
 
-def round_sig(value: sp.Expr, sig: int) -> sp.Rational:
-    """`value` rounded half away from zero to `sig` significant digits."""
-    if value == 0:
-        return sp.S.Zero
-    exponent = int(sp.floor(sp.log(abs(value), 10)))
-    return round_places(value, sig - 1 - exponent)
+def round_sig(value: sp.Expr, sig: int) -> sp.Rational | None:
+    """`value` rounded half away from zero to `sig` significant digits (None: undecided)."""
+    if value.is_Rational:
+        if value == 0:
+            return sp.S.Zero
+        return round_half_away(value, sig - 1 - intervals.decimal_exponent(abs(value)))
+    return intervals.round_sig(value, sig)
+
+
+def _equal_rounded(a, b) -> bool | None:
+    """a == b for two roundings, None when either is undecided."""
+    return None if a is None or b is None else a == b
+
+
+def _at_most(value: sp.Expr) -> bool | None:
+    """value ≤ 0: exact for a rational, certified otherwise (None: undecided)."""
+    if value.is_Rational:
+        return bool(value <= 0)
+    s = intervals.sign(value)
+    return None if s is None else s <= 0
+
+
+def _difference(c: sp.Rational, expected: sp.Expr) -> sp.Expr:
+    """c − expected; left unevaluated when expected is not rational, so that a large exact
+    value is not rewritten (its enclosure reads the same DAG)."""
+    if expected.is_Rational:
+        return c - expected
+    return sp.Add(c, sp.Mul(-1, expected, evaluate=False), evaluate=False)
+
+
+def _equal(c: sp.Rational, expected: sp.Expr) -> bool | None:
+    """Whether the claimed rational is the exact value: certified enclosures show a
+    difference, an exact zero test shows equality; None when neither does."""
+    if expected.is_Rational:
+        return c == expected
+    if intervals.compare(expected, c) not in (0, None):
+        return False
+    if tree_size(expected, EXACT_TEST_NODES) > EXACT_TEST_NODES:
+        return None
+    return is_zero_exact(c - expected)
+
+
+EXACT_TEST_NODES = 400
+"""Largest value (in tree nodes) given to SymPy's exact zero test (minimal polynomials);
+larger ones are compared by enclosures only."""
 
 
 def _scalar(claim: Claim, expected: sp.Expr) -> str:
     if isinstance(expected, list):
         return WRONG
     c = claim.value
-    if is_zero_exact(c - expected):
+    equal = _equal(c, expected)
+    if equal:
         return EXACT
     if claim.test == "places":
-        ok = round_places(expected, int(claim.tolerance)) == round_places(c, int(claim.tolerance))
+        ok = _equal_rounded(round_places(expected, int(claim.tolerance)),
+                            round_places(c, int(claim.tolerance)))
     elif claim.test == "sig":
-        ok = round_sig(expected, int(claim.tolerance)) == round_sig(c, int(claim.tolerance))
+        ok = _equal_rounded(round_sig(expected, int(claim.tolerance)),
+                            round_sig(c, int(claim.tolerance)))
     elif claim.test == "rel":
-        ok = bool(abs(c - expected) <= claim.tolerance * abs(expected))
+        diff = _difference(c, expected)
+        ok = _at_most(sp.Add(sp.Abs(diff), -claim.tolerance * sp.Abs(expected),
+                             evaluate=False) if not expected.is_Rational
+                      else abs(diff) - claim.tolerance * abs(expected))
     elif claim.test == "abs":
-        ok = bool(abs(c - expected) <= claim.tolerance)
+        diff = _difference(c, expected)
+        ok = _at_most(sp.Add(sp.Abs(diff), -claim.tolerance, evaluate=False)
+                      if not expected.is_Rational else abs(diff) - claim.tolerance)
     elif claim.places is not None:
-        return ROUNDED if round_places(expected, claim.places) == c else WRONG
+        r = round_places(expected, claim.places)
+        if r is None:
+            return UNDECIDED
+        return ROUNDED if r == c else WRONG
     else:
-        return WRONG
+        return WRONG if equal is False else UNDECIDED
+    if ok is None:
+        return UNDECIDED
     return WITHIN if ok else WRONG
 
 

@@ -8,6 +8,7 @@ import json
 import sympy as sp
 
 from derive.exercises.reader import BadNumber, Written
+from derive.kernel import intervals
 from derive.kernel.exact import decimal_str, fixed_str, terminating_places
 
 
@@ -42,7 +43,10 @@ def exact(v: sp.Expr) -> str:
         if places is not None and places <= 12:
             return fixed_str(v, places)
         return json.dumps(f"{v.p}/{v.q}")
-    return f'{{ value = "{fixed_str(sp.Rational(decimal_str(v, 30)), 12)}", places = 12 }}'
+    rounded = intervals.round_places(v, 12)  # certified; None only on an exact tie
+    if rounded is None:
+        rounded = sp.Rational(decimal_str(v, 30))
+    return f'{{ value = "{fixed_str(rounded, 12)}", places = 12 }}'
 
 
 def table(name: str, entries: dict) -> list[str]:

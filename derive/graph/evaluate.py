@@ -54,12 +54,29 @@ def _too_large(bits: int) -> None:
 
 
 def _defined(v: sp.Expr) -> sp.Expr:
-    """A SymPy result, or Undefined when it is not a real number."""
-    if v.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
-        raise Undefined("a division by zero or log 0")
-    if v.has(sp.I):
-        raise Undefined("a logarithm or even root of a negative number")
+    """A result SymPy computed, or Undefined when it is not a real number (each distinct
+    node of the value visited once)."""
+    from derive.kernel.dag import nodes
+
+    for x in nodes(v):
+        if x in (sp.zoo, sp.nan, sp.oo, sp.S.NegativeInfinity):
+            raise Undefined("a division by zero or log 0")
+        if x is sp.I:
+            raise Undefined("a logarithm or even root of a negative number")
     return v
+
+
+def _real_root(a, n) -> None:
+    """An even root of a negative number has no real value: refused (a^(p/q), q even)."""
+    if not isinstance(n, Fraction) or n.denominator % 2:
+        return
+    if isinstance(a, Fraction):
+        negative = a < 0
+    else:
+        from derive.kernel.exact import exact_sign
+        negative = exact_sign(_sym(a)) == -1
+    if negative:
+        raise Undefined("an even root of a negative number")
 
 
 def _exact(v):
@@ -73,7 +90,7 @@ def _exact(v):
     e = to_expr(v)
     if e.is_Rational:
         return Fraction(int(e.p), int(e.q))
-    return _defined(e)
+    return e
 
 
 def _sym(v):
@@ -82,10 +99,61 @@ def _sym(v):
     return v
 
 
+SIMPLIFY_NODES = 60
+"""Irrational operands of at most this many tree nodes together are combined by SymPy's
+arithmetic (which simplifies: 2·√2/√2 is 2); larger ones are joined as they are, an
+unevaluated node over the operands' shared DAG, so that values computed over many steps
+(Adam's nested surds) grow linearly, not by SymPy's rewriting of ever larger trees. Both are
+the same exact value; its decimals and comparisons come from certified enclosures."""
+
+
+def _small(a, b) -> bool:
+    """Whether SymPy may combine a and b: few nodes, and no rational of more than ROOT_BITS
+    bits (SymPy factors the rationals under a root it multiplies)."""
+    from derive.kernel.dag import nodes, tree_size
+
+    if tree_size(a, SIMPLIFY_NODES) + tree_size(b, SIMPLIFY_NODES) > SIMPLIFY_NODES:
+        return False
+    return all(max(abs(int(x.p)), int(x.q)).bit_length() <= ROOT_BITS
+               for e in (a, b) for x in nodes(e) if x.is_Rational)
+
+
+def _combine(op, a, b):
+    a, b = to_expr(_sym(a)), to_expr(_sym(b))
+    if _small(a, b):
+        return _exact(_defined(op(a, b)))
+    return _exact(op.unevaluated(a, b))
+
+
+class _Op:
+    def __init__(self, evaluated, unevaluated):
+        self.evaluated, self.unevaluated = evaluated, unevaluated
+
+    def __call__(self, a, b):
+        return self.evaluated(a, b)
+
+
+def _unevaluated_pow(a, b):
+    obj = sp.Expr.__new__(sp.Pow, a, b)
+    obj.is_commutative = True
+    return obj
+
+
+# Built without SymPy's constructor cache, whose lookups compare equal values structurally
+# (as trees) when a variant of the graph recomputes them as new objects.
+_ADD = _Op(lambda a, b: a + b, lambda a, b: sp.Add._from_args((a, b), is_commutative=True))
+_MUL = _Op(lambda a, b: a * b, lambda a, b: sp.Mul._from_args((a, b), is_commutative=True))
+_POW = _Op(lambda a, b: a ** b, _unevaluated_pow)
+
+
 def _add(a, b):
     if isinstance(a, Fraction) and isinstance(b, Fraction):
         return a + b
-    return _exact(_sym(a) + _sym(b))
+    if a == 0:
+        return b
+    if b == 0:
+        return a
+    return _combine(_ADD, a, b)
 
 
 def _mul(a, b):
@@ -93,7 +161,13 @@ def _mul(a, b):
         out = a * b
         _too_large(_bits(out))
         return out
-    return _exact(_sym(a) * _sym(b))
+    if a == 1:
+        return b
+    if b == 1:
+        return a
+    if a == 0 or b == 0:
+        return Fraction(0)
+    return _combine(_MUL, a, b)
 
 
 def _pow(a, n):
@@ -105,14 +179,42 @@ def _pow(a, n):
         return a ** int(n)
     if isinstance(n, Fraction) and abs(n.numerator) > 10_000:
         raise TooLarge(f"a power with the exponent {n}, beyond 10,000")
-    return _exact(_sym(a) ** _sym(n))
+    if n == 1:
+        return a
+    _real_root(a, n)
+    if isinstance(a, Fraction) and a == 0:
+        return _exact(_sym(a) ** _sym(n))
+    if isinstance(a, Fraction) and isinstance(n, Fraction) and \
+            max(abs(int(a.numerator)), int(a.denominator)).bit_length() > ROOT_BITS:
+        return _large_root(a, n)
+    return _combine(_POW, a, n)
+
+
+ROOT_BITS = 64
+"""A rational under a root with more bits than this is not given to SymPy, which factors it
+to take square factors out (hours for a 100-digit number): its root is exact when numerator
+and denominator are perfect powers, and is otherwise kept as the unevaluated power."""
+
+
+def _large_root(a, n):
+    """a^n for a large rational a and a rational n = p/q: exact when a is a q-th power."""
+    from sympy import integer_nthroot
+
+    p, q = int(n.numerator), int(n.denominator)
+    num, den = abs(int(a.numerator)), int(a.denominator)
+    rn, exact_n = integer_nthroot(num, q)
+    rd, exact_d = integer_nthroot(den, q)
+    if exact_n and exact_d and (a > 0 or q % 2 == 1):
+        root = Fraction(rn if a > 0 else -rn, rd)
+        return root ** p if p >= 0 else 1 / root ** -p
+    return _exact(_POW.unevaluated(_sym(a), _sym(n)))
 
 
 def _less(a, b) -> bool:
     if isinstance(a, Fraction) and isinstance(b, Fraction):
         return a < b
     from derive.kernel.exact import exact_sign
-    sign = exact_sign(_sym(b) - _sym(a))
+    sign = exact_sign(_add(b, _mul(Fraction(-1), a)))
     if sign is None:
         raise NotEvaluable("a comparison that exact arithmetic cannot decide")
     return sign > 0
@@ -188,7 +290,7 @@ def _build(e: sp.Basic, indices: frozenset):
             best = parts[0](env, idx)
             for p in parts[1:]:
                 v = p(env, idx)
-                if v != best and _less(v, best) == smaller:
+                if v is not best and _less(v, best) == smaller:
                     best = v
             return best
         return pick
@@ -199,16 +301,26 @@ def _build(e: sp.Basic, indices: frozenset):
             v = inner_f(env, idx)
             if isinstance(v, Fraction):
                 return -v if v < 0 else v
-            return _exact(sp.Abs(v))
+            from derive.kernel.exact import exact_sign
+            s = exact_sign(v)
+            if s is None:
+                return _exact(sp.Abs(v))
+            return v if s >= 0 else _mul(Fraction(-1), v)
         return absolute
     if isinstance(e, (sp.exp, sp.log)):
         inner_f, func = _build(e.args[0], indices), e.func
 
         def elementary(env, idx):
             v = inner_f(env, idx)
-            if func is sp.log and isinstance(v, Fraction) and v <= 0:
-                raise Undefined(f"log of {v}, a number that is not positive")
-            return _exact(func(_sym(v)))
+            if func is sp.log:
+                if isinstance(v, Fraction):
+                    if v <= 0:
+                        raise Undefined(f"log of {v}, a number that is not positive")
+                else:
+                    from derive.kernel.exact import exact_sign
+                    if exact_sign(_sym(v)) in (-1, 0):
+                        raise Undefined("log of a number that is not positive")
+            return _exact(_defined(func(_sym(v))))
         return elementary
     if isinstance(e, sp.sign):
         inner_f = _build(e.args[0], indices)

@@ -115,22 +115,21 @@ def to_expr(value: object) -> sp.Expr:
 
 def is_zero_exact(value: sp.Expr) -> bool | None:
     """Whether a closed-form number is exactly zero: rationals directly; otherwise "nonzero"
-    when SymPy's evalf certifies 30 correct digits of a nonzero value (strict mode raises
-    rather than return digits it cannot guarantee), and "zero" only from the minimal
-    polynomial of an algebraic number; None when neither applies (never guessed)."""
+    when a certified enclosure (derive/kernel/intervals.py) excludes 0, and "zero" only from
+    SymPy's exact reasoning or the minimal polynomial of an algebraic number (for values of
+    at most EXACT_TEST_NODES nodes); None when neither applies (never guessed)."""
+    from derive.kernel import intervals
+    from derive.kernel.dag import tree_size
+
     value = to_expr(value)
     if value.is_Rational:
         return value == 0
-    if not value.is_number:
+    if intervals.sign(value) in (-1, 1):
+        return False
+    if tree_size(value, EXACT_TEST_NODES) > EXACT_TEST_NODES or not value.is_number:
         return None
     if value.is_zero is not None:
         return bool(value.is_zero)
-    try:
-        approx = value.evalf(30, strict=True)
-        if approx.is_Number and approx != 0:
-            return False
-    except Exception:  # noqa: BLE001 — no certified digits: not shown nonzero
-        pass
     try:
         x = sp.Dummy("x")
         return sp.minimal_polynomial(value, x) == x
@@ -138,25 +137,27 @@ def is_zero_exact(value: sp.Expr) -> bool | None:
         return None
 
 
+EXACT_TEST_NODES = 400
+"""Largest value (in tree nodes) given to SymPy's exact zero tests; a larger one is shown
+nonzero by its enclosure or not at all."""
+
+
 def exact_sign(value: sp.Expr) -> int | None:
-    """−1, 0 or 1 for a real closed number, decided exactly (an exact zero test, then certified
-    evaluation); None when it is not a real number or cannot be told."""
+    """−1, 0 or 1 for a real closed number, decided exactly (certified enclosures, then an
+    exact zero test); None when it is not a real number or cannot be told."""
+    from derive.kernel import intervals
+    from derive.kernel.dag import tree_size
+
     value = to_expr(value)
     if value.is_Rational:
         return int(sp.sign(value))
-    if not value.is_number or value.is_extended_real is not True:
+    s = intervals.sign(value)
+    if s is not None:
+        return s
+    if tree_size(value, EXACT_TEST_NODES) > EXACT_TEST_NODES or not value.is_number or \
+            value.is_extended_real is not True:
         return None
-    zero = is_zero_exact(value)
-    if zero:
-        return 0
-    if zero is False:
-        try:
-            approx = value.evalf(30, strict=True)
-        except Exception:  # noqa: BLE001 — no certified digits
-            return None
-        if approx.is_Number and approx != 0:
-            return 1 if approx > 0 else -1
-    return None
+    return 0 if is_zero_exact(value) else None
 
 
 def exact_str(value: sp.Expr) -> str:
@@ -170,7 +171,24 @@ def exact_str(value: sp.Expr) -> str:
         return str(int(value))
     if value.is_Rational:
         return f"{value.p}/{value.q}"
-    return sp.sstr(value)
+    from derive.kernel.dag import shared_str
+
+    return shared_str(value)
+
+
+def certified_decimal(value: sp.Expr, significant: int) -> sp.Rational:
+    """An irrational value rounded half away from zero to `significant` significant digits,
+    every digit certified by an enclosure (derive/kernel/intervals.py); with fewer digits
+    when that many cannot be certified (a value too near a tie); NotSupportedError when no
+    digit can be (not a real constant derive encloses)."""
+    from derive.kernel import intervals
+
+    for digits in range(significant, 0, -1):
+        r = intervals.round_sig(value, digits)
+        if r is not None:
+            return r
+    raise NotSupportedError("a value with no certified decimal (not a real constant derive "
+                            "can enclose)")
 
 
 def round_half_away(value: sp.Rational, places: int) -> sp.Rational:
@@ -221,7 +239,7 @@ def decimal_str(value: sp.Expr, significant: int = 15) -> str:
         return "[" + ", ".join(decimal_str(v, significant) for v in value) + "]"
     value = to_expr(value)
     if not value.is_Rational:
-        value = sp.Rational(str(sp.N(value, significant + 10)))
+        value = certified_decimal(value, significant)
     if value == 0:
         return "0"
     check_length(value)

@@ -78,23 +78,20 @@ def _count_sum(term: frozenset[int], count: frozenset[int]) -> frozenset[int]:
 
 
 def _constant_signs(e: sp.Expr) -> frozenset[int] | None:
-    """A closed constant: its sign from certified evaluation (or an exact zero test)."""
+    """A closed constant: its sign from a certified enclosure (derive/kernel/intervals.py),
+    or 0 from an exact zero test."""
+    from derive.kernel import intervals
     from derive.kernel.exact import is_zero_exact
 
     if e.is_Rational:
         return frozenset({int(sp.sign(e))})
     if e.is_real is not True:
         return None
-    zero = is_zero_exact(e)
-    if zero:
+    s = intervals.sign(e)  # a certified enclosure away from 0
+    if s is not None:
+        return POS if s > 0 else NEG
+    if is_zero_exact(e):
         return ZERO
-    if zero is False:
-        try:
-            v = e.evalf(30, strict=True)
-        except Exception:  # noqa: BLE001 — no certified digits: sign unknown
-            return ALL
-        if v.is_Number and v != 0:
-            return POS if v > 0 else NEG
     return ALL
 
 

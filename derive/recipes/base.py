@@ -167,12 +167,22 @@ class Recipe:
         return {q.name: ctx[q.name] for q in self.available(given)}
 
 
-def expand_exact(value: Value) -> Value:
+SIMPLIFY_NODES = 400
+"""A value of more tree nodes than this is never given to SymPy's simplification (which
+walks it as a tree): it stays the DAG the graph computed."""
+
+
+def expand_exact(value: Value, _seen: set | None = None) -> Value:
     """Exact values in their simplest closed form (lists element by element)."""
+    seen = set() if _seen is None else _seen  # the elements of a list share their steps
     if isinstance(value, (list, tuple)):
-        return [expand_exact(v) for v in value]
+        return [expand_exact(v, seen) for v in value]
     if isinstance(value, sp.Basic) and not value.is_Rational:
-        if value.has(sp.Float):
-            raise TypeError(f"a binary float reached an exact value: {value}")
+        from derive.kernel.dag import has_type, tree_size
+
+        if has_type(value, sp.Float, seen):
+            raise TypeError("a binary float reached an exact value")
+        if tree_size(value, SIMPLIFY_NODES) > SIMPLIFY_NODES:
+            return value  # a large value (a DAG of nested surds) stays as computed
         return value if sp.count_ops(value) > 40 else sp.radsimp(value)
     return value

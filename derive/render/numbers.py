@@ -89,16 +89,23 @@ def is_large(value, style: Style = STYLE) -> bool:
     """Whether a closed form is too long to show (then its decimal is shown, after ≈)."""
     if _is_list(value):
         return any(is_large(v, style) for v in value)
+    from derive.kernel.dag import tree_size
+
     e = to_expr(value)
-    return not e.is_Rational and len(sp.sstr(e)) > style.large
+    if e.is_Rational:
+        return False
+    if tree_size(e, style.large) > style.large:  # never printed to find out: a DAG of steps
+        return True
+    return len(sp.sstr(e)) > style.large
 
 
 def flat(value, style: Style = STYLE) -> str:
     """One line of text: exact, with its decimal when the two differ (only the decimal, after
     ≈, for a long closed form)."""
-    e, d = bracketed(exact_text(value), style), decimal_line(value, style)
+    d = decimal_line(value, style)
     if is_large(value, style):
         return f"≈ {d}"
+    e = bracketed(exact_text(value), style)
     return e if e == d else f"{e} ≈ {d}"
 
 
@@ -182,6 +189,9 @@ def latex_text(value) -> str:
     """The value in SymPy's LaTeX (the JSON key's `latex`; a list as a bracketed row)."""
     if _is_list(value):
         return _latex_list([latex_text(v) for v in value], STYLE)
+    e = to_expr(value)
+    if not e.is_Rational and is_large(e):  # a DAG of many steps: its certified decimal
+        return rf"\approx {decimal_str(e, STYLE.significant)}"
     return sp.latex(value)
 
 

@@ -1,0 +1,131 @@
+"""Certified decimals: checking Adam exercises of many steps, and the time of one certified
+rounding, each against a baseline timed in the same process.
+
+- `check`: `check_exercise` of an Adam exercise (w and b, three records, amsgrad on and off)
+  whose claim is w after every step rounded to 8 places (claims from a `decimal`-module
+  reference at 80 digits), against 100 plain-SGD steps of the same model in `fractions.Fraction`
+  (the exact reference arithmetic of benchmarks/check.py).
+- `options`: 5 Adam/AdamW steps with every option (weight decay, maximize, amsgrad, betas, eps).
+- `rounding`: one certified rounding of √q to 12 places (a fresh q each time, so no cache
+  helps), against rounding a rational half away from zero with `Fraction`.
+
+Run: `python benchmarks/certified.py [--steps 100] [--repeat 3]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import decimal
+import random
+import statistics
+import time
+from fractions import Fraction
+
+import sympy as sp
+
+from derive.exercises import check_exercise
+from derive.exercises.schema import exercise
+from derive.kernel import intervals
+
+RECORDS = [["1", "2"], ["2", "3"], ["0.5", "-1"]]
+
+
+def adam_reference(steps: int, amsgrad: bool) -> list[decimal.Decimal]:
+    """torch's Adam on ŷ = w·x + b in the decimal module at 80 digits (w after each step)."""
+    D = decimal.Decimal
+    with decimal.localcontext() as ctx:
+        ctx.prec = 80
+        b1, b2, eps, lr = D("0.9"), D("0.999"), D("1e-8"), D("0.1")
+        p = {"w": D(1), "b": D("0.5")}
+        xs, ys = [D(x) for x, _ in RECORDS], [D(y) for _, y in RECORDS]
+        state = {k: [D(0), D(0), D(0)] for k in p}
+        out = []
+        for t in range(1, steps + 1):
+            errs = [p["w"] * x + p["b"] - y for x, y in zip(xs, ys)]
+            g = {"w": sum(e * x for e, x in zip(errs, xs)) / 3, "b": sum(errs) / 3}
+            for k in p:
+                m, v, vmax = state[k]
+                m = b1 * m + (1 - b1) * g[k]
+                v = b2 * v + (1 - b2) * g[k] * g[k]
+                vmax = max(vmax, v)
+                state[k] = [m, v, vmax]
+                v_hat = (vmax if amsgrad else v) / (1 - b2**t)
+                p[k] = p[k] - lr * (m / (1 - b1**t)) / (v_hat.sqrt() + eps)
+            out.append(p["w"])
+        return out
+
+
+def adam_exercise(steps: int, optimizer: dict, claims: dict):
+    return exercise({"id": "adam", "recipe": "optimizer_steps",
+                     "given": {"w": 1, "b": "0.5", "lr": "0.1", "steps": steps,
+                               "records": RECORDS, "optimizer": optimizer},
+                     "claims": claims}, "bench.toml", 0)
+
+
+def sgd_fraction(steps: int) -> Fraction:
+    """100 plain-SGD steps of the same model in Fraction: the baseline."""
+    xs = [Fraction(x) for x, _ in RECORDS]
+    ys = [Fraction(y) for _, y in RECORDS]
+    w, b, lr = Fraction(1), Fraction(1, 2), Fraction(1, 10)
+    for _ in range(steps):
+        errs = [w * x + b - y for x, y in zip(xs, ys)]
+        gw = sum(e * x for e, x in zip(errs, xs)) / 3
+        gb = sum(errs) / 3
+        w, b = w - lr * gw, b - lr * gb
+    return w
+
+
+def timed(f, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--steps", type=int, default=100)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--roundings", type=int, default=300)
+    a = ap.parse_args()
+
+    base = timed(lambda: sgd_fraction(a.steps), a.repeat)
+    print(f"baseline: {a.steps} SGD steps in Fraction: {base * 1e3:.2f} ms")
+    for amsgrad in (False, True):
+        claims = {"w_steps": [f"{v:.8f}" for v in adam_reference(a.steps, amsgrad)]}
+        ex = adam_exercise(a.steps, {"name": "adam", "amsgrad": amsgrad}, claims)
+        statuses: list[str] = []
+        t = timed(lambda ex=ex, out=statuses: out.append(check_exercise(ex).claims[0].status),
+                  a.repeat)
+        assert set(statuses) == {"rounded"}, statuses
+        print(f"check {a.steps} Adam steps, amsgrad={amsgrad}: {t:.3f} s "
+              f"({t / base:,.0f}x the Fraction SGD baseline)")
+
+    every = {"name": "adamw", "weight_decay": "0.05", "maximize": True, "amsgrad": True,
+             "betas": ["0.8", "0.99"], "eps": "1e-6"}
+    ex = adam_exercise(5, every, {"w_steps": ["1", "1", "1", "1", "1"]})
+    t = timed(lambda: check_exercise(ex), a.repeat)
+    print(f"check 5 AdamW steps with every option (a wrong claim, diagnosed): {t:.3f} s "
+          f"({t / base:,.0f}x the baseline)")
+
+    rng = random.Random(5)
+    qs = [Fraction(rng.randint(2, 10**6), rng.randint(1, 10**3)) for _ in range(a.roundings)]
+    roots = [sp.sqrt(sp.Rational(q.numerator, q.denominator)) for q in qs]
+    roots = [r for r in roots if not r.is_Rational]
+    t0 = time.perf_counter()
+    for r in roots:
+        intervals.round_places(r, 12)
+    certified = (time.perf_counter() - t0) / len(roots)
+    t0 = time.perf_counter()
+    for q in qs:
+        n = q * 10**12
+        (n.numerator * 2 + n.denominator) // (2 * n.denominator)
+    exact = (time.perf_counter() - t0) / len(qs)
+    print(f"one certified rounding of a square root to 12 places: {certified * 1e6:.0f} µs "
+          f"({certified / exact:,.0f}x rounding a Fraction: {exact * 1e6:.2f} µs)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,372 @@
+"""Certified enclosures of exact real constants, for deciding what exact arithmetic cannot
+settle cheaply: signs, comparisons and decimal rounding of surds, exp and log.
+
+An enclosure of a closed SymPy constant c is a pair of exact rationals lo ≤ c ≤ hi, computed
+over the expression's DAG (a shared subexpression once) with interval arithmetic that rounds
+every endpoint outward (mpmath's `libmpi` on binary floating-point endpoints of `bits` bits:
++ − × ÷ and integer powers exact up to a directed rounding, √ correctly rounded, exp and log
+at `bits + 20` bits then widened by a relative 2^−bits, far beyond mpmath's few-ulp error).
+No float and no `evalf` guess decides anything: a question is settled only when the enclosure
+settles it, at 64, 256, 1024 then 4096 bits, and is otherwise answered None ("undecided").
+
+Handled: rationals, E and π, Add, Mul, Pow (integer, half-integer and rational exponents,
+a positive base for any real exponent), exp, log, Abs, Min, Max — what the graph evaluator
+(derive/graph/evaluate.py) and the formula language produce. A value that is not real
+(a negative base under an even root, log of a negative number) has no enclosure.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import sympy as sp
+from mpmath.libmp import (
+    finf,
+    fnan,
+    fninf,
+    from_int,
+    from_rational,
+    mpf_abs,
+    mpf_add,
+    mpf_lt,
+    mpf_shift,
+    mpf_sign,
+    mpf_sub,
+    round_ceiling,
+    round_floor,
+)
+from mpmath.libmp.libmpi import (
+    mpi_abs,
+    mpi_add,
+    mpi_div,
+    mpi_exp,
+    mpi_log,
+    mpi_mul,
+    mpi_pi,
+    mpi_pow_int,
+    mpi_sqrt,
+)
+
+PRECISIONS = (64, 256, 1024, 4096)
+"""Bits of the endpoints, tried in turn until a question is settled."""
+
+MAX_NODES = 200_000
+"""Most distinct subexpressions one enclosure evaluates (a bound on time and memory)."""
+
+TRANSCENDENTAL_GUARD = 20
+"""Extra bits exp and log are computed with before the result is widened by 2^−bits."""
+
+_CACHE: dict = {}
+_CACHE_SIZE = 200_000
+"""(id(node), bits) → (node, enclosure), kept between calls (the steps of a recurrence share
+them); keyed by identity, holding the node so that its id stays its own; emptied when full."""
+
+
+class NoEnclosure(ValueError):
+    """An expression this module cannot enclose: a symbol, a function it does not know, or a
+    value that is not real."""
+
+
+class _Unsettled(ArithmeticError):
+    """The enclosure at this precision is too wide to go on (a divisor or a log argument that
+    may be 0): try more bits."""
+
+
+def _rational_interval(p: int, q: int, bits: int):
+    if q == 1 and abs(p).bit_length() <= bits:
+        v = from_int(p)
+        return (v, v)
+    return (from_rational(p, q, bits, round_floor), from_rational(p, q, bits, round_ceiling))
+
+
+def _widen(iv, bits: int):
+    """The interval widened outward by 2^−bits times its largest magnitude."""
+    a, b = iv
+    m = mpf_abs(a) if mpf_lt(mpf_abs(b), mpf_abs(a)) else mpf_abs(b)
+    d = mpf_shift(m, -bits)
+    return (mpf_sub(a, d, bits, round_floor), mpf_add(b, d, bits, round_ceiling))
+
+
+def _finite(iv):
+    a, b = iv
+    if a in (fnan, fninf, finf) or b in (fnan, fninf, finf):
+        raise _Unsettled("unbounded")
+    return iv
+
+
+def _positive(iv, what: str):
+    """`iv` when it lies in (0, ∞); NoEnclosure when it lies in (−∞, 0] (not real), else
+    unsettled."""
+    a, b = iv
+    if mpf_sign(a) > 0:
+        return iv
+    if mpf_sign(b) <= 0:
+        raise NoEnclosure(f"{what} of a number that is not positive")
+    raise _Unsettled(what)
+
+
+def _sqrt(iv, bits):
+    a, b = iv
+    if mpf_sign(a) >= 0:
+        return mpi_sqrt(iv, bits)
+    if mpf_sign(b) < 0:
+        raise NoEnclosure("the square root of a negative number")
+    raise _Unsettled("sqrt")
+
+
+def _exp(iv, bits):
+    return _widen(mpi_exp(iv, bits + TRANSCENDENTAL_GUARD), bits)
+
+
+def _log(iv, bits):
+    return _widen(mpi_log(_positive(iv, "log"), bits + TRANSCENDENTAL_GUARD), bits)
+
+
+def _div(num, den, bits):
+    a, b = den
+    if mpf_sign(a) <= 0 <= mpf_sign(b):
+        raise _Unsettled("division")
+    return mpi_div(num, den, bits)
+
+
+def _pow(base, e: sp.Expr, exp_iv, bits):
+    if e.is_Integer:
+        n = int(e)
+        if n < 0:
+            return _div((from_int(1), from_int(1)), mpi_pow_int(base, -n, bits + 10), bits)
+        return mpi_pow_int(base, n, bits)
+    if e.is_Rational and e.q == 2:
+        root = _sqrt(base, bits + 10)
+        n = int(e.p)
+        if n < 0:
+            return _div((from_int(1), from_int(1)), mpi_pow_int(root, -n, bits + 10), bits)
+        return mpi_pow_int(root, n, bits)
+    # x^e = exp(e·log x) for x > 0 (SymPy's root of a negative number is not real)
+    return _exp(mpi_mul(_log(base, bits + 10), exp_iv, bits + 10), bits)
+
+
+def _minmax(ivs, smaller: bool):
+    def pick(x, y):
+        return (x if mpf_lt(x, y) else y) if smaller else (y if mpf_lt(x, y) else x)
+    lo, hi = ivs[0]
+    for a, b in ivs[1:]:
+        lo, hi = pick(lo, a), pick(hi, b)
+    return (lo, hi)
+
+
+def _node(e: sp.Basic, args: list, bits: int):
+    """The enclosure of one node from its arguments' enclosures."""
+    if isinstance(e, sp.Add):
+        out = args[0]
+        for a in args[1:]:
+            out = mpi_add(out, a, bits)
+        return out
+    if isinstance(e, sp.Mul):
+        out = args[0]
+        for a in args[1:]:
+            out = mpi_mul(out, a, bits)
+        return out
+    if isinstance(e, sp.Pow):
+        return _pow(args[0], e.exp, args[1], bits)
+    if isinstance(e, sp.exp):
+        return _exp(args[0], bits)
+    if isinstance(e, sp.log):
+        if len(args) == 2:
+            return _div(_log(args[0], bits + 10), _log(args[1], bits + 10), bits)
+        return _log(args[0], bits)
+    if isinstance(e, sp.Abs):
+        return mpi_abs(args[0], bits)
+    if isinstance(e, (sp.Min, sp.Max)):
+        return _minmax(args, isinstance(e, sp.Min))
+    raise NoEnclosure(f"cannot enclose {type(e).__name__}")
+
+
+def _leaf(e: sp.Basic, bits: int):
+    if e.is_Rational:
+        return _rational_interval(int(e.p), int(e.q), bits)
+    if e is sp.E:
+        return _exp((from_int(1), from_int(1)), bits)
+    if e is sp.pi:
+        return mpi_pi(bits)
+    raise NoEnclosure(f"cannot enclose {e!s:.40}")
+
+
+def forget() -> None:
+    """Empty the cache of enclosures (between exercises: it holds their values alive)."""
+    _CACHE.clear()
+
+
+def _cached(e: sp.Basic, bits: int):
+    hit = _CACHE.get((id(e), bits))
+    return hit[1] if hit is not None and hit[0] is e else None
+
+
+def _interval(expr: sp.Basic, bits: int):
+    """The enclosure of `expr` as a pair of mpf tuples: an iterative walk over its DAG,
+    every distinct subexpression once (and cached between calls)."""
+    hit = _cached(expr, bits)
+    if hit is not None:
+        return hit
+    if len(_CACHE) > _CACHE_SIZE:
+        _CACHE.clear()
+    local: dict[int, tuple] = {}
+    stack = [(expr, False)]
+    while stack:
+        e, ready = stack.pop()
+        if id(e) in local:
+            continue
+        cached = _cached(e, bits)
+        if cached is not None:
+            local[id(e)] = cached
+            continue
+        if not e.args or e.is_Rational:
+            local[id(e)] = _leaf(e, bits)
+            continue
+        if not ready:
+            stack.append((e, True))
+            stack.extend((a, False) for a in e.args if id(a) not in local)
+            if len(local) + len(stack) > MAX_NODES:
+                raise NoEnclosure(f"more than {MAX_NODES:,} subexpressions")
+            continue
+        iv = _finite(_node(e, [local[id(a)] for a in e.args], bits))
+        local[id(e)] = iv
+        _CACHE[(id(e), bits)] = (e, iv)
+    return local[id(expr)]
+
+
+def _to_rational(m) -> Fraction:
+    sign, man, exp, _ = m
+    v = Fraction(man) * (Fraction(2) ** exp)
+    return -v if sign else v
+
+
+def enclose(expr: sp.Expr, bits: int) -> tuple[sp.Rational, sp.Rational] | None:
+    """Exact rationals (lo, hi) with lo ≤ expr ≤ hi, from `bits`-bit interval arithmetic; None
+    when this precision does not bound it (a divisor not yet away from 0). NoEnclosure when
+    `expr` is not a real constant this module handles."""
+    lo, hi = _fractions(expr, bits) or (None, None)
+    if lo is None:
+        return None
+    return sp.Rational(lo.numerator, lo.denominator), sp.Rational(hi.numerator, hi.denominator)
+
+
+def _fractions(expr: sp.Basic, bits: int) -> tuple[Fraction, Fraction] | None:
+    if expr.is_Rational:
+        v = Fraction(int(expr.p), int(expr.q))
+        return v, v
+    try:
+        a, b = _interval(expr, bits)
+    except _Unsettled:
+        return None
+    except RecursionError as exc:  # pragma: no cover — the walk is iterative
+        raise NoEnclosure("too deep") from exc
+    return _to_rational(a), _to_rational(b)
+
+
+def enclosures(expr: sp.Expr):
+    """(lo, hi) as Fractions at each precision of PRECISIONS in turn (skipping those that do
+    not bound it); nothing for an expression that cannot be enclosed."""
+    try:
+        for bits in PRECISIONS:
+            pair = _fractions(expr, bits)
+            if pair is not None:
+                yield pair
+            if pair is not None and pair[0] == pair[1]:
+                return
+    except NoEnclosure:
+        return
+
+
+def _as_fraction(q) -> Fraction:
+    if isinstance(q, Fraction):
+        return q
+    if isinstance(q, int):
+        return Fraction(q)
+    q = sp.Rational(q)
+    return Fraction(int(q.p), int(q.q))
+
+
+def compare(expr: sp.Expr, q) -> int | None:
+    """−1, 0 or 1 as expr <, = or > the rational q; 0 only when expr is that rational (as a
+    SymPy Rational); None when the enclosures at every precision contain q."""
+    q = _as_fraction(q)
+    if expr.is_Rational:
+        v = Fraction(int(expr.p), int(expr.q))
+        return (v > q) - (v < q)
+    for lo, hi in enclosures(expr):
+        if lo > q:
+            return 1
+        if hi < q:
+            return -1
+    return None
+
+
+def sign(expr: sp.Expr) -> int | None:
+    """The sign of a real constant: certified, 0 only for an exact rational zero."""
+    return compare(expr, 0)
+
+
+def _half_away(x: Fraction) -> int:
+    """x rounded half away from zero to an integer."""
+    n, d = abs(x.numerator), x.denominator
+    q, r = divmod(n, d)
+    if 2 * r >= d:
+        q += 1
+    return -q if x < 0 else q
+
+
+def round_places(expr: sp.Expr, places: int) -> sp.Rational | None:
+    """expr rounded half away from zero to `places` digits after the point (places may be
+    negative); None when no enclosure puts both ends on the same rounded value (the value on
+    or too near a tie: only a rational can be on one)."""
+    scale = Fraction(10) ** places
+    for lo, hi in enclosures(expr):
+        a, b = _half_away(lo * scale), _half_away(hi * scale)
+        if a == b:  # rounding is monotone: every value between rounds the same
+            r = Fraction(a) / scale
+            return sp.Rational(r.numerator, r.denominator)
+    return None
+
+
+def decimal_exponent(x) -> int:
+    """e with 10^e ≤ x < 10^(e+1), for a rational x > 0, exactly."""
+    x = _as_fraction(x)
+    e = len(str(x.numerator)) - len(str(x.denominator))
+    while Fraction(10) ** e > x:
+        e -= 1
+    while Fraction(10) ** (e + 1) <= x:
+        e += 1
+    return e
+
+
+def round_sig(expr: sp.Expr, sig: int) -> sp.Rational | None:
+    """expr rounded half away from zero to `sig` significant digits; None when undecided."""
+    if expr.is_Rational and expr == 0:
+        return sp.S.Zero
+    for lo, hi in enclosures(expr):
+        if lo <= 0 <= hi:
+            continue
+        a, b = sorted((abs(lo), abs(hi)))
+        e = decimal_exponent(a)
+        if e != decimal_exponent(b):
+            continue
+        scale = Fraction(10) ** (sig - 1 - e)
+        ra, rb = _half_away(lo * scale), _half_away(hi * scale)
+        if ra == rb:
+            r = Fraction(ra) / scale
+            return sp.Rational(r.numerator, r.denominator)
+    return None
+
+
+def is_enclosable(expr: sp.Expr) -> bool:
+    """Whether this module can enclose `expr` at all (at the lowest precision)."""
+    try:
+        _fractions(expr, PRECISIONS[0])
+    except NoEnclosure:
+        return False
+    return True
+
+
+__all__ = ["PRECISIONS", "NoEnclosure", "compare", "decimal_exponent", "enclose", "enclosures",
+           "forget",
+           "is_enclosable", "round_places", "round_sig", "sign"]
