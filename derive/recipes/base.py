@@ -184,5 +184,10 @@ def expand_exact(value: Value, _seen: set | None = None) -> Value:
             raise TypeError("a binary float reached an exact value")
         if tree_size(value, SIMPLIFY_NODES) > SIMPLIFY_NODES:
             return value  # a large value (a DAG of nested surds) stays as computed
-        return value if sp.count_ops(value) > 40 else sp.radsimp(value)
+        if sp.count_ops(value) > 40 or has_type(value, (sp.exp, sp.log)):
+            return value  # radsimp rationalises surds; on exp(−10³⁰) it would evaluate
+        try:
+            return sp.radsimp(value)
+        except (OverflowError, ValueError, RecursionError):
+            return value
     return value
