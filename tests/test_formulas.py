@@ -197,6 +197,7 @@ INVALID = [
     ('q = "x_{i-1}"', "define.q", "a member that does not exist for every i"),
     ('q = "x_3"', "define.q", "a member that does not exist"),
     ('q = "x_0"', "define.q", "a member that does not exist"),
+    ('u = { formula = "u_{t-1} + 1", start = "t" }', "define.u.start", "reads an index"),
 ]
 
 
@@ -223,6 +224,16 @@ NOT_SUPPORTED = [
     ('loss = "gamma(w)"', "the function 'gamma'"),
     ('loss = "(w^10000)^10000 + 3^(w^10000)"', "2,000,000 bits"),
     ('loss = "grad(max(w, 1), w)"', "kink"),
+    ('w2 = { formula = "w2_{t-1}^2 + w", start = "w" }\ns = "grad(w2_t, w)"',
+     "derivatives through time are not supported"),
+    ('w2 = { formula = "w2_{t-1}^2", start = "w" }\nh = "grad(w2_2, w)"',
+     "a member of a recurrence"),
+    ('yhat = "w*x_i"\nloss = "mean_i((yhat_i - y_i)^2)"\ng1 = "grad(loss, yhat_1)"',
+     "through a Σ over its family"),
+    ('loss = "mean_i((w*x_i - y_i)^2)"\ngx = "d(loss)/d(x_1)"', "through a Σ over its family"),
+    ('loss = "mean_i((w*x_i - y_i)^2)"\ng = "grad(loss, N)"', "a count"),
+    ('a = "sum_i(sum_i(x_i))"', "inside a sum over i"),
+    ('a = "max(log(w), log(3))"\nb = "max(log(9), 2*log(w))"', "cannot decide"),
 ]
 
 
@@ -475,3 +486,83 @@ q = 5
     report = check_exercise(load(text))
     assert [c.status for c in report.claims] == ["wrong", "wrong"]
     assert report.claims[1].diagnosis.carried_from is None
+
+
+def test_derivatives_one_step_and_per_member():
+    """∂w_t/∂w_{t−1} of a recurrence (its formula written out once) and ∂ℓ_i/∂ŷ_i per record,
+    against hand arithmetic (a red team found both given as 0)."""
+    text = HEAD + """
+[exercise.given]
+w0 = 3
+lr = 0.5
+steps = 3
+w = 2
+records = [[1, 3], [3, 5], [4, 7]]
+[exercise.define]
+v = { formula = "v_{t-1}^2 + lr", start = "w0" }
+g = "grad(v_t, v_{t-1})"
+yhat = "w*x_i"
+ell = "(yhat_i - y_i)^2"
+gi = "grad(ell_i, yhat_i)"
+f = "w^2*lr"
+h = "d(d(f)/d(w))/d(lr)"
+"""
+    key = key_of(text)
+    v, g = F(3), []
+    for _ in range(3):
+        g.append(2 * v)
+        v = v * v + F(1, 2)
+    assert [frac(x) for x in key["g"]] == g
+    assert [frac(x) for x in key["gi"]] == [F(2 * (2 * x - y)) for x, y in [(1, 3), (3, 5), (4, 7)]]
+    assert frac(key["h"]) == F(2 * 2)
+
+
+def test_negative_bases_and_repeated_givens():
+    text = HEAD + """
+[exercise.given]
+w = -8
+[exercise.define]
+a = "w^(1/3)"
+"""
+    with pytest.raises(InputError, match="a fractional power of a negative number"):
+        key_of(text)
+    text = HEAD + """
+[exercise.given]
+lr = 0.1
+eta = 0.2
+[exercise.define]
+a = "lr"
+"""
+    with pytest.raises(InputError, match="names the same number"):
+        load(text)
+
+
+def test_function_words_begin_names_and_the_last_record_is_x_N():
+    text = HEAD + """
+[exercise.given]
+w0 = 1
+lr = 0.5
+steps = 2
+records = [[1, 2], [3, 4]]
+[exercise.define]
+last = "x_N"
+exp_avg = { formula = "exp_avg_{t-1}/2 + lr", start = "w0" }
+"""
+    key = key_of(text)
+    assert frac(key["last"]) == 3
+    assert [frac(x) for x in key["exp_avg"]] == [F(1), F(1)]
+
+
+def test_work_is_bounded_across_steps():
+    """Each value under the 2,000,000-bit cap, but 9,000 of them growing by 200 bits each:
+    refused (not supported) before gigabytes are held."""
+    text = HEAD + f"""
+[exercise.given]
+w0 = 1
+cm = "{"1234567890" * 5}1/{"9876543210" * 5}7"
+steps = 9000
+[exercise.define]
+w = {{ formula = "w_{{t-1}}*cm", start = "w0" }}
+"""
+    with pytest.raises(NotSupportedError, match="bits in all"):
+        key_of(text)

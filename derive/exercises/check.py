@@ -8,6 +8,7 @@ from derive.exercises.claims import UNDECIDED, WRONG, judge
 from derive.exercises.diagnosis import Diagnosis, diagnose, formula_diagnosis
 from derive.exercises.errors import ExerciseError, ExerciseNotSupported
 from derive.exercises.schema import Exercise
+from derive.graph.evaluate import reset_work
 from derive.kernel import dag, intervals
 from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.limits import EXERCISE_SECONDS as DEFAULT_SECONDS
@@ -59,16 +60,17 @@ def answer_key(ex: Exercise) -> dict:
     values alive)."""
     intervals.forget()
     dag.forget()
+    reset_work()
     try:
         return {k: expand_exact(v) for k, v in ex.recipe.evaluate(ex.given).items()}
     except QuantityUndefined as exc:
         if not exc.supported:
             raise ExerciseNotSupported(ex.path, ex.id, f"define.{exc.name}",
                                        f"computing it needs {exc.reason}",
-                                       "use smaller givens or fewer steps") from None
+                                       exc.expected) from None
         raise ExerciseError(ex.path, ex.id, f"define.{exc.name}",
                             f"has no value for these givens: {exc.reason}",
-                            "change the givens or the formula") from None
+                            exc.expected) from None
 
 
 def check_exercise(ex: Exercise, seconds: float | None = DEFAULT_SECONDS,

@@ -47,10 +47,26 @@ def _bits(q) -> int:
     return max(q.numerator.bit_length(), q.denominator.bit_length())
 
 
+MAX_WORK_BITS = 400_000_000
+"""Most bits of rational results one exercise's evaluation may produce (about 50 MB): a
+300-byte file asking for 9,000 steps of values that each grow by 200 bits is refused rather
+than held in gigabytes. `reset_work` starts the count for an exercise."""
+
+_work = [0]
+
+
+def reset_work() -> None:
+    _work[0] = 0
+
+
 def _too_large(bits: int) -> None:
     if bits > MAX_VALUE_BITS:
         raise TooLarge(f"a value of more than {MAX_VALUE_BITS:,} bits (about "
                        f"{MAX_VALUE_BITS * 3 // 10:,} digits)")
+    _work[0] += bits
+    if _work[0] > MAX_WORK_BITS:
+        raise TooLarge(f"values of more than {MAX_WORK_BITS:,} bits in all (about "
+                       f"{MAX_WORK_BITS // 8 // 10**6} MB)")
 
 
 def _defined(v: sp.Expr) -> sp.Expr:
@@ -67,8 +83,9 @@ def _defined(v: sp.Expr) -> sp.Expr:
 
 
 def _real_root(a, n) -> None:
-    """An even root of a negative number has no real value: refused (a^(p/q), q even)."""
-    if not isinstance(n, Fraction) or n.denominator % 2:
+    """A fractional power of a negative number is refused: SymPy's (and PyTorch's) a^(p/q)
+    is the principal, complex value (torch: nan), not the real root."""
+    if not isinstance(n, Fraction) or n.denominator == 1:
         return
     if isinstance(a, Fraction):
         negative = a < 0
@@ -76,7 +93,7 @@ def _real_root(a, n) -> None:
         from derive.kernel.exact import exact_sign
         negative = exact_sign(_sym(a)) == -1
     if negative:
-        raise Undefined("an even root of a negative number")
+        raise Undefined("a fractional power of a negative number")
 
 
 def _exact(v):

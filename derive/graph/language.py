@@ -313,9 +313,11 @@ class _Parser:
             return sp.Derivative(args[0], args[1], evaluate=False)
         if word == "d" and self._is("("):
             return self.derivative(t)
-        if word in ("sum", "mean") and self._is("_"):
+        compound = (self._is("_") and self.toks[self.pos + 1].kind == "name"
+                    and len(self.toks[self.pos + 1].text) > 1)  # exp_avg, log_loss: a name
+        if word in ("sum", "mean") and self._is("_") and not compound:
             return self.reduction(t)
-        if word in ("sum", "mean", "grad", "min", "max", *FUNCTIONS):
+        if word in ("sum", "mean", "grad", "min", "max", *FUNCTIONS) and not compound:
             raise FormulaError(f"{word} needs its argument in brackets", self.tok.column)
         if self._is("("):
             raise self._undeclared(word, t)

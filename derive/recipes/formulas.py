@@ -78,9 +78,12 @@ class QuantityUndefined(ArithmeticError):
     """A quantity with no value for these givens (log 0, a division by zero, √ of a negative),
     or (not `supported`) one too large to compute."""
 
-    def __init__(self, name: str, reason: str, supported: bool = True):
+    def __init__(self, name: str, reason: str, supported: bool = True,
+                 expected: str = ""):
         super().__init__(f"{name} is undefined for these givens: {reason}")
         self.name, self.reason, self.supported = name, reason, supported
+        self.expected = expected or ("change the givens or the formula" if supported
+                                     else "use smaller givens or fewer steps")
 
 
 @dataclass(frozen=True)
@@ -264,7 +267,7 @@ def _recipe(key) -> Recipe:
 
 
 def _guarded(name, compute):
-    from derive.graph.evaluate import TooLarge, Undefined
+    from derive.graph.evaluate import NotEvaluable, TooLarge, Undefined
 
     def value(ctx):
         try:
@@ -274,6 +277,13 @@ def _guarded(name, compute):
         except KeyError as exc:  # x_3 of two records, w_0 of a family without a start
             raise QuantityUndefined(name, f"it reads a member that does not exist ({exc})"
                                     ) from None
+        except NotEvaluable as exc:  # max(log 8, 3·log 2): a tie exact arithmetic cannot see
+            raise QuantityUndefined(name, str(exc), supported=False,
+                                    expected="write the comparison so that its sides "
+                                    "differ, or as one closed form") from None
+        except RecursionError:
+            raise QuantityUndefined(name, "a value nested too deeply", supported=False,
+                                    expected="use fewer steps") from None
         except TooLarge as exc:
             raise QuantityUndefined(name, str(exc), supported=False) from None
     return value
@@ -291,7 +301,15 @@ class _Builder:
             self.families["k"] = FAMILIES["k"]
         if STEPS in kinds:
             self.families["t"] = FAMILIES["t"]
-        self.scalars = {canonical(n): n for n, k in kinds.items() if k == "number"}
+        self.scalars = {}
+        for n, k in kinds.items():
+            if k != "number":
+                continue
+            if canonical(n) in self.scalars:
+                raise DefineError(f"given.{n}", f"names the same number as "
+                                  f"given.{self.scalars[canonical(n)]} (formulas read both as "
+                                  f"{canonical(n)})", "give it once")
+            self.scalars[canonical(n)] = n
         self.columns = {canonical(c): c for c in columns}
         clash = set(self.scalars) & set(self.columns)
         if clash:
@@ -367,6 +385,7 @@ class _Builder:
             raise DefineError(key, f"defines {d.name!r} again (a given, a column or an "
                               "earlier quantity has that name)", "give each quantity its own name")
         expr = self._parse(key, d.text)
+        _rebinding(key, expr)
         free = sorted({s.name for s in expr.free_symbols if s.name in self.families
                        and s.is_integer})
         if len(free) > 1:
@@ -381,6 +400,9 @@ class _Builder:
                                   "a start belongs to a recurrence over steps t (w_{t-1})")
             start = self._parse(f"{key}.start", d.start)
             self._check_names(f"{key}.start", start, d.name, over=None, start=False)
+            if any(s.is_integer and s.name in self.families for s in start.free_symbols):
+                raise DefineError(f"{key}.start", "reads an index",
+                                  "a start is member 0: a formula of the givens, such as w0")
         self._check_names(key, expr, d.name, over, start is not None)
         _notation(canon)
         sym = (sp.IndexedBase(sp.Symbol(canon, real=True)) if over is not None
@@ -415,7 +437,7 @@ class _Builder:
                                       f"write {base} without an index")
                 ix = e.indices[0]
                 letters = {s.name for s in ix.free_symbols}
-                if letters - {family.index.name}:
+                if letters - {family.index.name, family.size.name}:
                     raise DefineError(key, f"{base} is indexed by {family.index.name}, not "
                                       f"{', '.join(sorted(letters))}",
                                       f"write {base}_{family.index.name}")
@@ -436,8 +458,9 @@ class _Builder:
     def _check_member(self, key: str, base: str, family: Family, ix: sp.Expr) -> None:
         """A member is the quantity's own (x_i), a fixed one (x_1, w_0), or for a recurrence
         the step before (w_{t−1}): x_{i−1} has no member at i = 1."""
-        if ix == family.index or ix.is_Integer:
-            return
+        if ix == family.index or ix.is_Integer or (
+                isinstance(ix, sp.Symbol) and ix.name == family.size.name):
+            return  # x_i, x_1, x_N (x_3 of two records is found when computed)
         node = self.nodes.get(base)
         recurrence = (node is not None and node.start is not None) or base in self.pending
         if recurrence and ix == family.index - 1:
@@ -467,23 +490,28 @@ class _Builder:
     # ---------------------------------------------------------------- derivatives
     def _derivatives(self, key: str, expr: sp.Expr) -> sp.Expr:
         """Each ∂f/∂v in the formula replaced by `sympy.diff` of f written out in the givens
-        (every quantity inlined but v's own)."""
+        (every quantity inlined but v's own). Partial derivatives only where they are the
+        derivative meant: see `_variable` and `_through`."""
         if not expr.has(sp.Derivative):
             return expr
 
         def taken(e):
             if isinstance(e, sp.Derivative):
-                (v, order), = e.variable_count
-                f = self._inline(taken(e.expr), keep=v)
-                result = _diff(f, v, order)
-                if result.has(sp.Derivative, sp.Subs, sp.Heaviside, sp.DiracDelta):
-                    raise DefineError(key, "has a derivative derive cannot take exactly "
-                                      "(a kink: min, max or |·| at their corners)",
-                                      "write the derivative out", supported=False)
-                if sp.count_ops(result) > MAX_OPS:
-                    raise DefineError(key, "has a derivative too large to write out",
-                                      f"at most {MAX_OPS:,} operations", supported=False)
-                return self._refolded(result, v)
+                out = taken(e.expr)
+                for v, order in e.variable_count:  # d(d(f)/d(w))/d(b): one variable at a time
+                    self._variable(key, v)
+                    f = self._inline(out, keep=v)
+                    self._through(key, f, v)
+                    out = _diff(f, v, order)
+                    if out.has(sp.Derivative, sp.Subs, sp.Heaviside, sp.DiracDelta):
+                        raise DefineError(key, "has a derivative derive cannot take exactly "
+                                          "(a kink: min or max at its corner)",
+                                          "write the derivative out", supported=False)
+                    if sp.count_ops(out) > MAX_OPS:
+                        raise DefineError(key, "has a derivative too large to write out",
+                                          f"at most {MAX_OPS:,} operations", supported=False)
+                    out = self._refolded(out, v)
+                return out
             if not e.args:
                 return e
             return e.func(*[taken(a) for a in e.args])
@@ -491,6 +519,50 @@ class _Builder:
             return taken(expr)
         except RecursionError:
             raise DefineError(key, "is nested too deeply", "", supported=False) from None
+
+    def _variable(self, key: str, v) -> None:
+        """A derivative is taken with respect to a given number, an earlier quantity, or a
+        member of a family; never a size (N) or an index."""
+        if isinstance(v, sp.Symbol) and (v.is_integer or v.name in ("N", "K", "T")):
+            raise DefineError(key, f"takes a derivative with respect to {v.name}, a count",
+                              "differentiate with respect to a given such as w",
+                              supported=False)
+
+    def _through(self, key: str, f: sp.Expr, v) -> None:
+        """Refuse a derivative that `sympy.diff` of the written-out f would get wrong: f still
+        reads a member of a recurrence other than v (∂w_t/∂lr needs every earlier step: the
+        derivative through time is not supported), or a family member of v's family at
+        another member (∂L/∂ŷ_1 through a Σ over i, or ŷ_i against ŷ_j)."""
+        others = set()
+        for x in _leaves(f):
+            if isinstance(x, sp.Indexed) and x != v:
+                node = self.nodes.get(x.base.label.name)
+                if (node is not None and node.start is not None) or \
+                        x.base.label.name in self.pending:
+                    others.add(x)
+        if others:
+            shown = ", ".join(sorted(_member_text(x) for x in others))
+            raise DefineError(key, f"takes a derivative of {shown}, a member of a "
+                              "recurrence, which depends on its earlier steps in turn",
+                              "take it with respect to the step before, as in "
+                              "grad(loss_t, w_{t-1}) (derivatives through time are not "
+                              "supported)", supported=False)
+        if isinstance(v, sp.Indexed):
+            base = v.base
+            for x in sp.preorder_traversal(f):
+                if isinstance(x, sp.Indexed) and x.base == base and x != v:
+                    raise DefineError(key, f"takes a derivative with respect to "
+                                      f"{_member_text(v)} of a formula that also reads "
+                                      f"{_member_text(x)}",
+                                      "take it per member, as in grad(ell_i, yhat_i)",
+                                      supported=False)
+                family = self._family_of(base.label.name)
+                bound = {lim[0] for lim in x.limits} if isinstance(x, sp.Sum) else set()
+                if family and family.index in bound and x.has(base):
+                    raise DefineError(key, f"takes a derivative with respect to "
+                                      f"{_member_text(v)} through a Σ over its family",
+                                      "take it per member, as in grad(ell_i, yhat_i)",
+                                      supported=False)
 
     def _refolded(self, result: sp.Expr, keep) -> sp.Expr:
         """The derivative written with the quantities it came from where they reappear
@@ -520,12 +592,17 @@ class _Builder:
         def walk(x):
             if x == keep:
                 return x
+            if isinstance(x, sp.Indexed) and isinstance(keep, sp.Indexed) and \
+                    x.base == keep.base and not _one_step_after(x, keep):
+                return x  # another member of keep's family: `_through` decides
             if isinstance(x, sp.Indexed):
                 name = x.base.label.name
                 node = self.nodes.get(name)
-                if node is not None and node.start is None:
+                if node is not None and (node.start is None or _one_step_after(x, keep)):
+                    # a recurrence's member one step after `keep` (w_t for ∂/∂w_{t−1}) is
+                    # written out once: its formula reads `keep`
                     body = self.bodies[name].subs(node.over.index, x.indices[0])
-                    return walk(body)
+                    return walk(body) if node.start is None else body
                 return x
             if isinstance(x, sp.Symbol):
                 node = self.nodes.get(x.name)
@@ -536,6 +613,33 @@ class _Builder:
                 return x
             return x.func(*[walk(a) for a in x.args])
         return walk(e)
+
+
+def _rebinding(key: str, expr: sp.Expr, bound: frozenset = frozenset()) -> None:
+    """A Σ inside a Σ over the same index (sum_i(sum_i(x_i))) is refused: its inner index
+    hides the outer one."""
+    if isinstance(expr, sp.Sum):
+        names = [lim[0] for lim in expr.limits]
+        if len(names) > 1 or names[0] in bound:
+            raise DefineError(key, f"sums over {names[-1]} inside a sum over {names[-1]}",
+                              "one index per sum: the inner one would hide the outer",
+                              supported=False)
+        bound = bound | set(names)
+    for a in expr.args:
+        if isinstance(a, sp.Basic):
+            _rebinding(key, a, bound)
+
+
+def _one_step_after(x: sp.Indexed, keep) -> bool:
+    """Whether x is the member after `keep` of the same family (w_t after w_{t−1})."""
+    return (isinstance(keep, sp.Indexed) and x.base == keep.base
+            and sp.expand(x.indices[0] - keep.indices[0]) == 1)
+
+
+def _member_text(x: sp.Indexed) -> str:
+    ix = x.indices[0]
+    shown = str(ix) if ix.is_Atom else "{" + str(ix).replace(" ", "") + "}"
+    return f"{x.base.label.name}_{shown}"
 
 
 def _substituted(e: sp.Expr, old: sp.Expr, new: sp.Expr) -> sp.Expr:
