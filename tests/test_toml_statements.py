@@ -448,3 +448,65 @@ def test_any_file_of_statement_pieces_is_decided_or_refused_in_one_line(text):
         assert out == "" and err.count("\n") == 1
     else:
         assert code in (0, 1) and err == "" and "statement" in out
+
+
+# ------------------------------------------------------- red-team repros (false verdicts)
+
+def _decided(tmp_path, **tables) -> dict[str, dict]:
+    text = "".join(_table(id_, expect, **keys) for id_, (expect, keys) in tables.items())
+    code, out, err = run("prove", "--format", "json", _file(tmp_path, text))
+    assert err == "" and code in (0, 1), err
+    return {r["id"]: r for r in json.loads(out)["statements"]}
+
+
+def _shape(witness: dict) -> dict[str, int]:
+    """'N = 2, i = 2' → {"N": 2, "i": 2}: the integer values a witness's shape gives."""
+    return {m[0]: int(m[1]) for m in re.findall(r"\b([A-Za-z])\s*=\s*(-?\d+)\b",
+                                                witness["shape"])}
+
+
+SIZE_IN_SUBSCRIPT = {  # a size (N, T) in a subscript is the sum's own bound: all identities
+    "telescoping": dict(lhs="sum_i(x_{i+1} - x_i)", rhs="x_{N+1} - x_1"),
+    "reversed-sum": dict(lhs="sum_i(x_i)", rhs="sum_i(x_{N+1-i})"),
+    "telescoping-steps": dict(lhs="sum_t(w_t - w_{t-1})", rhs="w_T - w_0"),
+    "size-as-letter": dict(lhs="sum_i(x_{i+1} - x_i)", rhs="x_{N+1} - x_1 + x_N - x_N"),
+}
+
+
+@pytest.mark.parametrize("id_", sorted(SIZE_IN_SUBSCRIPT))
+def test_a_size_in_a_subscript_is_the_sums_own_size(tmp_path, id_):
+    """Red team 4: N in x_{N+1} was a second symbol N, refuted with "N = 0, N = 1"."""
+    rec = _decided(tmp_path, **{id_: ("proved", SIZE_IN_SUBSCRIPT[id_])})[id_]
+    assert rec["verdict"] == "proved", rec
+
+
+def test_a_free_index_ranges_over_its_family(tmp_path):
+    """Red team 4: x_i = x_1 with i free was refuted at i = 0, with x_0, a record that does not
+    exist; i now ranges over 1…N, and the witness is checked here by hand."""
+    rec = _decided(tmp_path, free=("refuted", dict(lhs="x_i", rhs="x_1")))["free"]
+    assert rec["verdict"] == "refuted"
+    w = rec["witness"]
+    size = _shape(w)
+    assert 1 <= size["i"] <= size["N"]
+    x = {int(k[2:-1]): Fraction(v) for k, v in w["assignment"].items()}
+    assert set(x) <= set(range(1, size["N"] + 1))
+    assert (Fraction(w["lhs"]), Fraction(w["rhs"])) == (x[size["i"]], x[1]) and x[size["i"]] != x[1]
+    assert rec["facts"][0]["reason"] == "1 <= i <= N"
+
+
+def test_a_witness_keeps_the_windows_sizes(tmp_path):
+    """Red team 5: n_1 = N given N − n_1 ≤ 0 holds (it forces K = 1) but was refuted with
+    "K = 2, n(·) = −1", outside n_k ≥ 1. Now never refuted; and a free k with a witness takes
+    1 ≤ k ≤ K and sizes n ≥ 1, checked here."""
+    recs = _decided(
+        tmp_path,
+        one=("proved", dict(lhs="n_1", rhs="N", assumptions=["N - n_1 <= 0"], given=WINDOW)),
+        free=("refuted", dict(lhs="n_k", rhs="n_1", given=WINDOW)))
+    assert recs["one"]["verdict"] in ("proved", "unknown"), recs["one"]
+    w = recs["free"]["witness"]
+    assert recs["free"]["verdict"] == "refuted"
+    size = _shape(w)
+    assert 1 <= size["k"] <= size["K"]
+    ramp = {1: 1, 2: 2, 3: 3}  # "n(k) = 1, 2, 3, …"
+    assert "n(k) = 1, 2, 3" in w["shape"]
+    assert (Fraction(w["lhs"]), Fraction(w["rhs"])) == (ramp[size["k"]], ramp[1])

@@ -216,8 +216,11 @@ def statement(table: dict, path: str, index: int) -> Statement:
     meaning = _meaning(window, functions)
     lhs = _side(table, "lhs", at, meaning)
     rhs = _side(table, "rhs", at, meaning)
+    ranged, ranges = _free_indices(lhs, rhs, meaning, at)
+    lhs, rhs = lhs.xreplace(ranged), rhs.xreplace(ranged)
     claim_symbols = lhs.free_symbols | rhs.free_symbols
-    facts, notes = _assumptions(table.get("assumptions", []), at, meaning, claim_symbols)
+    facts, notes = _assumptions(table.get("assumptions", []), at, meaning, claim_symbols,
+                                ranged, ranges)
     family = _search(table.get("search"), at, window)
     assumptions = ((WINDOWS[window].describe,) if window else ()) + tuple(
         table.get("assumptions", []))
@@ -305,13 +308,36 @@ def _side(table: dict, key: str, at: _At, meaning: dict) -> sp.Expr:
     return _formula(table.get(key), key, at, meaning)
 
 
+def _free_indices(lhs: sp.Expr, rhs: sp.Expr, meaning: dict, at: _At):
+    """An index letter free in the claim (`x_i` outside sum_i, the k of `B_k`) ranges over its
+    family, as the window says: 1 ≤ i ≤ N. Its symbol becomes a positive integer, and i ≤ N a
+    fact, so that no witness takes a member the family does not have (x_0)."""
+    sizes = meaning["indices"]
+    size_names = {v: k for k, v in meaning["names"].items() if isinstance(v, sp.Expr)}
+    mapping, facts = {}, []
+    for s in sorted(lhs.free_symbols | rhs.free_symbols, key=lambda x: x.name):
+        if not (isinstance(s, sp.Symbol) and s.is_integer and s.name in sizes
+                and s.is_positive is not True):
+            continue
+        size = sizes[s.name]
+        ranged = sp.Symbol(s.name, integer=True, positive=True)
+        if size.has(ranged) or size.has(s):
+            continue
+        mapping[s] = ranged
+        shown_size = size_names.get(size) or (size.name if isinstance(size, sp.Symbol)
+                                              else str(size))
+        facts.append(hypothesis(size - ranged, f"1 <= {s.name} <= {shown_size}"))
+    return mapping, tuple(facts)
+
+
 COMPARISONS = (">=", "<=", "!=", "==", "≥", "≤", "≠", ">", "<", "=")
 _COMPARISON = re.compile("|".join(re.escape(c) for c in COMPARISONS))
 RELATIONS = {">=": ">=", "≥": ">=", ">": ">", "!=": "!=", "≠": "!=", "<=": "<=", "≤": "<=",
              "<": "<"}
 
 
-def _assumptions(raw: object, at: _At, meaning: dict, claim_symbols: set):
+def _assumptions(raw: object, at: _At, meaning: dict, claim_symbols: set,
+                 ranged: dict | None = None, ranges: tuple = ()):
     """Facts from assumptions written as `a >= b`, `a > b`, `a != b` (or ≤, <): an
     assumption about every member of a family (a free index such as k) is kept only when the
     window's declarations already give it (n_k ≥ 1), as a note."""
@@ -320,7 +346,9 @@ def _assumptions(raw: object, at: _At, meaning: dict, claim_symbols: set):
                 "write a list of facts as text, such as assumptions = [\"eta > 0\"]")
     if len(raw) > MAX_ASSUMPTIONS:
         at.fail("assumptions", f"has {len(raw)} facts", f"at most {MAX_ASSUMPTIONS}")
-    facts, notes = [], []
+    facts = list(ranges)
+    notes = [f"the free index {f.reason.split()[2]} ranges over its family: {f.reason}"
+             for f in ranges]
     for n, text in enumerate(raw):
         key = f"assumptions[{n}]"
         found = _COMPARISON.findall(text)
@@ -336,6 +364,7 @@ def _assumptions(raw: object, at: _At, meaning: dict, claim_symbols: set):
         right = _formula(text[m.end():], key, at, meaning, offset=m.end(), whole=text)
         relation = RELATIONS[op]
         difference = sp.expand(left - right if relation in (">=", ">", "!=") else right - left)
+        difference = difference.xreplace(ranged or {})
         free_indices = {s for s in difference.free_symbols
                         if s.is_integer and s not in claim_symbols}
         implied = {">=": difference.is_nonnegative, "<=": difference.is_nonnegative,
