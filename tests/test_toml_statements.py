@@ -173,7 +173,28 @@ REFUSED = [  # (file text, "not supported"?, words the one line holds)
      "an equation as an assumption"),
     (_table("x", assumptions=["1 > 2"], lhs="eta", rhs="1"), False, "which is false"),
     (_table("x", assumptions=["eta > 0", "eta < 0"], lhs="eta", rhs="1"), False,
-     "contradicts the other facts"),
+     "the facts 'eta > 0', 'eta < 0' cannot hold together"),
+    # red team 6: contradictions that need a linear combination of facts
+    (_table("x", assumptions=["a > b", "b > c", "c > a"], lhs="|a - b| + |b - c| + |c - a|",
+            rhs="0"), False, "the facts 'a > b', 'b > c', 'c > a' cannot hold together"),
+    (_table("x", assumptions=["w >= 2", "w <= 1"], lhs="w", rhs="w + 1"), False,
+     "the facts 'w >= 2', 'w <= 1' cannot hold together"),
+    (_table("x", assumptions=["w >= 2", "eta > 0", "2*w + 1 <= 3"], lhs="w", rhs="w"), False,
+     "the facts 'w >= 2', '2*w + 1 <= 3' cannot hold together"),
+    # red team 5: N = Σ_k n_k ≥ K ≥ 1 in the window
+    (_table("x", assumptions=["N < 1"], lhs="n_1", rhs="N", given=WINDOW), False,
+     "the fact 'N < 1' cannot hold in the window (K >= 1 microbatches of n_k >= 1 records)"),
+    (_table("x", assumptions=["N < K"], lhs="n_1", rhs="N", given=WINDOW), False,
+     "the fact 'N < K' cannot hold in the window"),
+    # red team 4: the free index i of x_i is the i of an assumption, and ranges over 1…N
+    (_table("x", assumptions=["i > N"], lhs="x_i", rhs="x_1"), False,
+     "the facts '1 <= i <= N', 'i > N' cannot hold together"),
+    # red team 19: said in the file's own words, not SymPy's (x[1] > 0, -Abs(w) > 0)
+    (_table("x", assumptions=["x_1 > 0", "x_1 < 0"], lhs="w", rhs="w"), False,
+     "the facts 'x_1 > 0', 'x_1 < 0' cannot hold together: every claim would follow from them;"
+     " state facts that can hold together"),
+    (_table("x", assumptions=["|w| < 0"], lhs="w", rhs="w"), False,
+     "the fact '|w| < 0' cannot hold for any values of its symbols"),
     (_table("x", assumptions=["eta"], lhs="eta", rhs="1"), False, "has no comparisons"),
     (_table("x", assumptions=["(eta > 0"], lhs="eta", rhs="1"), False,
      "key 'assumptions[0]': \"(eta > 0\": expected ')' at column 6"),
@@ -208,6 +229,7 @@ def test_refused_with_one_line_and_exit_2(tmp_path, text, unsupported, words):
     assert err.count("\n") == 1 and err.startswith(f"derive prove: {path}: "), err
     assert words in err, err
     assert ("not supported" in err) == unsupported, err
+    assert not re.search(r"\b[A-Za-z]\[\d|Abs\(|Sum\(|Error:", err), err  # no SymPy or Python forms
 
 
 def test_missing_file_and_duplicates_across_arguments(tmp_path):
@@ -510,3 +532,41 @@ def test_a_witness_keeps_the_windows_sizes(tmp_path):
     ramp = {1: 1, 2: 2, 3: 3}  # "n(k) = 1, 2, 3, …"
     assert "n(k) = 1, 2, 3" in w["shape"]
     assert (Fraction(w["lhs"]), Fraction(w["rhs"])) == (ramp[size["k"]], ramp[1])
+
+
+LETTERS = ["a", "b", "c"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.integers(-3, 3), min_size=3, max_size=3),
+                          st.integers(-3, 3), st.sampled_from([">=", ">", "<=", "<"])),
+                min_size=1, max_size=6),
+       st.lists(st.fractions(min_value=-5, max_value=5, max_denominator=4), min_size=3,
+                max_size=3))
+def test_facts_that_hold_at_a_point_are_never_called_contradictory(rows, point):
+    """Linear facts made true at a point (each comparison's side chosen by Fraction
+    arithmetic at that point) can hold together: derive must decide, never refuse them."""
+    facts = []
+    for coeffs, const, op in rows:
+        value = sum(c * p for c, p in zip(coeffs, point)) + const
+        holds = {">=": value >= 0, ">": value > 0, "<=": value <= 0, "<": value < 0}[op]
+        if not holds:
+            op = {">=": "<", ">": "<=", "<=": ">", "<": ">="}[op]
+        left = " + ".join(f"({c})*{x}" for c, x in zip(coeffs, LETTERS))
+        facts.append(f"{left} + ({const}) {op} 0")
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "s.toml"
+        path.write_text(_table("consistent", lhs="a + b", rhs="b + a", assumptions=facts),
+                        encoding="utf-8")
+        code, out, err = run("prove", str(path))
+    assert code == 0 and err == "", (facts, err)
+
+
+@pytest.mark.parametrize("length", [2, 3, 5])
+def test_an_order_cycle_is_refused(tmp_path, length):
+    """v1 > v2 > … > vn > v1: no values satisfy it (sum the differences: 0 > 0)."""
+    names = [f"v{m}" for m in range(1, length + 1)]
+    facts = [f"{a} > {b}" for a, b in zip(names, names[1:] + names[:1])]
+    code, out, err = run("prove", _file(tmp_path, _table("cycle", lhs="v1", rhs="v2",
+                                                           assumptions=facts)))
+    assert code == 2 and "cannot hold together" in err and all(f"'{f}'" in err for f in facts)

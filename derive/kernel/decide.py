@@ -22,11 +22,18 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from derive.kernel.binders import rename_bound
-from derive.kernel.claims import InvalidClaim, NotSupported, check_bounds, check_expr
+from derive.kernel.claims import (
+    ContradictoryFacts,
+    InvalidClaim,
+    NotSupported,
+    check_bounds,
+    check_expr,
+)
 from derive.kernel.definedness import UnknownDomain, conditions, guards
 from derive.kernel.evaluate import NotConcrete
-from derive.kernel.facts import Fact, hypothesis, positive
+from derive.kernel.facts import Fact, Relation, hypothesis, positive
 from derive.kernel.interpret import Family, Interpretation, Schema, automatic, confirm, write_out
+from derive.kernel.linear import contradicting
 from derive.kernel.normal_form import equal, normal_form
 from derive.kernel.signs import Context
 from derive.kernel.timebound import DEFAULT_SECONDS, DecisionTimeout, time_bound
@@ -63,6 +70,16 @@ def _prepare_facts(facts) -> tuple[Fact, ...]:
     facts = _check_facts(facts)
     for f in facts:
         check_bounds(f.expr, f"the fact {f.reason!r}")
+    order = [f for f in facts if f.relation is not Relation.NONZERO]
+    found = contradicting([(f.expr, f.relation is Relation.POSITIVE) for f in order])
+    if found is not None:
+        reasons = tuple(order[n].reason for n in found)
+        shown = ", ".join(repr(r) for r in reasons)
+        raise ContradictoryFacts(
+            f"the facts {shown} contradict each other or the symbols' assumptions (a linear "
+            f"combination of them says 0 > 0): every claim would follow" if len(reasons) > 1
+            else f"the fact {shown} contradicts the symbols' assumptions: every claim would "
+            f"follow", reasons)
     facts = tuple(Fact(rename_bound(f.expr), f.reason, f.relation, f.origin, f.uses)
                   for f in facts)
     plain = Context()
@@ -75,8 +92,9 @@ def _prepare_facts(facts) -> tuple[Fact, ...]:
             if q is not None:
                 s = s & (g.relation.signs if q > 0 else frozenset(-x for x in g.relation.signs))
         if not s:
-            raise InvalidClaim(f"the fact {f.reason!r} ({f.describe()}) contradicts the other "
-                               f"facts or the symbols' assumptions: every claim would follow")
+            raise ContradictoryFacts(f"the fact {f.reason!r} ({f.describe()}) contradicts the "
+                                     f"other facts or the symbols' assumptions: every claim "
+                                     f"would follow", (f.reason,))
     return facts
 
 
