@@ -570,3 +570,14 @@ def test_an_order_cycle_is_refused(tmp_path, length):
     code, out, err = run("prove", _file(tmp_path, _table("cycle", lhs="v1", rhs="v2",
                                                            assumptions=facts)))
     assert code == 2 and "cannot hold together" in err and all(f"'{f}'" in err for f in facts)
+
+
+def test_a_derivative_of_a_kink_is_decided_without_an_internal_error(tmp_path):
+    """Red team 19: d(|w|)/d(w) = w/|w| (true wherever both sides are defined, w ≠ 0) printed
+    "got unknown: ValueError: Can't calculate derivative wrt 0." (the case w = 0 put 0 for
+    the derivative's variable). It is never refuted, and no step fails inside the kernel."""
+    recs = _decided(tmp_path, kink=("proved", dict(lhs="d(|w|)/d(w)", rhs="w/|w|")),
+                    kink2=("proved", dict(lhs="d(|w - 1|)/d(w)", rhs="(w - 1)/|w - 1|")))
+    for rec in recs.values():
+        assert rec["verdict"] in ("proved", "unknown"), rec
+        assert rec["strategy"] != "internal limit" and "Error" not in (rec["detail"] or ""), rec

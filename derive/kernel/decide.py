@@ -41,6 +41,13 @@ from derive.kernel.verdict import Decision, Verdict, Witness
 from derive.kernel.witness import satisfies, search_point
 
 
+def _internal(exc: BaseException) -> str:
+    """What `unknown` says when an internal step failed: in words, never the exception's
+    class and SymPy text (ValueError: Can't calculate derivative wrt 0.)."""
+    return ("an internal step of the kernel failed on this claim, so it is not decided: a "
+            "limit of derive, not a verdict (please report the claim)")
+
+
 def _check_facts(facts) -> tuple[Fact, ...]:
     if isinstance(facts, Fact) or not isinstance(facts, (list, tuple)):
         raise InvalidClaim("facts are a list or tuple of facts (hypothesis(), positive(), "
@@ -177,11 +184,11 @@ def _branch_arguments(e: sp.Expr) -> list[sp.Expr]:
     return unique
 
 
-def _solve_zero(u: sp.Expr) -> dict | None:
+def _solve_zero(u: sp.Expr, avoid: frozenset = frozenset()) -> dict | None:
     """{s: value} with u = 0 exactly when s = value, for a symbol s in which u is linear with a
-    constant coefficient (None otherwise)."""
+    constant coefficient (None otherwise); never a symbol of `avoid`."""
     for sym in sorted(u.free_symbols, key=lambda x: x.name):
-        if not isinstance(sym, sp.Symbol):
+        if not isinstance(sym, sp.Symbol) or sym in avoid:
             continue
         coeff = sp.expand(u).coeff(sym)
         rest = sp.expand(u - coeff * sym)
@@ -194,10 +201,14 @@ def _case_claim(lhs, rhs, facts, case):
     """(lhs, rhs, facts) in one case: its facts added, and each u = 0 solved for a symbol of u
     where u is linear in it (None when that value is outside the symbol's domain)."""
     facts = facts + tuple(f for group in case for f in group)
+    # a derivative's variable is not replaced by a value (d|w|/dw at w = 0 is no derivative
+    # "with respect to 0"): that case keeps u = 0 as its facts
+    held = frozenset(v for e in (lhs, rhs, *(f.expr for f in facts))
+                     for d in e.atoms(sp.Derivative) for v in d.variables)
     for group in case:
         if len(group) != 2:
             continue
-        sub = _solve_zero(group[0].expr)
+        sub = _solve_zero(group[0].expr, held)
         if sub is None:
             continue
         if any(v.is_number and not satisfies(k.assumptions0, v) for k, v in sub.items()):
@@ -332,7 +343,7 @@ def decide(
         return Decision(Verdict.UNKNOWN, "too deep", detail="the expression is nested too deeply")
     except Exception as exc:  # noqa: BLE001 — a decision never ends in a traceback
         return Decision(Verdict.UNKNOWN, "internal limit",
-                        detail=f"{type(exc).__name__}: {str(exc)[:300]}")
+                        detail=_internal(exc))
 
 
 def decide_chain(
@@ -359,7 +370,7 @@ def decide_chain(
         with time_bound(seconds):
             claim = context(start, steps[-1], facts)
     except Exception as exc:  # noqa: BLE001
-        return [Decision(Verdict.UNKNOWN, "internal limit", detail=f"{type(exc).__name__}: {exc}")
+        return [Decision(Verdict.UNKNOWN, "internal limit", detail=_internal(exc))
                 for _ in steps]
     for n, expr in enumerate(steps, 1):
         out.append(_link(previous, expr, facts, claim, seconds, last=n == len(steps)))
@@ -388,7 +399,7 @@ def _link(a, b, facts, claim: Context, seconds, last: bool) -> Decision:
         return Decision(Verdict.UNKNOWN, "time bound", detail=str(exc))
     except Exception as exc:  # noqa: BLE001
         return Decision(Verdict.UNKNOWN, "internal limit",
-                        detail=f"{type(exc).__name__}: {str(exc)[:300]}")
+                        detail=_internal(exc))
 
 
 def _undefined_somewhere(e: sp.Expr, ctx: Context) -> str | None:
@@ -418,7 +429,7 @@ def refute(lhs: sp.Expr, rhs: sp.Expr, family: Family | None = None,
         return Decision(Verdict.UNKNOWN, "time bound", detail=str(exc))
     except Exception as exc:  # noqa: BLE001
         return Decision(Verdict.UNKNOWN, "internal limit",
-                        detail=f"{type(exc).__name__}: {str(exc)[:300]}")
+                        detail=_internal(exc))
     if found is None:
         return Decision(Verdict.UNKNOWN, "exact witness search",
                         detail="no witness among the shapes and assignments tried")
@@ -440,6 +451,6 @@ def refute_schema(schema: Schema, seconds: float | None = DEFAULT_SECONDS) -> De
         return Decision(Verdict.UNKNOWN, "time bound", detail=str(exc))
     except Exception as exc:  # noqa: BLE001
         return Decision(Verdict.UNKNOWN, "internal limit",
-                        detail=f"{type(exc).__name__}: {str(exc)[:300]}")
+                        detail=_internal(exc))
     return Decision(Verdict.UNKNOWN, "exact witness search",
                     detail="no witness among the shapes and assignments tried")
