@@ -181,6 +181,10 @@ REFUSED = [  # (file text, "not supported"?, words the one line holds)
      "the facts 'w >= 2', 'w <= 1' cannot hold together"),
     (_table("x", assumptions=["w >= 2", "eta > 0", "2*w + 1 <= 3"], lhs="w", rhs="w"), False,
      "the facts 'w >= 2', '2*w + 1 <= 3' cannot hold together"),
+    (_table("x", assumptions=["x*y > 0", "x > 0", "y < 0"], lhs="|x*y|", rhs="x*y"), False,
+     "the facts 'x*y > 0', 'x > 0', 'y < 0' cannot hold together"),
+    (_table("x", assumptions=["N > 5", "w > 0", "N < 3"], lhs="n_1", rhs="N", given=WINDOW),
+     False, "the facts 'N > 5', 'N < 3' cannot hold together in the window"),
     # red team 5: N = Σ_k n_k ≥ K ≥ 1 in the window
     (_table("x", assumptions=["N < 1"], lhs="n_1", rhs="N", given=WINDOW), False,
      "the fact 'N < 1' cannot hold in the window (K >= 1 microbatches of n_k >= 1 records)"),

@@ -73,36 +73,39 @@ def _prepare(lhs, rhs, facts):
 
 def _prepare_facts(facts) -> tuple[Fact, ...]:
     """Facts validated, renamed apart, and refused when they contradict each other or the
-    assumptions (structural signs against the facts that match each one)."""
+    assumptions: linearly over their terms (linear.py), or by the sign rules with the facts
+    (a fact whose expression is left no sign)."""
     facts = _check_facts(facts)
     for f in facts:
         check_bounds(f.expr, f"the fact {f.reason!r}")
+    # as written, before renaming: the N of two facts is then one unknown of the elimination
     order = [f for f in facts if f.relation is not Relation.NONZERO]
     found = contradicting([(f.expr, f.relation is Relation.POSITIVE) for f in order])
-    if found is not None:
-        reasons = tuple(order[n].reason for n in found)
-        shown = ", ".join(repr(r) for r in reasons)
-        raise ContradictoryFacts(
-            f"the facts {shown} contradict each other or the symbols' assumptions (a linear "
-            f"combination of them says 0 > 0): every claim would follow" if len(reasons) > 1
-            else f"the fact {shown} contradicts the symbols' assumptions: every claim would "
-            f"follow", reasons)
     facts = tuple(Fact(rename_bound(f.expr), f.reason, f.relation, f.origin, f.uses)
                   for f in facts)
-    plain = Context()
-    for f in facts:
-        s = plain.signs(f.expr)
-        if s is None:
-            continue
-        for g in facts:
-            q = plain._ratio(f.expr, g.expr)
-            if q is not None:
-                s = s & (g.relation.signs if q > 0 else frozenset(-x for x in g.relation.signs))
-        if not s:
-            raise ContradictoryFacts(f"the fact {f.reason!r} ({f.describe()}) contradicts the "
-                                     f"other facts or the symbols' assumptions: every claim "
-                                     f"would follow", (f.reason,))
-    return facts
+    if found is not None:
+        reasons = tuple(order[n].reason for n in found)
+    elif _signs_contradict(facts):
+        keep = list(facts)
+        for f in facts:  # the facts the contradiction needs, each of them
+            trial = [g for g in keep if g is not f]
+            if _signs_contradict(trial):
+                keep = trial
+        reasons = tuple(f.reason for f in keep)
+    else:
+        return facts
+    shown = ", ".join(repr(r) for r in reasons)
+    raise ContradictoryFacts(
+        f"the facts {shown} contradict each other or the symbols' assumptions: every claim "
+        f"would follow" if len(reasons) > 1 else f"the fact {shown} contradicts the symbols' "
+        f"assumptions: every claim would follow", reasons)
+
+
+def _signs_contradict(facts: Sequence[Fact]) -> bool:
+    """Whether the kernel's sign rules, with the facts, leave some fact's expression no sign
+    at all (x·y > 0 with x > 0 and y < 0; −|w| > 0): no point satisfies them all."""
+    ctx = Context(tuple(facts))
+    return any(ctx.signs(f.expr) == frozenset() for f in facts)
 
 
 def _renamed(e):
