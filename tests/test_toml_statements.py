@@ -506,6 +506,15 @@ def test_a_size_in_a_subscript_is_the_sums_own_size(tmp_path, id_):
     assert rec["verdict"] == "proved", rec
 
 
+def test_the_windows_n_in_a_subscript_is_the_windows_n(tmp_path):
+    """The window's N = Σ_k n_k in x_{N+1-i} kept K but as another symbol K, and the true
+    reversed sum was refuted ("K = 0, K = 1"); it is now never refuted (the kernel does not yet
+    prove it). Held by the parser (one N) and by the statement (one symbol per name)."""
+    rec = _decided(tmp_path, rev=("proved", dict(lhs="sum_i(x_{N+1-i})", rhs="sum_i(x_i)",
+                                                given=WINDOW)))["rev"]
+    assert rec["verdict"] in ("proved", "unknown"), rec
+
+
 def test_a_free_index_ranges_over_its_family(tmp_path):
     """Red team 4: x_i = x_1 with i free was refuted at i = 0, with x_0, a record that does not
     exist; i now ranges over 1…N, and the witness is checked here by hand."""
