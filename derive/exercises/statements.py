@@ -219,7 +219,7 @@ def statement(table: dict, path: str, index: int) -> Statement:
     rhs = _side(table, "rhs", at, meaning)
     same = _one_symbol_per_name((lhs, rhs))
     lhs, rhs = lhs.xreplace(same), rhs.xreplace(same)
-    ranged, ranges = _free_indices(lhs, rhs, meaning, at)
+    ranged, ranges = _free_indices(lhs, rhs, meaning)
     lhs, rhs = lhs.xreplace(ranged), rhs.xreplace(ranged)
     claim_symbols = lhs.free_symbols | rhs.free_symbols | {
         x for f in ranges for x in f.expr.free_symbols}  # N in i > N is the claim's size
@@ -334,7 +334,7 @@ def _one_symbol_per_name(exprs, claim: dict | None = None) -> dict:
     return mapping
 
 
-def _free_indices(lhs: sp.Expr, rhs: sp.Expr, meaning: dict, at: _At):
+def _free_indices(lhs: sp.Expr, rhs: sp.Expr, meaning: dict):
     """An index letter free in the claim (`x_i` outside sum_i, the k of `B_k`) ranges over its
     family, as the window says: 1 ≤ i ≤ N. Its symbol becomes a positive integer, and i ≤ N a
     fact, so that no witness takes a member the family does not have (x_0)."""
