@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from derive.graph.language import (
+    DEFAULT_INDICES,
     MAX_DEPTH,
     MAX_LENGTH,
     FormulaError,
@@ -430,3 +431,18 @@ def test_block_reductions_match_fraction_arithmetic(sizes, data):
     concrete = written_out.xreplace({C[m]: e for m, e in enumerate(ends)})
     concrete = concrete.xreplace({NB[m + 1]: s for m, s in enumerate(sizes)}).doit()
     assert concrete.xreplace(sub) == sum(v ** power for v in values)
+
+
+def test_a_size_in_a_subscript_is_the_size_the_sums_run_to():
+    """x_{N+1}, x_N and w_T name the very N and T that sum_i and sum_t run to (red team 4:
+    they were other integer symbols named N and T, so true telescoping sums were refuted)."""
+    N, T = DEFAULT_INDICES["i"], DEFAULT_INDICES["t"]
+    xs, ws = sp.IndexedBase(x), sp.IndexedBase(w)
+    i = sp.Symbol("i", integer=True)
+    assert evaluated(parse_formula("x_{N+1}")) == xs[N + 1]
+    assert evaluated(parse_formula("x_N")) == xs[N]
+    assert evaluated(parse_formula("w_T - w_0")) == ws[T] - ws[0]
+    total = evaluated(parse_formula("sum_i(x_{N+1-i})"))
+    assert total == sp.Sum(xs[N + 1 - i], (i, 1, N))
+    assert total.limits[0][2] is N and total.function.indices[0].free_symbols == {N, i}
+    assert evaluated(parse_formula("x_{i+1}")).indices[0] == sp.Symbol("i", integer=True) + 1

@@ -173,7 +173,32 @@ REFUSED = [  # (file text, "not supported"?, words the one line holds)
      "an equation as an assumption"),
     (_table("x", assumptions=["1 > 2"], lhs="eta", rhs="1"), False, "which is false"),
     (_table("x", assumptions=["eta > 0", "eta < 0"], lhs="eta", rhs="1"), False,
-     "contradicts the other facts"),
+     "the facts 'eta > 0', 'eta < 0' cannot hold together"),
+    # red team 6: contradictions that need a linear combination of facts
+    (_table("x", assumptions=["a > b", "b > c", "c > a"], lhs="|a - b| + |b - c| + |c - a|",
+            rhs="0"), False, "the facts 'a > b', 'b > c', 'c > a' cannot hold together"),
+    (_table("x", assumptions=["w >= 2", "w <= 1"], lhs="w", rhs="w + 1"), False,
+     "the facts 'w >= 2', 'w <= 1' cannot hold together"),
+    (_table("x", assumptions=["w >= 2", "eta > 0", "2*w + 1 <= 3"], lhs="w", rhs="w"), False,
+     "the facts 'w >= 2', '2*w + 1 <= 3' cannot hold together"),
+    (_table("x", assumptions=["x*y > 0", "x > 0", "y < 0"], lhs="|x*y|", rhs="x*y"), False,
+     "the facts 'x*y > 0', 'x > 0', 'y < 0' cannot hold together"),
+    (_table("x", assumptions=["N > 5", "w > 0", "N < 3"], lhs="n_1", rhs="N", given=WINDOW),
+     False, "the facts 'N > 5', 'N < 3' cannot hold together in the window"),
+    # red team 5: N = Σ_k n_k ≥ K ≥ 1 in the window
+    (_table("x", assumptions=["N < 1"], lhs="n_1", rhs="N", given=WINDOW), False,
+     "the fact 'N < 1' cannot hold in the window (K >= 1 microbatches of n_k >= 1 records)"),
+    (_table("x", assumptions=["N < K"], lhs="n_1", rhs="N", given=WINDOW), False,
+     "the fact 'N < K' cannot hold in the window"),
+    # red team 4: the free index i of x_i is the i of an assumption, and ranges over 1…N
+    (_table("x", assumptions=["i > N"], lhs="x_i", rhs="x_1"), False,
+     "the facts '1 <= i <= N', 'i > N' cannot hold together"),
+    # red team 19: said in the file's own words, not SymPy's (x[1] > 0, -Abs(w) > 0)
+    (_table("x", assumptions=["x_1 > 0", "x_1 < 0"], lhs="w", rhs="w"), False,
+     "the facts 'x_1 > 0', 'x_1 < 0' cannot hold together: every claim would follow from them;"
+     " state facts that can hold together"),
+    (_table("x", assumptions=["|w| < 0"], lhs="w", rhs="w"), False,
+     "the fact '|w| < 0' cannot hold for any values of its symbols"),
     (_table("x", assumptions=["eta"], lhs="eta", rhs="1"), False, "has no comparisons"),
     (_table("x", assumptions=["(eta > 0"], lhs="eta", rhs="1"), False,
      "key 'assumptions[0]': \"(eta > 0\": expected ')' at column 6"),
@@ -208,6 +233,7 @@ def test_refused_with_one_line_and_exit_2(tmp_path, text, unsupported, words):
     assert err.count("\n") == 1 and err.startswith(f"derive prove: {path}: "), err
     assert words in err, err
     assert ("not supported" in err) == unsupported, err
+    assert not re.search(r"\b[A-Za-z]\[\d|Abs\(|Sum\(|Error:", err), err  # no SymPy or Python forms
 
 
 def test_missing_file_and_duplicates_across_arguments(tmp_path):
@@ -448,3 +474,123 @@ def test_any_file_of_statement_pieces_is_decided_or_refused_in_one_line(text):
         assert out == "" and err.count("\n") == 1
     else:
         assert code in (0, 1) and err == "" and "statement" in out
+
+
+# ------------------------------------------------------- red-team repros (false verdicts)
+
+def _decided(tmp_path, **tables) -> dict[str, dict]:
+    text = "".join(_table(id_, expect, **keys) for id_, (expect, keys) in tables.items())
+    code, out, err = run("prove", "--format", "json", _file(tmp_path, text))
+    assert err == "" and code in (0, 1), err
+    return {r["id"]: r for r in json.loads(out)["statements"]}
+
+
+def _shape(witness: dict) -> dict[str, int]:
+    """'N = 2, i = 2' → {"N": 2, "i": 2}: the integer values a witness's shape gives."""
+    return {m[0]: int(m[1]) for m in re.findall(r"\b([A-Za-z])\s*=\s*(-?\d+)\b",
+                                                witness["shape"])}
+
+
+SIZE_IN_SUBSCRIPT = {  # a size (N, T) in a subscript is the sum's own bound: all identities
+    "telescoping": dict(lhs="sum_i(x_{i+1} - x_i)", rhs="x_{N+1} - x_1"),
+    "reversed-sum": dict(lhs="sum_i(x_i)", rhs="sum_i(x_{N+1-i})"),
+    "telescoping-steps": dict(lhs="sum_t(w_t - w_{t-1})", rhs="w_T - w_0"),
+    "size-as-letter": dict(lhs="sum_i(x_{i+1} - x_i)", rhs="x_{N+1} - x_1 + x_N - x_N"),
+}
+
+
+@pytest.mark.parametrize("id_", sorted(SIZE_IN_SUBSCRIPT))
+def test_a_size_in_a_subscript_is_the_sums_own_size(tmp_path, id_):
+    """Red team 4: N in x_{N+1} was a second symbol N, refuted with "N = 0, N = 1"."""
+    rec = _decided(tmp_path, **{id_: ("proved", SIZE_IN_SUBSCRIPT[id_])})[id_]
+    assert rec["verdict"] == "proved", rec
+
+
+def test_the_windows_n_in_a_subscript_is_the_windows_n(tmp_path):
+    """The window's N = Σ_k n_k in x_{N+1-i} kept K but as another symbol K, and the true
+    reversed sum was refuted ("K = 0, K = 1"); it is now never refuted (the kernel does not yet
+    prove it). Held by the parser (one N) and by the statement (one symbol per name)."""
+    rec = _decided(tmp_path, rev=("proved", dict(lhs="sum_i(x_{N+1-i})", rhs="sum_i(x_i)",
+                                                given=WINDOW)))["rev"]
+    assert rec["verdict"] in ("proved", "unknown"), rec
+
+
+def test_a_free_index_ranges_over_its_family(tmp_path):
+    """Red team 4: x_i = x_1 with i free was refuted at i = 0, with x_0, a record that does not
+    exist; i now ranges over 1…N, and the witness is checked here by hand."""
+    rec = _decided(tmp_path, free=("refuted", dict(lhs="x_i", rhs="x_1")))["free"]
+    assert rec["verdict"] == "refuted"
+    w = rec["witness"]
+    size = _shape(w)
+    assert 1 <= size["i"] <= size["N"]
+    x = {int(k[2:-1]): Fraction(v) for k, v in w["assignment"].items()}
+    assert set(x) <= set(range(1, size["N"] + 1))
+    assert (Fraction(w["lhs"]), Fraction(w["rhs"])) == (x[size["i"]], x[1]) and x[size["i"]] != x[1]
+    assert rec["facts"][0]["reason"] == "1 <= i <= N"
+
+
+def test_a_witness_keeps_the_windows_sizes(tmp_path):
+    """Red team 5: n_1 = N given N − n_1 ≤ 0 holds (it forces K = 1) but was refuted with
+    "K = 2, n(·) = −1", outside n_k ≥ 1. Now never refuted; and a free k with a witness takes
+    1 ≤ k ≤ K and sizes n ≥ 1, checked here."""
+    recs = _decided(
+        tmp_path,
+        one=("proved", dict(lhs="n_1", rhs="N", assumptions=["N - n_1 <= 0"], given=WINDOW)),
+        free=("refuted", dict(lhs="n_k", rhs="n_1", given=WINDOW)))
+    assert recs["one"]["verdict"] in ("proved", "unknown"), recs["one"]
+    w = recs["free"]["witness"]
+    assert recs["free"]["verdict"] == "refuted"
+    size = _shape(w)
+    assert 1 <= size["k"] <= size["K"]
+    ramp = {1: 1, 2: 2, 3: 3}  # "n(k) = 1, 2, 3, …"
+    assert "n(k) = 1, 2, 3" in w["shape"]
+    assert (Fraction(w["lhs"]), Fraction(w["rhs"])) == (ramp[size["k"]], ramp[1])
+
+
+LETTERS = ["a", "b", "c"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.integers(-3, 3), min_size=3, max_size=3),
+                          st.integers(-3, 3), st.sampled_from([">=", ">", "<=", "<"])),
+                min_size=1, max_size=6),
+       st.lists(st.fractions(min_value=-5, max_value=5, max_denominator=4), min_size=3,
+                max_size=3))
+def test_facts_that_hold_at_a_point_are_never_called_contradictory(rows, point):
+    """Linear facts made true at a point (each comparison's side chosen by Fraction
+    arithmetic at that point) can hold together: derive must decide, never refuse them."""
+    facts = []
+    for coeffs, const, op in rows:
+        value = sum(c * p for c, p in zip(coeffs, point)) + const
+        holds = {">=": value >= 0, ">": value > 0, "<=": value <= 0, "<": value < 0}[op]
+        if not holds:
+            op = {">=": "<", ">": "<=", "<=": ">", "<": ">="}[op]
+        left = " + ".join(f"({c})*{x}" for c, x in zip(coeffs, LETTERS))
+        facts.append(f"{left} + ({const}) {op} 0")
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "s.toml"
+        path.write_text(_table("consistent", lhs="a + b", rhs="b + a", assumptions=facts),
+                        encoding="utf-8")
+        code, out, err = run("prove", str(path))
+    assert code == 0 and err == "", (facts, err)
+
+
+@pytest.mark.parametrize("length", [2, 3, 5])
+def test_an_order_cycle_is_refused(tmp_path, length):
+    """v1 > v2 > … > vn > v1: no values satisfy it (sum the differences: 0 > 0)."""
+    names = [f"v{m}" for m in range(1, length + 1)]
+    facts = [f"{a} > {b}" for a, b in zip(names, names[1:] + names[:1])]
+    code, out, err = run("prove", _file(tmp_path, _table("cycle", lhs="v1", rhs="v2",
+                                                           assumptions=facts)))
+    assert code == 2 and "cannot hold together" in err and all(f"'{f}'" in err for f in facts)
+
+
+def test_a_derivative_of_a_kink_is_decided_without_an_internal_error(tmp_path):
+    """Red team 19: d(|w|)/d(w) = w/|w| (true wherever both sides are defined, w ≠ 0) printed
+    "got unknown: ValueError: Can't calculate derivative wrt 0." (the case w = 0 put 0 for
+    the derivative's variable). It is never refuted, and no step fails inside the kernel."""
+    recs = _decided(tmp_path, kink=("proved", dict(lhs="d(|w|)/d(w)", rhs="w/|w|")),
+                    kink2=("proved", dict(lhs="d(|w - 1|)/d(w)", rhs="(w - 1)/|w - 1|")))
+    for rec in recs.values():
+        assert rec["verdict"] in ("proved", "unknown"), rec
+        assert rec["strategy"] != "internal limit" and "Error" not in (rec["detail"] or ""), rec

@@ -32,6 +32,7 @@ from derive.graph.language import (
     parse_formula,
 )
 from derive.kernel import Family, InvalidClaim, NotSupported, Verdict, hypothesis, nonzero, positive
+from derive.kernel.claims import ContradictoryFacts
 from derive.model import objective
 from derive.statements.statement import ID_PATTERN, Statement
 
@@ -216,8 +217,14 @@ def statement(table: dict, path: str, index: int) -> Statement:
     meaning = _meaning(window, functions)
     lhs = _side(table, "lhs", at, meaning)
     rhs = _side(table, "rhs", at, meaning)
-    claim_symbols = lhs.free_symbols | rhs.free_symbols
-    facts, notes = _assumptions(table.get("assumptions", []), at, meaning, claim_symbols)
+    same = _one_symbol_per_name((lhs, rhs))
+    lhs, rhs = lhs.xreplace(same), rhs.xreplace(same)
+    ranged, ranges = _free_indices(lhs, rhs, meaning)
+    lhs, rhs = lhs.xreplace(ranged), rhs.xreplace(ranged)
+    claim_symbols = lhs.free_symbols | rhs.free_symbols | {
+        x for f in ranges for x in f.expr.free_symbols}  # N in i > N is the claim's size
+    facts, notes = _assumptions(table.get("assumptions", []), at, meaning, claim_symbols,
+                                ranged, ranges)
     family = _search(table.get("search"), at, window)
     assumptions = ((WINDOWS[window].describe,) if window else ()) + tuple(
         table.get("assumptions", []))
@@ -305,13 +312,58 @@ def _side(table: dict, key: str, at: _At, meaning: dict) -> sp.Expr:
     return _formula(table.get(key), key, at, meaning)
 
 
+def _one_symbol_per_name(exprs, claim: dict | None = None) -> dict:
+    """One symbol for each name: `i` written as a letter (a real) and as the index of `x_i`
+    (an integer) are the same i, taken as the integer; a name of the claim (`claim`, name to
+    symbol) keeps the claim's symbol in an assumption."""
+    by_name: dict[str, set] = {}
+    for e in exprs:
+        for x in e.free_symbols:
+            if type(x) is sp.Symbol:
+                by_name.setdefault(x.name, set()).add(x)
+    mapping = {}
+    for name, found in by_name.items():
+        if claim and name in claim:
+            chosen = claim[name]
+        elif len(found) > 1:
+            chosen = max(found, key=lambda x: (bool(x.is_integer), bool(x.is_positive),
+                                               sp.default_sort_key(x)))
+        else:
+            continue
+        mapping.update({x: chosen for x in found if x != chosen})
+    return mapping
+
+
+def _free_indices(lhs: sp.Expr, rhs: sp.Expr, meaning: dict):
+    """An index letter free in the claim (`x_i` outside sum_i, the k of `B_k`) ranges over its
+    family, as the window says: 1 ≤ i ≤ N. Its symbol becomes a positive integer, and i ≤ N a
+    fact, so that no witness takes a member the family does not have (x_0)."""
+    sizes = meaning["indices"]
+    size_names = {v: k for k, v in meaning["names"].items() if isinstance(v, sp.Expr)}
+    mapping, facts = {}, []
+    for s in sorted(lhs.free_symbols | rhs.free_symbols, key=lambda x: x.name):
+        if not (isinstance(s, sp.Symbol) and s.is_integer and s.name in sizes
+                and s.is_positive is not True):
+            continue
+        size = sizes[s.name]
+        ranged = sp.Symbol(s.name, integer=True, positive=True)
+        if size.has(ranged) or size.has(s):
+            continue
+        mapping[s] = ranged
+        shown_size = size_names.get(size) or (size.name if isinstance(size, sp.Symbol)
+                                              else str(size))
+        facts.append(hypothesis(size - ranged, f"1 <= {s.name} <= {shown_size}"))
+    return mapping, tuple(facts)
+
+
 COMPARISONS = (">=", "<=", "!=", "==", "≥", "≤", "≠", ">", "<", "=")
 _COMPARISON = re.compile("|".join(re.escape(c) for c in COMPARISONS))
 RELATIONS = {">=": ">=", "≥": ">=", ">": ">", "!=": "!=", "≠": "!=", "<=": "<=", "≤": "<=",
              "<": "<"}
 
 
-def _assumptions(raw: object, at: _At, meaning: dict, claim_symbols: set):
+def _assumptions(raw: object, at: _At, meaning: dict, claim_symbols: set,
+                 ranged: dict | None = None, ranges: tuple = ()):
     """Facts from assumptions written as `a >= b`, `a > b`, `a != b` (or ≤, <): an
     assumption about every member of a family (a free index such as k) is kept only when the
     window's declarations already give it (n_k ≥ 1), as a note."""
@@ -320,7 +372,9 @@ def _assumptions(raw: object, at: _At, meaning: dict, claim_symbols: set):
                 "write a list of facts as text, such as assumptions = [\"eta > 0\"]")
     if len(raw) > MAX_ASSUMPTIONS:
         at.fail("assumptions", f"has {len(raw)} facts", f"at most {MAX_ASSUMPTIONS}")
-    facts, notes = [], []
+    facts = list(ranges)
+    notes = [f"the free index {f.reason.split()[2]} ranges over its family: {f.reason}"
+             for f in ranges]
     for n, text in enumerate(raw):
         key = f"assumptions[{n}]"
         found = _COMPARISON.findall(text)
@@ -336,6 +390,9 @@ def _assumptions(raw: object, at: _At, meaning: dict, claim_symbols: set):
         right = _formula(text[m.end():], key, at, meaning, offset=m.end(), whole=text)
         relation = RELATIONS[op]
         difference = sp.expand(left - right if relation in (">=", ">", "!=") else right - left)
+        difference = difference.xreplace(ranged or {})
+        claim = {x.name: x for x in claim_symbols if type(x) is sp.Symbol}
+        difference = difference.xreplace(_one_symbol_per_name((difference,), claim))
         free_indices = {s for s in difference.free_symbols
                         if s.is_integer and s not in claim_symbols}
         implied = {">=": difference.is_nonnegative, "<=": difference.is_nonnegative,
@@ -359,11 +416,11 @@ def _assumptions(raw: object, at: _At, meaning: dict, claim_symbols: set):
         except (InvalidClaim, ValueError) as exc:
             at.fail(key, f"{shown(text)}: {exc}", "write a fact that can hold")
     if facts:
-        _consistent(tuple(facts), at)
+        _consistent(tuple(facts), at, bool(meaning["names"]))
     return tuple(facts), tuple(notes)
 
 
-def _consistent(facts: tuple, at: _At) -> None:
+def _consistent(facts: tuple, at: _At, window: bool) -> None:
     """Refuse facts that contradict each other or the symbols' domains (the kernel's own
     check, run once when reading rather than at every decision)."""
     from derive.kernel.decide import _prepare_facts
@@ -372,6 +429,15 @@ def _consistent(facts: tuple, at: _At) -> None:
         _prepare_facts(facts)
     except NotSupported as exc:
         at.unsupported("assumptions", str(exc))
+    except ContradictoryFacts as exc:  # said by the file's own texts, not SymPy's forms
+        shown = ", ".join(repr(r) for r in exc.reasons)
+        what = (f"the facts {shown} cannot hold together" if len(exc.reasons) > 1
+                else f"the fact {shown} cannot hold")
+        where = (" in the window (K >= 1 microbatches of n_k >= 1 records)" if window
+                 else "" if len(exc.reasons) > 1 else " for any values of its symbols")
+        them = "them" if len(exc.reasons) > 1 else "it"
+        at.fail("assumptions", f"{what}{where}: every claim would follow from {them}",
+                "state facts that can hold together")
     except (InvalidClaim, ValueError) as exc:
         at.fail("assumptions", str(exc), "state facts that can hold together")
 

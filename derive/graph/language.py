@@ -450,6 +450,18 @@ class _Parser:
                                self.tok.column)
         return meaning
 
+    def _index_letter(self, letter: str) -> sp.Expr:
+        """A one-letter index: an enclosing sum's index, a size (`x_N`, `w_T`: the very
+        symbol the sums run to, or the window's N) or else an integer index."""
+        if letter not in self.bound:
+            meaning = self.names.get(letter)
+            if isinstance(meaning, sp.Expr):
+                return meaning
+            sizes = {s.name: s for s in self.indices.values() if isinstance(s, sp.Symbol)}
+            if letter in sizes and letter.isupper():
+                return sizes[letter]
+        return sp.Symbol(letter, integer=True)
+
     def index(self) -> sp.Expr:
         it = self.tok
         if self._is("{"):
@@ -457,12 +469,13 @@ class _Parser:
             e = self.sum()
             self._expect("}", "'}'")
             # w_{t-1} is the graph's w[t - 1]: letters in an index are integer indices
+            # (a size such as N, T or the window's N keeps its own symbol: x_{N+1})
             e = evaluated(e)
             return e.xreplace({n: sp.Symbol(n.name, integer=True) for n in e.free_symbols
-                               if len(n.name) == 1})
+                               if len(n.name) == 1 and not n.is_integer})
         if it.kind == "name" and len(it.text) == 1:
             self._take()
-            return sp.Symbol(it.text, integer=True)
+            return self._index_letter(it.text)
         if it.kind == "number" and it.text.isdigit():
             self._take()
             return sp.Integer(int(it.text))

@@ -13,6 +13,15 @@ class InvalidClaim(ValueError):
     """A claim the kernel refuses as written: a float, an infinity, something not an expression."""
 
 
+class ContradictoryFacts(InvalidClaim):
+    """Facts that no values satisfy together (every claim would follow from them): `reasons`
+    are the reasons of the facts that contradict each other, in their order."""
+
+    def __init__(self, message: str, reasons: tuple[str, ...]):
+        super().__init__(message)
+        self.reasons = reasons
+
+
 class NotSupported(ValueError):
     """A claim that is valid but uses something the kernel does not decide (yet), or that is
     beyond its bounds (a number or an exponent so large that exact arithmetic would not end)."""

@@ -22,16 +22,30 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from derive.kernel.binders import rename_bound
-from derive.kernel.claims import InvalidClaim, NotSupported, check_bounds, check_expr
+from derive.kernel.claims import (
+    ContradictoryFacts,
+    InvalidClaim,
+    NotSupported,
+    check_bounds,
+    check_expr,
+)
 from derive.kernel.definedness import UnknownDomain, conditions, guards
 from derive.kernel.evaluate import NotConcrete
-from derive.kernel.facts import Fact, hypothesis, positive
+from derive.kernel.facts import Fact, Relation, hypothesis, positive
 from derive.kernel.interpret import Family, Interpretation, Schema, automatic, confirm, write_out
+from derive.kernel.linear import contradicting
 from derive.kernel.normal_form import equal, normal_form
 from derive.kernel.signs import Context
 from derive.kernel.timebound import DEFAULT_SECONDS, DecisionTimeout, time_bound
 from derive.kernel.verdict import Decision, Verdict, Witness
 from derive.kernel.witness import satisfies, search_point
+
+
+def _internal(exc: BaseException) -> str:
+    """What `unknown` says when an internal step failed: in words, never the exception's
+    class and SymPy text (ValueError: Can't calculate derivative wrt 0.)."""
+    return ("an internal step of the kernel failed on this claim, so it is not decided: a "
+            "limit of derive, not a verdict (please report the claim)")
 
 
 def _check_facts(facts) -> tuple[Fact, ...]:
@@ -59,25 +73,39 @@ def _prepare(lhs, rhs, facts):
 
 def _prepare_facts(facts) -> tuple[Fact, ...]:
     """Facts validated, renamed apart, and refused when they contradict each other or the
-    assumptions (structural signs against the facts that match each one)."""
+    assumptions: linearly over their terms (linear.py), or by the sign rules with the facts
+    (a fact whose expression is left no sign)."""
     facts = _check_facts(facts)
     for f in facts:
         check_bounds(f.expr, f"the fact {f.reason!r}")
+    # as written, before renaming: the N of two facts is then one unknown of the elimination
+    order = [f for f in facts if f.relation is not Relation.NONZERO]
+    found = contradicting([(f.expr, f.relation is Relation.POSITIVE) for f in order])
     facts = tuple(Fact(rename_bound(f.expr), f.reason, f.relation, f.origin, f.uses)
                   for f in facts)
-    plain = Context()
-    for f in facts:
-        s = plain.signs(f.expr)
-        if s is None:
-            continue
-        for g in facts:
-            q = plain._ratio(f.expr, g.expr)
-            if q is not None:
-                s = s & (g.relation.signs if q > 0 else frozenset(-x for x in g.relation.signs))
-        if not s:
-            raise InvalidClaim(f"the fact {f.reason!r} ({f.describe()}) contradicts the other "
-                               f"facts or the symbols' assumptions: every claim would follow")
-    return facts
+    if found is not None:
+        reasons = tuple(order[n].reason for n in found)
+    elif _signs_contradict(facts):
+        keep = list(facts)
+        for f in facts:  # the facts the contradiction needs, each of them
+            trial = [g for g in keep if g is not f]
+            if _signs_contradict(trial):
+                keep = trial
+        reasons = tuple(f.reason for f in keep)
+    else:
+        return facts
+    shown = ", ".join(repr(r) for r in reasons)
+    raise ContradictoryFacts(
+        f"the facts {shown} contradict each other or the symbols' assumptions: every claim "
+        f"would follow" if len(reasons) > 1 else f"the fact {shown} contradicts the symbols' "
+        f"assumptions: every claim would follow", reasons)
+
+
+def _signs_contradict(facts: Sequence[Fact]) -> bool:
+    """Whether the kernel's sign rules, with the facts, leave some fact's expression no sign
+    at all (x·y > 0 with x > 0 and y < 0; −|w| > 0): no point satisfies them all."""
+    ctx = Context(tuple(facts))
+    return any(ctx.signs(f.expr) == frozenset() for f in facts)
 
 
 def _renamed(e):
@@ -159,11 +187,11 @@ def _branch_arguments(e: sp.Expr) -> list[sp.Expr]:
     return unique
 
 
-def _solve_zero(u: sp.Expr) -> dict | None:
+def _solve_zero(u: sp.Expr, avoid: frozenset = frozenset()) -> dict | None:
     """{s: value} with u = 0 exactly when s = value, for a symbol s in which u is linear with a
-    constant coefficient (None otherwise)."""
+    constant coefficient (None otherwise); never a symbol of `avoid`."""
     for sym in sorted(u.free_symbols, key=lambda x: x.name):
-        if not isinstance(sym, sp.Symbol):
+        if not isinstance(sym, sp.Symbol) or sym in avoid:
             continue
         coeff = sp.expand(u).coeff(sym)
         rest = sp.expand(u - coeff * sym)
@@ -176,10 +204,14 @@ def _case_claim(lhs, rhs, facts, case):
     """(lhs, rhs, facts) in one case: its facts added, and each u = 0 solved for a symbol of u
     where u is linear in it (None when that value is outside the symbol's domain)."""
     facts = facts + tuple(f for group in case for f in group)
+    # a derivative's variable is not replaced by a value (d|w|/dw at w = 0 is no derivative
+    # "with respect to 0"): that case keeps u = 0 as its facts
+    held = frozenset(v for e in (lhs, rhs, *(f.expr for f in facts))
+                     for d in e.atoms(sp.Derivative) for v in d.variables)
     for group in case:
         if len(group) != 2:
             continue
-        sub = _solve_zero(group[0].expr)
+        sub = _solve_zero(group[0].expr, held)
         if sub is None:
             continue
         if any(v.is_number and not satisfies(k.assumptions0, v) for k, v in sub.items()):
@@ -314,7 +346,7 @@ def decide(
         return Decision(Verdict.UNKNOWN, "too deep", detail="the expression is nested too deeply")
     except Exception as exc:  # noqa: BLE001 — a decision never ends in a traceback
         return Decision(Verdict.UNKNOWN, "internal limit",
-                        detail=f"{type(exc).__name__}: {str(exc)[:300]}")
+                        detail=_internal(exc))
 
 
 def decide_chain(
@@ -341,7 +373,7 @@ def decide_chain(
         with time_bound(seconds):
             claim = context(start, steps[-1], facts)
     except Exception as exc:  # noqa: BLE001
-        return [Decision(Verdict.UNKNOWN, "internal limit", detail=f"{type(exc).__name__}: {exc}")
+        return [Decision(Verdict.UNKNOWN, "internal limit", detail=_internal(exc))
                 for _ in steps]
     for n, expr in enumerate(steps, 1):
         out.append(_link(previous, expr, facts, claim, seconds, last=n == len(steps)))
@@ -370,7 +402,7 @@ def _link(a, b, facts, claim: Context, seconds, last: bool) -> Decision:
         return Decision(Verdict.UNKNOWN, "time bound", detail=str(exc))
     except Exception as exc:  # noqa: BLE001
         return Decision(Verdict.UNKNOWN, "internal limit",
-                        detail=f"{type(exc).__name__}: {str(exc)[:300]}")
+                        detail=_internal(exc))
 
 
 def _undefined_somewhere(e: sp.Expr, ctx: Context) -> str | None:
@@ -400,7 +432,7 @@ def refute(lhs: sp.Expr, rhs: sp.Expr, family: Family | None = None,
         return Decision(Verdict.UNKNOWN, "time bound", detail=str(exc))
     except Exception as exc:  # noqa: BLE001
         return Decision(Verdict.UNKNOWN, "internal limit",
-                        detail=f"{type(exc).__name__}: {str(exc)[:300]}")
+                        detail=_internal(exc))
     if found is None:
         return Decision(Verdict.UNKNOWN, "exact witness search",
                         detail="no witness among the shapes and assignments tried")
@@ -422,6 +454,6 @@ def refute_schema(schema: Schema, seconds: float | None = DEFAULT_SECONDS) -> De
         return Decision(Verdict.UNKNOWN, "time bound", detail=str(exc))
     except Exception as exc:  # noqa: BLE001
         return Decision(Verdict.UNKNOWN, "internal limit",
-                        detail=f"{type(exc).__name__}: {str(exc)[:300]}")
+                        detail=_internal(exc))
     return Decision(Verdict.UNKNOWN, "exact witness search",
                     detail="no witness among the shapes and assignments tried")

@@ -25,7 +25,13 @@ from derive.kernel.evaluate import NotConcrete, differ, instantiate, value_at
 from derive.kernel.exact import exact_str
 from derive.kernel.facts import Fact
 from derive.kernel.verdict import Witness
-from derive.kernel.witness import Instantiation, domain_values, in_domain, satisfies
+from derive.kernel.witness import (
+    Instantiation,
+    assumptions_of,
+    domain_values,
+    in_domain,
+    satisfies,
+)
 
 MAX_AUTO_SHAPES = 24
 """Automatic interpretations tried per claim."""
@@ -175,7 +181,7 @@ def confirm(lhs, rhs, facts: tuple[Fact, ...], interp: Interpretation,
             return None
         for original, used in p.applications:
             u = value_at(type(p)(used), {})
-            if u is None or not satisfies(original.assumptions0, u):
+            if u is None or not satisfies(assumptions_of(original), u):
                 return None
         values.append(v)
     for v, f in zip(values[2:], facts):
@@ -330,7 +336,7 @@ def _free_functions(exprs, symbols, int_fns, other_funcs, bases, label) -> Inter
         smooth = [n for n in range(arity) if n not in keyed]
         probe = (f[tuple(sp.Dummy() for _ in range(arity))] if isinstance(f, sp.IndexedBase)
                  else f(*[sp.Dummy() for _ in range(arity)]))
-        assumptions = {k: v for k, v in probe.assumptions0.items() if v is not None}
+        assumptions = {k: v for k, v in assumptions_of(probe).items() if v is not None}
         restricted = any(k not in ("real", "complex", "commutative", "finite", "infinite",
                                    "hermitian", "imaginary", "extended_real") for k in assumptions)
         if restricted and smooth:

@@ -16,6 +16,7 @@ from itertools import islice
 from math import gcd
 
 import sympy as sp
+from sympy.core.function import AppliedUndef
 
 from derive.kernel.compile import NotCompilable, compile_exact
 from derive.kernel.evaluate import Instance, differ, value_at
@@ -78,17 +79,27 @@ def _satisfies(assumptions: tuple, value: sp.Expr) -> bool:
     return True
 
 
+def assumptions_of(x) -> dict:
+    """The assumptions declared on a symbol, a subscript, or an applied undefined function.
+    SymPy's `assumptions0` is {} for f(a) even when f was declared `positive=True` (only
+    queries such as f(a).is_positive see them), so for an application they are read from its
+    function's class: a witness must keep n(k) ≥ 1 when n was so declared."""
+    if isinstance(x, AppliedUndef):
+        return {k: v for k, v in type(x).default_assumptions.items() if v is not None}
+    return x.assumptions0
+
+
 def in_domain(sym, value: sp.Expr) -> bool:
     """Whether `value` satisfies every assumption declared on `sym` (a Symbol, or an applied
     undefined function or subscript, whose assumptions are those of its function or base)."""
-    return satisfies(sym.assumptions0, value)
+    return satisfies(assumptions_of(sym), value)
 
 
 def domain_values(sym, count: int = DOMAIN_SIZE) -> list[sp.Rational]:
     """The first `count` values of a symbol's domain in the witness order: the integers (for an
     integer symbol) or the rationals, keeping those every assumption allows. Fewer (or none)
     when the domain is sparse among the first candidates (an irrational symbol has none)."""
-    return list(_domain(tuple(sorted((k, v) for k, v in sym.assumptions0.items()
+    return list(_domain(tuple(sorted((k, v) for k, v in assumptions_of(sym).items()
                                      if v is not None)), count))
 
 
