@@ -1,0 +1,178 @@
+"""Red-team repros on claims of irrational values (/tmp/rt/01…16): a claim is `exact` only
+when equality is proved, `wrong` only when the values are shown to differ, and values far
+beyond what enclosures reach end within bounds with one line naming the quantity. Expected
+values come from mpmath at 60 digits and from hand-written reasoning, never from derive."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import mpmath
+import pytest
+import sympy as sp
+
+from derive.cli.main import main
+from derive.kernel import intervals
+from derive.kernel.exact import coprime_base, decimal_str, is_zero_exact
+
+
+def run(tmp_path, capsys, text: str, *argv: str):
+    path = tmp_path / "ex.toml"
+    path.write_text(text, encoding="utf-8")
+    code = main([argv[0], str(path), *argv[1:]])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def statuses(out: str) -> dict:
+    doc = json.loads(out)
+    return {c["name"]: c["status"] for c in doc["exercises"][0]["claims"]}
+
+
+def formulas(given: str, define: str, claims: str = "") -> str:
+    return ('[[exercise]]\nid = "x"\nrecipe = "formulas"\n[exercise.given]\n' + given +
+            "\n[exercise.define]\n" + define + "\n[exercise.claims]\n" + claims + "\n")
+
+
+# ------------------------------------------------------------- 01: identities of logs are exact
+
+def test_log_identities_are_exact(tmp_path, capsys):  # /tmp/rt/01_log_identity.toml
+    code, out, _ = run(tmp_path, capsys, formulas(
+        "w = 4", 'bits = "log(w)/log(2)"\nnats = "log(w^2) - 2*log(w)"',
+        'bits = "2"\nnats = "0"'), "check", "--format", "json")
+    assert code == 0 and statuses(out) == {"bits": "exact", "nats": "exact"}
+
+
+def test_log_identity_with_abs_zero(tmp_path, capsys):  # /tmp/rt/01b_log_identity_abs0.toml
+    code, out, _ = run(tmp_path, capsys, formulas(
+        "w = 4", 'nats = "log(w^2) - 2*log(w)"', 'nats = { value = "0", abs = 0 }'),
+        "check", "--format", "json")
+    assert code == 0 and statuses(out) == {"nats": "exact"}
+
+
+def test_near_log_identity_is_wrong_not_exact(tmp_path, capsys):
+    # log 6 − log 2 − log 3 = 0, but log 6 − log 2 − log 3 + 10^−40 is not
+    code, out, _ = run(tmp_path, capsys, formulas(
+        "w = 6", 'a = "log(w) - log(2) - log(3)"\nb = "log(w) - log(2) - log(3) + 1e-30"',
+        'a = "0"\nb = "0"'), "check", "--format", "json")
+    assert statuses(out) == {"a": "exact", "b": "wrong"}
+
+
+@pytest.mark.parametrize("expr, zero", [
+    ("log(16) - 2*log(4)", True),
+    ("log(6) - log(2) - log(3)", True),
+    ("log(Rational(9, 4)) - 2*log(3) + 2*log(2)", True),
+    ("log(12)**2 - (2*log(2) + log(3))**2", True),
+    ("log(4)/log(2) - 2", True),
+    ("log(8)/log(4) - Rational(3, 2)", True),
+    ("log(6)*log(6) - log(2)*log(3)", None),   # not zero: enclosure says so → False
+    ("log(2) + log(3) - log(5)", False),
+])
+def test_zero_over_a_coprime_base_of_logs(expr, zero):
+    value = sp.sympify(expr, evaluate=True)
+    got = is_zero_exact(value)
+    assert got is (zero if zero is not None else False)
+
+
+def test_coprime_base():
+    base = coprime_base([12, 18, 35])
+    assert sorted(base) == [2, 3, 35]  # 35 shares no factor with 12 or 18: kept whole
+    for b in base:
+        assert all(b == c or sp.gcd(b, c) == 1 for c in base)
+
+
+# --------------------------------------------- 07: magnitudes far beyond, bounded in time
+
+def test_exp_of_a_billion_key_is_bounded(tmp_path, capsys):  # /tmp/rt/07_exp_huge_key.toml
+    start = time.monotonic()
+    code, out, err = run(tmp_path, capsys, formulas("w = 1e9", 'a = "exp(w)"'),
+                         "key", "--time-limit", "5", "--format", "json")
+    assert time.monotonic() - start < 10
+    assert code == 0, err
+    mpmath.mp.dps = 40
+    m = mpmath.exp(10**9)
+    e = int(mpmath.floor(mpmath.log10(m)))
+    digits = mpmath.nint(m / mpmath.mpf(10) ** (e - 14))
+    assert f"{str(int(digits))[0]}.{str(int(digits))[1:].rstrip('0')}e{e}" in out
+
+
+def test_exp_of_minus_a_billion_claim(tmp_path, capsys):  # /tmp/rt/07b_exp_claim_hang.toml
+    start = time.monotonic()
+    code, out, _ = run(tmp_path, capsys, formulas(
+        "w = 1e9", 'a = "exp(-w)"', 'a = { value = "0", abs = 1e-30 }'),
+        "check", "--time-limit", "5", "--format", "json")
+    assert time.monotonic() - start < 10
+    assert statuses(out) == {"a": "within"}
+
+
+@pytest.mark.parametrize("claim, status", [
+    ('"5"', "wrong"),                          # exp(10⁹) > 5, certified
+    ('{ value = "5", places = 2 }', "wrong"),  # at least 0.01 apart
+    ('{ value = "8.0e30", sig = 2 }', "wrong"),
+])
+def test_huge_values_are_decided_without_their_digits(tmp_path, capsys, claim, status):
+    code, out, _ = run(tmp_path, capsys, formulas("w = 1e9", 'a = "exp(w)"', f"a = {claim}"),
+                       "check", "--time-limit", "5", "--format", "json")
+    assert statuses(out) == {"a": status}
+
+
+def test_no_certified_decimal_names_the_quantity(tmp_path, capsys):
+    # the fuzzer's logistic exercise with a bias of ∓10³⁰: exp of an argument beyond 2^64
+    text = formulas("w = 1\nb = -1e30\nrecords = [[2, 1], [1, 0]]",
+                    'p = "1/(1+exp(-(w*x_i+b)))"')
+    code, out, err = run(tmp_path, capsys, text, "check")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1
+    assert "ex.toml: exercise 'x': key 'define.p': not supported:" in err
+    assert "certified decimal" in err
+
+
+# ------------------------------------------ 16: certified digits only, scientific when large
+
+def test_exp_60_shows_only_certified_digits(tmp_path, capsys):  # /tmp/rt/16_exp_decimal.toml
+    mpmath.mp.dps = 60
+    true = mpmath.exp(60)  # 114200738981568428366295718.31…
+    assert str(true).startswith("114200738981568428366295718.3")
+    code, out, _ = run(tmp_path, capsys, formulas(
+        "w = 60", 'a = "exp(w)"', 'a = { value = "114200738981568428366295700", abs = 1 }'),
+        "check")
+    assert "1.14200738981568e26" in out and "114200738981568000" not in out
+    assert "wrong" in out
+    code, out, _ = run(tmp_path, capsys, formulas(
+        "w = 60", 'a = "exp(w)"', 'a = { value = "114200738981568428366295718", abs = 1 }'),
+        "check", "--format", "json")
+    assert statuses(out) == {"a": "within"}
+
+
+@pytest.mark.parametrize("n", [60, 100, 10000, -60, -10000])
+def test_decimal_of_exp_against_mpmath(n):
+    mpmath.mp.dps = 60
+    text = decimal_str(sp.exp(n), 15)
+    ref = mpmath.exp(n)
+    e = int(mpmath.floor(mpmath.log10(ref)))
+    m = int(mpmath.nint(ref / mpmath.mpf(10) ** (e - 14)))
+    assert text == f"{str(m)[0]}.{str(m)[1:].rstrip('0')}e{e}"
+
+
+def test_moderate_irrationals_keep_their_decimal():
+    assert decimal_str(sp.sqrt(2), 15) == "1.41421356237310"[:16].rstrip("0")
+    assert decimal_str(sp.exp(10), 15) == "22026.4657948067"
+
+
+def test_sig_parts_against_mpmath():
+    mpmath.mp.dps = 60
+    for x, ref in [(sp.exp(10**9), mpmath.exp(10**9)), (sp.exp(-10**9), mpmath.exp(-10**9)),
+                   (sp.log(3) ** 50, mpmath.log(3) ** 50)]:
+        m, e = intervals.sig_parts(x, 12)
+        assert abs(mpmath.mpf(m) * mpmath.mpf(10) ** e - ref) <= \
+            mpmath.mpf(10) ** e / 2 * (1 + mpmath.mpf(10) ** -40)
+
+
+def test_a_list_with_one_wrong_element_is_wrong(monkeypatch):
+    from derive.exercises import claims
+
+    answers = iter(["undecided", "wrong"])
+    monkeypatch.setattr(claims, "_scalar", lambda c, e: next(answers))
+    claim = claims.Claim([claims.literal("1"), claims.literal("2")], "[1, 2]")
+    assert claims.judge(claim, [sp.Integer(1), sp.Integer(3)]) == "wrong"
