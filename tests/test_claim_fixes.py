@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import time
+from fractions import Fraction
 
 import mpmath
 import pytest
@@ -176,3 +177,33 @@ def test_a_list_with_one_wrong_element_is_wrong(monkeypatch):
     monkeypatch.setattr(claims, "_scalar", lambda c, e: next(answers))
     claim = claims.Claim([claims.literal("1"), claims.literal("2")], "[1, 2]")
     assert claims.judge(claim, [sp.Integer(1), sp.Integer(3)]) == "wrong"
+
+
+# --------------------------------------------------- 12: a list claim that keeps a sum over i
+
+SGD_TWO = ('[[exercise]]\nid = "s"\nrecipe = "sgd_step"\n[exercise.given]\nw = 1\nlr = 0.05\n'
+           'records = [[2, 4], [1, 3]]\n[exercise.claims]\n')
+
+
+def test_list_formula_with_a_sum_over_its_own_index(tmp_path, capsys):
+    # /tmp/rt/12_list_claim_sum.toml: prediction_i = w·x_i, the claim subtracts mean(y)
+    code, out, err = run(tmp_path, capsys, SGD_TWO +
+                         'prediction = { formula = "w*x_i - mean_i(y_i)" }\n',
+                         "check", "--format", "json")
+    assert code == 1, err
+    claim = json.loads(out)["exercises"][0]["claims"][0]
+    assert claim["status"] == "wrong"
+    w = {k: Fraction(v) for k, v in claim["diagnosis"]["witness"].items()}
+    m = int(w["member"])
+    ys = [w.get(f"y_{k}", Fraction(0)) for k in (1, 2)]
+    x, weight = w.get(f"x_{m}", Fraction(0)), w.get("w", Fraction(0))
+    assert w["claimed"] == weight * x - sum(ys) / 2     # the claim, by hand at the witness
+    assert w["expected"] == weight * x                  # prediction_m = w·x_m
+    assert w["claimed"] != w["expected"]
+
+
+def test_list_formula_with_a_cancelling_sum_is_equivalent(tmp_path, capsys):
+    code, out, err = run(tmp_path, capsys, SGD_TWO +
+                         'prediction = { formula = "w*x_i + mean_i(y_i) - sum_i(y_i)/N" }\n',
+                         "check", "--format", "json")
+    assert statuses(out) == {"prediction": "equivalent"}, err

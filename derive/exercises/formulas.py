@@ -340,6 +340,22 @@ def _witness(decision, member: int | None) -> dict:
     return out
 
 
+def _at_member(e: sp.Basic, at: dict) -> sp.Basic:
+    """`e` with its free indices set to a member's numbers; an index a sum binds is left
+    alone inside it (`w*x_i - mean_i(y_i)` at i = 1 is w·x₁ − mean over every record of y,
+    never a sum from 1 to 1 over 1)."""
+    if not at or not (e.free_symbols & set(at)):
+        return e
+    if isinstance(e, sp.Sum):
+        bound = {v for v, _, _ in e.limits}
+        inner = {k: v for k, v in at.items() if k not in bound}
+        return sp.Sum(_at_member(e.function, inner),
+                      *[(v, _at_member(a, at), _at_member(b, at)) for v, a, b in e.limits])
+    if not e.args:
+        return at.get(e, e)
+    return e.func(*[_at_member(a, at) for a in e.args])
+
+
 def judge_formula(answer: FormulaAnswer, recipe: Recipe, given: dict, name: str,
                   seconds: float = FORMULA_SECONDS) -> Judgement:
     """The claim compared with the quantity's symbolic form, member by member for a family
@@ -364,8 +380,8 @@ def judge_formula(answer: FormulaAnswer, recipe: Recipe, given: dict, name: str,
     for m in members:
         at = {} if m is None else {i: sp.Integer(m) for i in node.indices[:1]}
         try:
-            expected = spec(node.head.xreplace(at))
-            claimed = spec(answer.expr.xreplace(at))
+            expected = spec(_at_member(node.head, at))
+            claimed = spec(_at_member(answer.expr, at))
         except TooLarge as exc:
             if m is not None:
                 return Judgement("undecided", f"the formula, written out: {exc}")
