@@ -207,3 +207,89 @@ def test_list_formula_with_a_cancelling_sum_is_equivalent(tmp_path, capsys):
                          'prediction = { formula = "w*x_i + mean_i(y_i) - sum_i(y_i)/N" }\n',
                          "check", "--format", "json")
     assert statuses(out) == {"prediction": "equivalent"}, err
+
+
+# ------------------------------------ 17: a key's formula pasted back as a claim is equivalent
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
+
+DECAY = '''[[exercise]]
+id = "decay-paste"
+recipe = "formulas"
+[exercise.given]
+w = 1
+lr = 0.1
+lambda = 0.01
+microbatches = [[[1, 2], [3, 6]], [[2, 5]]]
+[exercise.define]
+ell = "(w*x_i - y_i)^2/2"
+mb_loss = "mean_{i in B_k}(ell_i)"
+accumulated = "sum_k(n_k/N * grad(mb_loss_k, w))"
+gradient = "accumulated + λ*w"
+
+[[exercise]]
+id = "sgd-warmup-paste"
+recipe = "formulas"
+[exercise.given]
+w0 = 1
+lr = 0.1
+warmup = 2
+steps = 3
+records = [[1, 2], [3, 6]]
+[exercise.define]
+rate = "lr*min(1, t/warmup)"
+loss = "mean_i((w_{t-1}*x_i - y_i)^2/2)"
+g = "grad(loss_t, w_{t-1})"
+w = { formula = "w_{t-1} - rate_t*g_t", start = "w0" }
+'''
+
+
+def _exercise_chunks(text: str) -> list[str]:
+    """Each [[exercise]] of a file as its own text, without its claims table."""
+    import re
+
+    out = []
+    for part in re.split(r"(?m)^\[\[exercise\]\]\s*$", text)[1:]:
+        lines, skip = [], False
+        for line in part.splitlines():
+            if re.match(r"^\s*\[", line):
+                skip = line.strip() == "[exercise.claims]"
+            if not skip:
+                lines.append(line)
+        out.append("[[exercise]]" + "\n".join(lines) + "\n")
+    return out
+
+
+def _paste_back(tmp_path, capsys, text: str) -> list[tuple[str, str, str]]:
+    """(exercise, quantity, status) of each key formula written back as a formula claim."""
+    out = []
+    for chunk in _exercise_chunks(text):
+        code, key, err = run(tmp_path, capsys, chunk, "key", "--format", "json")
+        assert code == 0, err
+        ex = json.loads(key)["exercises"][0]
+        for name, q in ex["quantities"].items():
+            if q.get("formula"):
+                claim = f"[exercise.claims]\n{name} = {{ formula = {json.dumps(q['formula'])} }}\n"
+                code, doc, err = run(tmp_path, capsys, chunk + claim, "check", "--format",
+                                     "json")
+                assert doc, f"{ex['id']}.{name}: {q['formula']!r} not read back: {err}"
+                out.append((ex["id"], name, statuses(doc)[name]))
+    return out
+
+
+@pytest.mark.parametrize("source", ["docs/examples/formulas.toml", "proofs/course/lesson03.toml",
+                                    "proofs/course/reading.toml", "proofs/course/variants.toml",
+                                    "decay"])
+def test_key_formulas_paste_back(tmp_path, capsys, source):
+    text = DECAY if source == "decay" else (ROOT / source).read_text(encoding="utf-8")
+    pasted = _paste_back(tmp_path, capsys, text)
+    assert pasted
+    assert [p for p in pasted if p[2] != "equivalent"] == []
+
+
+def test_lambda_and_the_step_index_print_as_the_language_reads_them(tmp_path, capsys):
+    code, key, err = run(tmp_path, capsys, DECAY, "key", "--format", "json")
+    forms = {ex["id"]: {n: q["formula"] for n, q in ex["quantities"].items()}
+             for ex in json.loads(key)["exercises"]}
+    assert forms["decay-paste"]["gradient"].startswith("lambda*w + ")
+    assert forms["sgd-warmup-paste"]["rate"] == "eta*min(1, t/warmup)"

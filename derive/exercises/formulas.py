@@ -259,8 +259,12 @@ def _resolve(e: sp.Expr, text: str, shown: str, graph: Graph, symbols: _Symbols,
             _unknown(label, symbols, name, problem)
     index_letters = {f.index.name for n in graph.nodes for f in (n.over, n.element)
                      if f is not None}
+    own = {i.name: i for i in node.indices if isinstance(i, sp.Symbol)}
     for s in e.atoms(sp.Symbol):
         if s in labels or s.is_integer and s.name in index_letters:
+            continue
+        if s.name in own and s.name not in symbols.scalars:
+            subs[s] = own[s.name]  # the member's own index as a value: t in lr*min(1, t/2)
             continue
         if s.name in symbols.scalars:
             subs[s] = symbols.scalars[s.name]
