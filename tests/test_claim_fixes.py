@@ -293,3 +293,63 @@ def test_lambda_and_the_step_index_print_as_the_language_reads_them(tmp_path, ca
              for ex in json.loads(key)["exercises"]}
     assert forms["decay-paste"]["gradient"].startswith("lambda*w + ")
     assert forms["sgd-warmup-paste"]["rate"] == "eta*min(1, t/warmup)"
+
+
+# ------------------------------------------------- 18: valid but unsupported, never "invalid"
+
+BLOCKS = '''[[exercise]]
+id = "block-claim"
+recipe = "formulas"
+[exercise.given]
+w = 1
+microbatches = [[[1, 2], [3, 6]], [[2, 5]]]
+[exercise.define]
+ell = "(w*x_i - y_i)^2/2"
+mb_loss = "mean_{i in B_k}(ell_i)"
+[exercise.claims]
+'''
+
+
+@pytest.mark.parametrize("formula, status", [
+    ("mean_{i in B_k}((w*x_i - y_i)^2/2)", "equivalent"),   # /tmp/rt/18_invalid_vs_unsupported
+    ("sum_{i in B_k}((w*x_i - y_i)^2/2)/n_k", "equivalent"),
+    ("mean_{i in B_k}((w*x_i - y_i)^2)", "wrong"),           # twice the value
+])
+def test_block_means_in_a_formula_answer(tmp_path, capsys, formula, status):
+    code, out, err = run(tmp_path, capsys, BLOCKS + f'mb_loss = {{ formula = "{formula}" }}\n',
+                         "check", "--format", "json")
+    assert statuses(out) == {"mb_loss": status}, err
+
+
+def test_block_mean_for_a_builtin_recipe_is_not_supported(tmp_path, capsys):
+    text = ('[[exercise]]\nid = "acc"\nrecipe = "accumulation"\n[exercise.given]\nw = 1\n'
+            'lr = 0.1\nmicrobatches = [[[1, 2], [3, 6]], [[2, 5]]]\n[exercise.claims]\n'
+            'gradient = { formula = "sum_k(n_k/N*mean_{i in B_k}((w*x_i - y_i)*x_i))" }\n')
+    code, out, err = run(tmp_path, capsys, text, "check")
+    assert code == 2 and err.count("\n") == 1
+    assert "key 'claims.gradient.formula': not supported:" in err and "unknown" not in err
+
+
+LIST_R = ('[[exercise]]\nid = "r"\nrecipe = "formulas"\n[exercise.given]\nw = 1\n'
+          'records = [[1, 2], [3, 6]]\n[exercise.define]\nr = "w*x_i - y_i"\n'
+          'L = "mean_i(r_i)"\n[exercise.claims]\n')
+
+
+def test_a_list_claim_may_use_its_index_as_a_value(tmp_path, capsys):
+    # r_i = w·x_i − y_i; the claim adds i: wrong, and the witness says so (by hand: +1 at i = 1)
+    code, out, err = run(tmp_path, capsys, LIST_R + 'r = { formula = "w*x_i - y_i + i" }\n',
+                         "check", "--format", "json")
+    claim = json.loads(out)["exercises"][0]["claims"][0]
+    w = {k: Fraction(v) for k, v in claim["diagnosis"]["witness"].items()}
+    assert claim["status"] == "wrong"
+    assert w["claimed"] - w["expected"] == int(w["member"])
+    code, out, err = run(tmp_path, capsys, LIST_R + 'r = { formula = "w*x_i - y_i + i - i" }\n',
+                         "check", "--format", "json")
+    assert statuses(out) == {"r": "equivalent"}
+
+
+def test_a_bare_index_in_a_scalar_claim_names_its_own_column(tmp_path, capsys):
+    code, out, err = run(tmp_path, capsys,
+                         LIST_R + 'L = { formula = "mean_i(w*x_i - y_i) + i" }\n', "check")
+    assert code == 2
+    assert "'i' at column 23 is an index written as a value, but L is a number" in err
