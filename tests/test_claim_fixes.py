@@ -353,3 +353,18 @@ def test_a_bare_index_in_a_scalar_claim_names_its_own_column(tmp_path, capsys):
                          LIST_R + 'L = { formula = "mean_i(w*x_i - y_i) + i" }\n', "check")
     assert code == 2
     assert "'i' at column 23 is an index written as a value, but L is a number" in err
+
+
+# ------------------------------------- [exercise.require] decided exactly, never structurally
+
+def test_require_conditions_decide_exactly():
+    from derive.exercises.variation import Condition
+
+    zero = sp.Add(sp.log(16), -2 * sp.log(4), evaluate=False)   # exactly 0, written otherwise
+    assert not Condition("nonzero").holds(zero, {})
+    assert not Condition("positive").holds(zero, {})
+    assert Condition("positive").holds(sp.log(3) - 1, {})         # 0.0986…, certified
+    assert Condition("negative").holds(1 - sp.sqrt(3), {})
+    assert not Condition("differs", "a").holds(zero, {"a": sp.Integer(0)})
+    assert Condition("differs", "a").holds(sp.log(3), {"a": sp.Integer(1)})
+    assert Condition("differs", "a").holds([sp.Integer(1)], {"a": [sp.Integer(1), 2]})
