@@ -368,3 +368,23 @@ def test_require_conditions_decide_exactly():
     assert not Condition("differs", "a").holds(zero, {"a": sp.Integer(0)})
     assert Condition("differs", "a").holds(sp.log(3), {"a": sp.Integer(1)})
     assert Condition("differs", "a").holds([sp.Integer(1)], {"a": [sp.Integer(1), 2]})
+
+
+# ----------------------------------- variants write irrational keys the reader reads back
+
+def test_variant_claims_of_large_irrationals(tmp_path, capsys):
+    text = ('[[exercise]]\nid = "big"\nrecipe = "formulas"\n[exercise.given]\nw = 60\n'
+            '[exercise.define]\na = "exp(w)"\n[exercise.vary]\nw = { choices = [W] }\n')
+    code, out, err = run(tmp_path, capsys, text.replace("W", "60, 61"), "variants", "-n", "2",
+                         "-o", str(tmp_path / "out"))
+    assert code == 0, err
+    written = sorted((tmp_path / "out").glob("*.toml"))
+    code = main(["check", *map(str, written), "--format", "json"])
+    doc = json.loads(capsys.readouterr()[0])
+    assert code == 0 and all(c["status"] == "within" for e in doc["exercises"]
+                             for c in e["claims"])
+    # exp(200) ≈ 7.2e86: no claim can write it (60 digits, exponents within ±30)
+    code, out, err = run(tmp_path, capsys, text.replace("W", "200, 201"), "variants", "-n", "2",
+                         "-o", str(tmp_path / "out2"))
+    assert code == 2 and err.count("\n") == 1
+    assert "exercise 'big': key 'claims.a': not supported:" in err
