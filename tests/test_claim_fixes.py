@@ -388,3 +388,13 @@ def test_variant_claims_of_large_irrationals(tmp_path, capsys):
                          "-o", str(tmp_path / "out2"))
     assert code == 2 and err.count("\n") == 1
     assert "exercise 'big': key 'claims.a': not supported:" in err
+
+
+def test_scientific_decimals_in_latex():
+    from derive.render.numbers import approx_latex, latex_text
+
+    assert approx_latex(sp.exp(60)) == r"\approx 1.142007 \times 10^{26}"
+    assert approx_latex(sp.exp(-60)) == r"\approx 8.756511 \times 10^{-27}"
+    assert approx_latex(sp.sqrt(2)) == r"\approx 1.414214"
+    big = sp.Add(*[sp.exp(60 + k) for k in range(30)])  # long: shown by its decimal
+    assert latex_text(big).startswith(r"\approx ") and r"\times 10^{" in latex_text(big)
