@@ -398,3 +398,15 @@ def test_scientific_decimals_in_latex():
     assert approx_latex(sp.sqrt(2)) == r"\approx 1.414214"
     big = sp.Add(*[sp.exp(60 + k) for k in range(30)])  # long: shown by its decimal
     assert latex_text(big).startswith(r"\approx ") and r"\times 10^{" in latex_text(big)
+
+
+def test_a_difference_beyond_every_enclosure_is_undecided_not_wrong(tmp_path, capsys):
+    # p = 1/(1 + exp(−(w·x + 10³⁰))) differs from 1 by about 10^(−4.3·10²⁹): no enclosure
+    # shows it, and SymPy's evalf-based "nonzero" is a float, so "1" is undecided, never wrong;
+    # 6 places are certified (p lies in [1 − 2^−64, 1])
+    text = formulas("w = 1\nb = 1e30\nrecords = [[2, 1], [1, 0]]",
+                    'p = "1/(1+exp(-(w*x_i+b)))"',
+                    'p = [{ value = "1", places = 6 }, { value = "1", places = 6 }]\n'
+                    'q = "1"').replace('p = "1/', 'q = "1/(1+exp(-(w+b)))"\np = "1/')
+    code, out, err = run(tmp_path, capsys, text, "check", "--format", "json")
+    assert statuses(out) == {"p": "within", "q": "undecided"}, err

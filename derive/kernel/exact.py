@@ -128,8 +128,8 @@ def is_zero_exact(value: sp.Expr) -> bool | None:
         return False
     if tree_size(value, EXACT_TEST_NODES) > EXACT_TEST_NODES or not value.is_number:
         return None
-    if value.is_zero is not None:
-        return bool(value.is_zero)
+    if value.is_zero:  # SymPy's structural reasoning; its "nonzero" may come from evalf, a
+        return True      # float: not trusted (a nonzero value is shown by an enclosure)
     if _zero_over_log_base(value):
         return True
     try:
