@@ -89,11 +89,38 @@ def check_exercise(ex: Exercise, seconds: float | None = DEFAULT_SECONDS,
             for name, claim in ex.claims.items()), undecided=reason)
 
 
+def _quantity_key(ex: Exercise, name: str) -> str:
+    """The key that names a quantity in a message: its define entry, else its claim, else its
+    name."""
+    if isinstance(ex.raw.get("define"), dict) and name in ex.raw["define"]:
+        return f"define.{name}"
+    return f"claims.{name}" if name in ex.claims else name
+
+
+def printable(ex: Exercise, values: dict) -> None:
+    """ExerciseNotSupported naming the file, the exercise and the quantity when a value has no
+    certified decimal to show (such as exp(10³⁰), beyond what enclosures reach), instead of a
+    message without them from the renderer."""
+    from derive.kernel.exact import NoCertifiedDecimal
+    from derive.render.numbers import decimal_text
+
+    for name, value in values.items():
+        try:
+            decimal_text(value)
+        except NoCertifiedDecimal:
+            raise ExerciseNotSupported(
+                ex.path, ex.id, _quantity_key(ex, name),
+                "its value has no certified decimal (derive encloses no digit of it, as for "
+                "exp of an argument beyond ±2^64)",
+                "use givens that keep the values within that range") from None
+
+
 def _check(ex: Exercise, seconds: float | None = None) -> Report:
     import time
 
     end = time.monotonic() + seconds if seconds else None
     values = answer_key(ex)
+    printable(ex, values)
     numbers = {n: c for n, c in ex.claims.items() if c.formula is None}
     statuses = {name: judge(claim, values[name]) for name, claim in numbers.items()}
     order = list(values)

@@ -134,13 +134,26 @@ def round_places(value: sp.Expr, places: int) -> sp.Rational | None:
     return intervals.round_places(value, places)
 
 
-def round_sig(value: sp.Expr, sig: int) -> sp.Rational | None:
-    """`value` rounded half away from zero to `sig` significant digits (None: undecided)."""
-    if value.is_Rational:
-        if value == 0:
-            return sp.S.Zero
-        return round_half_away(value, sig - 1 - intervals.decimal_exponent(abs(value)))
-    return intervals.round_sig(value, sig)
+def round_sig(value: sp.Expr, sig: int) -> tuple[int, int] | None:
+    """`value` rounded half away from zero to `sig` significant digits, as (m, e) for m·10^e
+    (never the integer of a huge value's digits); None when undecided."""
+    return intervals.sig_parts(value, sig)
+
+
+def _apart(c: sp.Rational, expected: sp.Expr, gap: sp.Rational) -> bool:
+    """Whether |c − expected| ≥ gap is certified (then no rounding to a step of `gap` maps
+    the two to the same value)."""
+    return intervals.compare(sp.Abs(_difference(c, expected)), gap) in (0, 1)
+
+
+def _rounded_places(c: sp.Rational, expected: sp.Expr, places: int) -> bool | None:
+    """Whether c and expected round to the same value at `places` digits after the point:
+    from the certified rounding of expected, or (a value whose rounding cannot be written, such
+    as exp(10⁹)) wrong when the two are certified at least one step apart."""
+    r = round_places(expected, places)
+    if r is not None:
+        return r == round_places(c, places)
+    return False if _apart(c, expected, sp.Rational(1, 10) ** places) else None
 
 
 def _equal_rounded(a, b) -> bool | None:
@@ -189,8 +202,7 @@ def _scalar(claim: Claim, expected: sp.Expr) -> str:
     if equal:
         return EXACT
     if claim.test == "places":
-        ok = _equal_rounded(round_places(expected, int(claim.tolerance)),
-                            round_places(c, int(claim.tolerance)))
+        ok = _rounded_places(c, expected, int(claim.tolerance))
     elif claim.test == "sig":
         ok = _equal_rounded(round_sig(expected, int(claim.tolerance)),
                             round_sig(c, int(claim.tolerance)))
@@ -204,10 +216,10 @@ def _scalar(claim: Claim, expected: sp.Expr) -> str:
         ok = _at_most(sp.Add(sp.Abs(diff), -claim.tolerance, evaluate=False)
                       if not expected.is_Rational else abs(diff) - claim.tolerance)
     elif claim.places is not None:
-        r = round_places(expected, claim.places)
-        if r is None:
+        ok = _rounded_places(c, expected, claim.places)
+        if ok is None:
             return UNDECIDED
-        return ROUNDED if r == c else WRONG
+        return ROUNDED if ok else WRONG
     else:
         return WRONG if equal is False else UNDECIDED
     if ok is None:
@@ -221,6 +233,8 @@ def judge(claim: Claim, expected) -> str:
         if not isinstance(expected, list) or len(expected) != len(claim.value):
             return WRONG
         statuses = [judge(c, e) for c, e in zip(claim.value, expected)]
+        if WRONG in statuses:  # one element shown to differ: the list does not hold
+            return WRONG
         return max(statuses, key=_RANK.__getitem__)
     return _scalar(claim, expected)
 

@@ -159,11 +159,16 @@ def _columns(text: str) -> dict[str, int]:
         tokens = _tokens(text)
     except (FormulaError, FormulaNotSupported):
         return out
+    subscripted: dict[str, int] = {}
+    previous = None
     for t in tokens:
         if t.kind == "name":
             word = t.text.translate(subscripts) if t.text[0] == "β" else t.text
-            out.setdefault(ALIASES.get(t.text, ALIASES.get(word, word)), t.column)
-    return out
+            name = ALIASES.get(t.text, ALIASES.get(word, word))
+            after_underscore = previous is not None and previous.text == "_"
+            (subscripted if after_underscore else out).setdefault(name, t.column)
+        previous = t
+    return {**subscripted, **out}  # a name written bare is shown where it stands bare
 
 
 def _derivatives(e: sp.Basic) -> int:
@@ -194,6 +199,18 @@ def _index_sizes(graph: Graph, symbols: _Symbols) -> dict[str, sp.Expr]:
     return out
 
 
+def _block_meanings(recipe: Recipe, graph: Graph) -> dict:
+    """The blocks and names an author's derivation over microbatches reads (B_k, n_k), so
+    that a formula answer may write mean_{i in B_k}(…) as its define table does."""
+    from derive.recipes import formulas as author
+
+    if recipe.name != author.RECIPE.name or not any(
+            f is not None and f.index.name == "k" for n in graph.nodes
+            for f in (n.over, n.element)):
+        return {}
+    return {"blocks": {"B": author._block}, "names": {"n": author._n}}
+
+
 def prepare(text: object, recipe: Recipe, given: dict, name: str, where: Where,
             key: str) -> FormulaAnswer:
     """A formula claim read against the exercise: ExerciseError (invalid: not a formula, an
@@ -220,10 +237,15 @@ def prepare(text: object, recipe: Recipe, given: dict, name: str, where: Where,
     symbols = _Symbols(graph, spec)
     shown = text if len(text) <= 60 else text[:57] + "…"
     try:
-        e = evaluated(parse_formula(text, _index_sizes(graph, symbols)))
+        e = evaluated(parse_formula(text, _index_sizes(graph, symbols),
+                                    **_block_meanings(recipe, graph)))
     except FormulaNotSupported as exc:
         not_supported(f"{shown!r}: {exc}", f"see {FORMULA_DOCS} for the language's limits")
     except FormulaError as exc:
+        if str(exc).startswith("unknown block") and not _block_meanings(recipe, graph):
+            not_supported(f"{shown!r}: a sum or mean over a block (i in B_k) in a formula "
+                          f"answer for {recipe.name}'s {name}",
+                          "write the block's records out, or claim the value")
         where.fail(key, f"{shown!r}: {exc}", f"write a formula in derive's formula language "
                    f"({FORMULA_DOCS}), such as \"(w*x - y)*x\"")
     except RecursionError:
@@ -259,11 +281,19 @@ def _resolve(e: sp.Expr, text: str, shown: str, graph: Graph, symbols: _Symbols,
             _unknown(label, symbols, name, problem)
     index_letters = {f.index.name for n in graph.nodes for f in (n.over, n.element)
                      if f is not None}
+    own = {i.name: i for i in node.indices if isinstance(i, sp.Symbol)}
     for s in e.atoms(sp.Symbol):
         if s in labels or s.is_integer and s.name in index_letters:
             continue
+        if s.name in own and s.name not in symbols.scalars:
+            subs[s] = own[s.name]  # the member's own index as a value: t in lr*min(1, t/2)
+            continue
         if s.name in symbols.scalars:
             subs[s] = symbols.scalars[s.name]
+        elif s.name in index_letters:
+            what = "a number" if not node.indices else "one value per " + node.over.name
+            problem(s.name, f"is an index written as a value, but {name} is {what}",
+                    f"write it inside sum_{s.name}(…) or mean_{s.name}(…)")
         elif s.name in symbols.families:
             count = symbols.members(s.name)
             if count == 1:
@@ -340,6 +370,22 @@ def _witness(decision, member: int | None) -> dict:
     return out
 
 
+def _at_member(e: sp.Basic, at: dict) -> sp.Basic:
+    """`e` with its free indices set to a member's numbers; an index a sum binds is left
+    alone inside it (`w*x_i - mean_i(y_i)` at i = 1 is w·x₁ − mean over every record of y,
+    never a sum from 1 to 1 over 1)."""
+    if not at or not (e.free_symbols & set(at)):
+        return e
+    if isinstance(e, sp.Sum):
+        bound = {v for v, _, _ in e.limits}
+        inner = {k: v for k, v in at.items() if k not in bound}
+        return sp.Sum(_at_member(e.function, inner),
+                      *[(v, _at_member(a, at), _at_member(b, at)) for v, a, b in e.limits])
+    if not e.args:
+        return at.get(e, e)
+    return e.func(*[_at_member(a, at) for a in e.args])
+
+
 def judge_formula(answer: FormulaAnswer, recipe: Recipe, given: dict, name: str,
                   seconds: float = FORMULA_SECONDS) -> Judgement:
     """The claim compared with the quantity's symbolic form, member by member for a family
@@ -364,8 +410,8 @@ def judge_formula(answer: FormulaAnswer, recipe: Recipe, given: dict, name: str,
     for m in members:
         at = {} if m is None else {i: sp.Integer(m) for i in node.indices[:1]}
         try:
-            expected = spec(node.head.xreplace(at))
-            claimed = spec(answer.expr.xreplace(at))
+            expected = spec(_at_member(node.head, at))
+            claimed = spec(_at_member(answer.expr, at))
         except TooLarge as exc:
             if m is not None:
                 return Judgement("undecided", f"the formula, written out: {exc}")

@@ -23,7 +23,7 @@ import sympy as sp
 from derive.exercises.errors import did_you_mean
 from derive.exercises.reader import Written
 from derive.exercises.values import Where, kind_of, number, shown
-from derive.kernel.exact import fixed_str, terminating_places, to_expr
+from derive.kernel.exact import exact_sign, fixed_str, terminating_places, to_expr
 
 MAX_RANGE = 10_000
 """Most values one `{ from, to, step }` range may hold."""
@@ -55,19 +55,17 @@ class Condition:
 
     def holds(self, value, values: dict) -> bool:
         if self.kind == "differs":
-            return value != values[self.arg]
+            return _differs(value, values[self.arg])
         items = value if isinstance(value, list) else [value]
         return all(self._one(to_expr(v)) for v in _flat(items))
 
     def _one(self, v) -> bool:
         if self.kind == "integer":
             return bool(v.is_Integer)
-        if self.kind == "nonzero":
-            return v != 0
-        if self.kind == "positive":
-            return bool(v.is_positive)
-        if self.kind == "negative":
-            return bool(v.is_negative)
+        if self.kind in ("nonzero", "positive", "negative"):  # shown exactly, or not at all
+            s = exact_sign(v)
+            return s is not None and {"nonzero": s != 0, "positive": s == 1,
+                                      "negative": s == -1}[self.kind]
         if self.kind == "places":
             places = terminating_places(v) if v.is_Rational else None
             return places is not None and places <= self.arg
@@ -76,6 +74,17 @@ class Condition:
     def __str__(self) -> str:
         return {"differs": f"differs from {self.arg}", "places": f"places <= {self.arg}"}.get(
             self.kind, self.kind)
+
+
+def _differs(a, b) -> bool:
+    """Whether two values are shown to differ: exactly, or by a certified enclosure of their
+    difference (log 16 − 2·log 4 does not differ from 0)."""
+    if isinstance(a, list) or isinstance(b, list):
+        if not (isinstance(a, list) and isinstance(b, list)) or len(a) != len(b):
+            return True
+        return any(_differs(x, y) for x, y in zip(a, b))
+    s = exact_sign(to_expr(a) - to_expr(b))
+    return s is not None and s != 0
 
 
 def _flat(items):

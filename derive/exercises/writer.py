@@ -9,7 +9,13 @@ import sympy as sp
 
 from derive.exercises.reader import BadNumber, Written
 from derive.kernel import intervals
-from derive.kernel.exact import decimal_str, fixed_str, terminating_places
+from derive.kernel.exact import (
+    MAX_DIGITS,
+    MAX_EXPONENT,
+    TooLongToWrite,
+    fixed_str,
+    terminating_places,
+)
 
 
 def value(v) -> str:
@@ -43,10 +49,19 @@ def exact(v: sp.Expr) -> str:
         if places is not None and places <= 12:
             return fixed_str(v, places)
         return json.dumps(f"{v.p}/{v.q}")
-    rounded = intervals.round_places(v, 12)  # certified; None only on an exact tie
-    if rounded is None:
-        rounded = sp.Rational(decimal_str(v, 30))
-    return f'{{ value = "{fixed_str(rounded, 12)}", places = 12 }}'
+    parts = intervals.sig_parts(v, 15)  # certified, on binary floating point: no huge integer
+    if parts is None:
+        raise TooLongToWrite("a value with no certified decimal")
+    m, e = parts
+    exponent = e + len(str(abs(m))) - 1
+    if exponent + 1 + 12 <= MAX_DIGITS:  # 12 places fit the reader's digits
+        rounded = intervals.round_places(v, 12)
+        if rounded is not None:
+            return f'{{ value = "{fixed_str(rounded, 12)}", places = 12 }}'
+    if abs(e) > MAX_EXPONENT:
+        raise TooLongToWrite(f"a value of about 10^{exponent}, beyond what a claim writes "
+                             f"(exponents within ±{MAX_EXPONENT})")
+    return f'{{ value = "{m}e{e}", sig = 15 }}'
 
 
 def table(name: str, entries: dict) -> list[str]:

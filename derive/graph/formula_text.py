@@ -9,6 +9,21 @@ from sympy.printing.precedence import precedence
 from sympy.printing.str import StrPrinter
 
 
+def _spellings() -> dict[str, str]:
+    """Canonical names the parser cannot read back as written (`lambda_`, SymPy's name for λ,
+    reads as member `_` of lambda) with the ASCII spelling it reads as that name."""
+    from derive.graph.language import ALIASES
+
+    out: dict[str, str] = {}
+    for spelling, name in ALIASES.items():
+        if spelling.isascii() and name.endswith("_") and name not in out:
+            out[name] = spelling
+    return out
+
+
+_SPELLING = _spellings()
+
+
 class NotWritable(ValueError):
     """An expression the formula language cannot write (a Σ not from 1, an unknown function)."""
 
@@ -38,7 +53,7 @@ class _Printer(StrPrinter):
         return f"{name}_{shown}" if simple else f"{name}_{{{shown}}}"
 
     def _print_Symbol(self, expr):
-        return expr.name
+        return _SPELLING.get(expr.name, expr.name)
 
     _print_Dummy = _print_Symbol
 

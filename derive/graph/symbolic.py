@@ -186,6 +186,15 @@ class Specialiser:
                 self.members[name] = len([m for m in v if m != 0])
             if label.is_integer or name in graph.opaque:
                 self.structural[name] = v
+        for n in graph.nodes:  # a family's size read by no formula (T: the steps)
+            for fam in (n.over, n.element):
+                if fam is None:
+                    continue
+                for sym in fam.size.free_symbols:
+                    if sym.name in graph.inputs and sym.name not in self.structural:
+                        v = _value(graph.inputs[sym.name], ctx)
+                        if isinstance(v, int) or isinstance(v, sp.Integer):
+                            self.structural[sym.name] = v
 
     def __call__(self, e: sp.Basic) -> sp.Expr:
         """`e` (over nodes and inputs) inlined, specialised to the exercise, derivatives

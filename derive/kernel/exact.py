@@ -128,8 +128,10 @@ def is_zero_exact(value: sp.Expr) -> bool | None:
         return False
     if tree_size(value, EXACT_TEST_NODES) > EXACT_TEST_NODES or not value.is_number:
         return None
-    if value.is_zero is not None:
-        return bool(value.is_zero)
+    if value.is_zero:  # SymPy's structural reasoning; its "nonzero" may come from evalf, a
+        return True      # float: not trusted (a nonzero value is shown by an enclosure)
+    if _zero_over_log_base(value):
+        return True
     try:
         x = sp.Dummy("x")
         return sp.minimal_polynomial(value, x) == x
@@ -140,6 +142,83 @@ def is_zero_exact(value: sp.Expr) -> bool | None:
 EXACT_TEST_NODES = 400
 """Largest value (in tree nodes) given to SymPy's exact zero tests; a larger one is shown
 nonzero by its enclosure or not at all."""
+
+LOG_BASE_BITS = 256
+"""Largest integer (in bits) whose log the exact zero test rewrites over a coprime base."""
+LOG_BASE_COUNT = 64
+"""Most logs of rationals the exact zero test rewrites."""
+LOG_BASE_DEGREE = 32
+"""Largest integer power the zero test over logs expands."""
+
+
+def coprime_base(numbers) -> list[int] | None:
+    """Pairwise coprime integers > 1 of which each of `numbers` (integers > 1) is a product
+    (by gcds alone, never by factoring); None past LOG_BASE_COUNT of them."""
+    from math import gcd
+
+    base: list[int] = []
+    for n in numbers:
+        todo = [n]
+        while todo:
+            x = todo.pop()
+            if x == 1:
+                continue
+            for i, b in enumerate(base):
+                g = gcd(x, b)
+                if g > 1:
+                    base.pop(i)
+                    todo.extend((b // g, g, x // g))
+                    break
+            else:
+                base.append(x)
+                if len(base) > 4 * LOG_BASE_COUNT:
+                    return None
+    return base
+
+
+def _over_base(n: int, base: list[int], symbols: list) -> sp.Expr | None:
+    """log n as Σ k·log b over the coprime base (its logs as `symbols`)."""
+    terms = []
+    for b, s in zip(base, symbols):
+        k = 0
+        while n % b == 0:
+            n //= b
+            k += 1
+        if k:
+            terms.append(k * s)
+    return sp.Add(*terms) if n == 1 else None
+
+
+def _zero_over_log_base(value: sp.Expr) -> bool:
+    """Whether `value` is 0 because of the logs of its rationals alone: each log(p/q) is
+    rewritten as Σ k·log b over a coprime base of the integers (log 16 − 2·log 4 becomes
+    4·L₂ − 2·2·L₂), and the result, a rational function of the logs L_b (each a symbol), is
+    identically 0. True proves zero (an identity holds for every value of the symbols);
+    False says nothing."""
+    logs = [a for a in value.atoms(sp.log)
+            if len(a.args) == 1 and a.args[0].is_Rational and a.args[0] > 0]
+    if not logs or len(logs) > LOG_BASE_COUNT:
+        return False
+    ints = {int(x) for a in logs for x in (a.args[0].p, a.args[0].q) if x > 1}
+    if any(n.bit_length() > LOG_BASE_BITS for n in ints):
+        return False
+    if any(p.exp.is_Integer and abs(int(p.exp)) > LOG_BASE_DEGREE
+           for p in value.atoms(sp.Pow)):
+        return False
+    base = coprime_base(sorted(ints))
+    if base is None:
+        return False
+    symbols = [sp.Dummy(f"L{b}") for b in base]
+    subs = {}
+    for a in logs:
+        p = _over_base(int(a.args[0].p), base, symbols)
+        q = _over_base(int(a.args[0].q), base, symbols)
+        if p is None or q is None:
+            return False
+        subs[a] = p - q
+    rewritten = value.xreplace(subs)
+    numerator, _ = sp.fraction(sp.together(rewritten))
+    return sp.expand(numerator) == 0
 
 
 def exact_sign(value: sp.Expr) -> int | None:
@@ -176,19 +255,40 @@ def exact_str(value: sp.Expr) -> str:
     return shared_str(value)
 
 
-def certified_decimal(value: sp.Expr, significant: int) -> sp.Rational:
-    """An irrational value rounded half away from zero to `significant` significant digits,
-    every digit certified by an enclosure (derive/kernel/intervals.py); with fewer digits
-    when that many cannot be certified (a value too near a tie); NotSupportedError when no
-    digit can be (not a real constant derive encloses)."""
+class NoCertifiedDecimal(NotSupportedError):
+    """A value none of whose digits an enclosure certifies."""
+
+
+def certified_parts(value: sp.Expr, significant: int) -> tuple[int, int]:
+    """(m, e) with m·10^e an irrational value rounded half away from zero to `significant`
+    significant digits, every digit certified by an enclosure (derive/kernel/intervals.py);
+    with fewer digits when that many cannot be certified (a value too near a tie); (0, 0) for
+    a value the exact zero test shows is 0; NoCertifiedDecimal when no digit can be."""
     from derive.kernel import intervals
 
     for digits in range(significant, 0, -1):
-        r = intervals.round_sig(value, digits)
-        if r is not None:
-            return r
-    raise NotSupportedError("a value with no certified decimal (not a real constant derive "
-                            "can enclose)")
+        parts = intervals.sig_parts(value, digits)
+        if parts is not None:
+            return parts
+    if is_zero_exact(value):
+        return (0, 0)
+    raise NoCertifiedDecimal("a value with no certified decimal (derive encloses no digit of "
+                             "it: not a real constant it handles, or beyond the magnitudes "
+                             "it encloses)")
+
+
+def certified_decimal(value: sp.Expr, significant: int) -> sp.Rational:
+    """certified_parts as a rational (for values whose decimal exponent is moderate)."""
+    m, e = certified_parts(value, significant)
+    return sp.Integer(m) * sp.Integer(10) ** e if e >= 0 else sp.Rational(m, 10 ** -e)
+
+
+def scientific_str(m: int, e: int) -> str:
+    """m·10^e as `1.14200738981568e26` (the mantissa's trailing zeros dropped)."""
+    digits = str(abs(m))
+    exponent = e + len(digits) - 1
+    mantissa = (digits[0] + "." + digits[1:]).rstrip("0").rstrip(".")
+    return f"{'-' if m < 0 else ''}{mantissa}e{exponent}"
 
 
 def round_half_away(value: sp.Rational, places: int) -> sp.Rational:
@@ -234,12 +334,20 @@ def terminating_places(value: sp.Rational) -> int | None:
 
 def decimal_str(value: sp.Expr, significant: int = 15) -> str:
     """A decimal for display: exact when the decimal terminates within `significant` digits,
-    otherwise rounded half away from zero to `significant` significant digits."""
+    otherwise rounded half away from zero to `significant` significant digits. An irrational
+    value with more integer digits than `significant` (or more leading zeros) is written in
+    scientific notation, `1.14200738981568e26`: only certified digits are ever shown."""
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(decimal_str(v, significant) for v in value) + "]"
     value = to_expr(value)
     if not value.is_Rational:
-        value = certified_decimal(value, significant)
+        m, e = certified_parts(value, significant)
+        if m == 0:
+            return "0"
+        exponent = e + len(str(abs(m))) - 1
+        if exponent >= significant or exponent < -significant:
+            return scientific_str(m, e)
+        value = sp.Integer(m) * sp.Integer(10) ** e if e >= 0 else sp.Rational(m, 10 ** -e)
     if value == 0:
         return "0"
     check_length(value)

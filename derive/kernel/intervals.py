@@ -29,6 +29,7 @@ from mpmath.libmp import (
     mpf_abs,
     mpf_add,
     mpf_lt,
+    mpf_neg,
     mpf_shift,
     mpf_sign,
     mpf_sub,
@@ -54,6 +55,15 @@ MAX_NODES = 200_000
 """Most distinct subexpressions one enclosure evaluates (a bound on time and memory)."""
 
 TRANSCENDENTAL_GUARD = 20
+MAGNITUDE_BITS = 2**15
+"""Largest binary exponent an endpoint keeps when it becomes an exact rational: an endpoint
+beyond 2^±MAGNITUDE_BITS (about 10^±9864) is replaced by a weaker bound (a huge lower bound by
+2^MAGNITUDE_BITS, a tiny one by 0, a huge upper bound by none at all), so that no integer
+of a value such as exp(10⁹) (434,294,482 digits) is ever built."""
+
+EXP_ARGUMENT = 2**64
+"""exp is evaluated on arguments within ±EXP_ARGUMENT (mpmath's argument reduction costs
+time in the argument's bits); beyond, the result is bounded by exp(±EXP_ARGUMENT) alone."""
 """Extra bits exp and log are computed with before the result is widened by 2^−bits."""
 
 _CACHE: dict = {}
@@ -114,8 +124,24 @@ def _sqrt(iv, bits):
     raise _Unsettled("sqrt")
 
 
+_EXP_LIMIT = from_int(EXP_ARGUMENT)
+_MINUS_EXP_LIMIT = from_int(-EXP_ARGUMENT)
+
+
 def _exp(iv, bits):
-    return _widen(mpi_exp(iv, bits + TRANSCENDENTAL_GUARD), bits)
+    a, b = iv
+    if not (mpf_lt(a, _MINUS_EXP_LIMIT) or mpf_lt(_EXP_LIMIT, b)):
+        return _widen(mpi_exp(iv, bits + TRANSCENDENTAL_GUARD), bits)
+    # exp is increasing: clamp the argument, then weaken the ends that were clamped
+    def clamp(x):
+        return _MINUS_EXP_LIMIT if mpf_lt(x, _MINUS_EXP_LIMIT) else (
+            _EXP_LIMIT if mpf_lt(_EXP_LIMIT, x) else x)
+    lo, hi = _widen(mpi_exp((clamp(a), clamp(b)), bits + TRANSCENDENTAL_GUARD), bits)
+    if mpf_lt(a, _MINUS_EXP_LIMIT):
+        lo = from_int(0)
+    if mpf_lt(_EXP_LIMIT, b):
+        raise _Unsettled("exp of an argument beyond ±2^64")
+    return (lo, hi)
 
 
 def _log(iv, bits):
@@ -234,23 +260,40 @@ def _interval(expr: sp.Basic, bits: int):
     return local[id(expr)]
 
 
-def _to_rational(m) -> Fraction:
-    sign, man, exp, _ = m
+def _to_rational(m, lower: bool) -> Fraction | None:
+    """An endpoint as an exact rational, weakened (outward) when its magnitude is beyond
+    2^±MAGNITUDE_BITS: None for an unbounded end (a huge upper bound of a positive value, a
+    huge lower bound of a negative one)."""
+    sign, man, exp, bc = m
+    if not man:
+        return Fraction(0)
+    if exp + bc > MAGNITUDE_BITS:  # |m| ≥ 2^(exp+bc−1) ≥ 2^MAGNITUDE_BITS
+        if lower == bool(sign):
+            return None
+        big = Fraction(2) ** MAGNITUDE_BITS
+        return -big if sign else big
+    if exp + bc < -MAGNITUDE_BITS:  # |m| < 2^(exp+bc) < 2^−MAGNITUDE_BITS
+        if lower != bool(sign):
+            return Fraction(0)
+        small = Fraction(1, 2 ** MAGNITUDE_BITS)
+        return -small if sign else small
     v = Fraction(man) * (Fraction(2) ** exp)
     return -v if sign else v
 
 
 def enclose(expr: sp.Expr, bits: int) -> tuple[sp.Rational, sp.Rational] | None:
     """Exact rationals (lo, hi) with lo ≤ expr ≤ hi, from `bits`-bit interval arithmetic; None
-    when this precision does not bound it (a divisor not yet away from 0). NoEnclosure when
-    `expr` is not a real constant this module handles."""
+    when this precision does not bound it (a divisor not yet away from 0, or a magnitude beyond
+    2^MAGNITUDE_BITS). NoEnclosure when `expr` is not a real constant this module handles."""
     lo, hi = _fractions(expr, bits) or (None, None)
-    if lo is None:
+    if lo is None or hi is None:
         return None
     return sp.Rational(lo.numerator, lo.denominator), sp.Rational(hi.numerator, hi.denominator)
 
 
-def _fractions(expr: sp.Basic, bits: int) -> tuple[Fraction, Fraction] | None:
+def _fractions(expr: sp.Basic, bits: int) -> tuple[Fraction | None, Fraction | None] | None:
+    """(lo, hi) at `bits` bits (an end None when unbounded, see _to_rational); None when this
+    precision does not settle the walk."""
     if expr.is_Rational:
         v = Fraction(int(expr.p), int(expr.q))
         return v, v
@@ -260,18 +303,19 @@ def _fractions(expr: sp.Basic, bits: int) -> tuple[Fraction, Fraction] | None:
         return None
     except RecursionError as exc:  # pragma: no cover — the walk is iterative
         raise NoEnclosure("too deep") from exc
-    return _to_rational(a), _to_rational(b)
+    return _to_rational(a, True), _to_rational(b, False)
 
 
 def enclosures(expr: sp.Expr):
     """(lo, hi) as Fractions at each precision of PRECISIONS in turn (skipping those that do
-    not bound it); nothing for an expression that cannot be enclosed."""
+    not bound it; an end is None when unbounded, see _to_rational); nothing for an expression
+    that cannot be enclosed."""
     try:
         for bits in PRECISIONS:
             pair = _fractions(expr, bits)
             if pair is not None:
                 yield pair
-            if pair is not None and pair[0] == pair[1]:
+            if pair is not None and pair[0] is not None and pair[0] == pair[1]:
                 return
     except NoEnclosure:
         return
@@ -294,9 +338,9 @@ def compare(expr: sp.Expr, q) -> int | None:
         v = Fraction(int(expr.p), int(expr.q))
         return (v > q) - (v < q)
     for lo, hi in enclosures(expr):
-        if lo > q:
+        if lo is not None and lo > q:
             return 1
-        if hi < q:
+        if hi is not None and hi < q:
             return -1
     return None
 
@@ -321,6 +365,8 @@ def round_places(expr: sp.Expr, places: int) -> sp.Rational | None:
     or too near a tie: only a rational can be on one)."""
     scale = Fraction(10) ** places
     for lo, hi in enclosures(expr):
+        if lo is None or hi is None:
+            continue
         a, b = _half_away(lo * scale), _half_away(hi * scale)
         if a == b:  # rounding is monotone: every value between rounds the same
             r = Fraction(a) / scale
@@ -329,9 +375,10 @@ def round_places(expr: sp.Expr, places: int) -> sp.Rational | None:
 
 
 def decimal_exponent(x) -> int:
-    """e with 10^e ≤ x < 10^(e+1), for a rational x > 0, exactly."""
+    """e with 10^e ≤ x < 10^(e+1), for a rational x > 0, exactly (estimated from bit lengths,
+    never by printing the integers)."""
     x = _as_fraction(x)
-    e = len(str(x.numerator)) - len(str(x.denominator))
+    e = _log10_floor(x.numerator.bit_length() - x.denominator.bit_length())
     while Fraction(10) ** e > x:
         e -= 1
     while Fraction(10) ** (e + 1) <= x:
@@ -339,23 +386,94 @@ def decimal_exponent(x) -> int:
     return e
 
 
-def round_sig(expr: sp.Expr, sig: int) -> sp.Rational | None:
-    """expr rounded half away from zero to `sig` significant digits; None when undecided."""
-    if expr.is_Rational and expr == 0:
-        return sp.S.Zero
-    for lo, hi in enclosures(expr):
-        if lo <= 0 <= hi:
-            continue
-        a, b = sorted((abs(lo), abs(hi)))
-        e = decimal_exponent(a)
-        if e != decimal_exponent(b):
-            continue
-        scale = Fraction(10) ** (sig - 1 - e)
-        ra, rb = _half_away(lo * scale), _half_away(hi * scale)
-        if ra == rb:
-            r = Fraction(ra) / scale
-            return sp.Rational(r.numerator, r.denominator)
+_LOG10_2 = (30102999566398119521373889472449302677, 10**38)
+
+
+def _log10_floor(n: int) -> int:
+    """⌊n·log10 2⌋ up to ±1 (the callers correct it exactly)."""
+    return (n * _LOG10_2[0]) // _LOG10_2[1]
+
+
+def _round_scaled(x: Fraction, low: int, high: int) -> tuple[int, int]:
+    """(m, shift): x (with low/10 ≤ x < 10·high) rounded half away from zero to the digits of
+    [low, high), as m·10^shift with low ≤ m < high."""
+    shift = -1 if x < low else (1 if x >= high else 0)
+    m = _half_away(x * Fraction(10) ** -shift)
+    if m == high:
+        m, shift = low, shift + 1
+    return (m, shift)
+
+
+def _sig_of_interval(iv, sig: int, bits: int) -> tuple[int, int] | None:
+    """(m, e) with m·10^e the value of every point of the mpf interval `iv` rounded half away
+    from zero to `sig` significant digits (10^(sig−1) ≤ |m| < 10^sig), when they all round
+    the same; computed on binary floating point (the scale 10^k as an interval), so that a
+    value such as exp(10⁹) never becomes an integer of its own digits."""
+    a, b = iv
+    if mpf_sign(a) <= 0 <= mpf_sign(b):
+        return None
+    negative = mpf_sign(b) < 0
+    if negative:
+        a, b = mpf_neg(b), mpf_neg(a)
+    _, _, ex, bc = a
+    e = _log10_floor(ex + bc - 1)
+    low, high = 10 ** (sig - 1), 10 ** sig
+    ten = (from_int(10), from_int(10))
+    for _ in range(6):
+        k = sig - 1 - e
+        scale = mpi_pow_int(ten, abs(k), bits + 20)
+        lo, hi = (mpi_mul if k >= 0 else mpi_div)((a, b), scale, bits + 20)
+        lo, hi = _to_rational(lo, True), _to_rational(hi, False)
+        if hi is not None and hi < low:
+            e -= 1
+        elif lo >= high:
+            e += 1
+        elif hi is None or lo * 10 < low or hi >= 10 * high:
+            return None
+        else:  # each end rounded in its own decade (rounding is monotone)
+            ends = {_round_scaled(lo, low, high), _round_scaled(hi, low, high)}
+            if len(ends) != 1:
+                return None
+            m, shift = ends.pop()
+            return (int(-m if negative else m), e - sig + 1 + shift)
     return None
+
+
+def sig_parts(expr: sp.Expr, sig: int) -> tuple[int, int] | None:
+    """(m, e): expr rounded half away from zero to `sig` significant digits is m·10^e, with
+    10^(sig−1) ≤ |m| < 10^sig ((0, 0) for zero); exact for a rational, certified by
+    enclosures otherwise; None when undecided (too near a tie, or not enclosable)."""
+    if expr.is_Rational:
+        if expr == 0:
+            return (0, 0)
+        x = _as_fraction(expr)
+        e = decimal_exponent(abs(x)) - sig + 1
+        m = _half_away(x / Fraction(10) ** e)
+        if abs(m) == 10 ** sig:
+            m, e = m // 10, e + 1
+        return (int(m), e)
+    try:
+        for bits in PRECISIONS:
+            try:
+                iv = _interval(expr, bits)
+            except _Unsettled:
+                continue
+            parts = _sig_of_interval(iv, sig, bits)
+            if parts is not None:
+                return parts
+    except NoEnclosure:
+        return None
+    return None
+
+
+def round_sig(expr: sp.Expr, sig: int) -> sp.Rational | None:
+    """expr rounded half away from zero to `sig` significant digits; None when undecided, or
+    when its decimal exponent is beyond ±MAGNITUDE_BITS (use sig_parts)."""
+    parts = sig_parts(expr, sig)
+    if parts is None or abs(parts[1]) > MAGNITUDE_BITS:
+        return None
+    m, e = parts
+    return sp.Integer(m) * sp.Integer(10) ** e if e >= 0 else sp.Rational(m, 10 ** -e)
 
 
 def is_enclosable(expr: sp.Expr) -> bool:
@@ -369,4 +487,4 @@ def is_enclosable(expr: sp.Expr) -> bool:
 
 __all__ = ["PRECISIONS", "NoEnclosure", "compare", "decimal_exponent", "enclose", "enclosures",
            "forget",
-           "is_enclosable", "round_places", "round_sig", "sign"]
+           "is_enclosable", "round_places", "round_sig", "sig_parts", "sign"]

@@ -146,6 +146,14 @@ def number_latex(value, decimals: bool = True, style: Style = STYLE) -> str:
     return sp.latex(v)
 
 
+def latex_decimal(text: str) -> str:
+    """A decimal from decimal_str in LaTeX: `1.142e26` as `1.142 \\times 10^{26}`."""
+    if "e" not in text:
+        return text
+    mantissa, exponent = text.split("e")
+    return rf"{mantissa} \times 10^{{{exponent}}}"
+
+
 def _latex_list(parts, style: Style) -> str:
     left, right = style.latex_brackets
     return left + ", ".join(parts) + right
@@ -158,7 +166,7 @@ def exact_latex(value, style: Style = STYLE) -> str:
         return _latex_list([exact_latex(x, style) for x in value], style)
     e = to_expr(value)
     if is_large(e, style):
-        return rf"\approx {decimal_str(e, style.large_significant)}"
+        return rf"\approx {latex_decimal(decimal_str(e, style.large_significant))}"
     return number_latex(e, style=style)
 
 
@@ -168,7 +176,8 @@ def _approx_body(value, style: Style) -> str | None:
         if all(p is None for p in parts):
             return None
         return _latex_list([p or exact_latex(x, style) for p, x in zip(parts, value)], style)
-    return approx_decimal(value, style)
+    text = approx_decimal(value, style)
+    return None if text is None else latex_decimal(text)
 
 
 def approx_latex(value, style: Style = STYLE) -> str | None:
@@ -191,7 +200,7 @@ def latex_text(value) -> str:
         return _latex_list([latex_text(v) for v in value], STYLE)
     e = to_expr(value)
     if not e.is_Rational and is_large(e):  # a DAG of many steps: its certified decimal
-        return rf"\approx {decimal_str(e, STYLE.significant)}"
+        return rf"\approx {latex_decimal(decimal_str(e, STYLE.significant))}"
     return sp.latex(value)
 
 

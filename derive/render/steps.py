@@ -17,7 +17,7 @@ def _cell(v) -> tuple[str, str]:
     import sympy as sp
 
     from derive.kernel.exact import decimal_str, to_expr
-    from derive.render.numbers import STYLE, exact_latex
+    from derive.render.numbers import STYLE, exact_latex, latex_decimal
 
     e = to_expr(v)
     if e.is_Rational and max(abs(e.p), e.q).bit_length() > 4 * CELL_CHARS:
@@ -25,7 +25,7 @@ def _cell(v) -> tuple[str, str]:
         return ("math", rf"\approx {sp.N(e, STYLE.large_significant)}")
     text = exact_latex(e)
     if len(text) > CELL_CHARS and not text.startswith(r"\approx"):
-        text = rf"\approx {decimal_str(e, STYLE.large_significant)}"
+        text = rf"\approx {latex_decimal(decimal_str(e, STYLE.large_significant))}"
     return ("math", text)
 
 
