@@ -2,8 +2,9 @@
 
 Each case builds its input in a fresh folder and says how `derive` must behave on it. The
 runner starts `python -m derive …` (or `python -m pytest …` for the plugin) in a child process
-under an address-space limit (`RLIMIT_AS`, set in `preexec_fn`) and a wall-clock limit, reaps it
-with `os.wait4` to get its peak resident memory (`ru_maxrss`), and judges the outcome:
+under an address-space limit (`RLIMIT_AS`, set in `preexec_fn`) and a wall-clock limit, reads
+its peak resident memory (`VmHWM`, every 10 ms while it runs; `ru_maxrss` would count the
+pages it shared with the test process before exec), and judges the outcome:
 
 - never a Python traceback (`Traceback (most recent call last)`, `Exception ignored in`);
 - never a hang (the child is killed at the wall limit);
@@ -281,6 +282,7 @@ def run(run: Run, tmp: Path, target: Target, wall: float | None = None,
         os.close(read_end)
         read_end = None
     timed_out, interrupted_at, status, usage = False, None, 0, None
+    hwm = 0
     try:
         while True:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
@@ -299,6 +301,7 @@ def run(run: Run, tmp: Path, target: Target, wall: float | None = None,
                 os.killpg(proc.pid, signal.SIGKILL)
                 _, status, usage = os.wait4(proc.pid, 0)
                 break
+            hwm = max(hwm, _high_water(proc.pid))
             time.sleep(0.01)
     finally:
         if read_end is not None:
@@ -312,8 +315,23 @@ def run(run: Run, tmp: Path, target: Target, wall: float | None = None,
     seconds = time.monotonic() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
     stdout = out_path.read_bytes() if run.stdout == "file" else b""
-    return Result(proc.returncode, seconds, usage.ru_maxrss / 1024, stdout,
+    # the child's own peak: VmHWM of its address space after exec, read while it runs. Its
+    # ru_maxrss counts the pages it shared with this (large) test process before exec.
+    peak_kib = hwm or usage.ru_maxrss
+    return Result(proc.returncode, seconds, peak_kib / 1024, stdout,
                   err_path.read_bytes(), timed_out, interrupted_at)
+
+
+def _high_water(pid: int) -> int:
+    """The peak resident memory of a running process, in KiB (VmHWM), or 0 if unreadable."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
 
 
 REPRS = re.compile(r"Written\(|BadNumber\(|datetime\.(date|time|datetime)\(|"
