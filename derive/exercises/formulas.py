@@ -208,7 +208,7 @@ def _block_meanings(recipe: Recipe, graph: Graph) -> dict:
             f is not None and f.index.name == "k" for n in graph.nodes
             for f in (n.over, n.element)):
         return {}
-    return {"blocks": {"B": author._block}, "names": {"n": author._n}}
+    return author.microbatch_meanings()
 
 
 def prepare(text: object, recipe: Recipe, given: dict, name: str, where: Where,

@@ -367,8 +367,7 @@ class _Builder:
         indices = {n: f.size for n, f in self.families.items()}
         micro = "k" in self.families
         try:
-            e = parse_formula(text, indices, blocks={"B": _block} if micro else None,
-                              names={"n": _n} if micro else None)
+            e = parse_formula(text, indices, **(microbatch_meanings() if micro else {}))
         except FormulaError as exc:
             raise DefineError(key, f"{_quoted(text)}: {exc}", "see docs/formulas.md") from None
         except FormulaNotSupported as exc:
@@ -681,6 +680,12 @@ _c = sp.IndexedBase(sp.Symbol("c", integer=True))
 def _block(i: sp.Symbol, k: sp.Expr):
     """B_k, the records of microbatch k: c_{k−1}+1 … c_k, n_k of them."""
     return _c[k - 1] + 1, _c[k], _n[k]
+
+
+def microbatch_meanings() -> dict:
+    """What a formula over microbatches reads that its text cannot say, as `parse_formula`'s
+    keyword arguments: the blocks B_k and the sizes n_k of this recipe's graph."""
+    return {"blocks": {"B": _block}, "names": {"n": _n}}
 
 
 def _column(table: str, j: int):
