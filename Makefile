@@ -47,6 +47,8 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/variants.py
 	$(BIN)/python benchmarks/scaling.py --max-n 10000
 	$(BIN)/python benchmarks/certified.py
+	$(BIN)/python benchmarks/formulas_bank.py
+	$(BIN)/python benchmarks/formula_answers.py
 
 # The export pictures of docs/export.md (TeX Live and pdftoppm from poppler-utils).
 pages: $(STAMP)
