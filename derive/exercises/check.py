@@ -104,7 +104,14 @@ def printable(ex: Exercise, values: dict) -> None:
     from derive.kernel.exact import NoCertifiedDecimal
     from derive.render.numbers import decimal_text
 
+    def irrational(v) -> bool:  # a rational always has its decimal
+        if isinstance(v, (list, tuple)):
+            return any(irrational(x) for x in v)
+        return not getattr(v, "is_Rational", True)
+
     for name, value in values.items():
+        if not irrational(value):
+            continue
         try:
             decimal_text(value)
         except NoCertifiedDecimal:

@@ -59,6 +59,18 @@ def reset_work() -> None:
     _work[0] = 0
 
 
+SMALL_BITS = 4096
+"""Values of at most this many bits are neither checked nor counted (the common case)."""
+
+
+def _counted(q):
+    """A rational product, checked against MAX_VALUE_BITS and counted when it is large."""
+    n, d = q.numerator.bit_length(), q.denominator.bit_length()
+    if n > SMALL_BITS or d > SMALL_BITS:
+        _too_large(max(n, d))
+    return q
+
+
 def _too_large(bits: int) -> None:
     if bits > MAX_VALUE_BITS:
         raise TooLarge(f"a value of more than {MAX_VALUE_BITS:,} bits (about "
@@ -164,6 +176,10 @@ _POW = _Op(lambda a, b: a ** b, _unevaluated_pow)
 
 
 def _add(a, b):
+    if type(a) is int:  # an index's member number (k − 1)
+        a = Fraction(a)
+    if type(b) is int:
+        b = Fraction(b)
     if isinstance(a, Fraction) and isinstance(b, Fraction):
         return a + b
     if a == 0:
@@ -174,10 +190,12 @@ def _add(a, b):
 
 
 def _mul(a, b):
+    if type(a) is int:
+        a = Fraction(a)
+    if type(b) is int:
+        b = Fraction(b)
     if isinstance(a, Fraction) and isinstance(b, Fraction):
-        out = a * b
-        _too_large(_bits(out))
-        return out
+        return _counted(a * b)
     if a == 1:
         return b
     if b == 1:
@@ -271,7 +289,7 @@ def _build(e: sp.Basic, indices: frozenset):
 
             def mul2(env, idx):
                 x, y = a(env, idx), b(env, idx)
-                return _mul(x, y)
+                return _counted(x * y) if type(x) is Q and type(y) is Q else _mul(x, y)
             return mul2
 
         def fold(env, idx):
