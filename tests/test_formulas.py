@@ -583,3 +583,49 @@ b = "max(log(9), 2*log(w))"
     monkeypatch.setattr(exact, "exact_sign", lambda value: None)
     with pytest.raises(NotSupportedError, match="cannot decide"):
         key_of(text.replace('"max(log(9), 2*log(w))"', '"max(log(2), log(w))"'))
+
+
+def test_the_working_of_many_steps_shows_large_values_by_their_decimals(tmp_path):
+    """Ten RMSprop-like steps: each w_t is a DAG of nested surds; its substituted line shows
+    the earlier values by certified decimals (found by the fuzzer: the export ran for minutes
+    printing the trees)."""
+    from derive.cli.main import main
+
+    path = tmp_path / "r.toml"
+    path.write_text(HEAD + """
+[exercise.given]
+w0 = 1
+lr = 0.1
+steps = 10
+records = [[1, 2], [3, 6], [2, 5]]
+[exercise.define]
+loss = "mean_i((w_{t-1}*x_i - y_i)^2/2)"
+g = "grad(loss_t, w_{t-1})"
+v = { formula = "0.9*v_{t-1} + 0.1*g_t^2", start = "0" }
+w = { formula = "w_{t-1} - lr*g_t/(sqrt(v_t) + 0.001)", start = "w0" }
+""", encoding="utf-8")
+    out = tmp_path / "r.md"
+    assert main(["export", str(path), "--format", "md", "-o", str(out)]) == 0
+    assert r"w_{8} &= \left(\approx" in out.read_text(encoding="utf-8")  # 8 shown
+
+
+def test_writing_is_bounded_too(tmp_path, monkeypatch, capsys):
+    """Past --time-limit while writing (every exercise checked in time): one line, exit 2,
+    nothing written."""
+    import time as clock
+
+    from derive.cli.main import main
+    from derive.render import formats
+
+    path = tmp_path / "a.toml"
+    path.write_text(HEAD + '[exercise.given]\nw = 1\n[exercise.define]\na = "w"\n',
+                    encoding="utf-8")
+
+    def slow(*args, **kwargs):
+        while True:
+            clock.sleep(0.01)
+    monkeypatch.setattr(formats, "render", slow)
+    out = tmp_path / "k.md"
+    assert main(["key", str(path), "--time-limit", "0.5", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "while writing" in err and err.count("\n") == 1 and not out.exists()

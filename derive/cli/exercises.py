@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from derive.cli.errors import UsageError
 from derive.cli.output import emit
 from derive.limits import EXERCISE_SECONDS, RUN_SECONDS
@@ -76,11 +78,30 @@ def run_check(args) -> int:
     return 0 if all(r.ok for r in reports) else 1
 
 
+@contextmanager
+def writing_bound(seconds: float, count: int, total: float, what: str):
+    """Writing a key or an export within --time-limit per exercise (and --total-time-limit):
+    past it, one line and nothing written (a working of huge values must not run unbounded
+    after every exercise was checked in time)."""
+    from derive.errors import TimeBoundError
+    from derive.kernel.timebound import DecisionTimeout, time_bound
+
+    bound = min(total, seconds * max(count, 1))
+    try:
+        with time_bound(bound):
+            yield
+    except DecisionTimeout:
+        raise TimeBoundError(f"{what} passed its time bound of {bound:g} s while writing "
+                             f"({count} exercise(s) × --time-limit, at most "
+                             "--total-time-limit); nothing written") from None
+
+
 def run_key(args) -> int:
     from derive.exercises.bank import toml_files
 
     reports = reports_for(args.paths, args.time_limit, decided=True,
                           total=args.total_time_limit)
-    emit(formats.render("key", args.format, reports, lang=args.lang), args.out,
-         toml_files(args.paths))
+    with writing_bound(args.time_limit, len(reports), args.total_time_limit, "derive key"):
+        text = formats.render("key", args.format, reports, lang=args.lang)
+    emit(text, args.out, toml_files(args.paths))
     return 0

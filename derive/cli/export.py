@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from derive.cli.errors import UsageError
-from derive.cli.exercises import add_time_limit, reports_for
+from derive.cli.exercises import add_time_limit, reports_for, writing_bound
 from derive.cli.output import emit
 from derive.limits import EXERCISE_SECONDS, RUN_SECONDS
 from derive.render import formats
@@ -82,18 +82,20 @@ def _exercises_document(target: str, lang: str, seconds: float, total: float,
 
     name = Path(target).name
     reports = reports_for([target], seconds, decided=True, total=total)
-    if questions:
-        from derive.render.questions import questions_document
+    with writing_bound(seconds, len(reports), total, "derive export"):
+        if questions:
+            from derive.render.questions import questions_document
 
-        return questions_document(reports, lang, name), toml_files([target])
-    from derive.render.derivation import exercises_document
+            return questions_document(reports, lang, name), toml_files([target])
+        from derive.render.derivation import exercises_document
 
-    return exercises_document(reports, lang, name), toml_files([target])
+        return exercises_document(reports, lang, name), toml_files([target])
 
 
 def run(args) -> int:
     doc, inputs = document_for(args.target, args.lang, args.time_limit, args.total_time_limit,
                                args.questions)
-    emit(formats.render("export", args.format, doc, standalone=args.standalone), args.out,
-         inputs)
+    with writing_bound(args.time_limit, 1, args.total_time_limit, "derive export"):
+        text = formats.render("export", args.format, doc, standalone=args.standalone)
+    emit(text, args.out, inputs)
     return 0

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from derive.kernel.exact import to_expr
-from derive.render.numbers import number_latex
+from derive.render.numbers import exact_latex, is_large, number_latex
 
 REL, ADD, MUL, POW, ATOM = range(5)
 
@@ -38,6 +38,8 @@ def number(value, decimals: bool = True) -> Tex:
     """An exact value as `derive.render.numbers.number_latex` shows it (an integer, a
     terminating decimal when `decimals`, a fraction, or a closed form), with its precedence."""
     v = to_expr(value)
+    if not v.is_Rational and is_large(v):  # a DAG of many steps: its certified decimal
+        return Tex(rf"\left({exact_latex(v)}\right)", ATOM, False)
     # a closed form is negative as written (−log 2): decided by its sign, not by evaluation
     negative = bool(v.is_number and (v.is_negative if v.is_Rational
                                      else v.could_extract_minus_sign()))
