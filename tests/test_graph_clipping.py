@@ -279,3 +279,29 @@ def test_value_clipping_against_fractions(gs, c):
     assert _frac(got["clipped_gradients"]) == [[clip(x) for x in g] for g in gs]
     assert _frac(got["clip_then_mean"]) == _mean(ws, [[clip(x) for x in g] for g in gs])
     assert _frac(got["mean_then_clip"]) == [clip(x) for x in _mean(ws, gs)]
+
+
+def _file(tmp_path, given: str, claims: str):
+    path = tmp_path / "settings.toml"
+    path.write_text('[[exercise]]\nid = "s"\nrecipe = "clipping"\n[exercise.given]\n'
+                    f"{given}\n[exercise.claims]\n{claims}\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("given, claim", [
+    ('gradients = [[3, 4]]\nmax_norm = -1\neps = "1e-6"',
+     'mean_then_clip = ["-3000000/5000001", "-4000000/5000001"]'),
+    ('gradients = [[3, 4]]\nmax_norm = 0\neps = "1e-6"', "mean_then_clip = [0, 0]"),
+    ('gradients = [[3, -4]]\nclip_value = 0', "mean_then_clip = [0, 0]"),
+])
+def test_settings_torch_accepts_are_written_and_checked(given, claim, tmp_path):
+    """max_norm 0 or negative (with eps) and clip_value 0, from an exercise file."""
+    report = check_exercise(load_file(_file(tmp_path, given, claim))[0])
+    assert [c.status for c in report.claims] == ["exact"]
+
+
+def test_max_norm_zero_without_eps_is_refused_with_torchs_reason(tmp_path):
+    from derive.exercises.errors import ExerciseError
+    with pytest.raises(ExerciseError, match=r"max_norm.*1e-6"):
+        check_exercise(load_file(_file(tmp_path, "gradients = [1]\nmax_norm = 0",
+                                       "mean_then_clip = 0"))[0])

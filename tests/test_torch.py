@@ -337,3 +337,48 @@ def test_held_out_torch_cases_check_and_are_torchs_own():
         code = main(["check", str(root / "tests" / "data" / "torch_cases.toml")])
     assert code == 0, out.getvalue()
     assert "0 wrong" in out.getvalue()
+
+
+def _torch_params(grads):
+    params = []
+    for g in grads:
+        p = torch.zeros(len(g), requires_grad=True)
+        p.grad = torch.tensor([float(v) for v in g])
+        params.append(p)
+    return params
+
+
+def _clipping(grads, **kw):
+    clip = RECIPES["clipping"]
+    given = {i.name: None for i in clip.inputs}
+    given.update(gradients=[[[R(v) for v in g] for g in grads]], **kw)
+    assert clip.check(given) == []
+    return clip.evaluate(given)["mean_then_clip"]
+
+
+@settings(max_examples=60)
+@given(grads=tensors, max_norm=st.sampled_from([Fraction(0), Fraction(-1, 2), Fraction(-1),
+                                                Fraction(-3)]))
+def test_clip_grad_norm_zero_and_negative_max_norm_match_torch(grads, max_norm):
+    """max_norm = 0 zeroes every gradient; a negative one flips their sign (torch's factor
+    c/(‖g‖ + 1e-6) is negative and the clamp at 1 leaves it), through the recipe itself."""
+    params = _torch_params(grads)
+    torch.nn.utils.clip_grad_norm_(params, float(max_norm))
+    ours = _clipping(grads, max_norm=R(max_norm), eps=sp.Rational(1, 10**6))
+    for p, g, before in zip(params, ours, grads):
+        for got, want, v in zip(p.grad.tolist(), g, before):
+            agree(want, got, "clipped entry")
+            assert sp.sign(want) == (-sp.sign(R(v)) if max_norm < 0 else 0)
+
+
+@settings(max_examples=40)
+@given(grads=tensors)
+def test_clip_grad_value_zero_matches_torch(grads):
+    """clip_grad_value_(0): every gradient becomes 0."""
+    params = _torch_params(grads)
+    torch.nn.utils.clip_grad_value_(params, 0.0)
+    ours = _clipping(grads, clip_value=sp.Integer(0))
+    for p, g in zip(params, ours):
+        for got, want in zip(p.grad.tolist(), g):
+            assert want == 0
+            agree(want, got, "clipped value")

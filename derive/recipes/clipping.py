@@ -29,7 +29,7 @@ K = symbol("clip_K", "K", integer=True, positive=True)
 d = symbol("clip_d", "d", integer=True, positive=True)
 MICRO = Family("microbatches", k, K)
 ELEMENTS = Family("elements", j, d)
-c = symbol("clip_c", "c", positive=True)
+c = symbol("clip_c", "c", real=True)
 eps = symbol("clip_eps", "varepsilon", nonnegative=True)
 S = symbol("clip_S", "S", positive=True)
 w = family("clip_w", "w")
@@ -288,6 +288,12 @@ def check(given):
                          "give exactly one: max_norm (norm clipping) or clip_value"))
     if given.get("eps") is not None and not has_norm:
         problems.append(("eps", "only applies to norm clipping", "give max_norm, or drop eps"))
+    c_norm = given.get("max_norm")
+    if has_norm and c_norm <= 0 and not (given.get("eps") or 0) > 0:
+        problems.append(("max_norm", f"is {decimal_str(c_norm)} without a positive eps: "
+                         "c/(‖g‖ + ε) divides by 0 for a zero gradient, where torch divides by "
+                         "‖g‖ + 1e-6",
+                         "give eps = 1e-6, as torch does, or a positive max_norm"))
     gs = given.get("gradients") or []
     if len({_shape(g) for g in gs}) > 1:
         problems.append(("gradients", "mixes shapes (numbers, vectors or tensors of different "
@@ -310,8 +316,9 @@ RECIPE = Recipe(
     doc=__doc__,
     inputs=(
         Input("gradients", "gradients", "g_k: numbers, or vectors as lists of equal length"),
-        Input("max_norm", "positive", "norm clipping threshold c", required=False),
-        Input("clip_value", "positive", "value clipping threshold c", required=False),
+        Input("max_norm", "number", "norm clipping threshold c (0 or negative as torch takes "
+              "them: needs eps)", required=False),
+        Input("clip_value", "nonnegative", "value clipping threshold c", required=False),
         Input("weights", "nonnegatives", "w_k (default: equal, 1/K), adding up to 1",
               required=False),
         Input("eps", "nonnegative", "ε added to the norm (torch's clip_grad_norm_ uses 1e-6; "
