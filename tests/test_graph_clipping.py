@@ -305,3 +305,10 @@ def test_max_norm_zero_without_eps_is_refused_with_torchs_reason(tmp_path):
     with pytest.raises(ExerciseError, match=r"max_norm.*1e-6"):
         check_exercise(load_file(_file(tmp_path, "gradients = [1]\nmax_norm = 0",
                                        "mean_then_clip = 0"))[0])
+
+
+def test_norm_type_one_from_a_file(tmp_path):
+    """norm_type = 1: ‖(3, −4)‖₁ = 7, so max_norm 1 scales by 1/7."""
+    path = _file(tmp_path, "gradients = [[3, -4]]\nmax_norm = 1\nnorm_type = 1",
+                 'mean_then_clip = ["3/7", "-4/7"]')
+    assert [c.status for c in check_exercise(load_file(path)[0]).claims] == ["exact"]

@@ -382,3 +382,18 @@ def test_clip_grad_value_zero_matches_torch(grads):
         for got, want in zip(p.grad.tolist(), g):
             assert want == 0
             agree(want, got, "clipped value")
+
+
+@settings(max_examples=40, deadline=None)
+@given(grads=tensors, norm_type=st.sampled_from([Fraction(1), Fraction(3), Fraction(3, 2),
+                                                  Fraction(1, 2)]),
+       max_norm=st.sampled_from([Fraction(1, 2), Fraction(2), Fraction(-1)]))
+def test_clip_grad_norm_p_norms_match_torch(grads, norm_type, max_norm):
+    """norm_type p: one norm (Σ|g|^p)^(1/p) over all tensors, then torch's factor."""
+    params = _torch_params(grads)
+    torch.nn.utils.clip_grad_norm_(params, float(max_norm), norm_type=float(norm_type))
+    ours = _clipping(grads, max_norm=R(max_norm), eps=sp.Rational(1, 10**6),
+                     norm_type=R(norm_type))
+    for p, g in zip(params, ours):
+        for got, want in zip(p.grad.tolist(), g):
+            agree(want, got, "clipped entry")

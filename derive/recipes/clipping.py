@@ -32,6 +32,7 @@ ELEMENTS = Family("elements", j, d)
 c = symbol("clip_c", "c", real=True)
 eps = symbol("clip_eps", "varepsilon", nonnegative=True)
 S = symbol("clip_S", "S", positive=True)
+P = symbol("clip_p", "p", positive=True)
 w = family("clip_w", "w")
 
 
@@ -68,10 +69,14 @@ class _Symbols:
             return base[member, j] if member is not None else base[j]
         return base[member] if member is not None else base
 
-    def norm_of(self, base, member=None) -> sp.Expr:
-        """‖v‖ = sqrt(Σ_j v_j²); |v| for a number."""
+    def norm_of(self, base, member=None, has_p=False) -> sp.Expr:
+        """‖v‖ = sqrt(Σ_j v_j²), or (Σ_j |v_j|^p)^(1/p) for torch's norm_type p; |v| for a
+        number."""
         if self.vector:
             body = base[member, j] if member is not None else base[j]
+            if has_p:
+                return sp.Pow(sp.Sum(sp.Pow(sp.Abs(body), P), (j, 1, d)), 1 / P,
+                              evaluate=False)
             return sp.sqrt(sp.Sum(body ** 2, (j, 1, d)))
         return sp.Abs(base[member] if member is not None else base)
 
@@ -96,14 +101,15 @@ def _weighted(sy: _Symbols, base) -> sp.Expr:
 
 
 @lru_cache(maxsize=None)
-def graph(by_norm: bool, vector: bool, has_eps: bool, has_scale: bool) -> Graph:
+def graph(by_norm: bool, vector: bool, has_eps: bool, has_scale: bool,
+          has_p: bool = False) -> Graph:
     """The graph of one exercise's configuration: norm or value clipping, vectors or numbers,
     with or without ε, with or without a loss scale."""
     sy = VECTOR if vector else NUMBER
     over_j = ELEMENTS if vector else None
     nodes = []
     if by_norm:
-        nodes += [Node("microbatch_norms", sy.norm, sy.norm_of(sy.g, k), MICRO),
+        nodes += [Node("microbatch_norms", sy.norm, sy.norm_of(sy.g, k, has_p), MICRO),
                   Node("microbatch_coefficients", sy.s, _coefficient(sy.norm[k], has_eps),
                        MICRO),
                   Node("clipped_gradients", sy.clipped,
@@ -117,7 +123,7 @@ def graph(by_norm: bool, vector: bool, has_eps: bool, has_scale: bool) -> Graph:
     def clip_once(name, v, norm, norm_name, s, s_name, out):
         if not by_norm:
             return [Node(name, out, _by_value(sy.at(v)), None, over_j)]
-        return [Node(norm_name, norm, sy.norm_of(v)),
+        return [Node(norm_name, norm, sy.norm_of(v, None, has_p)),
                 Node(s_name, s, _coefficient(norm, has_eps)),
                 Node(name, out, sp.Mul(s, sy.at(v), evaluate=False), None, over_j)]
 
@@ -147,6 +153,7 @@ def graph(by_norm: bool, vector: bool, has_eps: bool, has_scale: bool) -> Graph:
         "clip_c": lambda ctx: ctx["max_norm"] if by_norm else ctx["clip_value"],
         "clip_eps": lambda ctx: ctx["eps"],
         "clip_S": lambda ctx: ctx["loss_scale"],
+        "clip_p": lambda ctx: ctx["norm_type"],
     })
 
 
@@ -162,7 +169,9 @@ def _is_vector(ctx) -> bool:
 
 def graph_of(ctx) -> Graph:
     by_norm = ctx.has("max_norm")
-    return graph(by_norm, _is_vector(ctx), by_norm and ctx.has("eps"), ctx.has("loss_scale"))
+    has_p = by_norm and ctx.has("norm_type") and ctx["norm_type"] != 2
+    return graph(by_norm, _is_vector(ctx), by_norm and ctx.has("eps"), ctx.has("loss_scale"),
+                 has_p)
 
 
 def _reshape(flat, template):
@@ -288,6 +297,9 @@ def check(given):
                          "give exactly one: max_norm (norm clipping) or clip_value"))
     if given.get("eps") is not None and not has_norm:
         problems.append(("eps", "only applies to norm clipping", "give max_norm, or drop eps"))
+    if given.get("norm_type") is not None and not has_norm:
+        problems.append(("norm_type", "only applies to norm clipping",
+                         "give max_norm, or drop norm_type"))
     c_norm = given.get("max_norm")
     if has_norm and c_norm <= 0 and not (given.get("eps") or 0) > 0:
         problems.append(("max_norm", f"is {decimal_str(c_norm)} without a positive eps: "
@@ -323,6 +335,8 @@ RECIPE = Recipe(
               required=False),
         Input("eps", "nonnegative", "ε added to the norm (torch's clip_grad_norm_ uses 1e-6; "
               "default 0)", required=False),
+        Input("norm_type", "positive", "torch's norm_type p for max_norm: the norm "
+              "(Σ|g|^p)^(1/p) (default 2)", required=False),
         Input("loss_scale", "positive", "AMP's loss scale S: adds what .grad holds (S·ḡ) and "
               "the wrong order clip-then-unscale", required=False),
     ),
