@@ -312,3 +312,22 @@ def test_norm_type_one_from_a_file(tmp_path):
     path = _file(tmp_path, "gradients = [[3, -4]]\nmax_norm = 1\nnorm_type = 1",
                  'mean_then_clip = ["3/7", "-4/7"]')
     assert [c.status for c in check_exercise(load_file(path)[0]).claims] == ["exact"]
+
+
+@pytest.mark.parametrize("given, claim", [
+    ('gradients = [[3, -4], [1, 0]]\nmax_norm = 1\nnorm_type = "inf"',
+     'clip_then_mean = ["7/8", "-1/2"]'),
+    ('gradients = [3, -4]\nmax_norm = 1\nnorm_type = "inf"', 'clip_then_mean = 0'),
+])
+def test_norm_type_inf_from_a_file(given, claim, tmp_path):
+    """norm_type "inf": the norm is max_j |g_j| (|g| for numbers)."""
+    path = _file(tmp_path, given, claim)
+    assert [c.status for c in check_exercise(load_file(path)[0]).claims] == ["exact"]
+
+
+def test_norm_type_is_positive_or_inf(tmp_path):
+    from derive.exercises.errors import ExerciseError
+    for bad in ("0", '"-inf"', '"infinity"'):
+        with pytest.raises(ExerciseError, match="norm_type"):
+            load_file(_file(tmp_path, f"gradients = [1]\nmax_norm = 1\nnorm_type = {bad}",
+                            "mean_then_clip = 1"))

@@ -397,3 +397,17 @@ def test_clip_grad_norm_p_norms_match_torch(grads, norm_type, max_norm):
     for p, g in zip(params, ours):
         for got, want in zip(p.grad.tolist(), g):
             agree(want, got, "clipped entry")
+
+
+@settings(max_examples=40, deadline=None)
+@given(grads=tensors, max_norm=st.sampled_from([Fraction(1, 2), Fraction(2), Fraction(0),
+                                                Fraction(-1)]))
+def test_clip_grad_norm_inf_matches_torch(grads, max_norm):
+    """norm_type inf: the norm is max |g| over all entries of all tensors."""
+    params = _torch_params(grads)
+    total = torch.nn.utils.clip_grad_norm_(params, float(max_norm), norm_type=float("inf"))
+    agree(max(abs(R(v)) for g in grads for v in g), total.item(), "total norm")
+    ours = _clipping(grads, max_norm=R(max_norm), eps=sp.Rational(1, 10**6), norm_type=sp.oo)
+    for p, g in zip(params, ours):
+        for got, want in zip(p.grad.tolist(), g):
+            agree(want, got, "clipped entry")

@@ -106,6 +106,10 @@ def convert(kind: str, value, where: Where, key: str):
         return number(value, where, key)
     if kind in ("positive", "nonnegative"):
         return _sign(number(value, where, key), where, key, kind == "positive", key.split(".")[-1])
+    if kind == "norm_type":  # torch's norm_type: a positive number, or "inf" (the max norm)
+        if isinstance(value, str) and value.strip().lower() == "inf":
+            return sp.oo
+        return _sign(number(value, where, key), where, key, True, key.split(".")[-1])
     if kind == "count":
         return _count(value, where, key)
     if kind == "counts":

@@ -69,10 +69,13 @@ class _Symbols:
             return base[member, j] if member is not None else base[j]
         return base[member] if member is not None else base
 
-    def norm_of(self, base, member=None, has_p=False) -> sp.Expr:
-        """‖v‖ = sqrt(Σ_j v_j²), or (Σ_j |v_j|^p)^(1/p) for torch's norm_type p; |v| for a
-        number."""
+    def norm_of(self, base, member=None, has_p=False, inf_d=None) -> sp.Expr:
+        """‖v‖ = sqrt(Σ_j v_j²), or (Σ_j |v_j|^p)^(1/p) for torch's norm_type p, or
+        max_j |v_j| for norm_type inf (written over the d entries); |v| for a number."""
         if self.vector:
+            if inf_d is not None:
+                return sp.Max(*[sp.Abs(base[member, i] if member is not None else base[i])
+                                for i in range(1, inf_d + 1)], evaluate=False)
             body = base[member, j] if member is not None else base[j]
             if has_p:
                 return sp.Pow(sp.Sum(sp.Pow(sp.Abs(body), P), (j, 1, d)), 1 / P,
@@ -102,14 +105,14 @@ def _weighted(sy: _Symbols, base) -> sp.Expr:
 
 @lru_cache(maxsize=None)
 def graph(by_norm: bool, vector: bool, has_eps: bool, has_scale: bool,
-          has_p: bool = False) -> Graph:
+          has_p: bool = False, inf_d: int | None = None) -> Graph:
     """The graph of one exercise's configuration: norm or value clipping, vectors or numbers,
     with or without ε, with or without a loss scale."""
     sy = VECTOR if vector else NUMBER
     over_j = ELEMENTS if vector else None
     nodes = []
     if by_norm:
-        nodes += [Node("microbatch_norms", sy.norm, sy.norm_of(sy.g, k, has_p), MICRO),
+        nodes += [Node("microbatch_norms", sy.norm, sy.norm_of(sy.g, k, has_p, inf_d), MICRO),
                   Node("microbatch_coefficients", sy.s, _coefficient(sy.norm[k], has_eps),
                        MICRO),
                   Node("clipped_gradients", sy.clipped,
@@ -123,7 +126,7 @@ def graph(by_norm: bool, vector: bool, has_eps: bool, has_scale: bool,
     def clip_once(name, v, norm, norm_name, s, s_name, out):
         if not by_norm:
             return [Node(name, out, _by_value(sy.at(v)), None, over_j)]
-        return [Node(norm_name, norm, sy.norm_of(v, None, has_p)),
+        return [Node(norm_name, norm, sy.norm_of(v, None, has_p, inf_d)),
                 Node(s_name, s, _coefficient(norm, has_eps)),
                 Node(name, out, sp.Mul(s, sy.at(v), evaluate=False), None, over_j)]
 
@@ -169,9 +172,11 @@ def _is_vector(ctx) -> bool:
 
 def graph_of(ctx) -> Graph:
     by_norm = ctx.has("max_norm")
-    has_p = by_norm and ctx.has("norm_type") and ctx["norm_type"] != 2
-    return graph(by_norm, _is_vector(ctx), by_norm and ctx.has("eps"), ctx.has("loss_scale"),
-                 has_p)
+    p = ctx["norm_type"] if by_norm and ctx.has("norm_type") else 2
+    vector = _is_vector(ctx)
+    inf_d = len(entries(ctx["gradients"][0])) if p == sp.oo and vector else None
+    return graph(by_norm, vector, by_norm and ctx.has("eps"), ctx.has("loss_scale"),
+                 p not in (2, sp.oo), inf_d)
 
 
 def _reshape(flat, template):
@@ -335,8 +340,8 @@ RECIPE = Recipe(
               required=False),
         Input("eps", "nonnegative", "ε added to the norm (torch's clip_grad_norm_ uses 1e-6; "
               "default 0)", required=False),
-        Input("norm_type", "positive", "torch's norm_type p for max_norm: the norm "
-              "(Σ|g|^p)^(1/p) (default 2)", required=False),
+        Input("norm_type", "norm_type", "torch's norm_type p for max_norm: the norm "
+              "(Σ|g|^p)^(1/p), or max|g| for \"inf\" (default 2)", required=False),
         Input("loss_scale", "positive", "AMP's loss scale S: adds what .grad holds (S·ḡ) and "
               "the wrong order clip-then-unscale", required=False),
     ),
