@@ -20,6 +20,7 @@ import sympy as sp
 
 from derive.graph.graph import Graph
 from derive.graph.node import Node
+from derive.kernel.exact import to_expr
 
 MAX_TERMS = 2_000
 """Most terms all the Σ of one form may be written out to, for one exercise."""
@@ -210,7 +211,7 @@ class Specialiser:
         integers written out term by term (at most MAX_TERMS terms in all)."""
         if isinstance(e, sp.Symbol):
             v = self.structural.get(e.name)
-            return sp.sympify(v) if v is not None and not isinstance(v, Mapping) else e
+            return to_expr(v) if v is not None and not isinstance(v, Mapping) else e
         if isinstance(e, sp.Indexed):
             idx = tuple(self.written_out(a, budget) for a in e.indices)
             v = self.structural.get(e.base.label.name)
@@ -218,7 +219,7 @@ class Specialiser:
                 key = int(idx[0]) if len(idx) == 1 else tuple(int(a) for a in idx)
                 if key not in v:
                     raise NoForm(f"{e.base.label.name} has no member {key}")
-                return sp.sympify(v[key])
+                return to_expr(v[key])
             return e.base[idx]
         if isinstance(e, sp.Sum):
             (var, lo, hi), rest = e.limits[0], e.limits[1:]
