@@ -225,7 +225,9 @@ def _toml(example) -> str:
 
 
 EXPECTED_MISTAKES = {"bias_correction_forgotten", "adamw_decay_as_l2", "weight_decay_forgotten",
-                     "maximize_negates_decay", "buffer_first_damped", "nesterov_as_momentum"}
+                     "maximize_negates_decay", "buffer_first_damped", "nesterov_as_momentum",
+                     "saving_only_w", "state_lost_on_resume", "moments_reset", "step_count_reset",
+                     "resumed_from_wrong_step"}
 
 
 def test_the_mistakes_are_catalogued_with_both_languages():

@@ -89,8 +89,9 @@ def _mistakes(recipe: Recipe, name: str, given) -> list[tuple[str, tuple[str, st
     """(name, (English, Chinese) description, compute) of every known mistake for quantity
     `name`: the recipe's own mistakes first (they are the more specific), then its wrong
     schemes."""
-    out = [(m.name, (m.doc, m.zh), m.compute) for m in recipe.mistakes
-           if m.target == name and all(given.get(n) is not None for n in m.needs)]
+    out = [(m.name, (m.doc, m.zh), compute) for m in recipe.mistakes
+           if (compute := m.at(name)) is not None
+           and all(given.get(n) is not None for n in m.needs)]
     own = {m.name for m in recipe.mistakes}  # a wrong scheme that is also a mistake: once
     out += [(q.name, (q.doc, ""), q.compute) for q in recipe.available(given)
             if name in q.mistake_of and q.name not in own]

@@ -2,7 +2,9 @@
 
 Kinds of given inputs (see derive.recipes): `number`, `positive`, `nonnegative`, `count`
 (a positive whole number), `counts`, `numbers`, `nonnegatives`, `records` (a list of [x, y]),
-`microbatches` (a list of lists of [x, y]), `gradients` (numbers, or vectors as lists) and
+`microbatches` (a list of lists of [x, y]), `batches` (the same, one per optimizer step),
+`optimizer_state` (a saved torch.optim state: momentum buffers, Adam's step, m, v),
+`gradients` (numbers, or vectors as lists) and
 `loss` ("half" or "squared").
 """
 
@@ -129,6 +131,13 @@ def convert(kind: str, value, where: Where, key: str):
         if _total_items(mbs) > MAX_ITEMS:
             where.fail(key, f"holds more than {MAX_ITEMS} numbers", "use a smaller window")
         return [convert("records", mb, where, f"{key}[{k}]") for k, mb in enumerate(mbs)]
+    if kind == "batches":
+        batches = _list(value, where, key, "batches (lists of [x, y] records), one per step")
+        if _total_items(batches) > MAX_ITEMS:
+            where.fail(key, f"holds more than {MAX_ITEMS} numbers", "use fewer records")
+        return [convert("records", batch, where, f"{key}[{t}]") for t, batch in enumerate(batches)]
+    if kind == "optimizer_state":
+        return _optimizer_state(value, where, key)
     if kind == "gradients":
         gs = _list(value, where, key, "numbers or vectors")
         if _total_items(gs) > MAX_ITEMS:
@@ -268,6 +277,36 @@ def _optimizer(value, where, key):
         where.fail(f"{key}.nesterov", "needs momentum > 0 and dampening = 0",
                    "as torch.optim.SGD requires; set momentum, or nesterov = false")
     return opt
+
+
+STATE_KINDS = {"step": "step", "buffer": "number", "b_buffer": "number", "m": "number",
+               "b_m": "number", "v": "nonnegative", "b_v": "nonnegative",
+               "v_max": "nonnegative", "b_v_max": "nonnegative"}
+"""A saved optimizer state's keys (torch's momentum_buffer; step, exp_avg, exp_avg_sq,
+max_exp_avg_sq; of w, and b_… of b) and their kinds. Which of them an exercise needs depends
+on its optimizer: the recipe's check says."""
+
+
+def _optimizer_state(value, where, key):
+    """A saved optimizer state: known keys, exact numbers, a whole step count ≥ 0."""
+    if not isinstance(value, dict):
+        where.fail(key, f"is {kind_of(value)}", 'write a table such as { buffer = "-1.2", '
+                   'b_buffer = "0.4" } or { step = 2, m = "0.1", v = "0.01" }')
+    out = {}
+    for name, raw in value.items():
+        at = f"{key}.{name}"
+        if name not in STATE_KINDS:
+            _unknown_key(where, at, list(STATE_KINDS), "a key of a saved optimizer state")
+        if STATE_KINDS[name] == "step":
+            if isinstance(raw, Written) and raw.value.is_integer:
+                raw = int(raw.value)
+            if isinstance(raw, bool) or not isinstance(raw, int) or raw < 0:
+                where.fail(at, f"is {shown(raw) if not isinstance(raw, Written) else raw.text}",
+                           "write the saved step count as a whole number such as 2")
+            out[name] = raw
+        else:
+            out[name] = convert(STATE_KINDS[name], raw, where, at)
+    return out
 
 
 def _ledger(value, where, key):

@@ -63,7 +63,9 @@ class Example:
 @dataclass(frozen=True)
 class Mistake:
     """A known mistake: computing `target` the way `compute` does. Tried against wrong claims.
-    `doc` explains it in English, `zh` in Chinese; `example` makes it."""
+    `doc` explains it in English, `zh` in Chinese; `example` makes it. A mistake that changes
+    other quantities too (a lost optimizer state changes the buffers, then the weights, then
+    the later gradients) names them in `also_targets`, `compute_for(name)` computing each."""
 
     name: str
     target: str
@@ -72,6 +74,16 @@ class Mistake:
     needs: tuple[str, ...] = ()
     zh: str = ""
     example: Example | None = None
+    also_targets: tuple[str, ...] = ()
+    compute_for: Callable[[str], Callable[["Context"], Value]] | None = None
+
+    def at(self, name: str) -> Callable[["Context"], Value] | None:
+        """How the mistake computes quantity `name`, or None when it does not give it."""
+        if name == self.target:
+            return self.compute
+        if name in self.also_targets and self.compute_for is not None:
+            return self.compute_for(name)
+        return None
 
 
 class Context(Mapping):
