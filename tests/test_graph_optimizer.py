@@ -353,3 +353,172 @@ def test_against_torch_float64(opt):
         for exact, got in ((ours["w_steps"][t], tw), (ours["b_steps"][t], tb)):
             value = float(sp.N(exact, 40))
             assert abs(value - got) <= 1e-12 * max(abs(value), 1.0), (t, exact, got)
+
+
+# ------------------------------------------------------------------------- resumed runs
+
+@settings(max_examples=60, deadline=None)
+@given(w=small, b=st.one_of(st.none(), small),
+       batches=st.lists(st.lists(st.tuples(small, small), min_size=1, max_size=3), min_size=1,
+                        max_size=3),
+       saved=st.one_of(st.none(), st.tuples(small, small)),
+       momentum=st.sampled_from([F(1, 2), F(9, 10)]), dampening=st.sampled_from([F(0), F(1, 10)]),
+       decay=st.sampled_from([F(0), F(1, 100)]), nesterov=st.booleans(), maximize=st.booleans(),
+       convention=st.sampled_from(["half", "squared"]))
+def test_sgd_resume_against_fractions(w, b, batches, saved, momentum, dampening, decay, nesterov,
+                                      maximize, convention):
+    """torch's SGD written here in Fractions, resumed from saved buffers (or fresh), a batch of
+    its own per step: every claimable quantity, and `saving_only_w` as the fresh-buffer run."""
+    from derive.recipes.base import Context
+    if dampening != 0:
+        nesterov = False
+    lr = F(1, 10)
+    sym = lambda f: R(f.numerator, f.denominator)  # noqa: E731
+    opt = Optimizer.make("sgd", momentum=sym(momentum), dampening=sym(dampening),
+                         weight_decay=sym(decay), nesterov=nesterov, maximize=maximize)
+    state = None
+    if saved is not None:
+        state = {"buffer": sym(saved[0])} | ({"b_buffer": sym(saved[1])} if b is not None else {})
+    given_ = {"w": sym(w), "lr": sym(lr), "b": None if b is None else sym(b),
+              "batches": [[(sym(x), sym(y)) for x, y in batch] for batch in batches],
+              "records": None, "loss": convention, "steps": None, "optimizer": opt,
+              "state": state}
+
+    def run(bufs):
+        params = {"w": w, "b": b if b is not None else F(0)}
+        out = {k: [] for k in ("gradient_steps", "b_gradient_steps", "buffer_steps",
+                               "b_buffer_steps", "w_steps", "b_steps", "loss_steps")}
+        scale = 1 if convention == "half" else 2
+        for batch in batches:
+            errs = [params["w"] * x + params["b"] - y for x, y in batch]
+            grads = {"w": scale * sum(e * x for e, (x, _) in zip(errs, batch)) / len(batch),
+                     "b": scale * sum(errs) / len(batch)}
+            for p, prefix in (("w", ""), ("b", "b_"))[: 2 if b is not None else 1]:
+                out[prefix + "gradient_steps"].append(grads[p])
+                d = -grads[p] if maximize else grads[p]
+                d = d + decay * params[p]
+                bufs[p] = d if bufs.get(p) is None else momentum * bufs[p] + (1 - dampening) * d
+                out[prefix + "buffer_steps"].append(bufs[p])
+                d = d + momentum * bufs[p] if nesterov else bufs[p]
+                params[p] = params[p] - lr * d
+                out[("w" if p == "w" else "b") + "_steps"].append(params[p])
+            losses = [(params["w"] * x + params["b"] - y) ** 2 for x, y in batch]
+            out["loss_steps"].append(sum(losses) / len(batch) / (2 if scale == 1 else 1))
+        return {k: [sym(v) for v in vs] for k, vs in out.items() if vs}
+
+    want = run({"w": saved[0], "b": saved[1]} if saved is not None else {})
+    assert RECIPE.evaluate(given_) == want
+    if saved is not None:
+        lost = run({})
+        for q, values in lost.items():
+            mistake = next(m for m in RECIPE.mistakes if m.name == "saving_only_w")
+            assert mistake.at(q)(Context(RECIPE, given_)) == values, q
+
+
+def _resume_claims(tmp_path, given_: str, claims: str):
+    path = tmp_path / "resume.toml"
+    path.write_text('[[exercise]]\nid = "r"\nrecipe = "optimizer_steps"\n[exercise.given]\n'
+                    + given_ + "[exercise.claims]\n" + claims, encoding="utf-8")
+    return {c.name: c for c in check_exercise(load_file(path)[0]).claims}
+
+
+ADAM_RESUMED = ('w = 1\nlr = 0.1\nrecords = [[2, 4]]\nsteps = 2\noptimizer = { name = "adam" }\n'
+                'state = { step = 2, m = -1, v = 4 }\n')
+
+
+def test_a_lost_state_is_named_at_the_first_quantity_it_changes(tmp_path):
+    """Two resumed steps: the lost buffer changes u_1 first, then w_1, and through w_1 the
+    second gradient: each claim is named saving_only_w, the first wrong one is the earliest in
+    derivation order, buffers before the parameters they move."""
+    given_ = ('w = 1\nlr = 0.1\nrecords = [[2, 4]]\nsteps = 2\n'
+              'optimizer = { name = "sgd", momentum = 0.5 }\nstate = { buffer = -2 }\n')
+    # lost: u_1 = −4, w_1 = 1.4, g_2 = −2.4, u_2 = −4.4, w_2 = 1.84
+    claims = _resume_claims(tmp_path, given_, 'gradient_steps = [-4, -2.4]\n'
+                            'buffer_steps = [-4, -4.4]\nw_steps = [1.4, 1.84]\n')
+    for name in ("gradient_steps", "buffer_steps", "w_steps"):
+        d = claims[name].diagnosis
+        assert (d.first_wrong, d.mistake) == ("gradient_steps", "saving_only_w"), (name, d)
+    claims = _resume_claims(tmp_path, given_, 'w_steps = [1.4, 1.84]\n'
+                            'buffer_steps = [-4, -4.4]\n')
+    assert claims["w_steps"].diagnosis.first_wrong == "buffer_steps"
+
+
+@pytest.mark.parametrize("mistake", ["state_lost_on_resume", "moments_reset", "step_count_reset",
+                                     "resumed_from_wrong_step"])
+def test_adam_resume_mistakes_are_named_at_w_over_two_steps(tmp_path, mistake):
+    """Each Adam resume mistake's two steps of w, claimed to 9 places, are named by it."""
+    from derive.recipes.base import Context
+    given_ = load_file(_write(tmp_path, ADAM_RESUMED))[0].given
+    m = next(m for m in RECIPE.mistakes if m.name == mistake)
+    value = m.at("w_steps")(Context(RECIPE, given_))
+    text = "w_steps = [" + ", ".join(f"{float(sp.N(v, 20)):.9f}" for v in value) + "]\n"
+    d = _resume_claims(tmp_path, ADAM_RESUMED, text)["w_steps"].diagnosis
+    assert mistake in {d.mistake, *d.also}, d
+
+
+def _write(tmp_path, given_: str):
+    path = tmp_path / "given.toml"
+    path.write_text('[[exercise]]\nid = "r"\nrecipe = "optimizer_steps"\n[exercise.given]\n'
+                    + given_, encoding="utf-8")
+    return path
+
+
+def test_a_resumed_adam_counts_its_steps_from_the_saved_one():
+    """m̂ at the resumed step 1 of a run saved at step 2 divides by 1 − β₁³."""
+    from derive.recipes.base import Context
+    opt = Optimizer.make("adam")
+    given_ = {"w": R(1), "lr": R(1, 10), "records": [[R(2), R(4)]], "b": None, "loss": None,
+              "steps": None, "batches": None, "optimizer": opt,
+              "state": {"step": 2, "m": R(-1), "v": R(4)}}
+    got = RECIPE.evaluate(given_)
+    m1 = R(9, 10) * -1 + R(1, 10) * -4
+    v1 = R(999, 1000) * 4 + R(1, 1000) * 16
+    w1 = 1 - R(1, 10) * (m1 / (1 - R(9, 10) ** 3)) / (
+        sp.sqrt(v1 / (1 - R(999, 1000) ** 3)) + R(1, 10**8))
+    assert got["m_steps"] == [m1] and got["v_steps"] == [v1]
+    assert abs(sp.N(got["w_steps"][0] - w1, 50)) < 1e-40
+    assert Context(RECIPE, given_)["w_steps"] == got["w_steps"]
+
+
+SGDM = 'w = 1\nlr = 0.1\noptimizer = { name = "sgd", momentum = 0.9 }\n'
+INVALID = [
+    (SGDM + 'records = [[2, 4]]\nstate = { step = 2 }\n', "given.state.step", "keeps no step"),
+    (SGDM + 'records = [[2, 4]]\nb = 0\nstate = { buffer = 1 }\n', "given.state.b_buffer",
+     "missing"),
+    (SGDM + 'records = [[2, 4]]\nstate = { b_buffer = 1 }\n', "given.state.b_buffer",
+     "b is not given"),
+    (SGDM + 'records = [[2, 4]]\nstate = { bufer = 1 }\n', "given.state.bufer", "buffer"),
+    (SGDM + 'records = [[2, 4]]\nstate = { buffer = 0.1e400 }\n', "given.state.buffer", ""),
+    (SGDM + 'records = [[2, 4]]\nstate = { buffer = "1+1" }\n', "given.state.buffer", "number"),
+    (SGDM + 'records = [[2, 4]]\nstate = [1]\n', "given.state", "table"),
+    ('w = 1\nlr = 0.1\nrecords = [[2, 4]]\nstate = { buffer = 1 }\n', "given.state.buffer",
+     "keeps no state"),
+    ('w = 1\nlr = 0.1\nrecords = [[2, 4]]\noptimizer = { name = "adam" }\n'
+     'state = { step = 2, m = 1 }\n', "given.state.v", "missing"),
+    ('w = 1\nlr = 0.1\nrecords = [[2, 4]]\noptimizer = { name = "adam" }\n'
+     'state = { step = 2, m = 1, v = -1 }\n', "given.state.v", "negative"),
+    ('w = 1\nlr = 0.1\nrecords = [[2, 4]]\noptimizer = { name = "adam" }\n'
+     'state = { step = 2.5, m = 1, v = 1 }\n', "given.state.step", "whole number"),
+    ('w = 1\nlr = 0.1\nrecords = [[2, 4]]\noptimizer = { name = "adam" }\n'
+     'state = { step = 20000, m = 1, v = 1 }\n', "given.state.step", "at most 10,000"),
+    ('w = 1\nlr = 0.1\nrecords = [[2, 4]]\noptimizer = { name = "adam", amsgrad = true }\n'
+     'state = { step = 2, m = 1, v = 1 }\n', "given.state.v_max", "missing"),
+    ('w = 1\nlr = 0.1\nrecords = [[2, 4]]\noptimizer = { name = "adam" }\n'
+     'state = { step = 2, m = 1, v = 1, buffer = 1 }\n', "given.state.buffer", "keeps no"),
+    ('w = 1\nlr = 0.1\nrecords = [[2, 4]]\nbatches = [[[2, 4]]]\n', "given.batches", "not both"),
+    ('w = 1\nlr = 0.1\nbatches = [[[2, 4]], [[1, 3]]]\nsteps = 3\n', "given.steps",
+     "one step per batch"),
+    ('w = 1\nlr = 0.1\nbatches = [[[2, 4]], []]\n', "given.batches[1]", "empty"),
+    ('w = 1\nlr = 0.1\nsteps = 2\n', "given.records", "batches"),
+]
+
+
+@pytest.mark.parametrize("text,key,words", INVALID, ids=range(len(INVALID)))
+def test_an_invalid_resume_is_one_line_naming_the_key(tmp_path, capsys, text, key, words):
+    from derive.cli.main import main
+    path = _write(tmp_path, text)
+    code = main(["check", str(path)])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and f"key '{key}'" in lines[0] and words in lines[0], err
