@@ -37,7 +37,8 @@ def describe(name: str) -> str:
         lines += ["", "known mistakes tried by the diagnosis:"]
         w = max(len(m.name) for m in r.mistakes)
         for m in r.mistakes:
-            lines.append(f"  {m.name:<{w}}  for {m.target}: {m.doc}")
+            also = " and the later quantities it changes" if m.also_targets else ""
+            lines.append(f"  {m.name:<{w}}  for {m.target}{also}: {m.doc}")
     return "\n".join(lines)
 
 
