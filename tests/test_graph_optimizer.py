@@ -500,7 +500,7 @@ INVALID = [
     ('w = 1\nlr = 0.1\nrecords = [[2, 4]]\noptimizer = { name = "adam" }\n'
      'state = { step = 2.5, m = 1, v = 1 }\n', "given.state.step", "whole number"),
     ('w = 1\nlr = 0.1\nrecords = [[2, 4]]\noptimizer = { name = "adam" }\n'
-     'state = { step = 20000, m = 1, v = 1 }\n', "given.state.step", "at most 10,000"),
+     'state = { step = 20000, m = 1, v = 1 }\n', "given.state.step", "at most 1,000"),
     ('w = 1\nlr = 0.1\nrecords = [[2, 4]]\noptimizer = { name = "adam", amsgrad = true }\n'
      'state = { step = 2, m = 1, v = 1 }\n', "given.state.v_max", "missing"),
     ('w = 1\nlr = 0.1\nrecords = [[2, 4]]\noptimizer = { name = "adam" }\n'

@@ -196,10 +196,11 @@ def expand_exact(value: Value, _seen: set | None = None) -> Value:
             raise TypeError("a binary float reached an exact value")
         if tree_size(value, SIMPLIFY_NODES) > SIMPLIFY_NODES:
             return value  # a large value (a DAG of nested surds) stays as computed
-        if sp.count_ops(value) > 40 or has_type(value, (sp.exp, sp.log)):
-            return value  # radsimp rationalises surds; on exp(−10³⁰) it would evaluate
         try:
+            if sp.count_ops(value) > 40 or has_type(value, (sp.exp, sp.log)):
+                return value  # radsimp rationalises surds; on exp(−10³⁰) it would evaluate
             return sp.radsimp(value)
         except (OverflowError, ValueError, RecursionError):
-            return value
+            return value  # (count_ops rebuilds powers: a surd of a 3,000-digit rational
+            # makes SymPy try to factor it, and overflow a float)
     return value
