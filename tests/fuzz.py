@@ -31,6 +31,15 @@ BASES = [
     '[[exercise]]\nid = "d"\nrecipe = "optimizer_steps"\n[exercise.given]\nw = 1\nlr = 0.1\n'
     'records = [[2, 4]]\nsteps = 2\noptimizer = { name = "adam", betas = [0.9, 0.999] }\n'
     '[exercise.claims]\nw_steps = { value = [1.1, 1.2], rel = 0.01 }\n',
+    '[[exercise]]\nid = "r"\nrecipe = "optimizer_steps"\n[exercise.given]\nw = 1.3668\n'
+    'b = 0.7184\nlr = 0.02\nloss = "squared"\nbatches = [[[-1, -1], [4, 14]], [[0, 2]]]\n'
+    'optimizer = { name = "sgd", momentum = 0.9, dampening = 0.1 }\n'
+    'state = { buffer = -47.34, b_buffer = -22.92 }\n'
+    '[exercise.claims]\nbuffer_steps = [-31.6092, 1]\nw_steps = [1.998984, 2]\n',
+    '[[exercise]]\nid = "ra"\nrecipe = "optimizer_steps"\n[exercise.given]\nw = 1\nb = 0.5\n'
+    'lr = 0.1\nrecords = [[2, 4]]\nsteps = 2\noptimizer = { name = "adam", amsgrad = true }\n'
+    'state = { step = 2, m = -1, v = 4, v_max = 5, b_m = 0.5, b_v = 1, b_v_max = 1 }\n'
+    '[exercise.claims]\nm_steps = [-1.3, 0]\nw_steps = [1.02, 1.04]\n',
     '[[exercise]]\nid = "m"\nrecipe = "memory"\n[exercise.given]\nparams = 1e9\nstage = 3\n'
     'dp = 4\nactivation_gib = 2\nbytes = { param = 2, grad = 2, master = 4 }\n'
     '[exercise.claims]\ntotal_gib = 5.725\n',
