@@ -28,7 +28,7 @@ T = symbol("T", "T", integer=True, positive=True)
 RECORDS = Family("records", i, N)
 MICROBATCHES = Family("microbatches", k, K)
 w = symbol("w", "w")
-eta = symbol("eta", "eta", positive=True)
+eta = symbol("eta", "eta", nonnegative=True)
 d = symbol("d", "d", integer=True, positive=True)
 x, y = family("x", "x"), family("y", "y")
 B = family("B", "B")
@@ -350,7 +350,7 @@ RECIPE = Recipe(
     inputs=(
         Input("w", "number", "w at the start of the window (needed with microbatches)",
               required=False),
-        Input("lr", "positive", "the learning rate η (needed for the updates)", required=False),
+        Input("lr", "nonnegative", "the learning rate η (needed for the updates)", required=False),
         Input("microbatches", "microbatches", "the records of each microbatch: [[[x, y], …], …]",
               required=False),
         Input("microbatch_sizes", "counts", "n_k, instead of microbatches", required=False),

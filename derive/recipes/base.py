@@ -17,6 +17,20 @@ Value = object
 """An exact SymPy number, or a list of values."""
 
 
+class QuantityUndefined(ArithmeticError):
+    """A quantity with no value for these givens (log 0, a division by zero, √ of a negative),
+    or (not `supported`) one too large to compute. `key` is the input to blame (default: the
+    quantity's own `define` entry)."""
+
+    def __init__(self, name: str, reason: str, supported: bool = True,
+                 expected: str = "", key: str = ""):
+        super().__init__(f"{name} is undefined for these givens: {reason}")
+        self.name, self.reason, self.supported = name, reason, supported
+        self.key = key or f"define.{name}"
+        self.expected = expected or ("change the givens or the formula" if supported
+                                     else "use smaller givens or fewer steps")
+
+
 @dataclass(frozen=True)
 class Input:
     """A given input: its TOML key, its kind (see derive.exercises.schema), its meaning."""
