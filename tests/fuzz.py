@@ -31,6 +31,10 @@ BASES = [
     '[[exercise]]\nid = "d"\nrecipe = "optimizer_steps"\n[exercise.given]\nw = 1\nlr = 0.1\n'
     'records = [[2, 4]]\nsteps = 2\noptimizer = { name = "adam", betas = [0.9, 0.999] }\n'
     '[exercise.claims]\nw_steps = { value = [1.1, 1.2], rel = 0.01 }\n',
+    '[[exercise]]\nid = "e"\nrecipe = "optimizer_steps"\n[exercise.given]\nw = 2\nb = 0\n'
+    'lr = 0\nrecords = [[2, 4], [1, 2]]\nsteps = 3\noptimizer = { name = "adam", eps = 0, '
+    'amsgrad = true, decoupled_weight_decay = true, weight_decay = 0.5 }\n'
+    '[exercise.claims]\nw_steps = [2, 2, 2]\nb_steps = [0, 0, 0]\n',
     '[[exercise]]\nid = "m"\nrecipe = "memory"\n[exercise.given]\nparams = 1e9\nstage = 3\n'
     'dp = 4\nactivation_gib = 2\nbytes = { param = 2, grad = 2, master = 4 }\n'
     '[exercise.claims]\ntotal_gib = 5.725\n',
