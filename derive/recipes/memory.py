@@ -25,7 +25,8 @@ from derive.recipes.graphed import Graphed
 P = symbol("mem_P", "P", integer=True, positive=True)
 D = symbol("mem_D", "D", integer=True, positive=True)
 A = symbol("mem_A", "A", nonnegative=True)
-SUBSCRIPT = {"param": r"\mathrm{param}", "grad": r"\mathrm{grad}", "master": r"\mathrm{master}",
+SUBSCRIPT = {"param": r"\mathrm{param}", "grad": r"\mathrm{grad}",
+             "grad_fp32_partition": r"\mathrm{grad32}", "master": r"\mathrm{master}",
              "adam_m": "m", "adam_v": "v", "momentum": r"\mathrm{momentum}"}
 """b_c of each component as the course writes it: Adam's moments are m and v."""
 BYTES = {c: symbol(f"mem_b_{c}", "b", sub=SUBSCRIPT[c], nonnegative=True) for c in m.COMPONENTS}
@@ -269,7 +270,8 @@ RECIPE = Recipe(
     doc=__doc__,
     inputs=(
         Input("params", "count", "P, the number of parameters (2e9 is fine)"),
-        Input("bytes", "ledger", "bytes per parameter by component: param, grad, master, "
+        Input("bytes", "ledger", "bytes per parameter by component: param, grad, "
+              "grad_fp32_partition, master, "
               "adam_m, adam_v, momentum (default: the course's 2 + 2 + 4 + 4 + 4)",
               required=False),
         Input("preset", "preset", "a named ledger instead of bytes: " + ", ".join(m.PRESETS),
