@@ -381,5 +381,6 @@ def exercise(table, path: str, index: int) -> Exercise:
             claims[key] = replace(claims[key], formula=prepare(
                 claims[key].formula, recipe, given, key, where, f"claims.{key}.formula"))
     vary = parse_vary(table["vary"], where, raw_given, recipe) if "vary" in table else ()
-    require = parse_require(table["require"], where, names) if "require" in table else {}
+    require = parse_require(table["require"], where, names, recipe, raw_given) \
+        if "require" in table else {}
     return Exercise(path, ex_id, title, recipe, given, claims, table, vary, require)
