@@ -159,6 +159,8 @@ def generate(ex: Exercise, n: int, seed: int = 0, allow_fewer: bool = False) -> 
         how = result.how
         if found and allow_fewer:
             return result
+        if timed_out:
+            raise DecisionTimeout("time bound passed")
         if not found:
             raise VariantError(ex.path, ex.id, "vary", "gives no variant that meets "
                                f"[exercise.require] ({how})",
