@@ -233,12 +233,27 @@ def test_vary_optimizer_momentum_by_hand(tmp_path, capsys):
     ('"optimizer.nesterov" = { choices = [1] }', "vary.optimizer.nesterov.choices[0]",
      "true or false"),
     ('"optimizer." = { choices = [1] }', "vary.optimizer.", "not an option"),
+    ('"optimizer.betas" = { choices = [[0.9, 0.99]] }', "vary.optimizer.betas",
+     'not an option of "sgd"'),
 ])
 def test_vary_optimizer_option_errors(tmp_path, capsys, vary, key, words):
     path = tmp_path / "opt.toml"
     path.write_text(OPT + vary + "\n")
     code, _, err = run(capsys, "variants", path, "-n", "1")
     assert code == 2 and f"key '{key}'" in err and words in err, err
+    assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("vary", ['"optimizer.betas" = { choices = [[0.9, 1]] }',
+                                  '"optimizer.betas" = { choices = [[0.9]] }',
+                                  '"optimizer.betas[1]" = { choices = [1.5] }'])
+def test_vary_adam_betas_out_of_range(tmp_path, capsys, vary):
+    path = tmp_path / "adam.toml"
+    path.write_text(OPT.replace('name = "sgd", momentum = 0.5', 'name = "adam", betas = [0.9, 0.999]')
+                    + vary + "\n")
+    code, _, err = run(capsys, "variants", path, "-n", "1")
+    assert code == 2 and "key 'vary.optimizer.betas" in err
+    assert "[0, 1)" in err or "0 ≤ β < 1" in err
     assert len(err.strip().splitlines()) == 1
 
 

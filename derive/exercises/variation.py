@@ -330,7 +330,9 @@ def _validate(values, path, recipe, where: Where, at: str, choices: bool,
                     where.fail(here, f"is {kind_of(v)}", "write true or false")
             elif kind == "betas":
                 if len(path) == 2:
-                    convert("numbers", v, where, here)
+                    pair = convert("numbers", v, where, here)
+                    if len(pair) != 2 or not all(0 <= b < 1 for b in pair):
+                        where.fail(here, f"is {shown(v)}", "write [β1, β2] with 0 ≤ β < 1")
                 elif not 0 <= number(v, where, here) < 1:
                     where.fail(here, f"is {shown(v)}", "a β is in [0, 1)")
             else:
