@@ -28,7 +28,8 @@ EARLY_ROUNDING_PLACES = range(0, 5)
 
 MAX_CARRIED_SETS = 64
 """Most sets of several earlier wrong claims tried together for one claim (every subset of
-size 2 and more when there are at most 6 of them, else all of them at once)."""
+size 2 and more when there are at most 6 of them, else all of them at once); only claims
+that, alone, change the quantity's value are in them."""
 
 ALL_SUBSETS_UP_TO = 6
 
@@ -257,12 +258,11 @@ def _half_to_even(claim: Claim, expected, first: str) -> Diagnosis | None:
         details={"elements": elements})
 
 
-def _follows(recipe: Recipe, given, claims: dict[str, Claim], name: str, carried) -> bool:
-    """Whether the claim of `name` holds against its value computed from the author's own
-    claims of `carried` (each replacing the computed value)."""
+def _carried_value(recipe: Recipe, given, claims: dict[str, Claim], name: str, carried):
+    """The value of `name` computed from the author's own claims of `carried` (each replacing
+    the computed value), or None where it has none."""
     ctx = Context(recipe, given, {p: claims[p].exact_value() for p in carried})
-    value = _try(lambda c: c[name], ctx)
-    return value is not None and holds(claims[name], value)
+    return _try(lambda c: c[name], ctx)
 
 
 def carried_sets(earlier_wrong: list[str]) -> list[tuple[str, ...]]:
@@ -279,15 +279,24 @@ def carried_sets(earlier_wrong: list[str]) -> list[tuple[str, ...]]:
 
 
 def _carried(recipe: Recipe, given, claims: dict[str, Claim], name: str,
-             earlier_wrong: list[str], first: str) -> Diagnosis | None:
+             earlier_wrong: list[str], expected, first: str) -> Diagnosis | None:
     """Carried forward: the claim follows from one earlier wrong claim (the nearest first),
-    else from several of them together (the fewest first)."""
+    else from several of them together (the fewest first). Only claims that move the value on
+    their own join a set: one the quantity does not read (or a recipe does not carry) adds
+    nothing but work."""
+    claim, movers = claims[name], []
     for p in reversed(earlier_wrong):
-        if _follows(recipe, given, claims, name, (p,)):
+        value = _carried_value(recipe, given, claims, name, (p,))
+        if value is None:
+            continue
+        if holds(claim, value):
             return Diagnosis(first, carried_from=p, carried_from_all=(p,), explanation=(
                 f"follows correctly from your wrong {p}: the error is carried forward"))
-    for group in carried_sets(earlier_wrong):
-        if _follows(recipe, given, claims, name, group):
+        if value != expected:
+            movers.insert(0, p)
+    for group in carried_sets(movers):
+        value = _carried_value(recipe, given, claims, name, group)
+        if value is not None and holds(claim, value):
             return Diagnosis(first, carried_from=group[0], carried_from_all=group,
                              explanation=(f"follows correctly from your wrong {joined(group)} "
                                           "together: the errors are carried forward"))
@@ -352,7 +361,7 @@ def diagnose(recipe: Recipe, given, claims: dict[str, Claim], wrong: list[str],
                          and shape_mismatch(claims[p], expected[p]) is None]
         found = (_float_artefact(claim, expected[name], first)
                  or _half_to_even(claim, expected[name], first)
-                 or _carried(recipe, given, claims, name, earlier_wrong, first)
+                 or _carried(recipe, given, claims, name, earlier_wrong, expected[name], first)
                  or _known(recipe, given, claim, name, first)
                  or _rounded_early(recipe, given, claim, name, order, expected, first))
         if found is None:
