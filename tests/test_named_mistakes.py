@@ -12,7 +12,7 @@ from fractions import Fraction
 
 import pytest
 import sympy as sp
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from derive.cli.main import main
@@ -347,3 +347,36 @@ def test_the_issue_case_stage_2_rule_at_stage_1_in_gib(tmp_path, capsys):
     assert code == 1
     assert j["state_gib"]["diagnosis"]["mistake"] == "wrong_stage_rule"
     assert j["state_gib"]["diagnosis"]["details"]["stage"] == 2
+
+
+def test_an_integer_claim_is_not_a_printed_double():
+    c = literal("10000000000000000")  # Python prints the double 1e16 as 1e+16
+    assert judge(c, R(10**16 + 1)) == "wrong"
+    assert artefacts.float_artefact(c.value, R(10**16 + 1))  # the value alone would be
+    assert _float_artefact(c, R(10**16 + 1), "q") is None
+    assert _float_artefact(literal("1e16"), R(10**16 + 1), "q").mistake == "float_artefact"
+
+
+small = st.fractions(min_value=-3, max_value=3, max_denominator=8)
+
+
+@settings(max_examples=25, deadline=None)
+@given(w_claim=small, b_claim=small)
+def test_carried_from_both_by_hand(w_claim, b_claim, tmp_path_factory):
+    """sgd_step at w = 1, b = 0, η = 1/10 on (1, 2), (2, 3): w_new = 23/20, b_new = 1/10. The
+    author's own w_new and b_new give loss_new = mean of (w·x + b − y)²/2, worked here with
+    Fractions; when neither alone gives it, the diagnosis names both."""
+    records = [(1, 2), (2, 3)]
+
+    def loss(w, b):
+        return sum((w * x + b - y) ** 2 / 2 for x, y in records) / len(records)
+
+    w_right, b_right = Fraction(23, 20), Fraction(1, 10)
+    assume(w_claim != w_right and b_claim != b_right)
+    claimed = loss(w_claim, b_claim)
+    assume(claimed not in (loss(w_claim, b_right), loss(w_right, b_claim),
+                           loss(w_right, b_right)))
+    text = _exercise("sgd_step", "w = 1\nb = 0\nlr = 0.1\nrecords = [[1, 2], [2, 3]]",
+                     f'w_new = "{w_claim}"\nb_new = "{b_claim}"\nloss_new = "{claimed}"')
+    d = _claims(_report(tmp_path_factory.mktemp("c"), text))["loss_new"].diagnosis
+    assert d.carried_from_all == ("w_new", "b_new"), (w_claim, b_claim, d.explanation)

@@ -199,8 +199,9 @@ def _float_artefact(claim: Claim, expected, first: str) -> Diagnosis | None:
     """The claim (or each of its wrong elements) is a double's printed value a few ulps from
     the right value: written from binary floating point."""
     found = _explained(claim, expected, lambda c, e: (
-        True if c.test is None and getattr(c.value, "is_Rational", False)
-        and artefacts.float_artefact(c.value, e) else None))
+        True if c.test is None and c.places is not None  # a decimal, as a program prints
+        and getattr(c.value, "is_Rational", False) and artefacts.float_artefact(c.value, e)
+        else None))
     if not found:
         return None
     parts, elements = [], []
