@@ -45,8 +45,8 @@ def _enclosure(r: sp.Expr) -> tuple[Fraction, Fraction] | None:
         return _fraction(r), _fraction(r)
     try:
         got = intervals.enclose(r, ENCLOSURE_BITS)
-    except Exception:  # not a constant the enclosures handle: nothing is claimed about it
-        return None
+    except (ValueError, ArithmeticError, TypeError):  # NoEnclosure is a ValueError: a value
+        return None  # the enclosures do not handle, about which nothing is claimed
     return None if got is None else (_fraction(got[0]), _fraction(got[1]))
 
 
