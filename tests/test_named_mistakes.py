@@ -280,7 +280,7 @@ def test_tail_window_divided_by_the_planned_count(tmp_path, capsys):
     assert means.explanation.startswith("element 2 (a tail microbatch of 1 record)")
     assert "第 2 项" in explanation(means, "zh")
     g = claims["gradient"].diagnosis
-    assert g.mistake == "tail_divided_by_planned" and g.details == {"planned_count": 4,
+    assert g.mistake == "tail_divided_by_planned" and g.details == {"planned_records": 4,
                                                                       "records": 3}
     assert "K·n_max = 2·2 = 4 records" in g.explanation
     assert "计划的记录数" in explanation(g, "zh")
@@ -296,12 +296,31 @@ def test_tail_window_divided_by_the_planned_count(tmp_path, capsys):
 def test_the_declared_plan_and_a_short_first_microbatch(tmp_path):
     with_d = _exercise("accumulation", THREE + "\ndivisor = 4", "gradient = 1.75")  # 14/8
     d = _claims(_report(tmp_path, with_d))["gradient"].diagnosis
-    assert d.mistake == "tail_divided_by_planned" and d.details["planned_count"] == 8
+    assert d.mistake == "tail_divided_by_planned" and d.details["planned_records"] == 8
     first_short = _exercise("accumulation",
                             "w = 1\nlr = 0.1\nmicrobatches = [[[3, 0]], [[1, 0], [2, 0]]]",
                             "microbatch_mean_gradients = [4.5, 2.5]")
     d = _claims(_report(tmp_path, first_short))["microbatch_mean_gradients"].diagnosis
     assert [e["index"] for e in d.details["elements"]] == [1]
+
+
+def test_a_window_planned_for_four_that_ends_with_two(tmp_path):
+    """The reading's 自检 4: four microbatches planned, two left, still divided by four. Two
+    full microbatches [(1, 0)], [(3, 0)] at w = 1: means 1 and 9, the target 5; by four 10/4."""
+    text = _exercise("accumulation", "w = 1\nlr = 0.1\nmicrobatches = [[[1, 0]], [[3, 0]]]",
+                     "gradient = 2.5\nw_new = 0.75")
+    claims = _claims(_report(tmp_path, text))
+    assert claims["gradient"].expected == 5
+    d = claims["gradient"].diagnosis
+    assert d.mistake == "tail_divided_by_planned"
+    assert d.details == {"planned_microbatches": 4, "microbatches": 2}
+    assert "divided by 4, a planned count of microbatches" in d.explanation
+    assert "divisor = 4" in explanation(d, "zh")
+    w = _report(tmp_path, text.replace("gradient = 2.5\n", ""))
+    assert _claims(w)["w_new"].diagnosis.mistake == "w_new_tail_divided_by_planned"
+    # K = 2 is tried up to P = 8, never beyond: 10/9 is not named
+    far = text.replace("gradient = 2.5", 'gradient = "10/9"').replace("w_new = 0.75\n", "")
+    assert _claims(_report(tmp_path, far))["gradient"].diagnosis.mistake is None
 
 
 def test_sizes_and_means_given(tmp_path):
@@ -311,13 +330,19 @@ def test_sizes_and_means_given(tmp_path):
         "tail_divided_by_planned"
 
 
-def test_no_tail_no_tail_mistake():
+def test_full_microbatches_have_no_planned_size():
+    """Equal microbatches: nothing is inferred from the largest; only planned microbatch
+    counts K+1 … 4K are tried (none with a declared divisor), and no element is named."""
     full = {"w": R(1), "lr": R(1, 10), "microbatches": [[[R(1), R(0)]], [[R(3), R(0)]]]}
     ctx = Context(ACC, full)
-    assert tail_gradients(ctx) == [] and tail_means(ctx) == []
+    assert [c.details for c in tail_gradients(ctx)] == [
+        {"planned_microbatches": p, "microbatches": 2} for p in range(3, 9)]
+    assert [c.value for c in tail_gradients(ctx)] == [R(10, p) for p in range(3, 9)]
+    assert tail_means(ctx) == []
+    assert tail_gradients(Context(ACC, {**full, "divisor": R(4)})) == []
     tokens = {"microbatch_sizes": [R(1), R(2)], "microbatch_mean_gradients": [R(1), R(7)],
               "tokens": [R(100), R(20)], "w": R(1), "lr": R(1, 10)}
-    assert tail_gradients(Context(ACC, tokens)) == []
+    assert all("planned_records" not in c.details for c in tail_gradients(Context(ACC, tokens)))
 
 
 # -------------------------------------------------------------------- another stage's rule

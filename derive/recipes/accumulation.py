@@ -337,7 +337,13 @@ def _planned_counts(ctx) -> list[tuple[int, str, str]]:
     return out
 
 
-def tail_gradients(ctx) -> list[Candidate]:
+PLANNED_MICROBATCHES_UP_TO = 4
+"""Without `divisor`, a window of K microbatches is tried as planned for K+1 … 4K of them (at
+most MAX_PLANNED_MICROBATCHES): the reading's window planned for four that ends with two."""
+MAX_PLANNED_MICROBATCHES = 64
+
+
+def _planned_records(ctx) -> list[Candidate]:
     """The window's gradient sum divided by its planned record count instead of the records it
     holds: a tail window whose last microbatch is short, still divided as if full."""
     if _tail(ctx) is None:
@@ -353,8 +359,35 @@ def tail_gradients(ctx) -> list[Candidate]:
                "full)",
             zh=f"把窗口的梯度和除以计划的记录数 {zh} = {planned},而不是实际的 {records} 条记录"
                "(尾部窗口仍按满窗口除)",
-            details={"planned_count": planned, "records": records}))
+            details={"planned_records": planned, "records": records}))
     return out
+
+
+def _planned_microbatches(ctx) -> list[Candidate]:
+    """Without `divisor`: the microbatch means summed and divided by a planned microbatch count
+    P = K+1 … 4K, as a window planned for P microbatches that holds only K (`divisor = P` is
+    the same mistake declared, `divisor_gradient`)."""
+    if ctx.has("divisor"):
+        return []
+    means = list(ctx["microbatch_mean_gradients"])
+    k_, total = len(means), sp.Add(*means)
+    top = min(PLANNED_MICROBATCHES_UP_TO * k_, MAX_PLANNED_MICROBATCHES)
+    return [Candidate(
+        total / p_,
+        en=f"the microbatch means summed and divided by {p_}, a planned count of microbatches, "
+           f"although the window holds K = {k_} (a tail window divided by the planned count; "
+           f"`divisor = {p_}` states such a plan)",
+        zh=f"把微批均值之和除以 {p_}(计划的微批数),而窗口实际只有 K = {k_} 个微批"
+           f"(尾部窗口仍按计划个数除;可用 divisor = {p_} 声明这种计划)",
+        details={"planned_microbatches": p_, "microbatches": k_})
+        for p_ in range(k_ + 1, top + 1)]
+
+
+def tail_gradients(ctx) -> list[Candidate]:
+    """The tail-window gradients, in the order tried: divided by the planned record count
+    (inferred from the largest microbatch, or from a declared divisor), then by a planned
+    microbatch count."""
+    return _planned_records(ctx) + _planned_microbatches(ctx)
 
 
 def tail_steps(ctx) -> list[Candidate]:
@@ -399,9 +432,11 @@ def _first(candidates):
 
 TAIL = (
     ("tail_divided_by_planned", "gradient", tail_gradients, (),
-     "the window's gradient sum divided by its planned record count (K·n_max, or d·n_max with "
-     "a divisor): a tail window divided as if full",
-     "尾部窗口仍按计划的记录数(K·n_max,或有 divisor 时 d·n_max)除",
+     "a tail window divided by its planned count: the gradient sum by the planned records "
+     "(K·n_max, or d·n_max with a divisor), or the microbatch means' sum by a planned "
+     "microbatch count K+1 … 4K (the diagnosis names the count)",
+     "尾部窗口仍按计划数除:梯度和除以计划的记录数(K·n_max,或有 divisor 时 d·n_max),"
+     "或微批均值之和除以计划的微批数 K+1 … 4K(诊断会指出是多少)",
      Example(THREE, {"gradient": "3.5"})),
     ("w_new_tail_divided_by_planned", "w_new", tail_steps, STEP,
      "w after a step on the gradient divided by the planned record count",
