@@ -405,3 +405,21 @@ def test_carried_from_both_by_hand(w_claim, b_claim, tmp_path_factory):
                      f'w_new = "{w_claim}"\nb_new = "{b_claim}"\nloss_new = "{claimed}"')
     d = _claims(_report(tmp_path_factory.mktemp("c"), text))["loss_new"].diagnosis
     assert d.carried_from_all == ("w_new", "b_new"), (w_claim, b_claim, d.explanation)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 10**12), st.integers(2, 1024), st.integers(0, 3))
+def test_every_other_stage_by_lesson_03(params, dp, stage):
+    """The candidates of wrong_stage_rule are Lesson 03's per-card bytes of each other stage,
+    the nearest first; with D ≥ 2 the four rules differ, so each names its stage."""
+    from derive.recipes.memory import stage_rules
+
+    rule = {0: 16 * params, 1: (4 + R(12, dp)) * params, 2: (2 + R(14, dp)) * params,
+            3: R(16, dp) * params}
+    given_ = {"params": sp.Integer(params), "bytes": None, "preset": None,
+              "stage": stage, "dp": sp.Integer(dp), "activation_gib": None}
+    got = stage_rules("state_bytes")(Context(RECIPES["memory"], given_))
+    others = sorted((s for s in range(4) if s != stage), key=lambda s: (abs(s - stage), s))
+    assert [c.details["stage"] for c in got] == others
+    assert [c.value for c in got] == [rule[s] for s in others]
+    assert len({rule[s] for s in range(4)}) == 4
