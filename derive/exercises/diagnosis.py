@@ -46,7 +46,9 @@ class Diagnosis:
     args: tuple = ()
     """The facts behind the explanation, for other languages: ("shape", claimed, expected),
     ("rounded", quantity, places, target), ("unknown", first_wrong_is_this_one),
-    ("formula", witness) or ("undecided", reason)."""
+    ("formula", witness), ("undecided", reason), ("float", ((index, claimed, write), …),
+    suggested test, first claimed) or ("half_even", ((index, claimed, exact, "places" |
+    "sig", digits, half away), …)); an index is 1-based, 0 for a number."""
     witness: dict | None = None
     """A wrong formula answer's witness: {symbol: value, …, "claimed": value, "expected":
     value}, exact strings."""
