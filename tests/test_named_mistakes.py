@@ -423,3 +423,11 @@ def test_every_other_stage_by_lesson_03(params, dp, stage):
     assert [c.details["stage"] for c in got] == others
     assert [c.value for c in got] == [rule[s] for s in others]
     assert len({rule[s] for s in range(4)}) == 4
+
+
+def test_the_older_stage_names_come_first(tmp_path):
+    """At stage 1, card_bytes_per_param by stage 2's rule (2 + 14/4 = 5.5) keeps its older
+    name card_bytes_next_stage; wrong_stage_rule is in `also`."""
+    text = _exercise("memory", f"params = {P}\nstage = 1\ndp = {D}", "card_bytes_per_param = 5.5")
+    d = _claims(_report(tmp_path, text))["card_bytes_per_param"].diagnosis
+    assert d.mistake == "card_bytes_next_stage" and "wrong_stage_rule" in d.also
