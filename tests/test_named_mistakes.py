@@ -431,3 +431,25 @@ def test_the_older_stage_names_come_first(tmp_path):
     text = _exercise("memory", f"params = {P}\nstage = 1\ndp = {D}", "card_bytes_per_param = 5.5")
     d = _claims(_report(tmp_path, text))["card_bytes_per_param"].diagnosis
     assert d.mistake == "card_bytes_next_stage" and "wrong_stage_rule" in d.also
+
+
+def test_a_slow_search_of_sets_stops_and_the_verdict_stands(tmp_path, monkeypatch):
+    """The sets are tried for CARRIED_SETS_SECONDS at most; past it the claim keeps its verdict
+    with no carried diagnosis, and the exercise is `wrong`, not `undecided`."""
+    import time
+
+    from derive.exercises import diagnosis
+
+    real = diagnosis._carried_value
+
+    def slow(recipe, given_, claims, name, carried):
+        if len(carried) > 1:
+            time.sleep(0.2)
+        return real(recipe, given_, claims, name, carried)
+
+    monkeypatch.setattr(diagnosis, "_carried_value", slow)
+    monkeypatch.setattr(diagnosis, "CARRIED_SETS_SECONDS", 0.05)
+    report = _report(tmp_path, W_AND_B)
+    assert report.outcome == "wrong" and not report.undecided
+    loss = _claims(report)["loss_new"]
+    assert loss.status == "wrong" and loss.diagnosis.carried_from_all == ()

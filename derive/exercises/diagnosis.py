@@ -21,6 +21,7 @@ from itertools import combinations
 from derive.exercises import artefacts
 from derive.exercises.claims import Claim, holds, round_places
 from derive.graph.evaluate import NotEvaluable
+from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.recipes import Context, Recipe
 from derive.wording import plural
 
@@ -32,6 +33,9 @@ size 2 and more when there are at most 6 of them, else all of them at once); onl
 that, alone, change the quantity's value are in them."""
 
 ALL_SUBSETS_UP_TO = 6
+
+CARRIED_SETS_SECONDS = 2.0
+"""Most time spent on the sets for one claim, within the exercise's own bound."""
 
 @dataclass(frozen=True)
 class Diagnosis:
@@ -297,12 +301,26 @@ def _carried(recipe: Recipe, given, claims: dict[str, Claim], name: str,
                 f"follows correctly from your wrong {p}: the error is carried forward"))
         if value != expected:
             movers.insert(0, p)
-    for group in carried_sets(movers):
-        value = _carried_value(recipe, given, claims, name, group)
-        if value is not None and holds(claim, value):
-            return Diagnosis(first, carried_from=group[0], carried_from_all=group,
-                             explanation=(f"follows correctly from your wrong {joined(group)} "
-                                          "together: the errors are carried forward"))
+    group = _carried_set(recipe, given, claims, name, movers)
+    if group is None:
+        return None
+    return Diagnosis(first, carried_from=group[0], carried_from_all=group, explanation=(
+        f"follows correctly from your wrong {joined(group)} together: the errors are carried "
+        "forward"))
+
+
+def _carried_set(recipe: Recipe, given, claims: dict[str, Claim], name: str,
+                 movers: list[str]) -> tuple[str, ...] | None:
+    """The first of `carried_sets(movers)` the claim follows from, or None; the search stops
+    after CARRIED_SETS_SECONDS (then None: the verdict never waits on a diagnosis)."""
+    try:
+        with time_bound(CARRIED_SETS_SECONDS):
+            for group in carried_sets(movers):
+                value = _carried_value(recipe, given, claims, name, group)
+                if value is not None and holds(claims[name], value):
+                    return group
+    except DecisionTimeout:  # this search's bound, or the exercise's: that one fires again
+        return None  # at once when this bound is left (derive.kernel.timebound nests them)
     return None
 
 
