@@ -23,7 +23,7 @@ from derive.exercises.claims import Claim, holds, round_places
 from derive.graph.evaluate import NotEvaluable
 from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.recipes import Context, Recipe
-from derive.wording import plural
+from derive.wording import joined, plural
 
 EARLY_ROUNDING_PLACES = range(0, 5)
 
@@ -80,14 +80,6 @@ class Diagnosis:
         if self.details is not None:
             out["details"] = dict(self.details)
         return out
-
-
-def joined(names, conjunction: str = "and") -> str:
-    """`a`, `a and b`, `a, b and c`."""
-    names = list(names)
-    if len(names) <= 1:
-        return "".join(names)
-    return f"{', '.join(names[:-1])} {conjunction} {names[-1]}"
 
 
 def short(value: str, limit: int = 40) -> str:

@@ -21,6 +21,7 @@ from derive.graph.graph import Graph
 from derive.model import memory as m
 from derive.recipes.base import Candidate, Example, Input, Mistake, Quantity, Recipe
 from derive.recipes.graphed import Graphed
+from derive.wording import joined
 
 P = symbol("mem_P", "P", integer=True, positive=True)
 D = symbol("mem_D", "D", integer=True, positive=True)
@@ -252,10 +253,21 @@ STAGE_TARGETS = ("card_bytes_per_param", "state_bytes", "state_gb", "state_gib",
 """The quantities a ZeRO stage changes."""
 
 
-def _sharded(ctx, stage: int) -> str:
-    """The ledger's components a stage divides by D, by their TOML names (`none`)."""
-    names = [c for c in ordered(_ledger(ctx)) if c in m.SHARDED[stage]]
-    return ", ".join(names) if names else "none"
+COMPONENT_WORDS = {
+    "param": ("the parameters", "参数"), "grad": ("the gradients", "梯度"),
+    "master": ("the master copy", "主副本"), "adam_m": ("Adam's m", "Adam 的 m"),
+    "adam_v": ("Adam's v", "Adam 的 v"), "momentum": ("the momentum buffer", "动量缓冲"),
+}
+"""Each ledger component in words, English and Chinese (what a stage divides by D)."""
+
+
+def _sharded(ctx, stage: int, lang: str = "en") -> str:
+    """The ledger's components a stage divides by D, in words (`nothing` / `没有`)."""
+    words = [COMPONENT_WORDS[c][lang == "zh"] for c in ordered(_ledger(ctx))
+             if c in m.SHARDED[stage]]
+    if lang == "zh":
+        return "、".join(words) if words else "没有"
+    return joined(words) if words else "nothing"
 
 
 def stage_rules(target: str):
@@ -270,9 +282,9 @@ def stage_rules(target: str):
             out.append(Candidate(
                 value,
                 en=f"stage {s}'s rule applied at stage {here}: stage {s} divides "
-                   f"{_sharded(ctx, s)} by D, stage {here} divides {_sharded(ctx, here)}",
-                zh=f"在阶段 {here} 用了阶段 {s} 的规则:阶段 {s} 除以 D 的是 {_sharded(ctx, s)},"
-                   f"阶段 {here} 除以 D 的是 {_sharded(ctx, here)}",
+                   f"{_sharded(ctx, s)} by D; stage {here} divides {_sharded(ctx, here)}",
+                zh=f"在阶段 {here} 用了阶段 {s} 的规则:阶段 {s} 除以 D 的是 "
+                   f"{_sharded(ctx, s, 'zh')},阶段 {here} 除以 D 的是 {_sharded(ctx, here, 'zh')}",
                 details={"stage": s, "given_stage": here}))
         return out
     return candidates

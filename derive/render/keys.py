@@ -5,10 +5,9 @@
 from __future__ import annotations
 
 from derive.exercises.check import Report
-from derive.exercises.diagnosis import joined
 from derive.render.document import Author, Document, Heading, Paragraph, Table, to_text
 from derive.render.numbers import decimal_text, exact_text, flat, latex_text
-from derive.wording import plural
+from derive.wording import joined, plural
 
 
 def quantities_json(report: Report) -> dict:
