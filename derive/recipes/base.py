@@ -75,9 +75,25 @@ class Example:
 
 
 @dataclass(frozen=True)
+class Candidate:
+    """One value a mistake may give, with its own explanation: which stage's rule, which
+    element of a list (`details` goes to the diagnosis's JSON as it is: exact strings and
+    integers only)."""
+
+    value: Value
+    en: str
+    zh: str
+    details: Mapping[str, object] | None = None
+
+
+@dataclass(frozen=True)
 class Mistake:
     """A known mistake: computing `target` the way `compute` does. Tried against wrong claims.
-    `doc` explains it in English, `zh` in Chinese; `example` makes it."""
+    `doc` explains it in English, `zh` in Chinese; `example` makes it.
+
+    A mistake with `candidates` gives several values, each explained in its own words (the
+    stage whose rule was applied, the elements divided by the planned size); the diagnosis
+    tries them in order, and `compute` is then the first candidate's value."""
 
     name: str
     target: str
@@ -86,6 +102,7 @@ class Mistake:
     needs: tuple[str, ...] = ()
     zh: str = ""
     example: Example | None = None
+    candidates: Callable[["Context"], list[Candidate]] | None = None
 
 
 class Context(Mapping):
