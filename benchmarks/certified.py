@@ -5,7 +5,11 @@ rounding, each against a baseline timed in the same process.
   whose claim is w after every step rounded to 8 places (claims from a `decimal`-module
   reference at 80 digits), against 100 plain-SGD steps of the same model in `fractions.Fraction`
   (the exact reference arithmetic of benchmarks/check.py).
-- `options`: 5 Adam/AdamW steps with every option (weight decay, maximize, amsgrad, betas, eps).
+- `options`: 5 Adam/AdamW steps with every option (weight decay, maximize, amsgrad, betas, eps),
+  w and b on three records: `derive check` (wrong claims, diagnosed) and `derive key`, each
+  run in-process through the command line's own `main` (output discarded). Issue 14's bound:
+  check under 2 s, key under 1 s; before certified decimals (commit 7123b89) the same check
+  passed its 30 s time bound undecided.
 - `rounding`: one certified rounding of √q to 12 places (a fresh q each time, so no cache
   helps), against rounding a rational half away from zero with `Fraction`.
 
@@ -15,14 +19,19 @@ Run: `python benchmarks/certified.py [--steps 100] [--repeat 3]`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import decimal
+import os
 import random
 import statistics
+import tempfile
 import time
 from fractions import Fraction
+from pathlib import Path
 
 import sympy as sp
 
+from derive.cli.main import main as cli_main
 from derive.exercises import check_exercise
 from derive.exercises.schema import exercise
 from derive.kernel import intervals
@@ -75,6 +84,38 @@ def sgd_fraction(steps: int) -> Fraction:
     return w
 
 
+OPTIONS_FILE = """[[exercise]]
+id = "adam5"
+recipe = "optimizer_steps"
+[exercise.given]
+w = 1
+b = "0.5"
+lr = "0.1"
+steps = 5
+records = [["1", "2"], ["2", "3"], ["0.5", "-1"]]
+optimizer = {optimizer}
+[exercise.claims]
+w_steps = ["1", "1", "1", "1", "1"]
+b_steps = [{{ value = "0.5", places = 6 }}, {{ value = "0.6", places = 6 }}, "0.7", "0.8", "0.9"]
+"""
+
+
+def toml_table(options: dict) -> str:
+    def value(v):
+        if isinstance(v, bool):
+            return str(v).lower()
+        if isinstance(v, list):
+            return "[" + ", ".join(value(x) for x in v) + "]"
+        return f'"{v}"'
+    return "{ " + ", ".join(f"{k} = {value(v)}" for k, v in options.items()) + " }"
+
+
+def quiet_main(argv: list[str]) -> int:
+    """The command line's `main` in this process, its output discarded."""
+    with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
+        return cli_main(argv)
+
+
 def timed(f, repeat: int) -> float:
     times = []
     for _ in range(repeat):
@@ -109,6 +150,15 @@ def main() -> None:
     t = timed(lambda: check_exercise(ex), a.repeat)
     print(f"check 5 AdamW steps with every option (a wrong claim, diagnosed): {t:.3f} s "
           f"({t / base:,.0f}x the baseline)")
+    for name in ("adam", "adamw"):
+        options = {**every, "name": name}
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "adam5.toml"
+            path.write_text(OPTIONS_FILE.format(optimizer=toml_table(options)), encoding="utf-8")
+            for command in ("check", "key"):
+                t = timed(lambda c=command, p=path: quiet_main([c, str(p)]), a.repeat)
+                print(f"derive {command} of 5 {name} steps with every option, w and b, three "
+                      f"records: {t:.3f} s ({t / base:,.0f}x the baseline)")
 
     rng = random.Random(5)
     qs = [Fraction(rng.randint(2, 10**6), rng.randint(1, 10**3)) for _ in range(a.roundings)]

@@ -40,6 +40,10 @@ BASES = [
     'lr = 0.1\nrecords = [[2, 4]]\nsteps = 2\noptimizer = { name = "adam", amsgrad = true }\n'
     'state = { step = 2, m = -1, v = 4, v_max = 5, b_m = 0.5, b_v = 1, b_v_max = 1 }\n'
     '[exercise.claims]\nm_steps = [-1.3, 0]\nw_steps = [1.02, 1.04]\n',
+    '[[exercise]]\nid = "e"\nrecipe = "optimizer_steps"\n[exercise.given]\nw = 2\nb = 0\n'
+    'lr = 0\nrecords = [[2, 4], [1, 2]]\nsteps = 3\noptimizer = { name = "adam", eps = 0, '
+    'amsgrad = true, decoupled_weight_decay = true, weight_decay = 0.5 }\n'
+    '[exercise.claims]\nw_steps = [2, 2, 2]\nb_steps = [0, 0, 0]\n',
     '[[exercise]]\nid = "m"\nrecipe = "memory"\n[exercise.given]\nparams = 1e9\nstage = 3\n'
     'dp = 4\nactivation_gib = 2\nbytes = { param = 2, grad = 2, master = 4 }\n'
     '[exercise.claims]\ntotal_gib = 5.725\n',
@@ -51,6 +55,18 @@ BASES = [
     'partition = { choices = [[2, 1], [1, 2]] }\nw = { from = 0, to = 2, step = 0.5 }\n'
     '"microbatches[0][0][0]" = { choices = [1, 2, 3] }\n'
     '[exercise.require]\nmean_of_means = "differs from gradient"\ngradient = "places <= 3"\n',
+    '[[exercise]]\nid = "rel"\nrecipe = "sgd_step"\n[exercise.given]\nw = 1\nlr = 0.05\n'
+    'records = [[2, 4]]\n[exercise.vary]\nlr = { choices = [0.05, 0.1, 0.5] }\n'
+    'w = { from = -2, to = 3 }\n[exercise.require]\nloss_new = "< loss"\nw_new = "w_new > w"\n'
+    'toward = "w"\ngradient = ["!= 0", ">= -8/3"]\n',
+    '[[exercise]]\nid = "om"\nrecipe = "optimizer_steps"\n[exercise.given]\nw = 1\nlr = 0.1\n'
+    'records = [[1, 2]]\nsteps = 2\noptimizer = { name = "adam", betas = [0.9, 0.999] }\n'
+    '[exercise.vary]\n"optimizer.betas[0]" = { choices = [0, 0.5] }\n'
+    '"optimizer.amsgrad" = { choices = [true, false] }\n[exercise.require]\ntoward = "w"\n',
+    '[[exercise]]\nid = "pt"\nrecipe = "accumulation"\n[exercise.given]\nw = 1\nlr = 0.1\n'
+    'microbatches = [[[1, 0], [2, 0]], [[3, 0]]]\n[exercise.vary]\n'
+    'partition = { choices = [[2, 1], [1, 2]], targets = { from = -1, to = 1 } }\n'
+    '[exercise.require]\nw_new = "< w"\n',
     '[[exercise]]\nid = "w"\nrecipe = "sgd_step"\n[exercise.given]\nw = 1\nlr = 0.05\n'
     'records = [[2, 4]]\n[exercise.vary]\nlr = { choices = [0.05, 0.1, 0.2] }\n'
     '"records[0][1]" = { from = 1, to = 5 }\n[exercise.require]\nw_new = ["nonzero", '

@@ -49,7 +49,7 @@ MALFORMED = [
      "did you mean 'gradient'"),
     (SGD + 'w=1\nlr=0.1\nrecords=[[2,4,5]]\n', "given.records[0]", "[x, y]"),
     (SGD + 'w=1\nlr=0.1\nrecords=[]\n', "given.records", "empty"),
-    (SGD + 'w=1\nlr=0\nrecords=[[2,4]]\n', "given.lr", "positive"),
+    (SGD + 'w=1\nlr=-0.1\nrecords=[[2,4]]\n', "given.lr", "must not be negative"),
     (SGD + 'w="1/0"\nlr=0.1\nrecords=[[2,4]]\n', "given.w", "divides by zero"),
     (SGD + 'w="abc"\nlr=0.1\nrecords=[[2,4]]\n', "given.w", "not a number"),
     (SGD + 'lr=0.1\nrecords=[[2,4]]\n', "given.w", "missing"),

@@ -141,7 +141,7 @@ def test_weights_without_tokens_do_not_mention_tokens():
 
 
 def test_every_mistake_has_an_example_and_chinese():
-    assert len(ACC.mistakes) == 12
+    assert len(ACC.mistakes) == 15
     for m in ACC.mistakes:
         assert m.example is not None and m.zh, m.name
     wrong = {q.name for q in ACC.quantities if q.mistake_of}

@@ -215,9 +215,12 @@ def test_derive_ledger_reads_the_graph():
 
 # ------------------------------------------------------------------------ against Fractions
 
-COMPONENTS = ("param", "grad", "master", "adam_m", "adam_v", "momentum")
-SHARDS = {0: set(), 1: {"master", "adam_m", "adam_v", "momentum"},
-          2: {"master", "adam_m", "adam_v", "momentum", "grad"}, 3: set(COMPONENTS)}
+COMPONENTS = ("param", "grad", "grad_fp32_partition", "master", "adam_m", "adam_v", "momentum")
+SHARDS = {0: set(), 1: {"grad_fp32_partition", "master", "adam_m", "adam_v", "momentum"},
+          2: {"grad_fp32_partition", "master", "adam_m", "adam_v", "momentum", "grad"},
+          3: set(COMPONENTS)}
+"""DeepSpeed's fp32 gradient partition is its own partition from stage 1 on (stage_1_and_2.py
+allocates it with partition_size elements in stages 1 and 2 alike)."""
 
 
 @settings(max_examples=80, deadline=None)

@@ -113,3 +113,66 @@ def test_ledger_command_chart_and_formats(tmp_path, capsys):
 def test_ledger_command_misuse(capsys, argv, words):
     assert main(["ledger", *argv]) == 2
     assert words in capsys.readouterr().err
+
+
+# --------------------------------------------- DeepSpeed's own ZeRO-2 estimate (deepspeed_zero2)
+
+def deepspeed_zero2_gpu_bytes(total_params: int, total_gpus: int) -> int:
+    """DeepSpeed's estimate_zero2_model_states_mem_needs without offload
+    (deepspeed/runtime/zero/stage_1_and_2.py since commit f4cb866, PR #5099):
+    `2 * total_params + int(18 * total_params / total_gpus)`, its int() of a positive quotient
+    written here in plain integers as floor division."""
+    return 2 * total_params + (18 * total_params) // total_gpus
+
+
+DEEPSPEED_CASES = [(10**9, 1), (10**9, 8), (7 * 10**9, 64), (1000000007, 3), (13, 7),
+                   (1, 1024), (2851 * 10**6, 8), (10**15, 999)]
+
+
+@pytest.mark.parametrize("p,d", DEEPSPEED_CASES)
+def test_deepspeed_zero2_preset_is_deepspeeds_formula(p, d):
+    exact = ledger(p, preset="deepspeed_zero2", stage=2, dp=sp.Integer(d))["state_bytes"]
+    assert exact == 2 * p + R(18 * p, d)  # derive's figure: exact, no truncation
+    assert sp.floor(exact) == deepspeed_zero2_gpu_bytes(p, d)  # DeepSpeed's: truncated
+    assert 0 <= exact - deepspeed_zero2_gpu_bytes(p, d) < 1
+    if (18 * p) % d:
+        assert exact != deepspeed_zero2_gpu_bytes(p, d)
+
+
+@pytest.mark.parametrize("p,d", [(10**9, 8), (1000000007, 3), (13, 7), (2851 * 10**6, 8)])
+def test_deepspeed_zero2_matches_deepspeeds_own_float_expression(p, d):
+    """DeepSpeed's literal expression (float division, then int) where the float is exact
+    enough: 18·P < 2⁵³."""
+    assert 18 * p < 2**53
+    figure = 2 * p + int(18 * p / d)
+    assert figure == sp.floor(ledger(p, preset="deepspeed_zero2", stage=2,
+                                     dp=sp.Integer(d))["state_bytes"])
+
+
+@given(params, dps)
+def test_deepspeed_zero2_any_count(p, d):
+    exact = m.state_bytes(p, m.PRESETS["deepspeed_zero2"].bytes, 2, d)
+    assert sp.floor(exact) == deepspeed_zero2_gpu_bytes(p, d)
+
+
+def test_deepspeed_zero2_preset_components_and_stages():
+    led = m.PRESETS["deepspeed_zero2"].bytes
+    assert m.bytes_per_param(led) == 20 == m.bytes_per_param(m.PRESETS["mixed_adam"].bytes) + 4
+    assert led["grad_fp32_partition"] == 4
+    # the fp32 gradient partition is sharded from stage 1 on; fp16 gradients from stage 2
+    assert m.card_bytes_per_param(led, 1, 4) == 2 + 2 + R(16, 4)
+    assert m.card_bytes_per_param(led, 2, 4) == 2 + R(18, 4)
+    assert m.card_bytes_per_param(led, 3, 4) == R(20, 4)
+    assert "stage_1_and_2.py" in m.PRESETS["deepspeed_zero2"].source
+    assert "estimate_zero2_model_states_mem_needs" in m.PRESETS["deepspeed_zero2"].source
+
+
+def test_ledger_command_rounds_the_bytes_per_parameter_to_3_places(capsys):
+    """docs/cli.md: the table's figures are rounded to 3 places, B/param too."""
+    assert main(["ledger", "--params", "1e9", "--dp", "3"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split()[-4] for line in out[2:]] == ["16", "8", "6.667", "5.333"]
+    assert main(["ledger", "--params", "1e9", "--dp", "7", "--preset", "deepspeed_zero2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].endswith("20 bytes per parameter")
+    assert out[4].split()[-4] == "4.571"  # 2 + 18/7 = 4.571428…

@@ -57,10 +57,15 @@ def test_every_variant_is_distinct_and_meets_its_conditions(tmp_path, capsys):
         assert len(set(givens)) == len(givens), base
 
 
-def test_too_many_variants_is_refused_with_the_count(capsys):
-    code, out, err = run(capsys, "variants", BANK, "-n", "5000")
-    assert code == 2 and out == ""
-    assert "gives only" in err and "acceptance" in err and len(err.strip().splitlines()) == 1
+def test_too_many_variants_gives_what_exists_and_exits_1(tmp_path, capsys):
+    """Fewer than N for every exercise: each writes what it found, one line each, exit 1."""
+    code, _, err = run(capsys, "variants", BANK, "-n", "5000", "-o", tmp_path / "all")
+    assert code == 1
+    lines = err.strip().splitlines()
+    assert len(lines) == 3 and all("only" in x and "of 5000 variants" in x and "acceptance" in x
+                                   for x in lines)
+    assert "reading-three-records-vary: only 14 of 5000" in err
+    assert len(list((tmp_path / "all").iterdir())) == 560 + 74 + 14
 
 
 def test_acceptance_rate_is_reported(tmp_path, capsys):

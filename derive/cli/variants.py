@@ -42,42 +42,66 @@ def run(args) -> int:
                          f"{len(exercises) * args.n:,} variants; one run writes at most "
                          f"{TOTAL_VARIANTS:,} (ask for fewer, or split the bank)")
     reports: list[str] = []
-    files = _variant_files(exercises, args, reports)
+    short: list[str] = []
+    files = _variant_files(exercises, args, reports, short)
     if args.out is None:
         emit("\n".join(text for _, text in files), None)
     else:
         emit_bank(files, args.out, toml_files([args.path]))
     for line in reports:
         print(safe(line), file=sys.stderr)
-    return 0
+    return 1 if short else 0
 
 
-def _variant_files(exercises, args, reports: list[str]):
-    """(file name, text) of every variant, exercise by exercise (each within its time bound,
-    all within the run's), so that a bank is written as it is made."""
+def _variant_files(exercises, args, reports: list[str], short: list[str]):
+    """(file name, text) of every variant, exercise by exercise (each within its time bound
+    and its own budget of candidates, all within the run's), so that a bank is written as it
+    is made. A scarce exercise (fewer than N variants, or its time bound passed) gives what it
+    found and one line in `short`; the others are not held back. Nothing found at all: the
+    first exercise's error, nothing written."""
     import time
 
-    from derive.exercises.variants import generate, render
+    from derive.exercises.variants import VariantError, generate, render
     from derive.kernel.timebound import DecisionTimeout, time_bound
 
     end = time.monotonic() + args.total_time_limit
+    written, first_error = 0, None
     for ex in exercises:
         left = end - time.monotonic()
         try:
             if left <= 0:
                 raise DecisionTimeout()
             with time_bound(min(args.time_limit, left)):
-                gen = generate(ex, args.n, args.seed)
+                gen = generate(ex, args.n, args.seed, allow_fewer=True)
         except DecisionTimeout:
             which = ("the run passed its time bound of "
                      f"{args.total_time_limit:g} s (--total-time-limit)" if left <= args.time_limit
                      else f"its variants passed the time bound of {args.time_limit:g} s per "
                           f"exercise (--time-limit)")
-            raise TimeBoundError(f"exercise {ex.id!r} ({ex.path}): {which}; nothing written "
-                                 f"(raise the bound, or ask for fewer with -n)") from None
+            error = TimeBoundError(f"exercise {ex.id!r} ({ex.path}): {which}; nothing written "
+                                   f"(raise the bound, or ask for fewer with -n)")
+            first_error = first_error or error
+            short.append(ex.id)
+            reports.append(f"{ex.id}: 0 of {args.n} variants: {which}")
+            continue
+        except VariantError as exc:
+            first_error = first_error or exc
+            short.append(ex.id)
+            reports.append(f"{ex.id}: 0 of {args.n} variants: {exc.problem}")
+            continue
         for k, v in enumerate(gen.variants, 1):
+            written += 1
             yield f"{v.id}.toml", render(ex, v, k)
         how = "enumerated" if gen.enumerated else "sampled"
+        if len(gen.variants) < args.n:
+            short.append(ex.id)
+            reports.append(f"{ex.id}: only {len(gen.variants)} of {args.n} variants meet "
+                           f"[exercise.require] ({gen.how}, acceptance {gen.accepted}/"
+                           f"{gen.tried} = {100 * gen.rate:.1f}%); those {len(gen.variants)} "
+                           "are written")
+            continue
         reports.append(f"{ex.id}: {len(gen.variants)} variants, acceptance "
                        f"{gen.accepted}/{gen.tried} = {100 * gen.rate:.1f}% of the candidates "
                        f"tried ({how} from {gen.space})")
+    if not written and first_error is not None:
+        raise first_error

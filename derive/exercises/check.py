@@ -12,8 +12,7 @@ from derive.graph.evaluate import reset_work
 from derive.kernel import dag, intervals
 from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.limits import EXERCISE_SECONDS as DEFAULT_SECONDS
-from derive.recipes.base import expand_exact
-from derive.recipes.formulas import QuantityUndefined
+from derive.recipes.base import QuantityUndefined, expand_exact
 
 
 @dataclass(frozen=True)
@@ -65,11 +64,13 @@ def answer_key(ex: Exercise) -> dict:
         return {k: expand_exact(v) for k, v in ex.recipe.evaluate(ex.given).items()}
     except QuantityUndefined as exc:
         if not exc.supported:
-            raise ExerciseNotSupported(ex.path, ex.id, f"define.{exc.name}",
+            raise ExerciseNotSupported(ex.path, ex.id, exc.key,
                                        f"computing it needs {exc.reason}",
                                        exc.expected) from None
-        raise ExerciseError(ex.path, ex.id, f"define.{exc.name}",
-                            f"has no value for these givens: {exc.reason}",
+        problem = (f"has no value for these givens: {exc.reason}"
+                   if exc.key == f"define.{exc.name}"
+                   else f"leaves {exc.name} without a value: {exc.reason}")
+        raise ExerciseError(ex.path, ex.id, exc.key, problem,
                             exc.expected) from None
 
 

@@ -2,9 +2,13 @@
 
 For each wrong claim, in the derivation's order:
 1. the earliest wrong quantity is named (`first_wrong`);
-2. if the claim follows correctly from the author's own earlier wrong value, the error is
-   carried forward (`carried_from` names that quantity);
-3. otherwise the catalogue of known mistakes is tried: named wrong quantities (such as
+2. a value printed from binary floating point (`float_artefact`) or a tie rounded to even
+   (`half_to_even`) is named first: the value is the right one, written the way a program
+   writes it;
+3. if the claim follows correctly from the author's own earlier wrong value, or from several
+   of them together, the error is carried forward (`carried_from` names the first of them,
+   `carried_from_all` all of them);
+4. otherwise the catalogue of known mistakes is tried: named wrong quantities (such as
    `mean_of_means`) and the recipe's mistakes (sign, convention, sum for mean, …), and an
    earlier quantity rounded too early (`rounded_early`).
 """
@@ -12,14 +16,26 @@ For each wrong claim, in the derivation's order:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import combinations
 
+from derive.exercises import artefacts
 from derive.exercises.claims import Claim, holds, round_places
 from derive.graph.evaluate import NotEvaluable
+from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.recipes import Context, Recipe
-from derive.wording import plural
+from derive.wording import joined, plural
 
 EARLY_ROUNDING_PLACES = range(0, 5)
 
+MAX_CARRIED_SETS = 64
+"""Most sets of several earlier wrong claims tried together for one claim (every subset of
+size 2 and more when there are at most 6 of them, else all of them at once); only claims
+that, alone, change the quantity's value are in them."""
+
+ALL_SUBSETS_UP_TO = 6
+
+CARRIED_SETS_SECONDS = 2.0
+"""Most time spent on the sets for one claim, within the exercise's own bound."""
 
 @dataclass(frozen=True)
 class Diagnosis:
@@ -34,17 +50,35 @@ class Diagnosis:
     args: tuple = ()
     """The facts behind the explanation, for other languages: ("shape", claimed, expected),
     ("rounded", quantity, places, target), ("unknown", first_wrong_is_this_one),
-    ("formula", witness) or ("undecided", reason)."""
+    ("formula", witness), ("undecided", reason), ("float", ((index, claimed, write), …),
+    suggested test, first claimed) or ("half_even", ((index, claimed, exact, "places" |
+    "sig", digits, half away), …)); an index is 1-based, 0 for a number."""
     witness: dict | None = None
     """A wrong formula answer's witness: {symbol: value, …, "claimed": value, "expected":
     value}, exact strings."""
+    carried_from_all: tuple[str, ...] = ()
+    """Every earlier wrong claim the error is carried from, in derivation order
+    (`carried_from` is the first of them)."""
+    details: dict | None = None
+    """The facts of a named mistake, for JSON: which elements, which stage (exact strings and
+    integers)."""
+
+    @property
+    def carried(self) -> tuple[str, ...]:
+        """The earlier wrong claims this one follows from (empty when it does not)."""
+        if self.carried_from_all:
+            return self.carried_from_all
+        return (self.carried_from,) if self.carried_from else ()
 
     def as_dict(self) -> dict:
         out = {"first_wrong": self.first_wrong, "carried_from": self.carried_from,
+               "carried_from_all": list(self.carried),
                "mistake": self.mistake, "also": list(self.also),
                "explanation": self.explanation}
         if self.witness is not None:
             out["witness"] = dict(self.witness)
+        if self.details is not None:
+            out["details"] = dict(self.details)
         return out
 
 
@@ -85,15 +119,16 @@ def _try(compute, ctx):
         return None
 
 
-def _mistakes(recipe: Recipe, name: str, given) -> list[tuple[str, tuple[str, str], object]]:
-    """(name, (English, Chinese) description, compute) of every known mistake for quantity
-    `name`: the recipe's own mistakes first (they are the more specific), then its wrong
-    schemes."""
-    out = [(m.name, (m.doc, m.zh), compute) for m in recipe.mistakes
-           if (compute := m.at(name)) is not None
+def _mistakes(recipe: Recipe, name: str, given) -> list[tuple[str, tuple[str, str], object,
+                                                              object]]:
+    """(name, (English, Chinese) description, compute, candidates) of every known mistake for
+    quantity `name` (its target, or a later quantity it also changes): the recipe's own mistakes
+    first (they are the more specific), then its wrong schemes."""
+    out = [(m.name, (m.doc, m.zh), compute, m.candidates if name == m.target else None)
+           for m in recipe.mistakes if (compute := m.at(name)) is not None
            and all(given.get(n) is not None for n in m.needs)]
     own = {m.name for m in recipe.mistakes}  # a wrong scheme that is also a mistake: once
-    out += [(q.name, (q.doc, ""), q.compute) for q in recipe.available(given)
+    out += [(q.name, (q.doc, ""), q.compute, None) for q in recipe.available(given)
             if name in q.mistake_of and q.name not in own]
     return out
 
@@ -125,6 +160,199 @@ def shape_mismatch(claim: Claim, expected) -> tuple[str, str] | None:
     return got, _shape(expected)
 
 
+def _elements(claim: Claim, expected) -> list[tuple[int, Claim, object]]:
+    """(1-based index, element claim, its expected value) of a flat list claim, or the claim
+    itself as element 0 of a number; [] for a nested list (not diagnosed element-wise)."""
+    if not claim.is_list:
+        return [(0, claim, expected)]
+    if any(c.is_list for c in claim.value) or not isinstance(expected, (list, tuple)):
+        return []
+    return [(n, c, e) for n, (c, e) in enumerate(zip(claim.value, expected), 1)]
+
+
+def _explained(claim: Claim, expected, explains) -> list[tuple[int, Claim, object, object]]:
+    """The elements `explains` accounts for, (index, element, expected, what it returned),
+    when every wrong element is one of them (else []): a list claim is diagnosed only when
+    each of its wrong elements has the same story."""
+    out = []
+    for n, c, e in _elements(claim, expected):
+        if holds(c, e):
+            continue
+        why = explains(c, e)
+        if why is None:
+            return []
+        out.append((n, c, e, why))
+    return out
+
+
+def _where(n: int) -> str:
+    return f"element {n}: " if n else ""
+
+
+def _value_text(c: Claim) -> str:
+    """The claimed value as written, without its stated test (`0.12`, not `0.12 (places 2)`)."""
+    return c.text.rsplit(" (", 1)[0] if c.test else c.text
+
+
+def _float_artefact(claim: Claim, expected, first: str) -> Diagnosis | None:
+    """The claim (or each of its wrong elements) is a double's printed value a few ulps from
+    the right value: written from binary floating point."""
+    found = _explained(claim, expected, lambda c, e: (
+        True if c.test is None and c.places is not None  # a decimal, as a program prints
+        and getattr(c.value, "is_Rational", False) and artefacts.float_artefact(c.value, e)
+        else None))
+    if not found:
+        return None
+    parts, elements = [], []
+    for n, c, e, _ in found:
+        right = artefacts.terminating(e) or str(e)
+        elements.append({"index": n, "claimed": c.text, "expected": str(e), "write": right})
+        parts.append(f"{_where(n)}{c.text} is {right} as binary floating point prints it")
+    test = 'abs = 1e-12' if all(e == 0 for _, _, e, _ in found) else 'rel = 1e-12'
+    c0 = found[0][1].text
+    write = elements[0]["write"] if found[0][0] == 0 else "the exact values"
+    return Diagnosis(first, mistake="float_artefact", explanation=(
+        f"{'; '.join(parts)} (a double within {artefacts.FLOAT_ULPS} ulps of the exact value): "
+        f"write {write}, or state the test: {{ value = {c0}, {test} }}"),
+        args=("float", tuple((d["index"], d["claimed"], d["write"]) for d in elements), test,
+              c0),
+        details={"elements": elements, "suggest": test})
+
+
+def _tie_to_even(c: Claim, e) -> tuple[str, object, object] | None:
+    """("places" | "sig", digits, the half-away rounding) when the element claim is e, an
+    exact tie at its precision, rounded half to even (and that differs from half away)."""
+    if c.test == "sig":
+        kind, digits = "sig", int(c.tolerance)
+        even = artefacts.half_even_sig(e, digits)
+    else:
+        digits = int(c.tolerance) if c.test == "places" else c.places
+        if c.test not in (None, "places") or digits is None:
+            return None
+        kind, even = "places", artefacts.half_even_places(e, digits)
+    if even is None or not holds(c, even):
+        return None
+    return kind, digits, even
+
+
+def _half_to_even(claim: Claim, expected, first: str) -> Diagnosis | None:
+    """The claim (or each wrong element) is an exact tie rounded half to even, as Python's
+    round() and STACK do; derive rounds half away from zero."""
+    found = _explained(claim, expected, _tie_to_even)
+    if not found:
+        return None
+    parts, elements, facts = [], [], []
+    for n, c, e, (kind, digits, even) in found:
+        at = (plural(digits, "place") if kind == "places"
+              else plural(digits, "significant digit"))
+        away = artefacts.terminating(-even + 2 * e) or str(-even + 2 * e)
+        exact = artefacts.terminating(e) or str(e)
+        parts.append(f"{_where(n)}{_value_text(c)} is {exact} rounded half to even at {at}; "
+                     f"half away from zero it is {away}")
+        elements.append({"index": n, "claimed": _value_text(c), "expected": str(e), "kind": kind,
+                         "digits": digits, "half_away": away})
+        facts.append((n, _value_text(c), exact, kind, digits, away))
+    return Diagnosis(first, mistake="half_to_even", explanation=(
+        f"{'; '.join(parts)} (an exact tie: Python's round() and STACK round it to the even "
+        f"digit, derive rounds half away from zero)"), args=("half_even", tuple(facts)),
+        details={"elements": elements})
+
+
+def _carried_value(recipe: Recipe, given, claims: dict[str, Claim], name: str, carried):
+    """The value of `name` computed from the author's own claims of `carried` (each replacing
+    the computed value), or None where it has none."""
+    ctx = Context(recipe, given, {p: claims[p].exact_value() for p in carried})
+    return _try(lambda c: c[name], ctx)
+
+
+def carried_sets(earlier_wrong: list[str]) -> list[tuple[str, ...]]:
+    """The sets of earlier wrong claims tried together, smallest first (each in derivation
+    order): every subset of 2 and more when there are at most ALL_SUBSETS_UP_TO, else all of
+    them at once; at most MAX_CARRIED_SETS."""
+    n = len(earlier_wrong)
+    if n < 2:
+        return []
+    if n > ALL_SUBSETS_UP_TO:
+        return [tuple(earlier_wrong)]
+    out = [s for size in range(2, n + 1) for s in combinations(earlier_wrong, size)]
+    return out[:MAX_CARRIED_SETS]
+
+
+def _carried(recipe: Recipe, given, claims: dict[str, Claim], name: str,
+             earlier_wrong: list[str], expected, first: str) -> Diagnosis | None:
+    """Carried forward: the claim follows from one earlier wrong claim (the nearest first),
+    else from several of them together (the fewest first). Only claims that move the value on
+    their own join a set: one the quantity does not read (or a recipe does not carry) adds
+    nothing but work."""
+    claim, movers = claims[name], []
+    for p in reversed(earlier_wrong):
+        value = _carried_value(recipe, given, claims, name, (p,))
+        if value is None:
+            continue
+        if holds(claim, value):
+            return Diagnosis(first, carried_from=p, carried_from_all=(p,), explanation=(
+                f"follows correctly from your wrong {p}: the error is carried forward"))
+        if value != expected:
+            movers.insert(0, p)
+    group = _carried_set(recipe, given, claims, name, movers)
+    if group is None:
+        return None
+    return Diagnosis(first, carried_from=group[0], carried_from_all=group, explanation=(
+        f"follows correctly from your wrong {joined(group)} together: the errors are carried "
+        "forward"))
+
+
+def _carried_set(recipe: Recipe, given, claims: dict[str, Claim], name: str,
+                 movers: list[str]) -> tuple[str, ...] | None:
+    """The first of `carried_sets(movers)` the claim follows from, or None; the search stops
+    after CARRIED_SETS_SECONDS (then None: the verdict never waits on a diagnosis)."""
+    try:
+        with time_bound(CARRIED_SETS_SECONDS):
+            for group in carried_sets(movers):
+                value = _carried_value(recipe, given, claims, name, group)
+                if value is not None and holds(claims[name], value):
+                    return group
+    except DecisionTimeout:  # this search's bound, or the exercise's: that one fires again
+        return None  # at once when this bound is left (derive.kernel.timebound nests them)
+    return None
+
+
+def _known(recipe: Recipe, given, claim: Claim, name: str, first: str) -> Diagnosis | None:
+    """The recipe's known mistakes and wrong schemes that give the claimed value: the first
+    names it, the others are `also`."""
+    base = Context(recipe, given)
+    matches = []
+    for mname, (doc, zh), compute, candidates in _mistakes(recipe, name, given):
+        if candidates is None:
+            value = _try(compute, base)
+            if value is not None and holds(claim, value):
+                matches.append((mname, doc, zh, None))
+            continue
+        for cand in _try(candidates, base) or ():
+            if cand.value is not None and holds(claim, cand.value):
+                matches.append((mname, cand.en, cand.zh, cand.details))
+                break
+    if not matches:
+        return None
+    (mname, doc, zh, details), others = matches[0], tuple(m[0] for m in matches[1:])
+    return Diagnosis(first, mistake=mname, explanation=doc, zh=zh, also=others,
+                     details=None if details is None else dict(details))
+
+
+def _rounded_early(recipe: Recipe, given, claim: Claim, name: str, order: list[str],
+                   expected: dict, first: str) -> Diagnosis | None:
+    """An earlier quantity rounded to 0…4 places before computing this one."""
+    for p in order[: order.index(name)]:
+        for places in EARLY_ROUNDING_PLACES:
+            ctx = Context(recipe, given, {p: _rounded(expected[p], places)})
+            value = _try(lambda c: c[name], ctx)
+            if value is not None and value != expected[name] and holds(claim, value):
+                return Diagnosis(first, mistake="rounded_early", explanation=(
+                    f"{p} was rounded to {plural(places, 'place')} before computing "
+                    f"{name}"), args=("rounded", p, places, name))
+    return None
+
+
 def diagnose(recipe: Recipe, given, claims: dict[str, Claim], wrong: list[str],
              expected: dict) -> dict[str, Diagnosis]:
     """A diagnosis for each wrong claim (names in derivation order)."""
@@ -145,34 +373,11 @@ def diagnose(recipe: Recipe, given, claims: dict[str, Claim], wrong: list[str],
         # computing with it would repeat lists, not diagnose
         earlier_wrong = [p for p in wrong if order.index(p) < order.index(name)
                          and shape_mismatch(claims[p], expected[p]) is None]
-        found = None
-        for p in reversed(earlier_wrong):
-            ctx = Context(recipe, given, {p: claims[p].exact_value()})
-            value = _try(lambda c, name=name: c[name], ctx)
-            if value is not None and holds(claim, value):
-                found = Diagnosis(first, carried_from=p, explanation=(
-                    f"follows correctly from your wrong {p}: the error is carried forward"))
-                break
-        if found is None:
-            base = Context(recipe, given)
-            matches = [(mname, doc) for mname, doc, compute in _mistakes(recipe, name, given)
-                       if (value := _try(compute, base)) is not None and holds(claim, value)]
-            if matches:
-                (mname, (doc, zh)), others = matches[0], tuple(m for m, _ in matches[1:])
-                found = Diagnosis(first, mistake=mname, explanation=doc, zh=zh, also=others)
-        if found is None:
-            for p in order[: order.index(name)]:
-                for places in EARLY_ROUNDING_PLACES:
-                    ctx = Context(recipe, given, {p: _rounded(expected[p], places)})
-                    value = _try(lambda c, name=name: c[name], ctx)
-                    if (value is not None and value != expected[name]
-                            and holds(claim, value)):
-                        found = Diagnosis(first, mistake="rounded_early", explanation=(
-                            f"{p} was rounded to {plural(places, 'place')} before computing "
-                            f"{name}"), args=("rounded", p, places, name))
-                        break
-                if found:
-                    break
+        found = (_float_artefact(claim, expected[name], first)
+                 or _half_to_even(claim, expected[name], first)
+                 or _carried(recipe, given, claims, name, earlier_wrong, expected[name], first)
+                 or _known(recipe, given, claim, name, first)
+                 or _rounded_early(recipe, given, claim, name, order, expected, first))
         if found is None:
             where = ("this is the first wrong quantity" if name == first
                      else f"the first wrong quantity is {first}")

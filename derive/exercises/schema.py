@@ -235,9 +235,12 @@ def _row_groups(value, where, key):
     return author.Rows(columns, tuple(rows), tuple(sizes))
 
 
-OPTIMIZER_KINDS = {"momentum": "nonnegative", "dampening": "nonnegative",
-                   "weight_decay": "nonnegative", "eps": "positive", "nesterov": "bool",
-                   "maximize": "bool", "amsgrad": "bool", "betas": "betas"}
+OPTIMIZER_KINDS = {"momentum": "nonnegative", "dampening": "number",
+                   "weight_decay": "nonnegative", "eps": "nonnegative", "nesterov": "bool",
+                   "maximize": "bool", "amsgrad": "bool", "betas": "betas",
+                   "decoupled_weight_decay": "bool"}
+"""Each option's kind, as torch 2.13 validates it: momentum, weight_decay and eps at least 0,
+betas in [0, 1); dampening any number (torch does not check it)."""
 
 
 def _optimizer(value, where, key):
@@ -254,6 +257,10 @@ def _optimizer(value, where, key):
     for opt_key, raw in value.items():
         if opt_key == "name":
             continue
+        if opt_key == "decoupled_weight_decay" and name == "adamw":
+            where.fail(f"{key}.{opt_key}", "is not an option of adamw",
+                       "AdamW always decouples its weight decay (torch.optim.AdamW takes no "
+                       'such argument); for Adam\'s L2 decay use name = "adam"')
         if opt_key not in DEFAULTS[name]:
             hint = did_you_mean(opt_key, DEFAULTS[name])
             where.fail(f"{key}.{opt_key}", f"is not an option of {name}",
@@ -413,5 +420,6 @@ def exercise(table, path: str, index: int) -> Exercise:
             claims[key] = replace(claims[key], formula=prepare(
                 claims[key].formula, recipe, given, key, where, f"claims.{key}.formula"))
     vary = parse_vary(table["vary"], where, raw_given, recipe) if "vary" in table else ()
-    require = parse_require(table["require"], where, names) if "require" in table else {}
+    require = parse_require(table["require"], where, names, recipe, raw_given) \
+        if "require" in table else {}
     return Exercise(path, ex_id, title, recipe, given, claims, table, vary, require)

@@ -16,6 +16,7 @@ from math import prod
 from derive.exercises.check import answer_key
 from derive.exercises.errors import ExerciseError
 from derive.exercises.schema import Exercise, exercise
+from derive.exercises.variation import _differs
 from derive.exercises.writer import table, value
 
 ENUMERATE = 50_000
@@ -44,6 +45,17 @@ class Generation:
     accepted: int
     space: int
     enumerated: bool
+    asked: int = 0
+    timed_out: bool = False
+    """The time bound passed while searching (only with `allow_fewer`)."""
+
+    @property
+    def how(self) -> str:
+        """How the candidates were searched, in words."""
+        if self.timed_out:
+            return f"{self.tried} of {self.space} candidates tried before the time bound"
+        return (f"all {self.space} candidates enumerated" if self.enumerated else
+                f"{self.tried} of {self.space} candidates sampled")
 
     @property
     def rate(self) -> float:
@@ -52,10 +64,15 @@ class Generation:
 
 def _apply(raw_given: dict, ex: Exercise, choice: tuple) -> dict:
     given = copy.deepcopy(raw_given)
+    targets = {v.path[2]: copy.deepcopy(v.values[k]) for v, k in zip(ex.vary, choice)
+               if v.path[:2] == ("partition", "targets")}
     for v, k in zip(ex.vary, choice):
         new = copy.deepcopy(v.values[k])
+        if v.path[:2] == ("partition", "targets"):
+            continue
         if v.path == ("partition",):
             records = [r for mb in given["microbatches"] for r in mb]
+            records = [[r[0], targets[i]] if i in targets else r for i, r in enumerate(records)]
             sizes = new if isinstance(new, list) else []
             if sum(s for s in sizes if isinstance(s, int)) != len(records) or \
                     not all(isinstance(s, int) and s > 0 for s in sizes):
@@ -93,8 +110,14 @@ def _canonical(given: dict) -> str:
     return value(given)
 
 
-def generate(ex: Exercise, n: int, seed: int = 0) -> Generation:
-    """n distinct variants of `ex`, or VariantError saying how many could be found."""
+def generate(ex: Exercise, n: int, seed: int = 0, allow_fewer: bool = False) -> Generation:
+    """n distinct variants of `ex`, or VariantError saying how many could be found.
+
+    With `allow_fewer` (the command line: a scarce exercise must not block the others of its
+    file) fewer than n are returned, and a time bound passing while searching ends the search
+    with what was found; VariantError only when nothing at all is found."""
+    from derive.kernel.timebound import DecisionTimeout
+
     if not ex.vary:
         raise VariantError(ex.path, ex.id, "vary", "is missing: nothing may change",
                            "add an [exercise.vary] table naming the inputs to vary")
@@ -102,7 +125,10 @@ def generate(ex: Exercise, n: int, seed: int = 0) -> Generation:
     space = prod(len(v.values) for v in ex.vary)
     limit = space if space <= ENUMERATE else max(MIN_TRIES, TRIES_PER_VARIANT * n)
     base = {k: v for k, v in ex.raw.items() if k not in ("claims", "vary", "require")}
-    seen, found, tried, accepted = set(), [], 0, 0
+    headline = None  # partition with targets: the exercise's own gradient must change
+    if any(v.path[:2] == ("partition", "targets") for v in ex.vary):
+        headline = answer_key(ex)["gradient"]
+    seen, found, tried, accepted, timed_out = set(), [], 0, 0, False
     for choice in _choices(ex, rng, space):
         if len(found) == n or tried >= limit:
             break
@@ -115,16 +141,26 @@ def generate(ex: Exercise, n: int, seed: int = 0) -> Generation:
             seen.add(key)
             candidate = exercise({**base, "given": raw}, ex.path, 0)
             values = answer_key(candidate)
+            ok = all(c.holds(values.get(name), values, candidate.given)
+                     for name, conds in ex.require.items() for c in conds) and (
+                headline is None or _differs(values["gradient"], headline))
         except (ExerciseError, ValueError, ZeroDivisionError, TypeError, IndexError):
             continue
-        if all(c.holds(values[name], values) for name, conds in ex.require.items()
-               for c in conds):
+        except DecisionTimeout:
+            if not allow_fewer:
+                raise
+            timed_out = True
+            break
+        if ok:
             accepted += 1
             found.append(Variant(f"{ex.id}-v{len(found) + 1:03d}", raw, values))
-    result = Generation(tuple(found), tried, accepted, space, space <= ENUMERATE)
+    result = Generation(tuple(found), tried, accepted, space, space <= ENUMERATE, n, timed_out)
     if len(found) < n:
-        how = (f"all {space} candidates enumerated" if result.enumerated else
-               f"{tried} of {space} candidates sampled")
+        how = result.how
+        if found and allow_fewer:
+            return result
+        if timed_out:
+            raise DecisionTimeout("time bound passed")
         if not found:
             raise VariantError(ex.path, ex.id, "vary", "gives no variant that meets "
                                f"[exercise.require] ({how})",

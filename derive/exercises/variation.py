@@ -11,6 +11,11 @@ conditions every variant's answers must meet.
     w_new = "places <= 2"
     gradient = ["integer", "nonzero"]
     mean_of_means = "differs from gradient"
+    loss_new = "< loss"                              # a relation: loss_new < loss
+    toward = "w"                                     # the update moves w toward the target
+
+A relation is read by a tiny grammar, `[NAME] OP OPERAND` with OP one of < <= > >= == != and
+OPERAND a quantity, a given input or an exact number; nothing in it is ever evaluated.
 """
 
 from __future__ import annotations
@@ -31,9 +36,21 @@ MAX_RANGE = 10_000
 PATH = re.compile(r"^([A-Za-z][A-Za-z0-9_]*)((?:\.rows)?(?:\[[0-9]{1,6}\])*)$", re.ASCII)
 """An input, or an element of one: w, records[0][1], records.rows[0][1] (a table of records
 with named columns)."""
+OPTION_PATH = re.compile(r"^optimizer\.([A-Za-z][A-Za-z0-9_]*)((?:\[[0-9]{1,6}\])*)$", re.ASCII)
+"""One option of the optimizer table: optimizer.momentum, optimizer.betas[0]."""
+RELATION = re.compile(r"^(?:([A-Za-z_][A-Za-z0-9_]*) ?)?(<=|>=|==|!=|<|>) ?([^ ]+)$", re.ASCII)
+"""`[NAME] OP OPERAND` (spaces already collapsed to one): the whole grammar of a relation."""
+NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$", re.ASCII)
+MAX_CONDITION = 200
+"""Longest condition text read."""
+OPERATORS = {"<": (-1,), "<=": (-1, 0), ">": (1,), ">=": (0, 1), "==": (0,), "!=": (-1, 1)}
+"""Each relation's allowed signs of left − right, decided exactly."""
+TOWARD = "toward"
+"""The require key of "the update moves w toward the target": `toward = "w"`."""
 MAX_PLACES = 30
 """Largest d in a condition `places <= d` (as for claims)."""
-CONDITIONS = ("integer", "nonzero", "positive", "negative", "places <= d", "differs from NAME")
+CONDITIONS = ("integer", "nonzero", "positive", "negative", "places <= d", "differs from NAME",
+              "OP NAME or OP NUMBER with OP one of < <= > >= == !=")
 
 
 @dataclass(frozen=True)
@@ -53,9 +70,16 @@ class Condition:
     kind: str
     arg: object = None
 
-    def holds(self, value, values: dict) -> bool:
+    def holds(self, value, values: dict, given: dict | None = None) -> bool:
         if self.kind == "differs":
             return _differs(value, values[self.arg])
+        if self.kind == "relation":
+            op, where, operand = self.arg
+            other = (values.get(operand) if where == "quantity" else
+                     (given or {}).get(operand) if where == "given" else operand)
+            return other is not None and _relation(value, other, OPERATORS[op])
+        if self.kind == "toward":
+            return _toward(values, given or {}, self.arg)
         items = value if isinstance(value, list) else [value]
         return all(self._one(to_expr(v)) for v in _flat(items))
 
@@ -72,8 +96,58 @@ class Condition:
         raise AssertionError(self.kind)
 
     def __str__(self) -> str:
+        if self.kind == "relation":
+            return f"{self.arg[0]} {self.arg[2]}"
+        if self.kind == "toward":
+            return "moves w toward the target"
         return {"differs": f"differs from {self.arg}", "places": f"places <= {self.arg}"}.get(
             self.kind, self.kind)
+
+
+def _relation(a, b, signs) -> bool:
+    """a OP b, decided exactly: the sign of a − b by exact arithmetic or a certified enclosure;
+    a sign that cannot be told fails (the variant is rejected, never accepted on a guess).
+    Lists compare element by element (same length), a list with a number element-wise."""
+    if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
+        if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+            return len(a) == len(b) and all(_relation(x, y, signs) for x, y in zip(a, b))
+        items, other, left = (a, b, True) if isinstance(a, (list, tuple)) else (b, a, False)
+        return bool(items) and all(_relation(x, other, signs) if left else
+                                   _relation(other, x, signs) for x in items)
+    try:
+        s = exact_sign(to_expr(a) - to_expr(b))
+    except (TypeError, ValueError):
+        return False
+    return s is not None and s in signs
+
+
+def target_w(recipe: str, given: dict):
+    """w*, the w that minimises the batch loss with b held at its given value (0 without b):
+    Σ x·(y − b) / Σ x² over every record; None when Σ x² = 0 (every w minimises it) or the
+    records are not (x, y) pairs. For `accumulation` the records of all its microbatches."""
+    if recipe == "accumulation":
+        groups = given.get("microbatches")
+        records = [r for g in groups for r in g] if isinstance(groups, list) else None
+    else:
+        records = given.get("records")
+    if not isinstance(records, (list, tuple)) or not all(
+            isinstance(r, (list, tuple)) and len(r) == 2 for r in records):
+        return None
+    b = given.get("b") or 0
+    sxx = sum((to_expr(x) ** 2 for x, _ in records), sp.S.Zero)
+    if sxx == 0:
+        return None
+    return sum((to_expr(x) * (to_expr(y) - b) for x, y in records), sp.S.Zero) / sxx
+
+
+def _toward(values: dict, given: dict, recipe: str) -> bool:
+    """|w_after − w*| < |w − w*|, decided exactly: w_after is `w_new`, or the last of
+    `w_steps`; w* as `target_w` says."""
+    w, star = given.get("w"), target_w(recipe, given)
+    after = values.get("w_steps", [None])[-1] if "w_steps" in values else values.get("w_new")
+    if w is None or star is None or after is None or isinstance(after, list):
+        return False
+    return _relation(sp.Abs(to_expr(after) - star), sp.Abs(to_expr(w) - star), (-1,))
 
 
 def _differs(a, b) -> bool:
@@ -142,6 +216,11 @@ def parse_vary(raw, where: Where, raw_given: dict, recipe) -> tuple[Vary, ...]:
                 where.fail(at, "only applies to accumulation with microbatches",
                            "vary microbatches' records instead")
             path = ("partition",)
+            if isinstance(spec, dict) and "targets" in spec:
+                spec = dict(spec)
+                out += _targets(spec.pop("targets"), where, f"{at}.targets", raw_given)
+        elif key.startswith("optimizer.") and "optimizer" in inputs:
+            path = _option_path(key, where, at, raw_given)
         else:
             m = PATH.match(key)
             if not m or m.group(1) not in inputs:
@@ -171,12 +250,66 @@ def parse_vary(raw, where: Where, raw_given: dict, recipe) -> tuple[Vary, ...]:
         else:
             where.fail(at, "is neither a range nor a list of choices",
                        "write { from = a, to = b, step = s } or { choices = [...] }")
-        _validate(values, path, recipe, where, at, "choices" in spec)
-        out.append(Vary(key, path, values))
+        _validate(values, path, recipe, where, at, "choices" in spec, raw_given)
+        out.insert(len(out) - sum(1 for v in out if v.path[:2] == ("partition", "targets")
+                                  and v.key.startswith(f"{key}.")), Vary(key, path, values))
     return tuple(out)
 
 
-def _validate(values, path, recipe, where: Where, at: str, choices: bool) -> None:
+def _targets(spec, where: Where, at: str, raw_given: dict) -> list[Vary]:
+    """`partition = { choices = […], targets = { from = a, to = b } }`: the regrouped variant
+    also draws every record's target y from these values, so that its headline answer (the
+    mean gradient over all records, which a regrouping alone leaves unchanged) changes too;
+    a variant whose `gradient` equals the exercise's own is not kept."""
+    groups = raw_given.get("microbatches")
+    if not isinstance(groups, list) or not all(
+            isinstance(g, list) and all(isinstance(r, list) and len(r) == 2 for r in g)
+            for g in groups):
+        where.fail(at, "needs microbatches written as lists of [x, y] records",
+                   "write microbatches = [[[x, y], …], …]")
+    if not isinstance(spec, dict):
+        where.fail(at, f"is {kind_of(spec)}",
+                   "write { from = a, to = b, step = s } or { choices = [...] }")
+    if "choices" in spec and set(spec) == {"choices"} and isinstance(spec["choices"], list) \
+            and spec["choices"]:
+        values = tuple(spec["choices"])
+    elif "from" in spec and "to" in spec and set(spec) <= {"from", "to", "step"}:
+        values = _range(spec, where, at)
+    else:
+        where.fail(at, "is neither a range nor a nonempty list of choices",
+                   "write { from = a, to = b, step = s } or { choices = [...] }")
+    for k, v in enumerate(values):
+        number(v, where, f"{at}.choices[{k}]" if "choices" in spec else f"{at} ({shown(v)})")
+    count = sum(len(g) for g in groups)
+    return [Vary(f"partition.targets[{k}]", ("partition", "targets", k), values)
+            for k in range(count)]
+
+
+def _option_path(key: str, where: Where, at: str, raw_given: dict) -> tuple:
+    """("optimizer", OPTION[, i…]): an option the given optimizer takes, written or not (a
+    default it may vary), or an element of a list option that is written (betas[0])."""
+    from derive.model.optimizers import DEFAULTS
+
+    table = raw_given.get("optimizer")
+    if not isinstance(table, dict):
+        where.fail(at, "names an option of optimizer, which is not given",
+                   'give optimizer = { name = "sgd", … } in [exercise.given]')
+    name = table.get("name", "sgd")
+    options = DEFAULTS.get(name, {}) if isinstance(name, str) else {}
+    m = OPTION_PATH.match(key)
+    option = m.group(1) if m else key.split(".", 1)[1]
+    if not m or option not in options:
+        where.fail(at, f"is not an option of {shown(name)}",
+                   did_you_mean(option, options) or f"use one of: {', '.join(options)}")
+    path = ("optimizer", option, *(int(i) for i in re.findall(r"\[([0-9]+)\]", m.group(2))))
+    if len(path) > 2 and _lookup(raw_given, path) is None:
+        where.fail(at, "names an element that the given option does not have",
+                   f"write optimizer.{option} in [exercise.given], elements counted from 0")
+    return path
+
+
+def _validate(values, path, recipe, where: Where, at: str, choices: bool,
+              raw_given: dict | None = None) -> None:
     """Every value a variant may take is checked as the input it replaces would be: a number
     for an element, the input's own kind for a whole input, sizes for a partition."""
     from derive.exercises.schema import convert
@@ -188,18 +321,84 @@ def _validate(values, path, recipe, where: Where, at: str, choices: bool) -> Non
             if not (isinstance(v, list) and v and all(
                     isinstance(s, int) and not isinstance(s, bool) and s > 0 for s in v)):
                 where.fail(here, f"is {shown(v)}", "write microbatch sizes such as [2, 1]")
+        elif path[0] == "optimizer" and len(path) > 1:  # the option's own kind
+            from derive.exercises.schema import OPTIMIZER_KINDS
+
+            kind = OPTIMIZER_KINDS[path[1]]
+            if kind == "bool":
+                if not isinstance(v, bool):
+                    where.fail(here, f"is {kind_of(v)}", "write true or false")
+            elif kind == "betas":
+                if len(path) == 2:
+                    pair = convert("numbers", v, where, here)
+                    if len(pair) != 2 or not all(0 <= b < 1 for b in pair):
+                        where.fail(here, f"is {shown(v)}", "write [β1, β2] with 0 ≤ β < 1")
+                elif not 0 <= number(v, where, here) < 1:
+                    where.fail(here, f"is {shown(v)}", "a β is in [0, 1)")
+            else:
+                convert(kind, v, where, here)
         elif len(path) > 1:
             number(v, where, here)
         else:
             convert(kinds[path[0]], v, where, here)
 
 
-def parse_require(raw, where: Where, names: list[str]) -> dict[str, tuple[Condition, ...]]:
+TOWARD_RECIPES = ("sgd_step", "optimizer_steps", "accumulation")
+
+
+def _toward_condition(spec, where: Where, recipe, raw_given: dict) -> "Condition":
+    at = f"require.{TOWARD}"
+    if spec != "w":
+        where.fail(at, f"is {shown(spec)}", 'write toward = "w" (the update moves w toward '
+                   "the w that minimises the batch loss)")
+    name = getattr(recipe, "name", None)
+    if name not in TOWARD_RECIPES or "w" not in raw_given or (
+            name == "accumulation" and ("microbatches" not in raw_given or
+                                        "tokens" in raw_given or "divisor" in raw_given)):
+        where.fail(at, f"needs w and (x, y) records of {', '.join(TOWARD_RECIPES)}",
+                   "accumulation: microbatches of records, without tokens or divisor")
+    return Condition(TOWARD, name)
+
+
+def _relation_condition(t: str, name: str, where: Where, at: str, names, inputs,
+                        raw_given: dict) -> "Condition":
+    """`OP OPERAND` or `NAME OP OPERAND` (NAME the key's quantity), else one clear line."""
+    from derive.kernel.exact import ExactNumberError, parse_exact
+
+    m = RELATION.match(t)
+    if m.group(1) is not None and m.group(1) != name:
+        where.fail(at, f"relates {shown(m.group(1))}, not {name}",
+                   f"write it under its own quantity: {m.group(1)} = \"{m.group(2)} "
+                   f"{m.group(3)}\"" if m.group(1) in names else
+                   f"the left side is {name}: write {name} = \"{m.group(2)} {m.group(3)}\"")
+    op, operand = m.group(2), m.group(3)
+    if NAME.match(operand):
+        if operand in names:
+            return Condition("relation", (op, "quantity", operand))
+        if operand in inputs and operand in raw_given:
+            return Condition("relation", (op, "given", operand))
+        where.fail(at, f"compares with {shown(operand)}, not a quantity or a given input here",
+                   did_you_mean(operand, [*names, *raw_given]) or "name a quantity")
+    try:
+        number_ = parse_exact(operand)
+    except ExactNumberError as exc:
+        where.fail(at, f"compares with {shown(operand)}: {exc}",
+                   "compare with a quantity, a given input or a number such as 0.5")
+    return Condition("relation", (op, "number", number_))
+
+
+def parse_require(raw, where: Where, names: list[str], recipe=None,
+                  raw_given: dict | None = None) -> dict[str, tuple[Condition, ...]]:
     if not isinstance(raw, dict):
         where.fail("require", f"is {kind_of(raw)}", "write an [exercise.require] table")
+    raw_given = raw_given if isinstance(raw_given, dict) else {}
+    inputs = [i.name for i in recipe.inputs] if recipe is not None else []
     out = {}
     for name, spec in raw.items():
         at = f"require.{name}"
+        if name == TOWARD and name not in names:
+            out[name] = (_toward_condition(spec, where, recipe, raw_given),)
+            continue
         if name not in names:
             where.fail(at, "is not a quantity of this exercise",
                        did_you_mean(name, names) or f"use one of: {', '.join(names)}")
@@ -209,6 +408,9 @@ def parse_require(raw, where: Where, names: list[str]) -> dict[str, tuple[Condit
             if not isinstance(text, str):
                 where.fail(at, f"holds {kind_of(text)}", f"write conditions as text: "
                            f"{', '.join(CONDITIONS)}")
+            if len(text) > MAX_CONDITION:
+                where.fail(at, f"has a condition of {len(text)} characters",
+                           f"at most {MAX_CONDITION}")
             t = " ".join(text.split())
             if t in ("integer", "nonzero", "positive", "negative"):
                 conditions.append(Condition(t))
@@ -221,6 +423,9 @@ def parse_require(raw, where: Where, names: list[str]) -> dict[str, tuple[Condit
                     where.fail(at, f"compares with {shown(m.group(1))}, not a quantity here",
                                did_you_mean(m.group(1), names) or "name a quantity")
                 conditions.append(Condition("differs", m.group(1)))
+            elif RELATION.match(t):
+                conditions.append(_relation_condition(t, name, where, at, names, inputs,
+                                                      raw_given))
             else:
                 where.fail(at, f"has the condition {shown(text)}",
                            f"use: {', '.join(CONDITIONS)}")

@@ -22,11 +22,13 @@ DEFAULTS = {
     "sgd": {"momentum": 0, "dampening": 0, "weight_decay": 0, "nesterov": False,
             "maximize": False},
     "adam": {"betas": (R(9, 10), R(999, 1000)), "eps": R(1, 10**8), "weight_decay": 0,
-             "maximize": False, "amsgrad": False},
+             "maximize": False, "amsgrad": False, "decoupled_weight_decay": False},
     "adamw": {"betas": (R(9, 10), R(999, 1000)), "eps": R(1, 10**8), "weight_decay": R(1, 100),
               "maximize": False, "amsgrad": False},
 }
-"""PyTorch's defaults (AdamW's weight_decay is 1e-2, Adam's 0)."""
+"""PyTorch's defaults (AdamW's weight_decay is 1e-2, Adam's 0). torch 2.13's Adam takes
+`decoupled_weight_decay` (True makes it AdamW's update with Adam's defaults); AdamW has no such
+option (it is always decoupled)."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,13 @@ class Optimizer:
     betas: tuple = (R(9, 10), R(999, 1000))
     eps: sp.Expr = R(1, 10**8)
     amsgrad: bool = False
+    decoupled_weight_decay: bool = False
+
+    @property
+    def decoupled(self) -> bool:
+        """Weight decay as AdamW applies it, θ·(1 − η·λ) before the moments (AdamW, or Adam
+        with decoupled_weight_decay = true), rather than λ·θ added to the gradient."""
+        return self.name == "adamw" or self.decoupled_weight_decay
 
     def __str__(self) -> str:
         """`adamw(betas=[0.9, 0.99], eps=1e-8, weight_decay=0.01)`: name and every option."""
@@ -101,7 +110,7 @@ def adam_step(theta, grad, state: State, opt: Optimizer, lr) -> tuple[sp.Expr, S
     g = -grad if opt.maximize else grad
     t = state.t + 1
     if opt.weight_decay != 0:
-        if opt.name == "adamw":
+        if opt.decoupled:
             theta = theta * (1 - lr * opt.weight_decay)
         else:
             g = g + opt.weight_decay * theta

@@ -17,7 +17,7 @@ from derive.graph import Family, Node, Variant, family, symbol
 from derive.graph.graph import Graph, members
 from derive.graph.notation import blocks, index
 from derive.model import linear
-from derive.recipes.base import Example, Input, Mistake, Quantity, Recipe
+from derive.recipes.base import Candidate, Example, Input, Mistake, Quantity, Recipe
 from derive.recipes.graphed import Graphed, as_computed
 from derive.wording import plural
 
@@ -28,7 +28,7 @@ T = symbol("T", "T", integer=True, positive=True)
 RECORDS = Family("records", i, N)
 MICROBATCHES = Family("microbatches", k, K)
 w = symbol("w", "w")
-eta = symbol("eta", "eta", positive=True)
+eta = symbol("eta", "eta", nonnegative=True)
 d = symbol("d", "d", integer=True, positive=True)
 x, y = family("x", "x"), family("y", "y")
 B = family("B", "B")
@@ -310,7 +310,150 @@ def _mistake(v: Variant, needs, example) -> Mistake:
                    example=example)
 
 
-MISTAKES = tuple(_mistake(v, needs, example) for v, needs, example in VARIANTS)
+def _tail(ctx) -> tuple[int, list[int], list] | None:
+    """(the planned size n_max, the sizes n_k, the gradient sums S_k) when the window has a
+    microbatch smaller than its largest (a tail), else None. The planned size is inferred from
+    the largest microbatch; a target over tokens has no planned size (masks make counts
+    differ)."""
+    if ctx.has("tokens"):
+        return None
+    sizes = [int(n_) for n_ in ctx["microbatch_sizes"]]
+    big = max(sizes)
+    if all(n_ == big for n_ in sizes):
+        return None
+    return big, sizes, list(ctx["microbatch_gradient_sums"])
+
+
+def _planned_counts(ctx) -> list[tuple[int, str, str]]:
+    """(planned record count, English, Chinese) of the window: K·n_max (every microbatch
+    counted as full), and d·n_max when a divisor declares the planned microbatch count d."""
+    big, sizes, _ = _tail(ctx)
+    k_ = len(sizes)
+    out = [(k_ * big, f"K·n_max = {k_}·{big}", f"K·n_max = {k_}·{big}")]
+    if ctx.has("divisor") and int(ctx["divisor"]) != k_:
+        d_ = int(ctx["divisor"])
+        out.append((d_ * big, f"d·n_max = {d_}·{big} (the declared plan)",
+                    f"d·n_max = {d_}·{big}(声明的计划)"))
+    return out
+
+
+PLANNED_MICROBATCHES_UP_TO = 4
+"""Without `divisor`, a window of K microbatches is tried as planned for K+1 … 4K of them (at
+most MAX_PLANNED_MICROBATCHES): the reading's window planned for four that ends with two."""
+MAX_PLANNED_MICROBATCHES = 64
+
+
+def _planned_records(ctx) -> list[Candidate]:
+    """The window's gradient sum divided by its planned record count instead of the records it
+    holds: a tail window whose last microbatch is short, still divided as if full."""
+    if _tail(ctx) is None:
+        return []
+    _, sizes, sums = _tail(ctx)
+    total, records = sp.Add(*sums), sum(sizes)
+    out = []
+    for planned, en, zh in _planned_counts(ctx):
+        out.append(Candidate(
+            total / planned,
+            en=f"the window's gradient sum divided by its planned count {en} = {planned} "
+               f"records, not by the {records} records it holds (a tail window divided as if "
+               "full)",
+            zh=f"把窗口的梯度和除以计划的记录数 {zh} = {planned},而不是实际的 {records} 条记录"
+               "(尾部窗口仍按满窗口除)",
+            details={"planned_records": planned, "records": records}))
+    return out
+
+
+def _planned_microbatches(ctx) -> list[Candidate]:
+    """Without `divisor`: the microbatch means summed and divided by a planned microbatch count
+    P = K+1 … 4K, as a window planned for P microbatches that holds only K (`divisor = P` is
+    the same mistake declared, `divisor_gradient`)."""
+    if ctx.has("divisor"):
+        return []
+    means = list(ctx["microbatch_mean_gradients"])
+    k_, total = len(means), sp.Add(*means)
+    top = min(PLANNED_MICROBATCHES_UP_TO * k_, MAX_PLANNED_MICROBATCHES)
+    return [Candidate(
+        total / p_,
+        en=f"the microbatch means summed and divided by {p_}, a planned count of microbatches, "
+           f"although the window holds K = {k_} (a tail window divided by the planned count; "
+           f"`divisor = {p_}` states such a plan)",
+        zh=f"把微批均值之和除以 {p_}(计划的微批数),而窗口实际只有 K = {k_} 个微批"
+           f"(尾部窗口仍按计划个数除;可用 divisor = {p_} 声明这种计划)",
+        details={"planned_microbatches": p_, "microbatches": k_})
+        for p_ in range(k_ + 1, top + 1)]
+
+
+def tail_gradients(ctx) -> list[Candidate]:
+    """The tail-window gradients, in the order tried: divided by the planned record count
+    (inferred from the largest microbatch, or from a declared divisor), then by a planned
+    microbatch count."""
+    return _planned_records(ctx) + _planned_microbatches(ctx)
+
+
+def tail_steps(ctx) -> list[Candidate]:
+    """w − η·(a tail gradient divided by the planned count)."""
+    return [Candidate(ctx["w"] - ctx["lr"] * c.value,
+                      en=f"w after a step on {c.en.removeprefix('the ')}",
+                      zh=f"用这样的梯度做的更新:{c.zh}", details=c.details)
+            for c in tail_gradients(ctx)]
+
+
+def tail_means(ctx) -> list[Candidate]:
+    """Each microbatch's gradient sum divided by the planned size n_max: right for the full
+    microbatches, wrong for each short one (named with its index, 1-based)."""
+    if _tail(ctx) is None:
+        return []
+    big, sizes, sums = _tail(ctx)
+    value = [s_ / big for s_ in sums]
+    short_ = [(m_, n_, s_) for m_, (n_, s_) in enumerate(zip(sizes, sums), 1)
+              if n_ < big and s_ != 0]
+    if not short_:
+        return []
+    en = "; ".join(f"element {m_} (a tail microbatch of {plural(n_, 'record')}): its gradient "
+                   f"sum {s_} divided by the planned size {big}, {s_ / big}, not by its "
+                   f"{plural(n_, 'record')}, {s_ / n_}" for m_, n_, s_ in short_)
+    zh = ";".join(f"第 {m_} 项(尾部微批,只有 {n_} 条记录):把梯度和 {s_} 除以计划的微批大小 "
+                  f"{big},得 {s_ / big};应除以它实际的 {n_} 条记录,得 {s_ / n_}"
+                  for m_, n_, s_ in short_)
+    elements = [{"index": m_, "size": n_, "planned_size": big, "value": str(s_ / big),
+                 "expected": str(s_ / n_)} for m_, n_, s_ in short_]
+    return [Candidate(value, en=en, zh=zh, details={"elements": elements})]
+
+
+def _first(candidates):
+    """A candidates mistake's `compute`: its first candidate's value."""
+    def compute(ctx):
+        got = candidates(ctx)
+        if not got:
+            raise KeyError("no tail in this window")
+        return got[0].value
+    return compute
+
+
+TAIL = (
+    ("tail_divided_by_planned", "gradient", tail_gradients, (),
+     "a tail window divided by its planned count: the gradient sum by the planned records "
+     "(K·n_max, or d·n_max with a divisor), or the microbatch means' sum by a planned "
+     "microbatch count K+1 … 4K (the diagnosis names the count)",
+     "尾部窗口仍按计划数除:梯度和除以计划的记录数(K·n_max,或有 divisor 时 d·n_max),"
+     "或微批均值之和除以计划的微批数 K+1 … 4K(诊断会指出是多少)",
+     Example(THREE, {"gradient": "3.5"})),
+    ("w_new_tail_divided_by_planned", "w_new", tail_steps, STEP,
+     "w after a step on the gradient divided by the planned record count",
+     "用按计划记录数除的梯度做的更新", Example(THREE, {"w_new": "0.65"})),
+    ("tail_divided_by_planned_size", "microbatch_mean_gradients", tail_means, ("microbatches",),
+     "a tail microbatch's gradient sum divided by the planned microbatch size n_max (the "
+     "diagnosis names the element)",
+     "尾部微批的梯度和除以了计划的微批大小 n_max(诊断会指出是哪一项)",
+     Example(THREE, {"microbatch_mean_gradients": ["2.5", "4.5"]})),
+)
+"""Tail mistakes: the planned size is inferred from the largest microbatch, the planned count
+from it (or from a declared divisor); each explained with its numbers."""
+
+MISTAKES = tuple(_mistake(v, needs, example) for v, needs, example in VARIANTS) + tuple(
+    Mistake(name, target, doc, _first(cands), needs=needs, zh=zh, example=example,
+            candidates=cands)
+    for name, target, cands, needs, doc, zh, example in TAIL)
 
 
 def check(given):
@@ -350,7 +493,7 @@ RECIPE = Recipe(
     inputs=(
         Input("w", "number", "w at the start of the window (needed with microbatches)",
               required=False),
-        Input("lr", "positive", "the learning rate η (needed for the updates)", required=False),
+        Input("lr", "nonnegative", "the learning rate η (needed for the updates)", required=False),
         Input("microbatches", "microbatches", "the records of each microbatch: [[[x, y], …], …]",
               required=False),
         Input("microbatch_sizes", "counts", "n_k, instead of microbatches", required=False),

@@ -17,6 +17,20 @@ Value = object
 """An exact SymPy number, or a list of values."""
 
 
+class QuantityUndefined(ArithmeticError):
+    """A quantity with no value for these givens (log 0, a division by zero, √ of a negative),
+    or (not `supported`) one too large to compute. `key` is the input to blame (default: the
+    quantity's own `define` entry)."""
+
+    def __init__(self, name: str, reason: str, supported: bool = True,
+                 expected: str = "", key: str = ""):
+        super().__init__(f"{name} is undefined for these givens: {reason}")
+        self.name, self.reason, self.supported = name, reason, supported
+        self.key = key or f"define.{name}"
+        self.expected = expected or ("change the givens or the formula" if supported
+                                     else "use smaller givens or fewer steps")
+
+
 @dataclass(frozen=True)
 class Input:
     """A given input: its TOML key, its kind (see derive.exercises.schema), its meaning."""
@@ -61,11 +75,27 @@ class Example:
 
 
 @dataclass(frozen=True)
+class Candidate:
+    """One value a mistake may give, with its own explanation: which stage's rule, which
+    element of a list (`details` goes to the diagnosis's JSON as it is: exact strings and
+    integers only)."""
+
+    value: Value
+    en: str
+    zh: str
+    details: Mapping[str, object] | None = None
+
+
+@dataclass(frozen=True)
 class Mistake:
     """A known mistake: computing `target` the way `compute` does. Tried against wrong claims.
     `doc` explains it in English, `zh` in Chinese; `example` makes it. A mistake that changes
     other quantities too (a lost optimizer state changes the buffers, then the weights, then
-    the later gradients) names them in `also_targets`, `compute_for(name)` computing each."""
+    the later gradients) names them in `also_targets`, `compute_for(name)` computing each.
+
+    A mistake with `candidates` gives several values, each explained in its own words (the
+    stage whose rule was applied, the elements divided by the planned size); the diagnosis
+    tries them in order, and `compute` is then the first candidate's value."""
 
     name: str
     target: str
@@ -74,6 +104,7 @@ class Mistake:
     needs: tuple[str, ...] = ()
     zh: str = ""
     example: Example | None = None
+    candidates: Callable[["Context"], list[Candidate]] | None = None
     also_targets: tuple[str, ...] = ()
     compute_for: Callable[[str], Callable[["Context"], Value]] | None = None
 

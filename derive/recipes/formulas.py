@@ -29,7 +29,7 @@ from derive.graph.language import (
 )
 from derive.graph.notation import GREEK, index, notation_of, symbol
 from derive.kernel.timebound import DecisionTimeout, time_bound
-from derive.recipes.base import Input, Quantity, Recipe
+from derive.recipes.base import Input, Quantity, QuantityUndefined, Recipe
 from derive.recipes.graphed import Graphed, mutation_mistakes, one_member_a_number
 
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]{2,})*\Z")
@@ -72,18 +72,6 @@ class DefineError(ValueError):
     def __init__(self, key: str, problem: str, expected: str = "", supported: bool = True):
         super().__init__(f"{key}: {problem}")
         self.key, self.problem, self.expected, self.supported = key, problem, expected, supported
-
-
-class QuantityUndefined(ArithmeticError):
-    """A quantity with no value for these givens (log 0, a division by zero, √ of a negative),
-    or (not `supported`) one too large to compute."""
-
-    def __init__(self, name: str, reason: str, supported: bool = True,
-                 expected: str = ""):
-        super().__init__(f"{name} is undefined for these givens: {reason}")
-        self.name, self.reason, self.supported = name, reason, supported
-        self.expected = expected or ("change the givens or the formula" if supported
-                                     else "use smaller givens or fewer steps")
 
 
 @dataclass(frozen=True)

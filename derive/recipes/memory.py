@@ -19,13 +19,15 @@ from derive.graph import Node, Variant, symbol
 from derive.graph.evaluate import compiled, exact_value, sympy_value
 from derive.graph.graph import Graph
 from derive.model import memory as m
-from derive.recipes.base import Example, Input, Mistake, Quantity, Recipe
+from derive.recipes.base import Candidate, Example, Input, Mistake, Quantity, Recipe
 from derive.recipes.graphed import Graphed
+from derive.wording import joined
 
 P = symbol("mem_P", "P", integer=True, positive=True)
 D = symbol("mem_D", "D", integer=True, positive=True)
 A = symbol("mem_A", "A", nonnegative=True)
-SUBSCRIPT = {"param": r"\mathrm{param}", "grad": r"\mathrm{grad}", "master": r"\mathrm{master}",
+SUBSCRIPT = {"param": r"\mathrm{param}", "grad": r"\mathrm{grad}",
+             "grad_fp32_partition": r"\mathrm{grad32}", "master": r"\mathrm{master}",
              "adam_m": "m", "adam_v": "v", "momentum": r"\mathrm{momentum}"}
 """b_c of each component as the course writes it: Adam's moments are m and v."""
 BYTES = {c: symbol(f"mem_b_{c}", "b", sub=SUBSCRIPT[c], nonnegative=True) for c in m.COMPONENTS}
@@ -248,9 +250,74 @@ QUANTITIES = tuple(
     Quantity(name, DOCS[name], GRAPHED.value(name), zh=WORDS[name][1])
     for name in CLAIMABLE)
 
+STAGE_TARGETS = ("card_bytes_per_param", "state_bytes", "state_gb", "state_gib", "total_gib")
+"""The quantities a ZeRO stage changes."""
+
+
+COMPONENT_WORDS = {
+    "param": ("the parameters", "参数"), "grad": ("the gradients", "梯度"),
+    "master": ("the master copy", "主副本"), "adam_m": ("Adam's m", "Adam 的 m"),
+    "adam_v": ("Adam's v", "Adam 的 v"), "momentum": ("the momentum buffer", "动量缓冲"),
+}
+"""Each ledger component in words, English and Chinese (what a stage divides by D)."""
+
+
+def _sharded(ctx, stage: int, lang: str = "en") -> str:
+    """The ledger's components a stage divides by D, in words (`nothing` / `没有`)."""
+    words = [COMPONENT_WORDS[c][lang == "zh"] for c in ordered(_ledger(ctx))
+             if c in m.SHARDED[stage]]
+    if lang == "zh":
+        return "、".join(words) if words else "没有"
+    return joined(words) if words else "nothing"
+
+
+def stage_rules(target: str):
+    """The candidates of `wrong_stage_rule` for `target`: its value by each other stage's rule
+    (the nearest stage first), each saying which stage and what that stage divides by D."""
+    def candidates(ctx) -> list[Candidate]:
+        here = _stage(ctx)
+        out = []
+        for s in sorted((s for s in range(4) if s != here), key=lambda s: (abs(s - here), s)):
+            value = GRAPHED.variant(Variant(f"stage_{s}", target),
+                                    lambda c, s=s: graph_of(c, stage=s))(ctx)
+            out.append(Candidate(
+                value,
+                en=f"stage {s}'s rule applied at stage {here}: stage {s} divides "
+                   f"{_sharded(ctx, s)} by D; stage {here} divides {_sharded(ctx, here)}",
+                zh=f"在阶段 {here} 用了阶段 {s} 的规则:阶段 {s} 除以 D 的是 "
+                   f"{_sharded(ctx, s, 'zh')},阶段 {here} 除以 D 的是 {_sharded(ctx, here, 'zh')}",
+                details={"stage": s, "given_stage": here}))
+        return out
+    return candidates
+
+
+def _stage_example(stage: str, claims: dict) -> Example:
+    return Example({"params": "1000000000", "stage": stage, "dp": "4", "activation_gib": "2"},
+                   claims)
+
+
+STAGE_EXAMPLES = {
+    # Lesson 03: per card 16P, (4+12/D)P, (2+14/D)P, 16P/D bytes at stages 0-3 (P = 10⁹, D = 4)
+    "card_bytes_per_param": _stage_example("1", {"card_bytes_per_param": "4"}),  # stage 3's
+    "state_bytes": _stage_example("1", {"state_bytes": "5500000000"}),  # stage 2's
+    "state_gb": _stage_example("1", {"state_gb": "5.5"}),  # stage 2's
+    "state_gib": _stage_example("1", {"state_gib": "5.122"}),  # stage 2's: 5.5·10⁹/2³⁰
+    "total_gib": _stage_example("2", {"total_gib": "8.519"}),  # stage 1's: 7·10⁹/2³⁰ + 2
+}
+
+
+def _first_stage_rule(target: str):
+    return lambda ctx: stage_rules(target)(ctx)[0].value
+
+
 MISTAKES = tuple(
     Mistake(v.name, v.target, v.en, GRAPHED.variant(v, other), zh=v.zh, example=example)
-    for v, other, example in VARIANTS)
+    for v, other, example in VARIANTS) + tuple(
+    Mistake("wrong_stage_rule", target, f"{target} by another ZeRO stage's rule (the "
+            "diagnosis names the stage)", _first_stage_rule(target),
+            zh=f"{WORDS[target][1]}用了另一个 ZeRO 阶段的规则(诊断会指出是哪个阶段)",
+            example=STAGE_EXAMPLES[target], candidates=stage_rules(target))
+    for target in STAGE_TARGETS)
 
 
 def check(given):
@@ -269,7 +336,8 @@ RECIPE = Recipe(
     doc=__doc__,
     inputs=(
         Input("params", "count", "P, the number of parameters (2e9 is fine)"),
-        Input("bytes", "ledger", "bytes per parameter by component: param, grad, master, "
+        Input("bytes", "ledger", "bytes per parameter by component: param, grad, "
+              "grad_fp32_partition, master, "
               "adam_m, adam_v, momentum (default: the course's 2 + 2 + 4 + 4 + 4)",
               required=False),
         Input("preset", "preset", "a named ledger instead of bytes: " + ", ".join(m.PRESETS),

@@ -23,7 +23,7 @@ from derive.graph.graph import Graph, members
 from derive.graph.notation import blocks, index
 from derive.model.optimizers import Optimizer
 from derive.recipes import sgd_step as sgd
-from derive.recipes.base import Example, Input, Mistake, Quantity, Recipe
+from derive.recipes.base import Example, Input, Mistake, Quantity, QuantityUndefined, Recipe
 from derive.recipes.graphed import Graphed, as_computed
 
 t = index("t")
@@ -107,6 +107,8 @@ class Config(NamedTuple):
     """SGD with momentum resumed with its buffers: every step is μ·u_{t−1} + (1 − τ)·g̃_t."""
     resumed: bool = False
     """Adam or AdamW resumed from a saved state: m_0, v_0 (v_{max,0}) and step count t_0."""
+    decoupled: bool = False
+    """AdamW's decay θ·(1 − η·λ) (AdamW, or Adam with decoupled_weight_decay)."""
 
 
 def _optimizer(c) -> Optimizer:
@@ -126,7 +128,7 @@ def config(c) -> Config:
                   momentum, momentum and opt.dampening != 0,
                   momentum and bool(opt.nesterov), opt.weight_decay != 0,
                   bool(opt.maximize), not sgd_ and bool(opt.amsgrad), c.has("batches"),
-                  momentum and "buffer" in state, not sgd_ and "step" in state)
+                  momentum and "buffer" in state, not sgd_ and "step" in state, opt.decoupled)
 
 
 # ---------------------------------------------------------------------------- expressions
@@ -239,7 +241,7 @@ def _start(cfg: Config, c: Chain, key: str, saved: bool) -> sp.Expr:
 def _nodes(cfg: Config, c: Chain, names: dict) -> list[Node]:
     """One parameter's update, in torch's order."""
     adam = cfg.name != "sgd"
-    decayed = _decayed(cfg, c, coupled=cfg.name != "adamw")
+    decayed = _decayed(cfg, c, coupled=not cfg.decoupled)
     out: list[Node] = []
     grad = c.grad[t]
     if decayed is not None:
@@ -268,7 +270,7 @@ def _nodes(cfg: Config, c: Chain, names: dict) -> list[Node]:
     out += [Node(names["m_hat"], c.m_hat, m_hat, STEPS),
             Node(names["v_hat"], c.v_hat, v_hat, STEPS),
             Node(names["param"], c.param,
-                 _step(c, _adam_direction(c), shrink=cfg.name == "adamw" and cfg.decay), STEPS,
+                 _step(c, _adam_direction(c), shrink=cfg.decoupled and cfg.decay), STEPS,
                  start=names["start"])]
     return out
 
@@ -356,17 +358,17 @@ def variants(cfg: Config) -> dict[str, Variant]:
         en, zh = MISTAKE_WORDS[name]
         out[name] = Variant(name, target, replace, en=en, zh=zh)
 
-    grad = W.decayed[t] if _decayed(cfg, W, coupled=cfg.name != "adamw") is not None else g[t]
+    grad = W.decayed[t] if _decayed(cfg, W, coupled=not cfg.decoupled) is not None else g[t]
     if cfg.name != "sgd":
         second = W.v_max[t] if cfg.amsgrad else W.v[t]
         add("bias_correction_forgotten", "w_steps", {"m_hat": W.m[t], "v_hat": second})
-        if cfg.name == "adamw" and cfg.decay:
+        if cfg.decoupled and cfg.decay:
             coupled = _add(grad, _times(lam, W.param[t - 1]))
             m_def, v_def = _moments(W, coupled)
             add("adamw_decay_as_l2", "w_steps",
                 {"m_steps": m_def, "v_steps": v_def, "w_steps": _step(W, _adam_direction(W))})
             add("weight_decay_forgotten", "w_steps", {"w_steps": _step(W, _adam_direction(W))})
-    if cfg.decay and cfg.name != "adamw":
+    if cfg.decay and not cfg.decoupled:
         add("weight_decay_forgotten", "w_steps",
             {"decayed_gradient": -g[t]} if cfg.maximize else {"decayed_gradient": g[t]})
         if cfg.maximize:
@@ -383,7 +385,7 @@ def variants(cfg: Config) -> dict[str, Variant]:
 
 def _used_grad(cfg: Config, c: Chain) -> sp.Expr:
     """The gradient the optimizer's state reads: g̃_t where torch changes it, else g_t."""
-    return c.decayed[t] if _decayed(cfg, c, coupled=cfg.name != "adamw") is not None else c.grad[t]
+    return c.decayed[t] if _decayed(cfg, c, coupled=not cfg.decoupled) is not None else c.grad[t]
 
 
 def _chains(cfg: Config) -> list[tuple[Chain, dict]]:
@@ -603,23 +605,39 @@ gradients (its later quantities are computed, never read from claims)."""
 _SGD_MOMENTUM = "an SGD optimizer with momentum > 0"
 _ADAM = 'optimizer = { name = "adam" } or "adamw"'
 
+def _value(name: str):
+    """A quantity's value; with Adam's eps = 0 (which torch accepts) m̂_t/(√v̂_t + ε) is 0/0
+    once every gradient so far is 0, where torch computes nan: the quantity has no value."""
+    compute = GRAPHED.value(name)
+
+    def value(ctx):
+        try:
+            return compute(ctx)
+        except ZeroDivisionError:
+            raise QuantityUndefined(
+                name, "with eps = 0 the step m̂_t/(√v̂_t + ε) divides by 0 (every gradient "
+                "so far is 0, and torch computes 0/0 = nan)",
+                expected="give eps > 0 (torch's default is 1e-8)",
+                key="given.optimizer.eps") from None
+    return value
+
 QUANTITIES = (
-    Quantity("gradient_steps", DOCS["gradient_steps"], GRAPHED.value("gradient_steps"),
+    Quantity("gradient_steps", DOCS["gradient_steps"], _value("gradient_steps"),
              zh="各步梯度"),
-    Quantity("b_gradient_steps", DOCS["b_gradient_steps"], GRAPHED.value("b_gradient_steps"),
+    Quantity("b_gradient_steps", DOCS["b_gradient_steps"], _value("b_gradient_steps"),
              needs=("b",), zh="各步偏置梯度"),
-    Quantity("buffer_steps", DOCS["buffer_steps"], GRAPHED.value("buffer_steps"), when=_momentum,
+    Quantity("buffer_steps", DOCS["buffer_steps"], _value("buffer_steps"), when=_momentum,
              when_text=_SGD_MOMENTUM, zh="动量缓冲"),
-    Quantity("b_buffer_steps", DOCS["b_buffer_steps"], GRAPHED.value("b_buffer_steps"),
+    Quantity("b_buffer_steps", DOCS["b_buffer_steps"], _value("b_buffer_steps"),
              needs=("b",), when=_momentum, when_text=_SGD_MOMENTUM, zh="b 的动量缓冲"),
-    Quantity("m_steps", DOCS["m_steps"], GRAPHED.value("m_steps"), when=_adam,
+    Quantity("m_steps", DOCS["m_steps"], _value("m_steps"), when=_adam,
              when_text=_ADAM, zh="一阶矩"),
-    Quantity("v_steps", DOCS["v_steps"], GRAPHED.value("v_steps"), when=_adam,
+    Quantity("v_steps", DOCS["v_steps"], _value("v_steps"), when=_adam,
              when_text=_ADAM, zh="二阶矩"),
-    Quantity("w_steps", DOCS["w_steps"], GRAPHED.value("w_steps"), zh="各步权重"),
-    Quantity("b_steps", DOCS["b_steps"], GRAPHED.value("b_steps"), needs=("b",),
+    Quantity("w_steps", DOCS["w_steps"], _value("w_steps"), zh="各步权重"),
+    Quantity("b_steps", DOCS["b_steps"], _value("b_steps"), needs=("b",),
              zh="各步偏置"),
-    Quantity("loss_steps", DOCS["loss_steps"], GRAPHED.value("loss_steps"), zh="各步之后的批损失"),
+    Quantity("loss_steps", DOCS["loss_steps"], _value("loss_steps"), zh="各步之后的批损失"),
 )
 """In derivation order, which the diagnosis follows: the gradients, then the optimizer state
 (the buffers, or m and v), then the parameters that state moves, then the loss after them."""

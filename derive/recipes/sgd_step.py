@@ -24,7 +24,7 @@ N = symbol("N", "N", integer=True, positive=True)
 RECORDS = Family("records", i, N)
 w = symbol("w", "w")
 b = symbol("b", "b")
-eta = symbol("eta", "eta", positive=True)
+eta = symbol("eta", "eta", nonnegative=True)
 x, y = family("x", "x"), family("y", "y")
 yhat, ell = family("yhat", "y", accent="hat"), family("ell", "ell")
 g_w, g_b = family("g_w", "ell", wrt="w"), family("g_b", "ell", wrt="b")
@@ -184,7 +184,7 @@ MISTAKES = tuple(
 
 MODEL_INPUTS = (
     Input("w", "number", "the weight before the update"),
-    Input("lr", "positive", "the learning rate η"),
+    Input("lr", "nonnegative", "the learning rate η"),
     Input("records", "records", "the batch: a list of [x, y] pairs"),
     Input("b", "number", "the bias (omit for ŷ = w·x)", required=False),
     Input("loss", "loss", '"half" for (ŷ − y)²/2 (default) or "squared" for (ŷ − y)²',

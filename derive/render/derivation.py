@@ -81,7 +81,7 @@ def _claim_note(c, lang: str):
     note = f" — {STATUS[lang][c.status]}"
     if c.diagnosis:
         d = c.diagnosis
-        name_ = d.mistake or (f"← {d.carried_from}" if d.carried_from else "")
+        name_ = d.mistake or (f"← {', '.join(d.carried)}" if d.carried else "")
         note += f"; {t['diagnosis']}: " + (f"{name_}: " if name_ else "") + explanation(d, lang)
     return Paragraph((f"{t['claimed']}: ", Author(c.claimed, number=True), note), emphasis=True)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from derive.exercises.check import Report
 from derive.render.document import Author, Document, Heading, Paragraph, Table, to_text
 from derive.render.numbers import decimal_text, exact_text, flat, latex_text
-from derive.wording import plural
+from derive.wording import joined, plural
 
 
 def quantities_json(report: Report) -> dict:
@@ -66,7 +66,7 @@ def check_document(reports: list[Report]) -> Document:
             diag = ""
             if c.diagnosis:
                 d = c.diagnosis
-                name = d.mistake or (f"carried from {d.carried_from}" if d.carried_from else "")
+                name = d.mistake or (f"carried from {joined(d.carried)}" if d.carried else "")
                 diag = f"{name}: {d.explanation}" if name else d.explanation
             expected = (flat(c.expected) if c.expected is not None else
                         Author(c.formula) if c.formula else "—")

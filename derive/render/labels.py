@@ -58,9 +58,27 @@ def explanation(diagnosis, lang: str) -> str:
     """A diagnosis's explanation in the document's language."""
     if lang != "zh":
         return diagnosis.explanation
+    if len(diagnosis.carried) > 1:
+        names = "、".join(diagnosis.carried)
+        return f"由你错误的 {names} 一起正确推出:这些错误被带到了后面"
     if diagnosis.carried_from:
         return f"由你错误的 {diagnosis.carried_from} 正确推出:错误被带到了后面"
     kind = diagnosis.args[0] if diagnosis.args else None
+    if kind == "float":
+        _, facts, test, first = diagnosis.args
+        parts = ";".join((f"第 {n} 项:" if n else "") + f"{claimed} 是二进制浮点数打印出的 {right}"
+                         for n, claimed, right in facts)
+        write = facts[0][2] if facts[0][0] == 0 else "精确值"
+        return (f"{parts}(与精确值相差不超过几个 ulp 的双精度数):请写 {write},"
+                f"或写明检验方式:{{ value = {first}, {test} }}")
+    if kind == "half_even":
+        parts = []
+        for n, claimed, exact, how, digits, away in diagnosis.args[1]:
+            at = f" {digits} 位小数" if how == "places" else f" {digits} 位有效数字"
+            parts.append((f"第 {n} 项:" if n else "") + f"{claimed} 是 {exact} 按“四舍六入五成双”"
+                         f"(银行家舍入)保留{at}的结果;按四舍五入(远离零)应为 {away}")
+        return (";".join(parts) + "(恰好是中点:Python 的 round() 和 STACK 把它舍入到偶数位,"
+                "derive 按远离零舍入)")
     if kind == "shape":
         return f"答案的形状({diagnosis.args[1]})与该量({diagnosis.args[2]})不同"
     if kind == "rounded":

@@ -14,7 +14,8 @@ STAGE_NAMES = {0: "0 (DDP)", 1: "1 (P_os)", 2: "2 (P_os+g)", 3: "3 (P_os+g+p)"}
 STAGE_WORDS = {0: "0: nothing sharded", 1: "1: optimizer states", 2: "2: gradients too",
                3: "3: parameters too"}
 """The stages in words (the Markdown and LaTeX table, where `_` would start a formula)."""
-COLORS = {"param": "#4C72B0", "grad": "#DD8452", "master": "#55A868", "adam_m": "#C44E52",
+COLORS = {"param": "#4C72B0", "grad": "#DD8452", "grad_fp32_partition": "#DA8BC3",
+          "master": "#55A868", "adam_m": "#C44E52",
           "adam_v": "#8172B3", "momentum": "#937860"}
 
 
@@ -84,7 +85,7 @@ def ledger_text(params, ledger, dp, activation_gib) -> str:
     rs = rows(params, ledger, dp, activation_gib)
     head = ("stage", "sharded", "B/param", "state GB", "state GiB", "total GiB")
     body = [(STAGE_NAMES[r["stage"]], ",".join(r["sharded"]) or "-",
-             decimal_str(r["card_bytes_per_param"], 6), _d(r["state_gb"]), _d(r["state_gib"]),
+             _d(r["card_bytes_per_param"]), _d(r["state_gb"]), _d(r["state_gib"]),
              _d(r["total_gib"])) for r in rs]
     widths = [max(len(x[i]) for x in (head, *body)) for i in range(len(head))]
     lines = [f"P = {decimal_str(params)}, D = {dp}, activations {decimal_str(activation_gib)} "
