@@ -72,6 +72,8 @@ def _optimizer(params, lr: Fraction, opt: Optimizer):
     if opt.name == "sgd":
         return torch.optim.SGD(params, momentum=float(opt.momentum),
                                dampening=float(opt.dampening), nesterov=opt.nesterov, **kw)
+    if opt.name == "adam" and opt.decoupled_weight_decay:
+        kw["decoupled_weight_decay"] = True
     cls = torch.optim.Adam if opt.name == "adam" else torch.optim.AdamW
     return cls(params, betas=tuple(float(v) for v in opt.betas), eps=float(opt.eps),
                amsgrad=opt.amsgrad, **kw)
@@ -232,16 +234,18 @@ def test_sgd_momentum_resume_matches_torch(batches, data, w0, b0, lr, momentum, 
        weight_decay=st.sampled_from([None, Fraction(0), Fraction(1, 10)]),
        betas=st.sampled_from([(Fraction(9, 10), Fraction(999, 1000)),
                               (Fraction(1, 2), Fraction(3, 4))]),
-       amsgrad=st.booleans(), maximize=st.booleans())
+       amsgrad=st.booleans(), maximize=st.booleans(), decoupled=st.booleans())
 def test_adam_resume_matches_torch(batches, data, w0, b0, lr, name, weight_decay, betas, amsgrad,
-                                   maximize):
-    """Adam and AdamW (amsgrad, maximize, decay) resumed after k steps from step, m, v, v_max;
-    the wrong resumes: a fresh optimizer, the step count 0 or t_0 − 1, the moments zeroed.
-    At most two resumed steps (each nests a surd more)."""
+                                   maximize, decoupled):
+    """Adam and AdamW (amsgrad, maximize, decay, Adam's decoupled_weight_decay) resumed after
+    k steps from step, m, v, v_max; the wrong resumes: a fresh optimizer, the step count 0 or
+    t_0 − 1, the moments zeroed. At most two resumed steps (each nests a surd more)."""
     k = data.draw(st.integers(max(1, len(batches) - 2), len(batches) - 1))
     options = {"betas": (R(betas[0]), R(betas[1])), "amsgrad": amsgrad, "maximize": maximize}
     if weight_decay is not None:
         options["weight_decay"] = R(weight_decay)
+    if name == "adam" and decoupled:
+        options["decoupled_weight_decay"] = True
     wrong = [("model", "state_lost_on_resume"), ("step0", "step_count_reset"),
              ("moments0", "moments_reset")]
     if k > 1:  # at t_0 = 1 the wrong step count is 0: bias correction 1 − β⁰ divides by 0
