@@ -1,0 +1,88 @@
+"""Cross-input checks of `optimizer_steps`: steps and batches, and a saved state against its
+optimizer (only the state torch keeps for it, and all of it)."""
+
+from __future__ import annotations
+
+from derive.model.optimizers import Optimizer
+
+
+def check(given):
+    problems = []
+    if given.get("steps") is not None and given["steps"] > MAX_STEPS:
+        problems.append(("steps", f"is {given['steps']}", f"at most {MAX_STEPS} steps"))
+    batches = given.get("batches")
+    if batches is not None:
+        if given.get("records") is not None:
+            problems.append(("batches", "is given with records",
+                             "give records (one batch for every step) or batches (one per "
+                             "step), not both"))
+        elif len(batches) > MAX_STEPS:
+            problems.append(("batches", f"has {len(batches)} batches",
+                             f"at most {MAX_STEPS} steps"))
+        elif given.get("steps") is not None and given["steps"] != len(batches):
+            problems.append(("steps", f"is {given['steps']}, but batches has {len(batches)}",
+                             "one step per batch: leave steps out, or make them equal"))
+    elif given.get("records") is None:
+        problems.append(("records", "is missing",
+                         "optimizer_steps needs records (the batch of every step) or batches "
+                         "(one batch per step)"))
+    if given.get("state") is not None:
+        problems += _check_state(given)
+    return problems
+
+
+def state_keys(opt: Optimizer, with_b: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(the keys a saved state of this optimizer must have, the keys it may have)."""
+    params = ("", "b_") if with_b else ("",)
+    if opt.name == "sgd":
+        keys = tuple(p + "buffer" for p in params) if opt.momentum != 0 else ()
+        return (), keys
+    moments = ("m", "v", "v_max") if opt.amsgrad else ("m", "v")
+    keys = ("step",) + tuple(p + k for p in params for k in moments)
+    return keys, keys
+
+
+def _check_state(given) -> list[tuple[str, str, str]]:
+    """The saved state against the optimizer: only the state torch keeps for it, and all of it
+    (a checkpoint holds the state of every parameter, or none)."""
+    opt = given.get("optimizer") or Optimizer.make("sgd")
+    state = given["state"]
+    required, allowed = state_keys(opt, given.get("b") is not None)
+    kind = ("SGD without momentum" if opt.name == "sgd" and opt.momentum == 0
+            else "SGD with momentum" if opt.name == "sgd"
+            else f"{opt.name}{' with amsgrad' if opt.amsgrad else ''}")
+    for key in state:
+        if key not in allowed:
+            why = ("b is not given" if key.startswith("b_") and key[2:] in
+                   {k.removeprefix("b_") for k in allowed} else f"{kind} keeps no {key}")
+            return [(f"state.{key}", f"is not a state of this exercise ({why})",
+                     f"a saved state of {kind} holds {', '.join(allowed)}" if allowed
+                     else f"{kind} keeps no state: leave state out")]
+    if opt.name == "sgd" and state and set(state) != set(allowed):
+        missing = next(k for k in allowed if k not in state)
+        return [(f"state.{missing}", "is missing",
+                 "torch saves the momentum buffer of every parameter, or none: give "
+                 f"{' and '.join(allowed)}, or leave state out for a fresh optimizer")]
+    for key in required:
+        if key not in state:
+            return [(f"state.{key}", "is missing",
+                     f"a saved state of {kind} holds {', '.join(required)} (torch's step, "
+                     "exp_avg, exp_avg_sq" + (", max_exp_avg_sq" if opt.amsgrad else "") + ")")]
+    if "step" in state and state["step"] > MAX_SAVED_STEP:
+        return [("state.step", f"is {state['step']}",
+                 f"a saved step count of at most {MAX_SAVED_STEP:,}")]
+    return []
+
+
+MAX_SAVED_STEP = 1000
+"""Largest saved Adam step count t_0, as many as a run may take (MAX_STEPS): β^(t_0 + t) is an
+exact rational of about 10·t_0 bits for β₂ = 0.999; at t_0 = 1000 three resumed steps check in
+a few seconds, at 10,000 they pass the time bound."""
+
+
+MAX_STEPS = 1000
+"""Most steps one exercise may ask for, Adam and AdamW included. Exact Adam values nest a
+square root per step; past a few steps they stay exact as a DAG of unevaluated operations over
+the earlier steps' values (derive/graph/evaluate.py: linear in the steps, where SymPy's
+rewriting made them three times larger per step and capped Adam at 5 steps), and their
+digits, roundings and comparisons come from certified enclosures (derive/kernel/intervals.py)."""
