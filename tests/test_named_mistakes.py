@@ -152,6 +152,10 @@ def test_a_list_names_its_float_artefact_elements(tmp_path):
     assert "element 2: 0.30000000000000004 is 0.3" in d.explanation
     assert "element 3: 0.6000000000000001 is 0.6" in d.explanation
     assert "第 2 项" in explanation(d, "zh") and "第 3 项" in explanation(d, "zh")
+    # each artefact element gets its own stated test, not only the first one
+    assert ("element 2: { value = 0.30000000000000004, rel = 1e-12 }; "
+            "element 3: { value = 0.6000000000000001, rel = 1e-12 }") in d.explanation
+    assert "第 3 项:{ value = 0.6000000000000001, rel = 1e-12 }" in explanation(d, "zh")
 
 
 def test_a_list_with_another_wrong_element_is_not_an_artefact():
@@ -453,3 +457,34 @@ def test_a_slow_search_of_sets_stops_and_the_verdict_stands(tmp_path, monkeypatc
     assert report.outcome == "wrong" and not report.undecided
     loss = _claims(report)["loss_new"]
     assert loss.status == "wrong" and loss.diagnosis.carried_from_all == ()
+
+
+ROUNDED_EARLY = """[[exercise]]
+id = "r"
+recipe = "memory"
+[exercise.given]
+params = 1
+preset = "deepspeed_zero2"
+stage = 2
+dp = 4
+[exercise.claims]
+{claims}
+"""
+
+
+def _diagnosis_of(tmp_path, claims: str, name: str):
+    report = _report(tmp_path, ROUNDED_EARLY.format(claims=claims))
+    return next(c.diagnosis for c in report.claims if c.name == name)
+
+
+def test_rounded_early_is_not_named_below_the_places_the_author_wrote(tmp_path):
+    # 2 + 18/4 = 6.5 bytes per parameter; state_bytes = 7 is 6.5 rounded to 0 places before
+    # multiplying by P = 1, unless the author's own claim of 6.5 shows it was known unrounded
+    alone = _diagnosis_of(tmp_path, "state_bytes = 7", "state_bytes")
+    assert alone.mistake == "rounded_early"
+    with_exact = _diagnosis_of(tmp_path, "state_bytes = 7\ncard_bytes_per_param = 6.5",
+                               "state_bytes")
+    assert with_exact.mistake != "rounded_early"
+    with_rounded = _diagnosis_of(tmp_path, "state_bytes = 7\ncard_bytes_per_param = 7",
+                                 "state_bytes")
+    assert with_rounded.carried_from == "card_bytes_per_param"

@@ -198,3 +198,24 @@ def test_what_torch_refuses_derive_refuses(optimizer, lr, make, key):
     with pytest.raises(ExerciseError) as info:
         _file_exercise(optimizer, lr=lr)
     assert f"'{key}'" in str(info.value)
+
+
+def test_adam_eps_zero_with_a_saved_nonzero_m_is_torchs_inf_and_derive_says_why():
+    # resumed at step 5 with m = 0.3, v = 0 on a fitted record: g_1 = 0, so v̂_1 = 0 but
+    # m̂_1 ≠ 0, and torch divides 0.27/(1 − 0.9⁶) by 0
+    w = torch.tensor([2.0], requires_grad=True)
+    o = torch.optim.Adam([w], lr=0.1, eps=0.0)
+    ((w * 2 - 4) ** 2 / 2).mean().backward()
+    o.state[w] = {"step": torch.tensor(5.0), "exp_avg": torch.tensor([0.3]),
+                  "exp_avg_sq": torch.tensor([0.0])}
+    o.step()
+    assert torch.isinf(w).all()
+    ex = exercise({"id": "edge", "recipe": "optimizer_steps",
+                   "given": {"w": "2", "lr": "0.1", "steps": 2, "records": [["2", "4"]],
+                             "optimizer": {"name": "adam", "eps": 0},
+                             "state": {"step": 5, "m": "0.3", "v": "0"}},
+                   "claims": {"w_steps": ["0", "0"]}}, "edge.toml", 0)
+    with pytest.raises(ExerciseError) as info:
+        check_exercise(ex)
+    text = str(info.value)
+    assert "'given.optimizer.eps': is 0" in text and "±inf" in text

@@ -68,8 +68,7 @@ def answer_key(ex: Exercise) -> dict:
                                        f"computing it needs {exc.reason}",
                                        exc.expected) from None
         problem = (f"has no value for these givens: {exc.reason}"
-                   if exc.key == f"define.{exc.name}"
-                   else f"leaves {exc.name} without a value: {exc.reason}")
+                   if exc.key == f"define.{exc.name}" else exc.reason)
         raise ExerciseError(ex.path, ex.id, exc.key, problem,
                             exc.expected) from None
 

@@ -51,7 +51,7 @@ class Diagnosis:
     """The facts behind the explanation, for other languages: ("shape", claimed, expected),
     ("rounded", quantity, places, target), ("unknown", first_wrong_is_this_one),
     ("formula", witness), ("undecided", reason), ("float", ((index, claimed, write), …),
-    suggested test, first claimed) or ("half_even", ((index, claimed, exact, "places" |
+    suggested test) or ("half_even", ((index, claimed, exact, "places" |
     "sig", digits, half away), …)); an index is 1-based, 0 for a number."""
     witness: dict | None = None
     """A wrong formula answer's witness: {symbol: value, …, "claimed": value, "expected":
@@ -209,13 +209,15 @@ def _float_artefact(claim: Claim, expected, first: str) -> Diagnosis | None:
         elements.append({"index": n, "claimed": c.text, "expected": str(e), "write": right})
         parts.append(f"{_where(n)}{c.text} is {right} as binary floating point prints it")
     test = 'abs = 1e-12' if all(e == 0 for _, _, e, _ in found) else 'rel = 1e-12'
-    c0 = found[0][1].text
-    write = elements[0]["write"] if found[0][0] == 0 else "the exact values"
+    if found[0][0] == 0:
+        write, tests = elements[0]["write"], f"{{ value = {found[0][1].text}, {test} }}"
+    else:  # each artefact element of a list states its own test
+        write = "the exact values"
+        tests = "; ".join(f"element {n}: {{ value = {c.text}, {test} }}" for n, c, _, _ in found)
     return Diagnosis(first, mistake="float_artefact", explanation=(
         f"{'; '.join(parts)} (a double within {artefacts.FLOAT_ULPS} ulps of the exact value): "
-        f"write {write}, or state the test: {{ value = {c0}, {test} }}"),
-        args=("float", tuple((d["index"], d["claimed"], d["write"]) for d in elements), test,
-              c0),
+        f"write {write}, or state the test: {tests}"),
+        args=("float", tuple((d["index"], d["claimed"], d["write"]) for d in elements), test),
         details={"elements": elements, "suggest": test})
 
 
@@ -339,11 +341,27 @@ def _known(recipe: Recipe, given, claim: Claim, name: str, first: str) -> Diagno
                      details=None if details is None else dict(details))
 
 
-def _rounded_early(recipe: Recipe, given, claim: Claim, name: str, order: list[str],
-                   expected: dict, first: str) -> Diagnosis | None:
-    """An earlier quantity rounded to 0…4 places before computing this one."""
+def _shown_places(claim: Claim | None, expected) -> int:
+    """Places below which the author did not round `expected`: those of their own claim of
+    it when that claim is the exact value as a decimal (a claim of 6.5 means 6.5 was known,
+    so it was not rounded to 0 places on the way); 0 otherwise."""
+    if claim is None or claim.is_list or claim.formula is not None or claim.test is not None:
+        return 0
+    if claim.places is None or claim.exact_value() != expected:
+        return 0
+    return claim.places
+
+
+def _rounded_early(recipe: Recipe, given, claims: dict[str, Claim], name: str,
+                   order: list[str], expected: dict, first: str) -> Diagnosis | None:
+    """An earlier quantity rounded to 0…4 places before computing this one (never to fewer
+    places than the author's own exact claim of it shows)."""
+    claim = claims[name]
     for p in order[: order.index(name)]:
+        shown = _shown_places(claims.get(p), expected[p])
         for places in EARLY_ROUNDING_PLACES:
+            if places < shown:
+                continue
             ctx = Context(recipe, given, {p: _rounded(expected[p], places)})
             value = _try(lambda c: c[name], ctx)
             if value is not None and value != expected[name] and holds(claim, value):
@@ -377,7 +395,7 @@ def diagnose(recipe: Recipe, given, claims: dict[str, Claim], wrong: list[str],
                  or _half_to_even(claim, expected[name], first)
                  or _carried(recipe, given, claims, name, earlier_wrong, expected[name], first)
                  or _known(recipe, given, claim, name, first)
-                 or _rounded_early(recipe, given, claim, name, order, expected, first))
+                 or _rounded_early(recipe, given, claims, name, order, expected, first))
         if found is None:
             where = ("this is the first wrong quantity" if name == first
                      else f"the first wrong quantity is {first}")

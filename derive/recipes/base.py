@@ -20,7 +20,8 @@ Value = object
 class QuantityUndefined(ArithmeticError):
     """A quantity with no value for these givens (log 0, a division by zero, √ of a negative),
     or (not `supported`) one too large to compute. `key` is the input to blame (default: the
-    quantity's own `define` entry)."""
+    quantity's own `define` entry); when it is another key, `reason` says what is wrong with
+    that input."""
 
     def __init__(self, name: str, reason: str, supported: bool = True,
                  expected: str = "", key: str = ""):

@@ -65,12 +65,14 @@ def explanation(diagnosis, lang: str) -> str:
         return f"由你错误的 {diagnosis.carried_from} 正确推出:错误被带到了后面"
     kind = diagnosis.args[0] if diagnosis.args else None
     if kind == "float":
-        _, facts, test, first = diagnosis.args
+        _, facts, test = diagnosis.args
         parts = ";".join((f"第 {n} 项:" if n else "") + f"{claimed} 是二进制浮点数打印出的 {right}"
                          for n, claimed, right in facts)
         write = facts[0][2] if facts[0][0] == 0 else "精确值"
+        tests = ";".join((f"第 {n} 项:" if n else "") + f"{{ value = {claimed}, {test} }}"
+                         for n, claimed, _ in facts)
         return (f"{parts}(与精确值相差不超过几个 ulp 的双精度数):请写 {write},"
-                f"或写明检验方式:{{ value = {first}, {test} }}")
+                f"或写明检验方式:{tests}")
     if kind == "half_even":
         parts = []
         for n, claimed, exact, how, digits, away in diagnosis.args[1]:

@@ -84,8 +84,9 @@ _ADAM = 'optimizer = { name = "adam" } or "adamw"'
 
 
 def _value(name: str):
-    """A quantity's value; with Adam's eps = 0 (which torch accepts) m̂_t/(√v̂_t + ε) is 0/0
-    once every gradient so far is 0, where torch computes nan: the quantity has no value."""
+    """A quantity's value; with Adam's eps = 0 (which torch accepts) the update
+    m̂_t/(√v̂_t + ε) divides by 0 at a step whose v̂_t is 0, where torch computes nan (m̂_t = 0)
+    or ±inf: then the exercise has no exact values to check."""
     compute = GRAPHED.value(name)
 
     def value(ctx):
@@ -93,9 +94,9 @@ def _value(name: str):
             return compute(ctx)
         except ZeroDivisionError:
             raise QuantityUndefined(
-                name, "with eps = 0 the step m̂_t/(√v̂_t + ε) divides by 0 (every gradient "
-                "so far is 0, and torch computes 0/0 = nan)",
-                expected="give eps > 0 (torch's default is 1e-8)",
+                name, "is 0, and at some step v̂_t = 0 (every gradient so far 0, or a saved "
+                "v of 0): the update m̂_t/(√v̂_t + ε) divides by 0, where torch gives nan "
+                "(m̂_t = 0) or ±inf", expected="give eps > 0 (torch's default is 1e-8)",
                 key="given.optimizer.eps") from None
     return value
 
