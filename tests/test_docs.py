@@ -212,3 +212,23 @@ def test_conventions_are_used():
     for page in PAGES:
         for name in files(page):
             assert not Path(name).is_absolute() and ".." not in Path(name).parts, (page, name)
+
+
+def test_the_memory_recipe_docs_name_every_component_and_stage_rule():
+    """docs/recipes.md's `memory` section lists the ledger's components and which of them each
+    ZeRO stage divides by D exactly as derive/model/memory.py has them (grad_fp32_partition
+    included, sharded from stage 1)."""
+    from derive.model.memory import COMPONENTS, SHARDED
+
+    text = (ROOT / "docs" / "recipes.md").read_text(encoding="utf-8")
+    section = text.split("\n## `memory`\n", 1)[1].split("\n## ", 1)[0]
+    row = next(line for line in section.splitlines() if line.startswith("| `bytes` |"))
+    listed = re.search(r"any of ((?:`[a-z0-9_]+`(?:, )?)+)", row).group(1)
+    assert re.findall(r"`([a-z0-9_]+)`", listed) == list(COMPONENTS)
+    rule = " ".join(section.split("A stage divides these components by D:", 1)[1]
+                    .split("\n\n", 1)[0].split())
+    stages, sharded = {}, set()
+    for number, names in re.findall(r"stage (\d) (?:also )?((?:`[a-z0-9_]+`(?:, )?)+)", rule):
+        sharded |= set(re.findall(r"`([a-z0-9_]+)`", names))
+        stages[int(number)] = frozenset(sharded)
+    assert stages == {s: SHARDED[s] for s in (1, 2, 3)}

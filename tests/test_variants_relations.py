@@ -345,3 +345,273 @@ def test_partition_targets_errors(tmp_path, capsys):
     path.write_text(PART + 'partition = { choices = [[2, 1]], targets = { from = 1 } }\n')
     code, _, err = run(capsys, "variants", path, "-n", "1")
     assert code == 2 and "key 'vary.partition.targets'" in err and "neither" in err
+
+
+# ------------------------------------------------- toward = "w" with batches (one per step)
+
+def momentum_steps(w: F, lr: F, mu: F, batches) -> list[F]:
+    """SGD with momentum (torch: buf = g, then μ·buf + g; w −= lr·buf), a batch per step, the
+    batch-mean gradient of (w·x − y)²/2, by hand in Fractions."""
+    buf, out = None, []
+    for batch in batches:
+        g = sum(((w * x - y) * x for x, y in batch), F(0)) / len(batch)
+        buf = g if buf is None else mu * buf + g
+        w -= lr * buf
+        out.append(w)
+    return out
+
+
+def argmin_of_mean_batch_loss(batches, b: F = F(0)) -> F:
+    """w* with d/dw (1/T) Σ_t (1/n_t) Σ (w·x + b − y)²/2 = 0, solved by hand: the derivative
+    is A·w − C with A = Σ_t mean_t x², C = Σ_t mean_t x·(y − b)."""
+    a = sum((sum((F(x) ** 2 for x, _ in bt), F(0)) / len(bt) for bt in batches), F(0))
+    c = sum((sum((F(x) * (F(y) - b) for x, y in bt), F(0)) / len(bt) for bt in batches), F(0))
+    return c / a
+
+
+TW = ('[[exercise]]\nid = "tw"\nrecipe = "optimizer_steps"\n[exercise.given]\nw = 1\nlr = 0.1\n'
+      'batches = [[[2, 4]], [[2, 4]]]\noptimizer = { name = "sgd", momentum = 0.5 }\n'
+      '[exercise.vary]\n"optimizer.momentum" = { choices = [0.1, 0.5, 0.9] }\n'
+      '[exercise.require]\ntoward = "w"\n')
+
+
+def test_toward_with_batches_accepts_what_moves_toward_w_star(tmp_path, capsys):
+    """The red team's file: every momentum moves w from 1 toward w* = 4/2 = 2 (torch: 1.68,
+    1.84, 2.0 after two steps); it used to say no variant meets [exercise.require]."""
+    path = tmp_path / "tw.toml"
+    path.write_text(TW)
+    code, _, err = run(capsys, "variants", path, "-n", "3", "-o", tmp_path / "out")
+    assert code == 0, err
+    got = {}
+    for ex in load([str(tmp_path / "out")]):
+        mu = frac(ex.raw["given"]["optimizer"]["momentum"])
+        ws = momentum_steps(F(1), F(1, 10), mu, [[(2, 4)], [(2, 4)]])
+        assert [frac(v) for v in ex.raw["claims"]["w_steps"]] == ws
+        assert abs(ws[-1] - 2) < abs(1 - 2)
+        got[mu] = ws[-1]
+    assert got == {F(1, 10): F(42, 25), F(1, 2): F(46, 25), F(9, 10): F(2)}
+    assert run(capsys, "check", tmp_path / "out")[0] == 0
+
+
+def test_toward_with_batches_of_different_sizes_is_exactly_the_hand_check(tmp_path):
+    """Batches (1, 2) then (1, 2), (1, 4): w* = 5/2, the minimiser of the mean of the two batch
+    losses, not 8/3 of the three records pooled. Every candidate enumerated; derive keeps
+    exactly those that end nearer 5/2 than they start."""
+    batches = [[(1, 2)], [(1, 2), (1, 4)]]
+    assert argmin_of_mean_batch_loss(batches) == F(5, 2)
+    from derive.exercises.variation import target_w
+    assert target_w("optimizer_steps", {"batches": batches}) == sp.Rational(5, 2)
+    ws, lrs, mus = [F(k, 2) for k in range(0, 9)], ["0.5", "1", "2"], ["0", "0.5"]
+    path = tmp_path / "b.toml"
+    path.write_text(
+        '[[exercise]]\nid = "b"\nrecipe = "optimizer_steps"\n[exercise.given]\nw = 1\n'
+        'lr = 0.5\nbatches = [[[1, 2]], [[1, 2], [1, 4]]]\n'
+        'optimizer = { name = "sgd", momentum = 0.5 }\n[exercise.vary]\n'
+        'w = { from = 0, to = 4, step = 0.5 }\nlr = { choices = [0.5, 1, 2] }\n'
+        '"optimizer.momentum" = { choices = [0, 0.5] }\n[exercise.require]\ntoward = "w"\n')
+    want = set()
+    for w, lr, mu in itertools.product(ws, lrs, mus):
+        after = momentum_steps(w, F(lr), F(mu), batches)[-1]
+        if abs(after - F(5, 2)) < abs(w - F(5, 2)):
+            want.add((w, F(lr), F(mu)))
+    ex, = load([str(path)])
+    gen = generate(ex, 10_000, allow_fewer=True)
+    got = {(frac(v.given["w"]), frac(v.given["lr"]), frac(v.given["optimizer"]["momentum"]))
+           for v in gen.variants}
+    assert gen.space == 54 and got == want and len(gen.variants) == len(want)
+    # the pooled 8/3 would decide some of them the other way: the choice matters here
+    pooled = {(w, F(lr), F(mu)) for w, lr, mu in itertools.product(ws, lrs, mus)
+              if abs(momentum_steps(w, F(lr), F(mu), batches)[-1] - F(8, 3))
+              < abs(w - F(8, 3))}
+    assert pooled != want
+
+
+batch_st = st.lists(st.tuples(st.integers(-4, 4), st.integers(-6, 6)), min_size=1, max_size=3)
+
+
+@settings(max_examples=200, deadline=None)
+@given(batches=st.lists(batch_st, min_size=1, max_size=4), b=st.integers(-2, 2))
+def test_target_w_of_batches_is_the_minimiser_of_the_mean_batch_loss(batches, b):
+    from derive.exercises.variation import target_w
+    given_ = {"batches": [[(sp.Integer(x), sp.Integer(y)) for x, y in bt] for bt in batches],
+              "b": sp.Integer(b)}
+    star = target_w("optimizer_steps", given_)
+    if all(x == 0 for bt in batches for x, _ in bt):
+        assert star is None
+        return
+    want = argmin_of_mean_batch_loss(batches, F(b))
+    assert frac(star) == want
+    # the derivative of the mean batch loss vanishes there, and the loss is lower than a step off
+    slope = sum((sum((F(x) * (want * x + b - y) for x, y in bt), F(0)) / len(bt)
+                 for bt in batches), F(0))
+    assert slope == 0
+    if len(batches) == 1 or len({len(bt) for bt in batches}) == 1:  # one size: pooled records
+        pooled = [r for bt in batches for r in bt]
+        assert want == argmin_of_mean_batch_loss([pooled], F(b))
+
+
+# ------------------------------------------- relations with a given that is not a number
+
+OPT_LOSS = OPT.replace("steps = 2\n", 'steps = 2\nloss = "squared"\n') + \
+    '"optimizer.momentum" = { choices = [0.1, 0.5, 0.9] }\n[exercise.require]\n'
+
+
+@pytest.mark.parametrize("require,operand", [
+    ('loss_steps = "< loss"', "loss"),            # loss: a given ("squared"), no quantity
+    ('w_steps = "< records"', "records"),
+    ('w_steps = "< optimizer"', "optimizer"),
+    ('w_steps = ">= loss"', "loss"),
+])
+def test_a_relation_with_a_given_that_is_not_a_number_is_one_line(tmp_path, capsys, require,
+                                                                  operand):
+    path = tmp_path / "ex.toml"
+    path.write_text(OPT_LOSS + require + "\n")
+    code, out, err = run(capsys, "variants", path, "-n", "1")
+    assert code == 2 and out == "", err
+    assert len(err.strip().splitlines()) == 1
+    key = require.split(" ")[0]
+    assert f"key 'require.{key}'" in err
+    assert f'compares with "{operand}", a given that is not a number' in err
+    assert "w_steps" in err and "a given number (w, lr, steps)" in err
+
+
+def test_a_relation_with_batches_is_refused_too(tmp_path, capsys):
+    path = tmp_path / "ex.toml"
+    path.write_text(TW.replace('toward = "w"', 'w_steps = "!= batches"'))
+    code, _, err = run(capsys, "variants", path, "-n", "1")
+    assert code == 2 and "\"batches\", a given that is not a number" in err
+
+
+def test_a_quantity_that_is_also_a_given_is_the_quantity(tmp_path):
+    """sgd_step with loss = "squared" given: `loss_new = "< loss"` compares with the quantity
+    loss (as Context reads a name that is both), decided by hand with the (ŷ − y)² loss."""
+    text = sgd_file('loss_new = "< loss"\n').replace("w = 1\n", 'w = 1\nloss = "squared"\n', 1)
+    path = tmp_path / "hw.toml"
+    path.write_text(text)
+    ex, = load([str(path)])
+    gen = generate(ex, 10_000, allow_fewer=True)
+    want = set()
+    for c in all_candidates():  # squared loss: twice the gradient, losses without the ½
+        g = 2 * (c["w"] * c["x"] - c["y"]) * c["x"]
+        w_new = c["w"] - c["lr"] * g
+        if (w_new * c["x"] - c["y"]) ** 2 < (c["w"] * c["x"] - c["y"]) ** 2:
+            want.add(key(c))
+    got = set()
+    for v in gen.variants:
+        (x, y), = v.given["records"]
+        got.add((frac(v.given["w"]), frac(v.given["lr"]), int(x), int(y)))
+        assert v.given["loss"] == "squared"
+    assert got == want and len(gen.variants) == len(want)
+
+
+def test_a_numeric_given_still_compares():
+    raw = {"id": "a", "recipe": "optimizer_steps",
+           "given": {"w": 1, "lr": "0.1", "records": [[2, 4]], "steps": 2},
+           "vary": {"w": {"choices": [0, 1]}}, "require": {"w_steps": ["> w", "<= steps"]}}
+    ex = exercise(raw, "x.toml", 0)
+    assert [c.arg[:2] for c in ex.require["w_steps"]] == [(">", "given"), ("<=", "given")]
+
+
+# ------------------------------------------------------ an element of an unwritten option
+
+ADAM = OPT.replace('name = "sgd", momentum = 0.5', 'name = "adam"')
+
+
+def adam_steps(w, lr, beta1, beta2, eps, record, steps):
+    """torch's Adam (single tensor), by hand in SymPy: m, v, step_size = lr/(1 − β1^t),
+    denom = √v/√(1 − β2^t) + eps, w −= step_size·m/denom; the gradient of (w·x − y)²/2."""
+    x, y = record
+    m = v = sp.S.Zero
+    out = []
+    for t in range(1, steps + 1):
+        g = (w * x - y) * x
+        m = beta1 * m + (1 - beta1) * g
+        v = beta2 * v + (1 - beta2) * g ** 2
+        denom = sp.sqrt(v) / sp.sqrt(1 - beta2 ** t) + eps
+        w = w - lr / (1 - beta1 ** t) * m / denom
+        out.append(w)
+    return out
+
+
+def test_vary_an_element_of_unwritten_betas_varies_the_default(tmp_path, capsys):
+    """betas is not written: `"optimizer.betas[1]"` varies β2 of Adam's default (0.9, 0.999);
+    each variant writes the pair out, and its w_steps are torch's Adam by hand."""
+    path = tmp_path / "adam.toml"
+    path.write_text(ADAM + '"optimizer.betas[1]" = { choices = [0.5, 0.999, 0, 0.25] }\n')
+    code, _, err = run(capsys, "variants", path, "-n", "4", "-o", tmp_path / "out")
+    assert code == 0, err
+    seen = set()
+    for ex in load([str(tmp_path / "out")]):
+        beta1, beta2 = (frac(b) for b in ex.raw["given"]["optimizer"]["betas"])
+        assert beta1 == F(9, 10)
+        seen.add(beta2)
+        hand = adam_steps(sp.Integer(1), sp.Rational(1, 10), sp.Rational(9, 10),
+                          sp.Rational(beta2.numerator, beta2.denominator),
+                          sp.Rational(1, 10**8), (1, 2), 2)
+        values = check_values(ex)
+        for got, want in zip(values["w_steps"], hand):
+            assert abs(sp.N(got - want, 60)) < sp.Float("1e-40")
+    assert seen == {F(1, 2), F(999, 1000), F(0), F(1, 4)}
+
+
+def check_values(ex):
+    from derive.exercises.check import answer_key
+    return answer_key(ex)
+
+
+def test_both_elements_of_unwritten_betas(tmp_path):
+    path = tmp_path / "adam.toml"
+    path.write_text(ADAM + '"optimizer.betas[1]" = { choices = [0.5, 0.999] }\n'
+                    '"optimizer.betas[0]" = { from = 0, to = 0.9, step = 0.3 }\n')
+    ex, = load([str(path)])
+    gen = generate(ex, 8)
+    pairs = {tuple(frac(b) for b in v.given["optimizer"]["betas"]) for v in gen.variants}
+    assert pairs == {(F(k, 10), b2) for k in (0, 3, 6, 9) for b2 in (F(1, 2), F(999, 1000))}
+    assert "betas" not in ex.raw["given"]["optimizer"]  # the exercise itself is unchanged
+
+
+@pytest.mark.parametrize("text,key,words", [
+    (ADAM + '"optimizer.betas[2]" = { choices = [0.5] }', "vary.optimizer.betas[2]",
+     "holds 2 values"),
+    (ADAM + '"optimizer.betas[1]" = { choices = [1] }', "vary.optimizer.betas[1].choices[0]",
+     "[0, 1)"),
+    (ADAM + '"optimizer.betas[0]" = { choices = [-0.1] }', "vary.optimizer.betas[0].choices[0]",
+     "[0, 1)"),
+    (ADAM + '"optimizer.eps[0]" = { choices = [0.5] }', "vary.optimizer.eps[0]",
+     'vary "optimizer.eps"'),
+    (OPT + '"optimizer.dampening[0]" = { choices = [0.5] }', "vary.optimizer.dampening[0]",
+     'vary "optimizer.dampening"'),
+])
+def test_elements_of_unwritten_options_are_checked(tmp_path, capsys, text, key, words):
+    path = tmp_path / "ex.toml"
+    path.write_text(text + "\n")
+    code, _, err = run(capsys, "variants", path, "-n", "1")
+    assert code == 2 and f"key '{key}'" in err and words in err, err
+    assert len(err.strip().splitlines()) == 1
+
+
+@settings(max_examples=15, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(index=st.sampled_from([0, 1]), tenths=st.sets(st.integers(0, 9), min_size=1, max_size=3),
+       written=st.booleans())
+def test_unwritten_betas_vary_as_the_written_default_does(tmp_path_factory, index, tenths,
+                                                          written):
+    """An element of betas varies the same whether the default pair is written or not."""
+    tmp = tmp_path_factory.mktemp("b")
+    choices = ", ".join(f"0.{k}" for k in sorted(tenths))
+    text = ADAM.replace("steps = 2", "steps = 1") + \
+        f'"optimizer.betas[{index}]" = {{ choices = [{choices}] }}\n'
+    if written:
+        text = text.replace('name = "adam"', 'name = "adam", betas = [0.9, 0.999]')
+    path = tmp / "a.toml"
+    path.write_text(text)
+    ex, = load([str(path)])
+    gen = generate(ex, len(tenths))
+    pairs = {tuple(frac(b) for b in v.given["optimizer"]["betas"]) for v in gen.variants}
+    default = [F(9, 10), F(999, 1000)]
+    want = set()
+    for k in tenths:
+        pair = list(default)
+        pair[index] = F(k, 10)
+        want.add(tuple(pair))
+    assert pairs == want

@@ -85,6 +85,8 @@ def _apply(raw_given: dict, ex: Exercise, choice: tuple) -> dict:
             continue
         node = given
         for step in v.path[:-1]:
+            if v.default is not None and isinstance(node, dict) and step not in node:
+                node[step] = list(copy.deepcopy(v.default))  # an unwritten option's default
             node = node[step]
         node[v.path[-1]] = new
     return given

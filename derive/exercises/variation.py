@@ -60,6 +60,10 @@ class Vary:
     key: str
     path: tuple
     values: tuple
+    default: tuple | None = None
+    """An element of an option not written in [exercise.given] (`optimizer.betas[1]` without
+    betas): the option's default as written values, which a variant writes out before
+    changing its element."""
 
 
 @dataclass(frozen=True)
@@ -122,22 +126,32 @@ def _relation(a, b, signs) -> bool:
 
 
 def target_w(recipe: str, given: dict):
-    """w*, the w that minimises the batch loss with b held at its given value (0 without b):
-    Σ x·(y − b) / Σ x² over every record; None when Σ x² = 0 (every w minimises it) or the
-    records are not (x, y) pairs. For `accumulation` the records of all its microbatches."""
+    """w*, the w that minimises the loss the updates descend, with b held at its given value
+    (0 without b); None when every w minimises it (Σ x² = 0) or the records are not (x, y)
+    pairs. One batch (`records`; for `accumulation` the records of all its microbatches):
+    w* = Σ x·(y − b) / Σ x² over its records. `optimizer_steps` with `batches`, a batch of its
+    own at each step: the mean of the steps' batch losses (1/T) Σ_t L_t(w), each L_t a mean
+    over its n_t records, so w* = Σ_t (1/n_t) Σ x·(y − b) / Σ_t (1/n_t) Σ x² (with batches
+    of one size, the least-squares w of all their records together)."""
     if recipe == "accumulation":
         groups = given.get("microbatches")
-        records = [r for g in groups for r in g] if isinstance(groups, list) else None
+        batches = [[r for g in groups for r in g]] if isinstance(groups, list) else None
+    elif recipe == "optimizer_steps" and given.get("batches") is not None:
+        batches = given.get("batches")
     else:
-        records = given.get("records")
-    if not isinstance(records, (list, tuple)) or not all(
-            isinstance(r, (list, tuple)) and len(r) == 2 for r in records):
+        batches = [given.get("records")]
+    if not isinstance(batches, (list, tuple)) or not batches or not all(
+            isinstance(rs, (list, tuple)) and rs and all(
+                isinstance(r, (list, tuple)) and len(r) == 2 for r in rs) for rs in batches):
         return None
-    b = given.get("b") or 0
-    sxx = sum((to_expr(x) ** 2 for x, _ in records), sp.S.Zero)
+    b = to_expr(given.get("b") or 0)
+    sxx = sum((sp.Rational(1, len(rs)) * sum((to_expr(x) ** 2 for x, _ in rs), sp.S.Zero)
+               for rs in batches), sp.S.Zero)
     if sxx == 0:
         return None
-    return sum((to_expr(x) * (to_expr(y) - b) for x, y in records), sp.S.Zero) / sxx
+    sxy = sum((sp.Rational(1, len(rs)) * sum((to_expr(x) * (to_expr(y) - b) for x, y in rs),
+                                             sp.S.Zero) for rs in batches), sp.S.Zero)
+    return sxy / sxx
 
 
 def _toward(values: dict, given: dict, recipe: str) -> bool:
@@ -210,7 +224,7 @@ def parse_vary(raw, where: Where, raw_given: dict, recipe) -> tuple[Vary, ...]:
     inputs = [i.name for i in recipe.inputs]
     out = []
     for key, spec in raw.items():
-        at = f"vary.{key}"
+        at, default = f"vary.{key}", None
         if key == "partition":
             if recipe.name != "accumulation" or "microbatches" not in raw_given:
                 where.fail(at, "only applies to accumulation with microbatches",
@@ -220,7 +234,7 @@ def parse_vary(raw, where: Where, raw_given: dict, recipe) -> tuple[Vary, ...]:
                 spec = dict(spec)
                 out += _targets(spec.pop("targets"), where, f"{at}.targets", raw_given)
         elif key.startswith("optimizer.") and "optimizer" in inputs:
-            path = _option_path(key, where, at, raw_given)
+            path, default = _option_path(key, where, at, raw_given)
         else:
             m = PATH.match(key)
             if not m or m.group(1) not in inputs:
@@ -252,7 +266,8 @@ def parse_vary(raw, where: Where, raw_given: dict, recipe) -> tuple[Vary, ...]:
                        "write { from = a, to = b, step = s } or { choices = [...] }")
         _validate(values, path, recipe, where, at, "choices" in spec, raw_given)
         out.insert(len(out) - sum(1 for v in out if v.path[:2] == ("partition", "targets")
-                                  and v.key.startswith(f"{key}.")), Vary(key, path, values))
+                                  and v.key.startswith(f"{key}.")), Vary(key, path, values,
+                                                                         default))
     return tuple(out)
 
 
@@ -286,8 +301,9 @@ def _targets(spec, where: Where, at: str, raw_given: dict) -> list[Vary]:
 
 
 def _option_path(key: str, where: Where, at: str, raw_given: dict) -> tuple:
-    """("optimizer", OPTION[, i…]): an option the given optimizer takes, written or not (a
-    default it may vary), or an element of a list option that is written (betas[0])."""
+    """(("optimizer", OPTION[, i…]), default): an option the given optimizer takes, written or
+    not (a default it may vary), or an element of a list option (betas[0]); for an element of
+    an option that is not written, the option's default as written values (else None)."""
     from derive.model.optimizers import DEFAULTS
 
     table = raw_given.get("optimizer")
@@ -302,10 +318,23 @@ def _option_path(key: str, where: Where, at: str, raw_given: dict) -> tuple:
         where.fail(at, f"is not an option of {shown(name)}",
                    did_you_mean(option, options) or f"use one of: {', '.join(options)}")
     path = ("optimizer", option, *(int(i) for i in re.findall(r"\[([0-9]+)\]", m.group(2))))
-    if len(path) > 2 and _lookup(raw_given, path) is None:
-        where.fail(at, "names an element that the given option does not have",
-                   f"write optimizer.{option} in [exercise.given], elements counted from 0")
-    return path
+    if len(path) == 2:
+        return path, None
+    default = None
+    if option in table:
+        found = _lookup(raw_given, path)
+    else:  # not written: its element is one of the default's
+        value = options[option]
+        default = tuple(_as_raw(sp.Rational(v)) for v in value) \
+            if isinstance(value, tuple) else None
+        found = _lookup({"o": list(default)}, ("o", *path[2:])) if default else None
+    if found is None:
+        size = options[option]
+        where.fail(at, f"names an element that the option {option} does not have",
+                   f"optimizer.{option} holds {len(size)} values, counted from 0" if
+                   isinstance(size, tuple) else f"optimizer.{option} is one value: vary "
+                   f"\"optimizer.{option}\"")
+    return path, default
 
 
 def _validate(values, path, recipe, where: Where, at: str, choices: bool,
@@ -360,9 +389,18 @@ def _toward_condition(spec, where: Where, recipe, raw_given: dict) -> "Condition
     return Condition(TOWARD, name)
 
 
-def _relation_condition(t: str, name: str, where: Where, at: str, names, inputs,
+NUMERIC_KINDS = frozenset({"number", "positive", "nonnegative", "count", "norm_type", "steps",
+                           "stage", "numbers", "counts", "nonnegatives", "gradients"})
+"""Input kinds a relation may compare with: a number, or a list (of lists) of numbers, compared
+element by element. Records, batches, the optimizer table, a loss convention, a memory ledger
+are not numbers: a relation with one is refused, never silently false."""
+
+
+def _relation_condition(t: str, name: str, where: Where, at: str, names, inputs: dict,
                         raw_given: dict) -> "Condition":
-    """`OP OPERAND` or `NAME OP OPERAND` (NAME the key's quantity), else one clear line."""
+    """`OP OPERAND` or `NAME OP OPERAND` (NAME the key's quantity), else one clear line. A name
+    that is both a quantity and a given (`loss` in sgd_step) is the quantity, as in
+    `derive.recipes.base.Context`; a given that is not a number cannot be compared."""
     from derive.kernel.exact import ExactNumberError, parse_exact
 
     m = RELATION.match(t)
@@ -376,6 +414,12 @@ def _relation_condition(t: str, name: str, where: Where, at: str, names, inputs,
         if operand in names:
             return Condition("relation", (op, "quantity", operand))
         if operand in inputs and operand in raw_given:
+            if inputs[operand] not in NUMERIC_KINDS:
+                numeric = [n for n in inputs if n in raw_given and inputs[n] in NUMERIC_KINDS]
+                where.fail(at, f"compares with {shown(operand)}, a given that is not a number",
+                           "compare with a quantity (" + ", ".join(names) + ")" +
+                           (", a given number (" + ", ".join(numeric) + ")" if numeric else "")
+                           + " or a number such as 0.5")
             return Condition("relation", (op, "given", operand))
         where.fail(at, f"compares with {shown(operand)}, not a quantity or a given input here",
                    did_you_mean(operand, [*names, *raw_given]) or "name a quantity")
@@ -392,7 +436,7 @@ def parse_require(raw, where: Where, names: list[str], recipe=None,
     if not isinstance(raw, dict):
         where.fail("require", f"is {kind_of(raw)}", "write an [exercise.require] table")
     raw_given = raw_given if isinstance(raw_given, dict) else {}
-    inputs = [i.name for i in recipe.inputs] if recipe is not None else []
+    inputs = {i.name: i.kind for i in recipe.inputs} if recipe is not None else {}
     out = {}
     for name, spec in raw.items():
         at = f"require.{name}"
