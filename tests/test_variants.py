@@ -129,3 +129,47 @@ def test_any_seed_gives_variants_that_check(tmp_path_factory, seed, n):
         for k, v in enumerate(gen.variants, 1):
             (out_dir / f"{v.id}.toml").write_text(render(ex, v, k))
     assert all(check_exercise(ex).ok for ex in load([str(out_dir)]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(p=st.integers(-10**90, 10**90), q=st.integers(1, 10**90))
+def test_written_claims_read_back_and_hold(p, q):
+    """Every value a variant writes is read back by the reader (at most MAX_DIGITS digits per
+    number) and holds for the value it was written from: exact when it fits, else its
+    12-place decimal with the test stated."""
+    import sympy as sp
+
+    from derive.exercises.claims import Claim, holds, literal
+    from derive.exercises.writer import exact
+    from derive.kernel.exact import TooLongToWrite, parse_exact
+
+    v = sp.Rational(p, q)
+    try:
+        text = exact(v)
+    except TooLongToWrite:  # beyond the exponents a claim may have: refused, never mis-written
+        assert abs(v) >= sp.Integer(10) ** 30 or abs(v) < sp.Rational(1, 10**30)
+        return
+    if text.startswith("{"):
+        value = text.split('"')[1]
+        test = text.split(", ")[1].rstrip(" }").replace(" ", "")
+        kind, digits = test.split("=")
+        claim = Claim(parse_exact(value), value, None, test=kind,
+                      tolerance=sp.Integer(int(digits)))
+    else:
+        claim = literal(text.strip('"'))
+        assert claim.exact_value() == v
+    assert holds(claim, v)
+
+
+def test_a_long_trajectory_writes_variants_that_check(tmp_path, capsys):
+    # 40 SGD steps with lr = 1/3 build fractions of about 200 digits: each is written as its
+    # 12-place decimal, not as a "p/q" the reader would refuse
+    src = tmp_path / "long.toml"
+    src.write_text('[[exercise]]\nid = "long"\nrecipe = "optimizer_steps"\n[exercise.given]\n'
+                   'w = 1\nlr = "1/3"\nrecords = [[2, 4], [1, 3], [3, 7]]\nsteps = 40\n'
+                   'optimizer = { name = "sgd", momentum = 0.7 }\n[exercise.vary]\n'
+                   '"optimizer.momentum" = { choices = [0.5, 0.8] }\n', encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["variants", str(src), "-n", "2", "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["check", str(out)]) == 0

@@ -12,8 +12,10 @@ from derive.kernel import intervals
 from derive.kernel.exact import (
     MAX_DIGITS,
     MAX_EXPONENT,
+    ExactNumberError,
     TooLongToWrite,
     fixed_str,
+    parse_exact,
     terminating_places,
 )
 
@@ -39,16 +41,27 @@ def value(v) -> str:
     raise TypeError(f"cannot write {type(v).__name__}")
 
 
-def exact(v: sp.Expr) -> str:
-    """An exact value as a claim: exact for rationals; an irrational value as its decimal to
-    12 places, with the test stated."""
+def _rational(v: sp.Rational) -> str | None:
+    """A rational as the reader reads it back exactly, or None when that text would hold more
+    digits than the reader takes (MAX_DIGITS: long trajectories build such fractions)."""
     if v.is_Integer:
-        return str(int(v))
-    if v.is_Rational:
+        text = str(int(v))
+    else:
         places = terminating_places(v)
-        if places is not None and places <= 12:
-            return fixed_str(v, places)
-        return json.dumps(f"{v.p}/{v.q}")
+        text = fixed_str(v, places) if places is not None and places <= 12 else f"{v.p}/{v.q}"
+    try:
+        parse_exact(text)
+    except ExactNumberError:
+        return None
+    return text if v.is_Integer or "/" not in text else json.dumps(text)
+
+
+def exact(v: sp.Expr) -> str:
+    """An exact value as a claim: exact for rationals the reader can read back; any other
+    value (irrational, or a fraction of more digits than a claim may have) as its decimal to
+    12 places, with the test stated."""
+    if v.is_Rational and (text := _rational(v)) is not None:
+        return text
     parts = intervals.sig_parts(v, 15)  # certified, on binary floating point: no huge integer
     if parts is None:
         raise TooLongToWrite("a value with no certified decimal")
