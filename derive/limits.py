@@ -11,3 +11,9 @@ cannot run for its length times the bound of one."""
 
 TOTAL_VARIANTS = 20_000
 """Most variants one run of `derive variants` writes (exercises × -n)."""
+
+JSON_EXACT_CHARS = 16_000_000
+"""Most characters of exact text (`exact`, a claim's `expected`) one exercise's JSON may hold
+(check and key): each element of a list is written whole, with its shared subexpressions
+named, so a long Adam run grows quadratically (300 steps: 264 MB). Counted while the text is
+built; past it the exercise is "not supported" (exit 2, nothing written)."""

@@ -732,6 +732,40 @@ def _(work, target):
     return Run(["check", name], (1,), max_seconds=10)
 
 
+_ADAM_300 = """[[exercise]]
+id = "adam-300-json"
+recipe = "optimizer_steps"
+[exercise.given]
+w = 1
+lr = 0.01
+records = [[2, 4]]
+steps = {steps}
+optimizer = {{ name = "adam" }}
+[exercise.claims]
+gradient_steps = [{{ value = -4, places = 1 }}]
+"""
+
+
+@case("mem-json-adam-300-steps", "memory")
+def _(work, target):
+    """(found) 300 fresh Adam steps, 250 bytes, `check --format json`: each element's exact
+    text repeats every earlier step's named subexpressions, 264 MB of JSON in 25 s and
+    1.1 GB (1000 steps: killed past 100 s). A budget of exact text per exercise, counted
+    while it is built: one "not supported" line naming the quantity, nothing written."""
+    name = write(work, "adam300.toml", _ADAM_300.format(steps=300))
+    return Run(["check", name, "--format", "json"], (2,), max_seconds=15, wall=60,
+               checks=[stderr_has("not supported", "'adam-300-json'", "--format text")])
+
+
+@case("mem-key-json-adam-1000-steps", "memory", slow=True)
+def _(work, target):
+    """(found) The same with 1000 steps, `key --format json`: passed its time bound at 33 s
+    with 674 MB. Refused in one line within seconds."""
+    name = write(work, "adam1000.toml", _ADAM_300.format(steps=1000))
+    return Run(["key", name, "--format", "json"], (2,), max_seconds=20, wall=60,
+               checks=[stderr_has("not supported", "'adam-300-json'")])
+
+
 @case("time-sgd-20000-records", "time", slow=True)
 def _(work, target):
     """sgd_step with 20,000 records (268 KB) and one wrong claim."""

@@ -74,7 +74,9 @@ def reports_for(paths, seconds: float, decided: bool = False, total: float = RUN
 
 def run_check(args) -> int:
     reports = reports_for(args.paths, args.time_limit, total=args.total_time_limit)
-    emit(formats.render("check", args.format, reports), None)
+    with writing_bound(args.time_limit, len(reports), args.total_time_limit, "derive check"):
+        text = formats.render("check", args.format, reports)
+    emit(text, None)
     return 0 if all(r.ok for r in reports) else 1
 
 

@@ -96,6 +96,18 @@ def _run(args, command: str) -> int:
     except RecursionError:
         _say(command, "the input is nested too deeply")
         return 2
+    except ArithmeticError as exc:  # the evaluator's bounds, where no layer named the exercise
+        from derive.graph.evaluate import TooLarge
+
+        if os.environ.get("DERIVE_DEBUG"):
+            raise
+        if isinstance(exc, TooLarge):
+            _say(command, f"not supported: a computation needs {exc}, past derive's bound on "
+                          f"one computation; give fewer steps or smaller givens")
+        else:
+            _say(command, f"internal error (a bug in derive, please report it with the "
+                          f"input): {type(exc).__name__}: {exc}")
+        return 2
     except Exception as exc:  # noqa: BLE001 — a bug; one line all the same
         if os.environ.get("DERIVE_DEBUG"):
             raise

@@ -8,7 +8,7 @@ from derive.exercises.claims import UNDECIDED, WRONG, judge
 from derive.exercises.diagnosis import Diagnosis, diagnose, formula_diagnosis
 from derive.exercises.errors import ExerciseError, ExerciseNotSupported
 from derive.exercises.schema import Exercise
-from derive.graph.evaluate import reset_work
+from derive.graph.evaluate import TooLarge, reset_work
 from derive.kernel import dag, intervals
 from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.limits import EXERCISE_SECONDS as DEFAULT_SECONDS
@@ -62,6 +62,11 @@ def answer_key(ex: Exercise) -> dict:
     reset_work()
     try:
         return {k: expand_exact(v) for k, v in ex.recipe.evaluate(ex.given).items()}
+    except TooLarge as exc:
+        raise ExerciseNotSupported(ex.path, ex.id, None,
+                                   f"computing its answer key needs {exc}, past derive's bound "
+                                   f"on one computation",
+                                   "give fewer steps or smaller givens") from None
     except QuantityUndefined as exc:
         if not exc.supported:
             raise ExerciseNotSupported(ex.path, ex.id, exc.key,

@@ -48,9 +48,11 @@ def _bits(q) -> int:
 
 
 MAX_WORK_BITS = 400_000_000
-"""Most bits of rational results one exercise's evaluation may produce (about 50 MB): a
-300-byte file asking for 9,000 steps of values that each grow by 200 bits is refused rather
-than held in gigabytes. `reset_work` starts the count for an exercise."""
+"""Most bits of rational results one computation may produce (about 50 MB): a 300-byte file
+asking for 9,000 steps of values that each grow by 200 bits is refused rather than held in
+gigabytes. `reset_work` starts the count of one computation: an exercise's answer key (whose
+wrong-claim diagnosis spends what the key left: past it, a candidate explains nothing), and
+its export's working, which must not inherit what the key and the diagnosis spent."""
 
 _work = [0]
 

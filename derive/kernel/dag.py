@@ -93,13 +93,37 @@ def has_type(e: sp.Basic, kind, seen: set[int] | None = None) -> bool:
     return any(isinstance(x, kind) for x in nodes(e, seen))
 
 
-def shared_str(e: sp.Basic, limit: int = 200) -> str:
+class TextTooLong(ValueError):
+    """An exact text past its budget of characters (found while it is built)."""
+
+
+class TextBudget:
+    """Characters of exact text left to write (one budget shared by many values)."""
+
+    def __init__(self, chars: int):
+        self.chars = self.left = chars
+
+    def fits(self, n: int) -> None:
+        if n > self.left:
+            raise TextTooLong(f"more than {self.chars:,} characters of exact text")
+
+    def spend(self, n: int) -> None:
+        self.fits(n)
+        self.left -= n
+
+
+def shared_str(e: sp.Basic, limit: int = 200, budget: TextBudget | None = None) -> str:
     """SymPy's text of `e`, or, for a tree larger than `limit` nodes, the same value with each
     subexpression used more than once named once: `x1 = …; x2 = …; <expression>`, in order
     of definition, written in SymPy's syntax (+, *, **, rationals as p/q, functions by name).
-    The names are exact: the text is the value, only shorter."""
+    The names are exact: the text is the value, only shorter. With `budget`, the text is
+    charged to it and TextTooLong is raised as soon as it would pass it (every part written
+    is a part of the result, so nothing longer than the budget is ever built)."""
     if tree_size(e, limit) <= limit:
-        return sp.sstr(e)
+        text = sp.sstr(e)
+        if budget is not None:
+            budget.spend(len(text))
+        return text
     order = postorder(e)
     parents: dict[int, int] = {}
     for x in order:
@@ -110,11 +134,17 @@ def shared_str(e: sp.Basic, limit: int = 200) -> str:
     lines: list[str] = []
     for x in order:  # children before parents
         t = _written(x, text)
+        if budget is not None:
+            budget.fits(len(t[0]))
         if parents.get(id(x), 0) > 1 and x is not e:
             name = f"x{len(lines) + 1}"
             lines.append(f"{name} = {t[0]}")
+            if budget is not None:
+                budget.spend(len(lines[-1]) + 2)
             t = (name, _ATOM)
         text[id(x)] = t
+    if budget is not None:
+        budget.spend(len(text[id(e)][0]))
     return "; ".join([*lines, text[id(e)][0]])
 
 

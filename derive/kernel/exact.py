@@ -239,20 +239,21 @@ def exact_sign(value: sp.Expr) -> int | None:
     return 0 if is_zero_exact(value) else None
 
 
-def exact_str(value: sp.Expr) -> str:
-    """`"5"`, `"-14/3"`; for an irrational value its exact SymPy form."""
+def exact_str(value: sp.Expr, budget=None) -> str:
+    """`"5"`, `"-14/3"`; for an irrational value its exact SymPy form. With `budget` (a
+    `derive.kernel.dag.TextBudget`), the text is charged to it (TextTooLong past it)."""
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(exact_str(v) for v in value) + "]"
+        return "[" + ", ".join(exact_str(v, budget) for v in value) + "]"
     value = to_expr(value)
     if value.is_Rational:
         check_length(value)
-    if value.is_Integer:
-        return str(int(value))
-    if value.is_Rational:
-        return f"{value.p}/{value.q}"
+        text = str(int(value)) if value.is_Integer else f"{value.p}/{value.q}"
+        if budget is not None:
+            budget.spend(len(text))
+        return text
     from derive.kernel.dag import shared_str
 
-    return shared_str(value)
+    return shared_str(value, budget=budget)
 
 
 class NoCertifiedDecimal(NotSupportedError):

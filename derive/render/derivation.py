@@ -164,12 +164,29 @@ def exercise_blocks(report: Report, lang: str) -> list:
     return blocks + graph_blocks(report, lang)
 
 
+def _too_large_unsupported(report: Report, doing: str, make, *args):
+    """`make(*args)`; a value refused by the evaluator's bounds (TooLarge) as the one
+    "not supported" line naming the file and the exercise, never an internal error."""
+    from derive.exercises.errors import ExerciseNotSupported
+    from derive.graph.evaluate import TooLarge
+
+    try:
+        return make(*args)
+    except TooLarge as exc:
+        ex = report.exercise
+        raise ExerciseNotSupported(ex.path, ex.id, None,
+                                   f"{doing} needs {exc}, past derive's bound on one "
+                                   f"computation",
+                                   "export fewer steps; `derive check` and `derive key` give "
+                                   "its values") from None
+
+
 def exercises_document(reports: list[Report], lang: str = "en", name: str = "") -> Document:
     """Every exercise's derivation; `name` (the file or folder) titles the document."""
     t = words(lang)
     blocks: list = [Paragraph(rounding_rule(lang))]
     for r in reports:
-        blocks += exercise_blocks(r, lang)
+        blocks += _too_large_unsupported(r, "writing out its working", exercise_blocks, r, lang)
     title = (Author(name) if name else Author(reports[0].exercise.id) if len(reports) == 1
              else t["exercises"])
     return Document((f"{t['derivation']}: ", title), tuple(blocks), lang)

@@ -5,37 +5,68 @@
 from __future__ import annotations
 
 from derive.exercises.check import Report
+from derive.exercises.errors import ExerciseNotSupported
+from derive.kernel.dag import TextBudget, TextTooLong
 from derive.render.document import Author, Document, Heading, Paragraph, Table, to_text
 from derive.render.numbers import decimal_text, exact_text, flat, latex_text
 from derive.wording import joined, plural
 
 
-def quantities_json(report: Report) -> dict:
+def json_budget() -> TextBudget:
+    """The characters of exact text one exercise's JSON may hold (`JSON_EXACT_CHARS`)."""
+    from derive.limits import JSON_EXACT_CHARS
+
+    return TextBudget(JSON_EXACT_CHARS)
+
+
+def _exact(report: Report, key: str, value, budget: TextBudget | None):
+    """`exact_text(value)` charged to `budget`; past it, ExerciseNotSupported naming the
+    file, the exercise and the quantity (or claim), never a text of hundreds of MB."""
+    try:
+        return exact_text(value, budget)
+    except TextTooLong:
+        ex = report.exercise
+        raise ExerciseNotSupported(
+            ex.path, ex.id, key,
+            f"its exact value would take the exercise's JSON past {budget.chars:,} characters "
+            f"of exact text (each element of a list is written whole, with its shared "
+            f"subexpressions named)",
+            "check it with --format text (claims are still checked exactly), write the key "
+            "with --format md or tex, or give fewer steps") from None
+
+
+def quantities_json(report: Report, budget: TextBudget | None = None) -> dict:
     """Each quantity's exact value, decimal and LaTeX, and `formula`: its symbolic form in
-    the formula language (what a formula answer would write; null when it has none)."""
+    the formula language (what a formula answer would write; null when it has none). The
+    exact texts are charged to `budget` (by default `json_budget()`)."""
     from derive.exercises.formulas import quantity_formula
 
     ex = report.exercise
-    return {name: {"exact": exact_text(v), "decimal": decimal_text(v), "latex": latex_text(v),
+    budget = json_budget() if budget is None else budget
+    return {name: {"exact": _exact(report, name, v, budget), "decimal": decimal_text(v),
+                   "latex": latex_text(v),
                    "formula": quantity_formula(ex.recipe, ex.given, name)}
             for name, v in report.values.items()}
 
 
-def key_json(report: Report) -> dict:
+def key_json(report: Report, budget: TextBudget | None = None) -> dict:
     ex = report.exercise
     return {"id": ex.id, "recipe": ex.recipe.name, "title": ex.title, "path": ex.path,
-            "quantities": quantities_json(report)}
+            "quantities": quantities_json(report, budget)}
 
 
 def check_json(report: Report) -> dict:
-    out = key_json(report)
+    """The key of the exercise, then its claims; one budget of exact text for both."""
+    budget = json_budget()
+    out = key_json(report, budget)
     out["ok"] = report.ok
     out["outcome"] = report.outcome
     if report.undecided:
         out["undecided"] = report.undecided
     out["claims"] = [
         {"name": c.name, "claimed": c.claimed_json, "status": c.status,
-         "expected": (exact_text(c.expected) if c.expected is not None else c.formula),
+         "expected": (_exact(report, f"claims.{c.name}", c.expected, budget)
+                      if c.expected is not None else c.formula),
          "decimal": decimal_text(c.expected) if c.expected is not None else None,
          "diagnosis": c.diagnosis.as_dict() if c.diagnosis else None}
         for c in report.claims]

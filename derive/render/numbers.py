@@ -58,11 +58,12 @@ def _is_list(value) -> bool:
 
 # ------------------------------------------------------------------------------------ text
 
-def exact_text(value) -> object:
-    """`"5"`, `"-14/3"` (an irrational value in SymPy's form), or a (nested) list of them."""
+def exact_text(value, budget=None) -> object:
+    """`"5"`, `"-14/3"` (an irrational value in SymPy's form), or a (nested) list of them;
+    with `budget` (a `derive.kernel.dag.TextBudget`) every text is charged to it."""
     if _is_list(value):
-        return [exact_text(v) for v in value]
-    return exact_str(value)
+        return [exact_text(v, budget) for v in value]
+    return exact_str(value, budget)
 
 
 def decimal_text(value, style: Style = STYLE) -> object:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from derive.graph.evaluate import sympy_value
+from derive.graph.evaluate import reset_work, sympy_value
 from derive.recipes.base import Context, expand_exact
 from derive.render.formula_tex import Printer, formula, head, substituted
 from derive.render.latex import Tex
@@ -55,6 +55,7 @@ class Working:
     intermediate nodes computed once."""
 
     def __init__(self, recipe, given):
+        reset_work()  # one computation, with its own budget of work (the key's was spent)
         self.recipe = recipe
         self.ctx = Context(recipe, given)
         self.graph = recipe.graph(self.ctx)
