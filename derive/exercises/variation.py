@@ -250,25 +250,30 @@ def parse_vary(raw, where: Where, raw_given: dict, recipe) -> tuple[Vary, ...]:
             if len(path) > 1 and _lookup(raw_given, path) is None:
                 where.fail(at, "names an element that the given input does not have",
                            "count elements from 0, as in records[0][1]")
-        if not isinstance(spec, dict):
-            where.fail(at, f"is {kind_of(spec)}",
-                       "write { from = a, to = b, step = s } or { choices = [...] }")
-        if "choices" in spec:
-            if set(spec) != {"choices"} or not isinstance(spec["choices"], list) or \
-                    not spec["choices"]:
-                where.fail(at, "needs a nonempty list in choices, and nothing else",
-                           "write { choices = [a, b, c] }")
-            values = tuple(spec["choices"])
-        elif "from" in spec and "to" in spec and set(spec) <= {"from", "to", "step"}:
-            values = _range(spec, where, at)
-        else:
-            where.fail(at, "is neither a range nor a list of choices",
-                       "write { from = a, to = b, step = s } or { choices = [...] }")
+        values = _spec_values(spec, where, at)
         _validate(values, path, recipe, where, at, "choices" in spec, raw_given)
         out.insert(len(out) - sum(1 for v in out if v.path[:2] == ("partition", "targets")
                                   and v.key.startswith(f"{key}.")), Vary(key, path, values,
                                                                          default))
     return tuple(out)
+
+
+def _spec_values(spec, where: Where, at: str) -> tuple:
+    """The values one `[exercise.vary]` entry lists: `{ choices = [...] }` (nonempty, and
+    nothing else) or a range `{ from = a, to = b, step = s }`."""
+    if not isinstance(spec, dict):
+        where.fail(at, f"is {kind_of(spec)}",
+                   "write { from = a, to = b, step = s } or { choices = [...] }")
+    if "choices" in spec:
+        if set(spec) != {"choices"} or not isinstance(spec["choices"], list) or \
+                not spec["choices"]:
+            where.fail(at, "needs a nonempty list in choices, and nothing else",
+                       "write { choices = [a, b, c] }")
+        return tuple(spec["choices"])
+    if "from" in spec and "to" in spec and set(spec) <= {"from", "to", "step"}:
+        return _range(spec, where, at)
+    where.fail(at, "is neither a range nor a list of choices",
+               "write { from = a, to = b, step = s } or { choices = [...] }")
 
 
 def _targets(spec, where: Where, at: str, raw_given: dict) -> list[Vary]:
@@ -282,17 +287,7 @@ def _targets(spec, where: Where, at: str, raw_given: dict) -> list[Vary]:
             for g in groups):
         where.fail(at, "needs microbatches written as lists of [x, y] records",
                    "write microbatches = [[[x, y], …], …]")
-    if not isinstance(spec, dict):
-        where.fail(at, f"is {kind_of(spec)}",
-                   "write { from = a, to = b, step = s } or { choices = [...] }")
-    if "choices" in spec and set(spec) == {"choices"} and isinstance(spec["choices"], list) \
-            and spec["choices"]:
-        values = tuple(spec["choices"])
-    elif "from" in spec and "to" in spec and set(spec) <= {"from", "to", "step"}:
-        values = _range(spec, where, at)
-    else:
-        where.fail(at, "is neither a range nor a nonempty list of choices",
-                   "write { from = a, to = b, step = s } or { choices = [...] }")
+    values = _spec_values(spec, where, at)
     for k, v in enumerate(values):
         number(v, where, f"{at}.choices[{k}]" if "choices" in spec else f"{at} ({shown(v)})")
     count = sum(len(g) for g in groups)
