@@ -46,17 +46,25 @@ def reports_for(paths, seconds: float, decided: bool = False, total: float = RUN
     """Every exercise checked, each within its time bound and all within `total`; with
     `decided`, an exercise that passed a bound is an error (key and export: exit 2, nothing
     written)."""
-    import time
-
-    from derive.errors import TimeBoundError
-    from derive.exercises import check_exercise, load
+    from derive.exercises import load
 
     if not seconds > 0 or not total > 0:
         raise UsageError(f"--time-limit {seconds:g}, --total-time-limit {total:g}: give "
                          f"numbers of seconds > 0")
+    return exercise_reports(load(paths), seconds, decided, total)
+
+
+def exercise_reports(exercises, seconds: float, decided: bool = False,
+                     total: float = RUN_SECONDS):
+    """The reports of exercises already loaded (see `reports_for`)."""
+    import time
+
+    from derive.errors import TimeBoundError
+    from derive.exercises import check_exercise
+
     end = time.monotonic() + total
     reports = []
-    for ex in load(paths):
+    for ex in exercises:
         left = end - time.monotonic()
         if left <= 0:
             reports.append(check_exercise(ex, 1e-6, reason=f"the run passed its time bound of "

@@ -23,6 +23,11 @@ def add_parser(sub) -> None:
     p.add_argument("--questions", action="store_true",
                    help="the exercises' question sheet: givens and what to compute, no answers")
     p.add_argument("--lang", choices=("en", "zh"), default="en")
+    p.add_argument("--variants", type=int, metavar="N",
+                   help="--format html: a page of N verified variants of each exercise with "
+                   "[exercise.vary], one shown per visit or per student number")
+    p.add_argument("--seed", type=int, default=0, metavar="S",
+                   help="the variants' seed (default 0): the same seed, the same page")
     p.add_argument("-o", dest="out", metavar="OUT", help="write to OUT (atomically)")
     add_time_limit(p)
     p.set_defaults(run=run)
@@ -37,15 +42,17 @@ def _may_be_an_id(target: str) -> bool:
 
 
 def document_for(target: str, lang: str, seconds: float = EXERCISE_SECONDS,
-                 total: float = RUN_SECONDS, questions: bool = False):
+                 total: float = RUN_SECONDS, questions: bool = False,
+                 page: dict | None = None):
     """The document of a statement id, or of the exercises under a path (their question sheet
     with `questions`); and its input files.
 
     A path is decided first: the statements are looked at only for an argument that may be an
     id, and then by their ids as written in proofs/ (not proved, not imported), so an invalid
-    statement file never stops the export of an exercise file."""
+    statement file never stops the export of an exercise file. `page` (a self-check page:
+    {"variants": N or None, "seed": S}) makes an exercise file's document its self-check."""
     if Path(target).exists() and not _may_be_an_id(target):
-        return _exercises_document(target, lang, seconds, total, questions)
+        return _exercises_document(target, lang, seconds, total, questions, page)
     from derive.statements.registry import InvalidProofs, statement_ids
 
     try:
@@ -56,6 +63,9 @@ def document_for(target: str, lang: str, seconds: float = EXERCISE_SECONDS,
         raise UsageError(f"{target!r} is both a statement id and a file here; write "
                          f"./{target} for the file")
     if target in ids:
+        if page and page["variants"]:
+            raise UsageError(f"--variants: {target!r} is a statement, which has no variants; "
+                             "name an exercise file or folder")
         if questions:
             raise UsageError(f"--questions: {target!r} is a statement, which has no question "
                              f"sheet; name an exercise file or folder")
@@ -69,7 +79,7 @@ def document_for(target: str, lang: str, seconds: float = EXERCISE_SECONDS,
             raise UsageError(str(exc)) from None
         return statement_document(prove(statement), lang), []
     if Path(target).exists():
-        return _exercises_document(target, lang, seconds, total, questions)
+        return _exercises_document(target, lang, seconds, total, questions, page)
     from derive.cli.errors import did_you_mean
 
     raise UsageError(f"{target!r} is neither a statement id nor a file"
@@ -77,12 +87,19 @@ def document_for(target: str, lang: str, seconds: float = EXERCISE_SECONDS,
 
 
 def _exercises_document(target: str, lang: str, seconds: float, total: float,
-                        questions: bool):
+                        questions: bool, page: dict | None = None):
     from derive.exercises.bank import toml_files
 
     name = Path(target).name
     reports = reports_for([target], seconds, decided=True, total=total)
-    with writing_bound(seconds, len(reports), total, "derive export"):
+    variants = None
+    if page and page["variants"]:
+        variants = variant_reports(reports, page["variants"], page["seed"], seconds, total)
+    with writing_bound(seconds, len(reports) * len(variants or [1]), total, "derive export"):
+        if page is not None and not questions:
+            from derive.render.selfcheck import selfcheck_document
+
+            return (selfcheck_document(reports, lang, name, variants), toml_files([target]))
         if questions:
             from derive.render.questions import questions_document
 
@@ -92,9 +109,44 @@ def _exercises_document(target: str, lang: str, seconds: float, total: float,
         return exercises_document(reports, lang, name), toml_files([target])
 
 
+MAX_PAGE_VARIANTS = 100
+"""Most variants one page holds (each is a copy of every exercise's questions and working)."""
+
+
+def variant_reports(reports, n: int, seed: int, seconds: float, total: float):
+    """n variants of the exercises: the i-th of each exercise with [exercise.vary] (verified
+    by `derive.exercises.variants.generate`), the exercise as written for the others; each
+    checked as an exercise of its own."""
+    from derive.cli.exercises import exercise_reports
+    from derive.exercises.variants import generate, variant_exercise
+
+    if not any(r.exercise.vary for r in reports):
+        raise UsageError("--variants: no exercise here has an [exercise.vary] table; add one "
+                         "naming the inputs a variant may change")
+    columns = []
+    for r in reports:
+        ex = r.exercise
+        if not ex.vary:
+            columns.append([r] * n)
+            continue
+        with writing_bound(seconds, 1, total, "derive export --variants"):
+            found = generate(ex, n, seed).variants
+        columns.append(exercise_reports([variant_exercise(ex, v) for v in found], seconds,
+                                        decided=True, total=total))
+    return [list(row) for row in zip(*columns)]
+
+
 def run(args) -> int:
+    page = None
+    if args.format == "html":
+        page = {"variants": args.variants, "seed": args.seed}
+        if args.variants is not None and not 1 <= args.variants <= MAX_PAGE_VARIANTS:
+            raise UsageError(f"--variants {args.variants}: ask for 1 to {MAX_PAGE_VARIANTS}")
+    elif args.variants is not None:
+        raise UsageError("--variants is for --format html (derive variants writes variant "
+                         "files)")
     doc, inputs = document_for(args.target, args.lang, args.time_limit, args.total_time_limit,
-                               args.questions)
+                               args.questions, page)
     with writing_bound(args.time_limit, 1, args.total_time_limit, "derive export"):
         text = formats.render("export", args.format, doc, standalone=args.standalone)
     emit(text, args.out, inputs)

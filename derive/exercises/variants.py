@@ -197,3 +197,10 @@ def render(ex: Exercise, variant: Variant, number: int) -> str:
                                        f"claim: {exc}", "vary the givens over smaller values"
                                        ) from None
     return "\n".join(lines) + "\n"
+
+
+def variant_exercise(ex: Exercise, variant: Variant) -> Exercise:
+    """The variant as an exercise of its own (the original's id, title and derivation, the
+    variant's givens, no claims): what a page of variants derives and checks against."""
+    base = {k: v for k, v in ex.raw.items() if k not in ("claims", "vary", "require")}
+    return exercise({**base, "given": variant.given}, ex.path, 0)

@@ -110,21 +110,23 @@ def _heading(recipe, name: str, q, lang: str):
     return (zh if lang == "zh" and zh else en) + (" " + tail if tail else "") + ":"
 
 
-def graph_blocks(report: Report, lang: str) -> list:
-    """The working of a graph recipe: every node in derivation order, as formula →
-    substitution → exact result, one line per member of a family."""
+def graph_sections(report: Report, lang: str, claims: bool = True) -> list[tuple[str, list]]:
+    """The working of a graph recipe, node by node in derivation order: (node name, its
+    formula → substitution → exact result, one line per member of a family); a steps table
+    last, under the name "". Without `claims`, the author's claims are not shown (a page
+    that asks for them)."""
     from derive.render.working import Working
 
     t = words(lang)
     ex = report.exercise
     work = Working(ex.recipe, ex.given)
-    claims = {c.name: c for c in report.claims}
-    blocks: list = []
+    claimed = {c.name: c for c in report.claims} if claims else {}
+    sections: list[tuple[str, list]] = []
     for node in work.graph.nodes:
         q = ex.recipe.quantity(node.name)
         if q is not None and node.name not in report.values:
             continue
-        blocks.append(Paragraph(_heading(ex.recipe, node.name, q, lang)))
+        blocks: list = [Paragraph(_heading(ex.recipe, node.name, q, lang))]
         table = ex.recipe.node_tables.get(node.name)
         if table is not None:
             blocks.append(Table(*NODE_TABLES[table](work, lang)))
@@ -136,14 +138,21 @@ def graph_blocks(report: Report, lang: str) -> list:
         hidden = work.hidden(node.name) if not ex.recipe.steps_columns else 0
         if hidden:
             blocks.append(Paragraph(t["more_members"].format(count=hidden)))
-        if node.name in claims:
-            blocks.append(_claim_note(claims[node.name], lang))
+        if node.name in claimed:
+            blocks.append(_claim_note(claimed[node.name], lang))
+        sections.append((node.name, blocks))
     if ex.recipe.steps_columns:
         from derive.render.steps import steps_table
 
         columns = ex.recipe.steps_columns
-        blocks += steps_table(work, lang, tuple(columns), columns)
-    return blocks
+        sections.append(("", steps_table(work, lang, tuple(columns), columns)))
+    return sections
+
+
+def graph_blocks(report: Report, lang: str) -> list:
+    """The working of a graph recipe: every node in derivation order, as formula →
+    substitution → exact result, one line per member of a family."""
+    return [b for _, blocks in graph_sections(report, lang) for b in blocks]
 
 
 def _components(work, lang):

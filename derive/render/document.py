@@ -84,7 +84,37 @@ class Table:
     rows: tuple[tuple[object, ...], ...]
 
 
-Block = Heading | Paragraph | Math | Items | Table
+@dataclass(frozen=True)
+class Question:
+    """A question a page asks and checks: its label, a hint on how to write the answer, the
+    working shown once the question was tried, and `check`, the data the page judges an
+    answer with (exact values, the rule, the known mistakes; JSON-ready, built by
+    `derive.render.selfcheck`). `key` names it in the page; printed outputs show the label and
+    the working."""
+
+    key: str
+    label: Inline
+    hint: str
+    working: tuple = ()
+    check: object = None
+
+
+@dataclass(frozen=True)
+class Questions:
+    """Numbered questions."""
+
+    items: tuple[Question, ...]
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One variant of a page's exercises (a page with several shows one per visit)."""
+
+    index: int
+    blocks: tuple
+
+
+Block = Heading | Paragraph | Math | Items | Table | Questions | Variant
 
 
 @dataclass(frozen=True)
@@ -240,6 +270,20 @@ def _fit_table(head: list[str], rows: list[list[str]], cells) -> tuple[str, list
     return spec, notes
 
 
+@tex_block.register
+def _(block: Questions, lang: str) -> str:
+    items = []
+    for q in block.items:
+        work = "\n\n".join(tex_block(b, lang) for b in q.working)
+        items.append(rf"  \item {_tex_prose(q.label, lang)}" + (f"\n\n{work}" if work else ""))
+    return "\\begin{enumerate}\n" + "\n".join(items) + "\n\\end{enumerate}"
+
+
+@tex_block.register
+def _(block: Variant, lang: str) -> str:
+    return "\n\n".join(tex_block(b, lang) for b in block.blocks)
+
+
 PREAMBLE = {
     "en": ("\\documentclass[11pt]{article}\n\\usepackage[T1]{fontenc}\n"
            "\\usepackage{amsmath,amssymb}\n\\usepackage[margin=2cm]{geometry}\n"
@@ -323,6 +367,20 @@ def _(block: Table) -> str:
     return "\n".join(lines)
 
 
+@md_block.register
+def _(block: Questions) -> str:
+    out = []
+    for n, q in enumerate(block.items, 1):
+        out.append(f"{n}. {_md_prose(q.label)}")
+        out += [md_block(b) for b in q.working]
+    return "\n\n".join(out)
+
+
+@md_block.register
+def _(block: Variant) -> str:
+    return "\n\n".join(md_block(b) for b in block.blocks)
+
+
 def to_markdown(doc: Document) -> str:
     """Markdown whose math spans KaTeX renders ($…$ inline, $$…$$ display)."""
     return "\n\n".join([f"# {_md_prose(doc.title)}"]
@@ -387,6 +445,20 @@ def _(block: Table) -> list[str]:
     widths = [max(len(r[j]) for r in rows) for j in range(n - 1)]
     return ["  ".join([r[j].ljust(widths[j]) for j in range(n - 1)] + r[n - 1:]).rstrip()
             for r in rows]
+
+
+@text_block.register
+def _(block: Questions) -> list[str]:
+    out = []
+    for n, q in enumerate(block.items, 1):
+        out.append(f"{n}. {_text_prose(q.label)}")
+        out += ["   " + line for b in q.working for line in text_block(b)]
+    return out
+
+
+@text_block.register
+def _(block: Variant) -> list[str]:
+    return [line for b in block.blocks for line in text_block(b)]
 
 
 def to_text(doc: Document) -> str:

@@ -10,6 +10,7 @@ itself):
   ctexart for `zh`. `escape_latex(text, lang, math=True)`: the argument of `\\text{…}` or
   `\\texttt{…}` inside math, which KaTeX renders too (the exports' display math).
 - `escape_markdown(text)`: inline Markdown (CommonMark with GFM tables) for KaTeX.
+- `escape_html(text)`: HTML text and quoted attribute values (the web page).
 
 The course's own prose (`proofs/`, `labels.py`) is not escaped here: its formulas are set as
 math by `derive.render.symbols`.
@@ -21,6 +22,7 @@ is therefore one line: it never ends a LaTeX paragraph nor starts a Markdown blo
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 
@@ -173,6 +175,14 @@ def escape_markdown(text: str) -> str:
         else:
             out.append(ch)
     return "".join(out)
+
+
+# -------------------------------------------------------------------------------------- HTML
+
+def escape_html(text: str) -> str:
+    """Author text as HTML text or an attribute value (quoted): one line (`clean_text`), with
+    `&`, `<`, `>`, `"` and `'` as character references; no markup can start."""
+    return html.escape(clean_text(text), quote=True)
 
 
 # ---------------------------------------------------------------------------------- terminal

@@ -1,12 +1,12 @@
 """The output formats of each command, in one table: their names (the CLI's `--format`
 choices, the first one the default) and how each renders what the command made.
 
-Every output but JSON is a `Document` rendered by one of the document model's renderers
-(`to_tex`, `to_markdown`, `to_text`): `export` renders the document it made (a statement's
-proof, exercise derivations, a question sheet); `key` and `check` first make one from the
-exercises' reports (`key_document`, `check_document`). JSON is data and has its own
-serializer. The renderers are imported when they run, so that `derive prove` does not load
-them.
+Every output but JSON is a `Document` rendered by one of the document model's
+renderers (`to_tex`, `to_markdown`, `to_text`, `to_html`): `export` renders the document it
+made (a statement's proof, exercise derivations, a question sheet, a self-check page); `key`
+and `check` first make one from the exercises' reports (`key_document`, `check_document`).
+JSON is data and has its own serializer. The renderers are imported when they run, so that
+`derive prove` does not load them.
 """
 
 from __future__ import annotations
@@ -37,6 +37,12 @@ def _markdown(doc, **_) -> str:
     from derive.render.document import to_markdown
 
     return to_markdown(doc)
+
+
+def _html(doc, **_) -> str:
+    from derive.render.html import to_html
+
+    return to_html(doc)
 
 
 def _text(doc, **_) -> str:
@@ -95,7 +101,9 @@ FORMATS: dict[str, tuple[Format, ...]] = {
             Format("tex", _via(_key_document, _tex, standalone=True),
                    "a standalone LaTeX document")),
     "export": (Format("tex", _tex, "LaTeX (a fragment, or a document with --standalone)"),
-               Format("md", _markdown, "Markdown, math for KaTeX")),
+               Format("md", _markdown, "Markdown, math for KaTeX"),
+               Format("html", _html, "one standalone web page: an exercise file's self-check "
+                      "(a statement's proof, a question sheet)")),
 }
 """Each command's formats, its default first."""
 

@@ -1,0 +1,177 @@
+"""What a self-check page judges a student's answer with, computed here so that the page needs
+no derive: each asked quantity's exact value and the exercise's rule for it, the value of every
+known mistake (catalogued, wrong schemes, an earlier quantity rounded early), and the quantity
+as a function of the student's own earlier answers (to say an error was carried forward).
+
+The same sources as `derive check`'s diagnosis (`derive.exercises.diagnosis`): a page names the
+mistakes that the check would name for the same value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+from derive.exercises.check import Report
+from derive.exercises.claims import Claim
+from derive.exercises.diagnosis import EARLY_ROUNDING_PLACES, _rounded, _shown_places, _try
+from derive.exercises.diagnosis import _mistakes as known_mistakes
+from derive.kernel.dag import tree_size
+from derive.recipes.base import Context
+
+MAX_FORM_NODES = 4_000
+"""Largest carried-forward form (tree nodes) a page gets; a larger one is left out."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """How an answer is judged: `exact`; `places` (a decimal is right rounded half away from
+    zero to at least these places, as the author wrote the claim); or `test` with the claim's
+    own test (places, sig, rel, abs) and tolerance."""
+
+    kind: str
+    places: int | None = None
+    test: str | None = None
+    tolerance: sp.Rational | None = None
+
+
+@dataclass(frozen=True)
+class Known:
+    """A known mistake's value for a quantity, with its words."""
+
+    mistake: str
+    en: str
+    zh: str
+    value: object
+
+
+@dataclass(frozen=True)
+class Carried:
+    """The quantity computed from the student's own answers to `sources` (earlier asked
+    quantities): `form` is its value with a symbol `p` (or `p[i]` for a list's element i) for
+    each source `p`."""
+
+    sources: tuple[str, ...]
+    form: object
+
+
+@dataclass(frozen=True)
+class Asked:
+    name: str
+    value: object
+    rule: Rule
+    known: tuple[Known, ...]
+    carried: tuple[Carried, ...]
+
+
+def rule_of(claim: Claim | None) -> Rule:
+    """The exercise's rule for a quantity, from the author's claim of it: an integer or a
+    fraction asks for the exact value, a decimal for its places, a table for its test. A list
+    claim takes its elements' rule (the fewest places of them)."""
+    if claim is None or claim.formula is not None:
+        return Rule("exact")
+    if claim.is_list:
+        rules = [rule_of(c) for c in claim.value]
+        tests = [r for r in rules if r.kind == "test"]
+        if tests:
+            return tests[0]
+        places = [r.places for r in rules if r.kind == "places"]
+        return Rule("places", places=min(places)) if places else Rule("exact")
+    if claim.test is not None:
+        return Rule("test", test=claim.test, tolerance=claim.tolerance)
+    if claim.places is not None:
+        return Rule("places", places=claim.places)
+    return Rule("exact")
+
+
+def _symbols(name: str, value):
+    if isinstance(value, list):
+        if any(isinstance(v, list) for v in value):
+            return None
+        return [sp.Symbol(f"{name}[{i}]") for i in range(len(value))]
+    return sp.Symbol(name)
+
+
+def _rational_form(value) -> bool:
+    """Whether a page can evaluate the form exactly: sums, products and integer powers of
+    rationals and symbols, not too large."""
+    items = value if isinstance(value, list) else [value]
+    for v in items:
+        if not isinstance(v, sp.Basic) or tree_size(v, MAX_FORM_NODES) > MAX_FORM_NODES:
+            return False
+        for node in sp.preorder_traversal(v):
+            if node.is_Atom:
+                if not (node.is_Rational or node.is_Symbol):
+                    return False
+            elif not (node.is_Add or node.is_Mul or
+                      (node.is_Pow and node.exp.is_Integer)):
+                return False
+    return True
+
+
+def _moves(value) -> bool:
+    items = value if isinstance(value, list) else [value]
+    return any(isinstance(v, sp.Basic) and v.free_symbols for v in items)
+
+
+def _carried(report: Report, name: str, earlier: list[str]) -> tuple[Carried, ...]:
+    """The forms of `name` in the student's answers to each earlier quantity (the nearest
+    first), then to all of them together."""
+    ex = report.exercise
+    groups = [(p,) for p in reversed(earlier)]
+    if len(earlier) > 1:
+        groups.append(tuple(earlier))
+    out = []
+    for group in groups:
+        symbols = {p: _symbols(p, report.values[p]) for p in group}
+        if any(s is None for s in symbols.values()):
+            continue
+        form = _try(lambda c: c[name], Context(ex.recipe, ex.given, symbols))
+        if form is None or not _moves(form) or not _rational_form(form):
+            continue
+        if isinstance(form, list) != isinstance(report.values[name], list):
+            continue
+        out.append(Carried(group, form))
+    return tuple(out)
+
+
+def _known(report: Report, name: str, earlier: list[str]) -> tuple[Known, ...]:
+    """Every known mistake's value for `name` (the recipe's, its wrong schemes, and an earlier
+    quantity rounded to 0…4 places first), each value once, none equal to the right one."""
+    ex, right = report.exercise, report.values[name]
+    base = Context(ex.recipe, ex.given)
+    out: list[Known] = []
+    seen = [right]
+
+    def add(mistake, en, zh, value):
+        if value is not None and value not in seen:
+            seen.append(value)
+            out.append(Known(mistake, en, zh, value))
+
+    for mistake, (en, zh), compute, candidates in known_mistakes(ex.recipe, name, ex.given):
+        if candidates is None:
+            add(mistake, en, zh, _try(compute, base))
+            continue
+        for cand in _try(candidates, base) or ():
+            add(mistake, cand.en, cand.zh, cand.value)
+    claims = ex.claims
+    for p in earlier:
+        shown = _shown_places(claims.get(p), report.values[p])
+        for places in EARLY_ROUNDING_PLACES:
+            if places < shown:
+                continue
+            ctx = Context(ex.recipe, ex.given, {p: _rounded(report.values[p], places)})
+            add("rounded_early", f"{p} was rounded to {places} places before computing {name}",
+                f"先把 {p} 四舍五入到 {places} 位小数,再算 {name}", _try(lambda c: c[name], ctx))
+    return tuple(out)
+
+
+def asked_questions(report: Report, names: list[str], rules: dict[str, Rule]) -> list[Asked]:
+    """What a page needs for each asked quantity, in derivation order."""
+    out = []
+    for i, name in enumerate(names):
+        earlier = names[:i]
+        out.append(Asked(name, report.values[name], rules[name],
+                         _known(report, name, earlier), _carried(report, name, earlier)))
+    return out

@@ -1,0 +1,309 @@
+"""HTML: a document as one standalone web page that works offline.
+
+Formulas are KaTeX's HTML (with MathML) made at export time (`derive.render.katex`); the
+stylesheet inlines the fonts it uses; the one script (web/page.js, the self-check) and the
+page's data are inline too. A Content-Security-Policy in the page allows that script and that
+stylesheet by their hashes and nothing else: no other script, no network, no form target.
+Author text reaches the page only through `escape_html`; the page's data is JSON in a
+`<script type="application/json">` element, with `<`, `>` and `&` escaped so that it cannot
+end the element.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from functools import singledispatch
+
+from derive.render import katex
+from derive.render.document import (
+    MINUS,
+    Author,
+    Document,
+    Heading,
+    Inline,
+    InlineMath,
+    Items,
+    Math,
+    Paragraph,
+    Question,
+    Questions,
+    Table,
+    Variant,
+    _joined,
+)
+from derive.render.escape import escape_html
+from derive.render.layout import rows
+from derive.render.symbols import _prose
+
+WORDS = {
+    "en": {
+        "check": "Check", "show_working": "Show the working", "hide_working": "Hide the working",
+        "answer": "Your answer", "student": "Student number",
+        "note": "Answer with exact values (integers, fractions such as 14/3, decimals that "
+                "terminate) or with decimals rounded half away from zero. A question shows "
+                "its working once you have tried it.",
+        "student_button": "Show my variant",
+        "variant_intro": "This page has {n} variants with different numbers. It picked one at "
+                         "random; type your student number to get your own.",
+        "variant_note": "Variant {i} of {n}.",
+        "student_variant_note": "Variant {i} of {n}, for this student number.",
+        "no_script": "The checking needs JavaScript; the questions and their working can be "
+                     "read without it.",
+        "right": "Right.",
+        "right_within": "Right, within the exercise's tolerance.",
+        "right_rounded": "Right: the exact value rounded to {places} places.",
+        "rounded_places": "The right value, but rounded differently: the exercise asks for "
+                          "{places} places.",
+        "rounded_exact": "The right value, but rounded: the exercise asks for the exact value "
+                         "(a fraction or a terminating decimal).",
+        "rounded_test": "The right value, but rounded differently from what the exercise asks.",
+        "rounded_other": "The right value, but rounded differently: rounded half away from "
+                         "zero to {places} places it is {expected}.",
+        "undecided": "This page cannot decide this answer exactly; derive check can.",
+        "wrong": "Not right. Try again, or show the working.",
+        "wrong_element": "Not right: value {i} of the list is wrong.",
+        "wrong_count": "This answer needs {n} values separated by commas; you gave {m}.",
+        "wrong_carried": "Not right, but it follows correctly from your own answer to {names}: "
+                         "the error is carried forward.",
+        "wrong_mistake": "Not right. This is the value of a known mistake: {mistake}",
+        "not_a_number": "\u201c{text}\u201d is not a number: write an integer (3), a decimal "
+                        "(\u22120.25, 2e9) or a fraction (14/3).",
+        "empty": "Write an answer first.",
+        "hint_one": "A number: an integer, a decimal or a fraction (14/3).",
+        "hint_list": "{n} numbers separated by commas.",
+    },
+    "zh": {
+        "check": "检查", "show_working": "显示推导", "hide_working": "隐藏推导",
+        "answer": "你的答案", "student": "学号", "student_button": "显示我的题目",
+        "note": "答案写精确值(整数、分数如 14/3、有限小数),或四舍五入(远离零)后的小数。"
+                "作答一次后可查看该题的推导。",
+        "variant_intro": "本页有 {n} 套数字不同的题目,已随机选了一套;输入学号可得到你自己的一套。",
+        "variant_note": "第 {i} 套(共 {n} 套)。",
+        "student_variant_note": "按此学号:第 {i} 套(共 {n} 套)。",
+        "no_script": "检查答案需要 JavaScript;不开启也能阅读题目和推导。",
+        "right": "正确。",
+        "right_within": "正确,在题目允许的误差内。",
+        "right_rounded": "正确:精确值四舍五入到 {places} 位小数。",
+        "rounded_places": "数值正确,但取舍不同:题目要求 {places} 位小数。",
+        "rounded_exact": "数值正确,但做了取舍:题目要求精确值(分数或有限小数)。",
+        "rounded_test": "数值正确,但取舍方式与题目要求不同。",
+        "rounded_other": "数值正确,但取舍不同:四舍五入(远离零)到 {places} 位小数应为 {expected}。",
+        "undecided": "本页无法精确判定这个答案;可用 derive check 判定。",
+        "wrong": "不正确。再试一次,或查看推导。",
+        "wrong_element": "不正确:列表中第 {i} 个值有误。",
+        "wrong_count": "这个答案需要 {n} 个用逗号分隔的数;你写了 {m} 个。",
+        "wrong_carried": "不正确,但它由你自己对 {names} 的答案正确推出:"
+                         "这是前面错误的延续。",
+        "wrong_mistake": "不正确。这是一个已知错误给出的值:{mistake}",
+        "not_a_number": "\u201c{text}\u201d 不是数:请写整数(3)、小数(\u22120.25、2e9)"
+                        "或分数(14/3)。",
+        "empty": "请先写出答案。",
+        "hint_one": "一个数:整数、小数或分数(14/3)。",
+        "hint_list": "{n} 个数,用逗号分隔。",
+    },
+}
+"""The page's own words: its buttons, hints and the feedback the script writes."""
+
+
+# ---------------------------------------------------------------------------------- prose
+
+def _math(tex: str, display: bool = False) -> str:
+    return katex.render(tex, display)
+
+
+def prose_html(text: str) -> str:
+    """The course's prose: formula runs as KaTeX, `code` as code, words escaped."""
+    return _prose(text, _math, escape_html, lambda c: f"<code>{escape_html(c)}</code>")
+
+
+def inline_html(text: Inline) -> str:
+    """Inline text in HTML: the one place where author text enters a page."""
+    if isinstance(text, InlineMath):
+        return _math(text.tex)
+    if isinstance(text, Author):  # in a value, a minus sign before a number is set as one
+        return escape_html(MINUS.sub("\u2212", text.text) if text.number else text.text)
+    if isinstance(text, tuple):
+        return _joined(text, inline_html)
+    return prose_html(text)
+
+
+# --------------------------------------------------------------------------------- blocks
+
+@singledispatch
+def html_block(block) -> str:
+    raise TypeError(f"no HTML for {type(block).__name__}")
+
+
+@html_block.register
+def _(block: Heading) -> str:
+    level = min(block.level + 1, 6)
+    text = inline_html(block.text)
+    if block.shows_detail():
+        text += " — " + inline_html(Author(block.detail))
+    return f"<h{level}>{text}</h{level}>"
+
+
+@html_block.register
+def _(block: Paragraph) -> str:
+    text = inline_html(block.text)
+    return f"<p><em>{text}</em></p>" if block.emphasis else f"<p>{text}</p>"
+
+
+def _display(lines: tuple[str, ...]) -> str:
+    broken = rows(lines)
+    if broken is None and len(lines) == 1 and "&" not in lines[0]:
+        return lines[0]
+    return "\\begin{aligned}\n" + " \\\\\n".join(lines if broken is None else broken) + \
+        "\n\\end{aligned}"
+
+
+@html_block.register
+def _(block: Math) -> str:
+    return f'<div class="display">{_math(_display(block.lines), True)}</div>'
+
+
+@html_block.register
+def _(block: Items) -> str:
+    tag = "ol" if block.numbered else "ul"
+    items = "".join(f"<li>{inline_html(i)}</li>" for i in block.items)
+    return f"<{tag}>{items}</{tag}>"
+
+
+def _cell(cell) -> str:
+    if isinstance(cell, tuple) and cell[0] == "math":
+        return _math(cell[1])
+    return inline_html(cell if isinstance(cell, Author) else str(cell))
+
+
+@html_block.register
+def _(block: Table) -> str:
+    head = "".join(f'<th scope="col">{inline_html(h)}</th>' for h in block.header)
+    body = "".join("<tr>" + "".join(f"<td>{_cell(c)}</td>" for c in row) + "</tr>"
+                   for row in block.rows)
+    return (f'<div class="table"><table><thead><tr>{head}</tr></thead>'
+            f"<tbody>{body}</tbody></table></div>")
+
+
+def _question(q: Question, words: dict) -> str:
+    k = escape_html(q.key)
+    working = "".join(html_block(b) for b in q.working)
+    reveal = ""
+    if working:
+        reveal = (f'<button type="button" class="reveal" data-q="{k}" aria-expanded="false" '
+                  f'aria-controls="{k}-working" disabled>{escape_html(words["show_working"])}'
+                  f'</button><div id="{k}-working" class="working" hidden>{working}</div>')
+    return (f'<li class="question" data-q="{k}">'
+            f'<label for="{k}-input">{inline_html(q.label)}</label>'
+            f'<div class="answer"><input id="{k}-input" type="text" autocomplete="off" '
+            f'autocapitalize="off" spellcheck="false" aria-describedby="{k}-hint {k}-feedback">'
+            f'<button type="button" class="check" data-q="{k}">{escape_html(words["check"])}'
+            f'</button></div><p id="{k}-hint" class="hint">{escape_html(q.hint)}</p>'
+            f'<p id="{k}-feedback" class="feedback" role="status" aria-live="polite"></p>'
+            f"{reveal}</li>")
+
+
+@html_block.register
+def _(block: Questions, words: dict | None = None) -> str:
+    words = words or WORDS["en"]
+    return '<ol class="questions">' + "".join(_question(q, words) for q in block.items) + \
+        "</ol>"
+
+
+@html_block.register
+def _(block: Variant, words: dict | None = None) -> str:
+    hidden = " hidden" if block.index else ""
+    inner = "".join(_block(b, words) for b in block.blocks)
+    return f'<section class="variant" data-variant="{block.index}"{hidden}>{inner}</section>'
+
+
+def _block(block, words: dict | None) -> str:
+    if isinstance(block, (Questions, Variant)):
+        return html_block(block, words)
+    return html_block(block)
+
+
+# ----------------------------------------------------------------------------------- page
+
+def _checks(blocks) -> dict:
+    """The page's data: each variant's questions, by key, with what the script judges."""
+    variants: dict[int, dict] = {}
+
+    def walk(bs, index):
+        for b in bs:
+            if isinstance(b, Variant):
+                walk(b.blocks, b.index)
+            elif isinstance(b, Questions):
+                for q in b.items:
+                    if q.check is not None:
+                        variants.setdefault(index, {})[q.key] = q.check
+    walk(blocks, 0)
+    n = max(variants, default=-1) + 1
+    return [{"questions": variants.get(i, {})} for i in range(n)]
+
+
+def json_in_html(data) -> str:
+    """JSON that cannot end its <script> element nor be read as HTML."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return (text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
+def _sha256(text: str) -> str:
+    return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode()
+
+
+def csp(script: str, style: str) -> str:
+    """The page's policy: its one script and one stylesheet by hash; KaTeX's inline style
+    attributes; fonts and images only from data: URLs; nothing else."""
+    scripts = f"'{_sha256(script)}'" if script else "'none'"
+    return ("default-src 'none'; "
+            f"script-src {scripts}; "
+            f"style-src-elem '{_sha256(style)}'; style-src-attr 'unsafe-inline'; "
+            "style-src 'unsafe-inline'; font-src data:; img-src data:; "
+            "base-uri 'none'; form-action 'none'")
+
+
+def _variant_form(n: int, words: dict) -> str:
+    if n < 2:
+        return ""
+    return (f'<p>{escape_html(words["variant_intro"].format(n=n))}</p>'
+            '<form id="derive-variant" class="variant-form">'
+            f'<label for="derive-student">{escape_html(words["student"])}</label> '
+            '<input id="derive-student" type="text" autocomplete="off" inputmode="numeric">'
+            f' <button type="submit">{escape_html(words["student_button"])}</button></form>'
+            '<p id="derive-variant-note" role="status" aria-live="polite"></p>')
+
+
+def to_html(doc: Document) -> str:
+    """The document as one page: checked questions where it has them."""
+    words = WORDS[doc.lang]
+    body = "".join(_block(b, words) for b in doc.blocks + doc.end)
+    variants = _checks(doc.blocks)
+    has_questions = any(v["questions"] for v in variants)
+    title_html = inline_html(doc.title)
+    script = katex.asset("page.js").decode("utf-8") if has_questions else ""
+    head_text = "".join(escape_html(p.text) if isinstance(p, Author) else
+                        escape_html(str(p)) for p in (doc.title if isinstance(doc.title, tuple)
+                                                      else (doc.title,)))
+    main = f"<h1>{title_html}</h1>"
+    if has_questions:
+        main += (_variant_form(len(variants), words) +
+                 f'<noscript><p>{escape_html(words["no_script"])}</p></noscript>')
+    main += body
+    style = katex.stylesheet(main) + katex.asset("page.css").decode("utf-8")
+    data = ""
+    if has_questions:
+        payload = {"lang": doc.lang, "words": words, "variants": variants}
+        data = (f'<script type="application/json" id="derive-data">{json_in_html(payload)}'
+                f"</script><script>{script}</script>")
+    lang = "zh-Hans" if doc.lang == "zh" else "en"
+    return ("<!DOCTYPE html>\n"
+            f'<html lang="{lang}"><head><meta charset="utf-8">'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f'<meta http-equiv="Content-Security-Policy" content="{csp(script, style)}">'
+            '<meta name="referrer" content="no-referrer">'
+            f"<title>{head_text}</title><style>{style}</style></head>"
+            f"<body><main>{main}</main>{data}</body></html>\n")
+

@@ -1,0 +1,105 @@
+"""Math into HTML at export time: KaTeX (bundled in derive/render/web) run in-process by the
+QuickJS engine, so that a page shows its formulas with no script and no network.
+
+Every formula is LaTeX built by derive (author words reach it only through `escape_latex(…,
+math=True)`); KaTeX runs in strict mode and fails loudly, as the Markdown export's KaTeX test
+does. The engine is bounded: memory per context, time per formula.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from functools import lru_cache
+from importlib import resources
+
+from derive.errors import NotSupportedError
+
+MEMORY_BYTES = 512 * 1024 * 1024
+"""The JavaScript heap of the engine."""
+SECONDS_PER_FORMULA = 10
+"""QuickJS's own bound on one formula (the command's time bound covers the whole page)."""
+MAX_FORMULA_CHARS = 200_000
+"""Longest formula given to KaTeX (a longer one is a bug upstream, not a page)."""
+
+OPTIONS = ('{displayMode: D, throwOnError: true, strict: "error", output: "htmlAndMathml", '
+           'trust: false, maxExpand: 1000, maxSize: 50}')
+
+
+class KatexError(Exception):
+    """KaTeX refused a formula derive built: an internal error, never the author's."""
+
+
+def asset(name: str) -> bytes:
+    """A file of derive/render/web (KaTeX's files, the page's script and style)."""
+    return resources.files("derive.render").joinpath("web", name).read_bytes()
+
+
+@lru_cache(maxsize=1)
+def _engine():
+    try:
+        import quickjs
+    except ImportError:
+        raise NotSupportedError("--format html renders math with KaTeX in the QuickJS engine, "
+                                "and the Python package quickjs is not installed; install it "
+                                "with pip install 'derive[html]'") from None
+    ctx = quickjs.Context()
+    ctx.set_memory_limit(MEMORY_BYTES)
+    ctx.set_time_limit(60)  # loading KaTeX
+    ctx.eval("var module = {exports: {}}; var exports = module.exports;")
+    ctx.eval(asset("katex.min.js").decode("utf-8"))
+    ctx.eval("var K = (typeof katex !== 'undefined') ? katex : module.exports;"
+             f"function renderTex(t, D) {{ return K.renderToString(t, {OPTIONS}); }}")
+    ctx.set_time_limit(SECONDS_PER_FORMULA)
+    return ctx, ctx.get("renderTex")
+
+
+@lru_cache(maxsize=20_000)
+def render(tex: str, display: bool = False) -> str:
+    """One formula as KaTeX's HTML (with MathML for screen readers)."""
+    if len(tex) > MAX_FORMULA_CHARS:
+        raise KatexError(f"a formula of {len(tex)} characters")
+    _, fn = _engine()
+    try:
+        return fn(tex, display)
+    except Exception as exc:  # quickjs.JSException: a ParseError, the memory or time limit
+        raise KatexError(f"KaTeX: {str(exc)[:300]} in {tex[:200]!r}") from None
+
+
+# ------------------------------------------------------------------------------ stylesheet
+
+_FACE = re.compile(r"@font-face\{([^}]*)\}")
+_RULE = re.compile(r"([^{}]+)\{([^{}]*)\}")
+_CLASS = re.compile(r"\.([A-Za-z0-9_-]+)")
+
+
+def _used_families(css: str, classes: set[str]) -> set[str]:
+    """The font families that KaTeX's rules set for a page with these classes: a rule counts
+    when every class of one of its selectors (but the common `katex`) is on the page."""
+    used = {"KaTeX_Main"}
+    for selectors, body in _RULE.findall(_FACE.sub("", css)):
+        families = set(re.findall(r"KaTeX_[A-Za-z0-9]+", body))
+        if families and any(set(_CLASS.findall(s)) - {"katex"} <= classes
+                            for s in selectors.split(",")):
+            used |= families
+    return used
+
+
+def stylesheet(html: str) -> str:
+    """KaTeX's stylesheet for a page: the @font-face rules of the families that the page's
+    classes use, each with its WOFF2 file inlined as a data: URL (the page loads nothing)."""
+    css = asset("katex.min.css").decode("utf-8")
+    classes = {c for attr in re.findall(r'class="([^"]*)"', html) for c in attr.split()}
+    used = _used_families(css, classes)
+
+    def face(m: re.Match) -> str:
+        body = m.group(1)
+        family = re.search(r"font-family:\"?(KaTeX_[A-Za-z0-9]+)", body).group(1)
+        if family not in used:
+            return ""
+        src = re.search(r"url\((fonts/[^)]+\.woff2)\)", body).group(1)
+        data = base64.b64encode(asset(src)).decode("ascii")
+        rest = re.sub(r"src:[^;]*", f'src:url(data:font/woff2;base64,{data}) format("woff2")',
+                      body)
+        return "@font-face{" + rest + "}"
+    return _FACE.sub(face, css)

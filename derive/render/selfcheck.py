@@ -1,0 +1,183 @@
+"""Self-check pages: each exercise's givens and its questions, each question with what the page
+judges an answer with (`derive.exercises.selfcheck`, encoded for the page's script) and its
+working, shown after a first attempt; several variants of the exercises when asked.
+
+The values are exact rationals written as text (`"-14/3"`) or, for a value that is not rational
+(or one too long to type), a certified enclosure `lo ≤ value ≤ hi`; a carried-forward form is
+a tree of sums, products and integer powers the script evaluates with BigInt rationals.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from derive.exercises.check import Report
+from derive.exercises.errors import ExerciseNotSupported
+from derive.exercises.selfcheck import Asked, Rule, asked_questions, rule_of
+from derive.kernel import intervals
+from derive.render.derivation import _too_large_unsupported, given_math, graph_sections
+from derive.render.document import (
+    Author,
+    Document,
+    Heading,
+    Paragraph,
+    Question,
+    Questions,
+    Variant,
+)
+from derive.render.html import WORDS as PAGE_WORDS
+from derive.render.labels import words
+from derive.render.numbers import rounding_rule
+from derive.render.questions import WORDS as SHEET_WORDS
+from derive.render.questions import _question, asked, states_answer
+
+EXACT_DIGITS = 200
+"""A rational with more digits than this (in numerator or denominator) is sent as an
+enclosure: no typed answer (at most 60 digits a part) can equal it."""
+ENCLOSURE_BITS = 320
+ENCLOSURE_PLACES = 80
+"""An enclosure is computed at ENCLOSURE_BITS bits and widened to ENCLOSURE_PLACES decimals."""
+
+
+# -------------------------------------------------------------------------------- encoding
+
+def _fraction(r: sp.Rational) -> str:
+    return str(r.p) if r.q == 1 else f"{r.p}/{r.q}"
+
+
+def _widened(lo: sp.Rational, hi: sp.Rational) -> tuple[sp.Rational, sp.Rational]:
+    scale = sp.Integer(10) ** ENCLOSURE_PLACES
+    return (sp.floor(lo * scale) / scale, sp.ceiling(hi * scale) / scale)
+
+
+def encode_value(v) -> dict | list | None:
+    """A value for the page: {"q": "p/q"} exactly, else {"lo", "hi"} certified; None when it
+    cannot be bounded (a list with such an element too)."""
+    if isinstance(v, list):
+        items = [encode_value(x) for x in v]
+        return None if any(i is None or isinstance(i, list) for i in items) else items
+    e = sp.sympify(v) if isinstance(v, int) else v
+    if not isinstance(e, sp.Basic) or not e.is_number:
+        return None
+    if e.is_Rational and max(len(str(abs(e.p))), len(str(e.q))) <= EXACT_DIGITS:
+        return {"q": _fraction(e)}
+    try:
+        got = intervals.enclose(e, ENCLOSURE_BITS)
+    except Exception:  # NoEnclosure: not a real constant the intervals handle
+        return None
+    if got is None:
+        return None
+    lo, hi = _widened(*got)
+    return {"lo": _fraction(lo), "hi": _fraction(hi)}
+
+
+def _rule(rule: Rule) -> dict:
+    if rule.kind == "test":
+        return {"kind": "test", "test": rule.test, "tol": _fraction(rule.tolerance)}
+    if rule.kind == "places":
+        return {"kind": "places", "places": rule.places}
+    return {"kind": "exact"}
+
+
+def _form(e, keys: dict[str, str]):
+    """A carried-forward form as the script's tree: ["n", "p/q"], ["a", key, index|null],
+    ["+", …], ["*", …], ["^", base, k]."""
+    if e.is_Rational:
+        return ["n", _fraction(e)]
+    if e.is_Symbol:
+        name, _, index = e.name.partition("[")
+        return ["a", keys[name], int(index[:-1]) if index else None]
+    if e.is_Add or e.is_Mul:
+        return ["+" if e.is_Add else "*"] + [_form(a, keys) for a in e.args]
+    return ["^", _form(e.base, keys), int(e.exp)]
+
+
+def encode_check(a: Asked, keys: dict[str, str], label: str, lang: str) -> dict:
+    """What the page's script needs for one question (`keys`: question keys by name)."""
+    value = encode_value(a.value)
+    if value is None:
+        raise ValueError(f"{a.name}: a value the page cannot bound")
+    mistakes = []
+    for k in a.known:
+        v = encode_value(k.value)
+        if v is None or isinstance(v, list) != isinstance(value, list):
+            continue
+        text = k.zh if lang == "zh" and k.zh else k.en
+        mistakes.append({"value": v, "text": f"{text} ({k.mistake})"})
+    carried = []
+    for c in a.carried:
+        form = c.form
+        expr = [_form(f, keys) for f in form] if isinstance(form, list) else _form(form, keys)
+        carried.append({"from": [keys[s] for s in c.sources], "names": ", ".join(c.sources),
+                        "expr": expr})
+    size = len(a.value) if isinstance(a.value, list) else None
+    return {"name": a.name, "label": label, "size": size, "value": value,
+            "rule": _rule(a.rule), "mistakes": mistakes, "carried": carried}
+
+
+# -------------------------------------------------------------------------------- document
+
+def _workings(report: Report, names: list[str], lang: str) -> dict[str, list]:
+    """Each asked quantity's working: the nodes after the previous asked one, up to its own
+    (a steps table and the nodes after the last asked one go with the last)."""
+    sections = graph_sections(report, lang, claims=False)
+    out: dict[str, list] = {n: [] for n in names}
+    pending: list = []
+    for node, blocks in sections:
+        pending += blocks
+        if node in out:
+            out[node] += pending
+            pending = []
+    if names:
+        out[names[-1]] += pending
+    return out
+
+
+def _hint(value, lang: str) -> str:
+    w = PAGE_WORDS[lang]
+    return w["hint_list"].format(n=len(value)) if isinstance(value, list) else w["hint_one"]
+
+
+def exercise_blocks(original: Report, report: Report, v: int, j: int, lang: str) -> list:
+    """One exercise of variant v (`report`, whose givens may differ from `original`'s): its
+    id and title, its givens, its questions."""
+    t = words(lang)
+    ex, first = report.exercise, original.exercise
+    names = [q.name for q in asked(first)]
+    rules = {n: rule_of(first.claims.get(n)) for n in names}
+    keys = {n: f"v{v}-e{j}-q{k}" for k, n in enumerate(names)}
+    workings = _too_large_unsupported(report, "writing out its working", _workings, report,
+                                      names, lang)
+    items = []
+    for a in asked_questions(report, names, rules):
+        q = ex.recipe.quantity(a.name)
+        label = _question(ex, q, lang)
+        plain = (q.zh if lang == "zh" and q.zh else q.doc) or a.name
+        try:
+            check = encode_check(a, keys, plain, lang)
+        except ValueError as exc:
+            raise ExerciseNotSupported(ex.path, ex.id, f"claims.{a.name}",
+                                       f"a self-check page needs {exc}",
+                                       "export it as tex or md") from None
+        items.append(Question(keys[a.name], label, _hint(a.value, lang),
+                              tuple(workings[a.name]), check))
+    title = "" if states_answer(first.title, original) else first.title
+    return [Heading(Author(first.id), 1, title), Paragraph(f"{t['given']}:"), given_math(ex),
+            Paragraph(f"{SHEET_WORDS[lang]['compute']}:"), Questions(tuple(items))]
+
+
+def selfcheck_document(reports: list[Report], lang: str = "en", name: str = "",
+                       variants: list[list[Report]] | None = None) -> Document:
+    """The self-check page of the exercises: one variant (the exercises as written) or the
+    given variants, each a list of reports in the order of `reports`."""
+    t = words(lang)
+    sets = variants or [reports]
+    blocks: list = [Paragraph(PAGE_WORDS[lang]["note"] + " " + rounding_rule(lang))]
+    for v, set_ in enumerate(sets):
+        inner: list = []
+        for j, (original, report) in enumerate(zip(reports, set_)):
+            inner += exercise_blocks(original, report, v, j, lang)
+        blocks.append(Variant(v, tuple(inner)))
+    title = (Author(name) if name else Author(reports[0].exercise.id) if len(reports) == 1
+             else t["exercises"])
+    return Document((f"{t['self_check']}: ", title), tuple(blocks), lang)
