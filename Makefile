@@ -37,7 +37,8 @@ test: $(STAMP) renderers $(KATEX)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 
-# TeX Live and node for the export tests (Debian packages; needs root, else says what to do).
+# TeX Live, node and Chromium for the export tests (Debian packages; needs root, else says
+# what to do).
 renderers:
 	@bash .ci/renderers
 

@@ -2,10 +2,14 @@
 anything is slow, and a deadline would turn that into flakiness, not a finding).
 
 `derive` (the default) keeps the whole suite fast; `HYPOTHESIS_PROFILE=thorough` runs ten
-times as many examples per property, for a longer search before a release."""
+times as many examples per property, for a longer search before a release.
+
+`browser`: one headless Chromium for the whole session, for the tests that open pages (the
+helpers are in tests/browser.py; it is started only when such a test runs)."""
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -21,3 +25,11 @@ settings.register_profile(
     suppress_health_check=(HealthCheck.too_slow, HealthCheck.filter_too_much),
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "derive"))
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's Chromium under Playwright, launched once per session (tests/browser.py)."""
+    from browser import launch
+
+    yield from launch()
