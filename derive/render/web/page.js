@@ -1,0 +1,539 @@
+"use strict";
+/* derive self-check page: checks typed answers exactly, on BigInt rationals.
+ *
+ * Mirrors derive's Python reader and judge (derive.kernel.exact.parse_exact,
+ * derive.exercises.reader.decimal_places, derive.exercises.claims.judge). Values are never
+ * binary floats: every value is {n: BigInt, d: BigInt} with d > 0 and gcd(n, d) = 1. Plain
+ * JavaScript numbers are used only for counts (places, lengths, indices) and the FNV-1a hash.
+ * No eval, no HTML writing (text goes through textContent), no network, no storage.
+ */
+var DeriveCheck = (function () {
+  // ---------------------------------------------------------------- rationals
+  function gcd(a, b) {
+    if (a < 0n) a = -a;
+    if (b < 0n) b = -b;
+    while (b !== 0n) { var t = a % b; a = b; b = t; }
+    return a;
+  }
+  function rat(n, d) {
+    if (d === undefined) d = 1n;
+    if (d === 0n) throw new RangeError("division by zero");
+    if (d < 0n) { n = -n; d = -d; }
+    var g = gcd(n, d);
+    if (g > 1n) { n /= g; d /= g; }
+    return { n: n, d: d };
+  }
+  var ZERO = rat(0n), ONE = rat(1n);
+  function add(a, b) { return rat(a.n * b.d + b.n * a.d, a.d * b.d); }
+  function sub(a, b) { return rat(a.n * b.d - b.n * a.d, a.d * b.d); }
+  function mul(a, b) { return rat(a.n * b.n, a.d * b.d); }
+  function div(a, b) { return rat(a.n * b.d, a.d * b.n); }
+  function neg(a) { return { n: -a.n, d: a.d }; }
+  function absr(a) { return a.n < 0n ? neg(a) : a; }
+  function cmp(a, b) {
+    var l = a.n * b.d, r = b.n * a.d;
+    return l < r ? -1 : (l > r ? 1 : 0);
+  }
+  function eq(a, b) { return a.n === b.n && a.d === b.d; }
+  function pow10(e) { // 10^e for a BigInt e of any sign
+    return e >= 0n ? rat(10n ** e) : rat(1n, 10n ** -e);
+  }
+  function powr(a, k) { // a^k for a BigInt k of any sign (throws on 0^negative)
+    if (k >= 0n) return rat(a.n ** k, a.d ** k);
+    return rat(a.d ** -k, a.n ** -k);
+  }
+  var RAT_TEXT = /^(-?)([0-9]+)(?:\/([0-9]+))?$/;
+  function readRat(text) { // a data value "p/q" or "p"
+    var m = RAT_TEXT.exec(String(text));
+    if (!m) throw new TypeError("not an exact value: " + text);
+    var n = BigInt(m[2]);
+    return rat(m[1] === "-" ? -n : n, m[3] === undefined ? 1n : BigInt(m[3]));
+  }
+  function halfAway(x) { // x rounded half away from zero to a BigInt
+    var n = x.n < 0n ? -x.n : x.n, q = n / x.d, r = n % x.d;
+    if (2n * r >= x.d) q += 1n;
+    return x.n < 0n ? -q : q;
+  }
+  function roundHalfAway(r, places) {
+    var scale = pow10(BigInt(places));
+    return div(rat(halfAway(mul(r, scale))), scale);
+  }
+  function decimalExponent(x) { // e with 10^e <= x < 10^(e+1), for x > 0
+    var e = BigInt(x.n.toString().length - x.d.toString().length);
+    while (cmp(pow10(e), x) > 0) e -= 1n;
+    while (cmp(pow10(e + 1n), x) <= 0) e += 1n;
+    return e;
+  }
+  function roundSig(x, sig) { // derive.kernel.intervals.sig_parts, as a rational
+    if (x.n === 0n) return ZERO;
+    var s = BigInt(sig), e = decimalExponent(absr(x)) - s + 1n;
+    var m = halfAway(div(x, pow10(e)));
+    var top = 10n ** s;
+    if (m === top || m === -top) { m /= 10n; e += 1n; }
+    return mul(rat(m), pow10(e));
+  }
+  function fixedStr(r, places) { // r (already a multiple of 10^-places) with that many places
+    var p = BigInt(places), scaled = halfAway(mul(r, pow10(p)));
+    var sign = scaled < 0n ? "-" : "";
+    var digits = (scaled < 0n ? -scaled : scaled).toString();
+    if (p === 0n) return sign + digits;
+    while (digits.length <= places) digits = "0" + digits;
+    var cut = digits.length - places;
+    return sign + digits.slice(0, cut) + "." + digits.slice(cut);
+  }
+
+  // ---------------------------------------------------------------- reading students' text
+  // Python's str.strip() / re's \s (str.isspace), which differ from JavaScript's \s.
+  var WS = "\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+  var TRIM = new RegExp("^[" + WS + "]+|[" + WS + "]+$", "g");
+  var FRACTION = new RegExp("^([+-]?[0-9]+)[" + WS + "]*/[" + WS + "]*([0-9]+)$");
+  var DECIMAL = /^([+-]?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]+))?$/;
+  var MAX_DIGITS = 60, MAX_EXPONENT = 30n, MAX_NUMBER_TEXT = 2 * MAX_DIGITS + 8;
+  var MAX_ANSWER_TEXT = 2000;
+
+  function pyTrim(s) { return s.replace(TRIM, ""); }
+  function clean(text) { return pyTrim(String(text).replace(/\u2212/g, "-")); }
+  function tooManyDigits(digits) { return digits.replace(/^0+/, "").length > MAX_DIGITS; }
+
+  function parse(text) {
+    var s = clean(text);
+    if (s.length > MAX_NUMBER_TEXT) return null;
+    var m = FRACTION.exec(s);
+    if (m) {
+      if (tooManyDigits(m[1].replace(/^[+-]/, "")) || tooManyDigits(m[2])) return null;
+      var den = BigInt(m[2]);
+      if (den === 0n) return null;
+      var r = rat(BigInt(m[1]), den);
+      return { n: r.n, d: r.d, places: null };
+    }
+    m = DECIMAL.exec(s);
+    if (!m || !(m[2] || m[3])) return null;
+    var whole = m[2] || "", frac = m[3] || "", exp = m[4];
+    if (tooManyDigits(whole + frac)) return null;
+    var e = 0n;
+    if (exp !== undefined) {
+      if (exp.replace(/^[+-]/, "").replace(/^0+/, "").length > 3) return null;
+      e = BigInt(exp);
+      if (e > MAX_EXPONENT || -e > MAX_EXPONENT) return null;
+    }
+    var v = mul(rat(BigInt(whole + frac || "0"), 10n ** BigInt(frac.length)), pow10(e));
+    if (m[1] === "-") v = neg(v);
+    // decimal_places: None for an integer; max(len(frac) - exponent, 0) otherwise.
+    var places = null;
+    if (m[3] !== undefined || exp !== undefined) {
+      // the exponent is checked above to be an integer of at most 30 in size: a count
+      places = frac.length - Number(e);
+      if (places < 0) places = 0;
+    }
+    return { n: v.n, d: v.d, places: places };
+  }
+
+  var SEPARATORS = /[,\uff0c\u3001]/;
+  function parseAnswer(text, size) {
+    var s = clean(text);
+    if (s.length > MAX_ANSWER_TEXT) return { ok: false, reason: "nan", text: s.slice(0, 20) + "\u2026" };
+    if (s === "") return { ok: false, reason: "empty" };
+    if (size === null || size === undefined) {
+      var x = parse(s);
+      return x ? { ok: true, values: [x] } : { ok: false, reason: "nan", text: s };
+    }
+    if (s.charAt(0) === "[" && s.charAt(s.length - 1) === "]") s = s.slice(1, -1);
+    var pieces = s.split(SEPARATORS), values = [];
+    for (var i = 0; i < pieces.length; i++) {
+      var v = parse(pieces[i]);
+      if (!v) return { ok: false, reason: "nan", text: pyTrim(pieces[i]) };
+      values.push(v);
+    }
+    if (values.length !== size) return { ok: false, reason: "count", got: values.length };
+    return { ok: true, values: values };
+  }
+
+  // ---------------------------------------------------------------- judging
+  // A value V of the data: {q: "p/q"} exact, or {lo, hi} a certified enclosure.
+  function readValue(V) {
+    if (V.q !== undefined) return { exact: true, q: readRat(V.q) };
+    return { exact: false, lo: readRat(V.lo), hi: readRat(V.hi) };
+  }
+  function asValue(V) { return V.exact === undefined ? readValue(V) : V; }
+
+  function equal(x, v) { // true / false / null (an enclosure cannot show equality)
+    if (v.exact) return eq(x, v.q);
+    if (cmp(x, v.lo) < 0 || cmp(x, v.hi) > 0) return false;
+    return null;
+  }
+  function distance(x, v) { // [min, max] of |x - V| over V in the enclosure
+    if (v.exact) { var d = absr(sub(x, v.q)); return [d, d]; }
+    var a = absr(sub(x, v.lo)), b = absr(sub(x, v.hi));
+    var hi = cmp(a, b) > 0 ? a : b;
+    if (cmp(x, v.lo) >= 0 && cmp(x, v.hi) <= 0) return [ZERO, hi];
+    return [cmp(a, b) < 0 ? a : b, hi];
+  }
+  function magnitude(v) { // [min, max] of |V|
+    if (v.exact) { var a = absr(v.q); return [a, a]; }
+    var l = absr(v.lo), h = absr(v.hi);
+    var top = cmp(l, h) > 0 ? l : h;
+    if (v.lo.n <= 0n && v.hi.n >= 0n) return [ZERO, top];
+    return [cmp(l, h) < 0 ? l : h, top];
+  }
+  function roundedValue(v, places) { // V rounded at places, or null when undecided
+    if (v.exact) return roundHalfAway(v.q, places);
+    var a = roundHalfAway(v.lo, places), b = roundHalfAway(v.hi, places);
+    return eq(a, b) ? a : null;
+  }
+  function roundedPlaces(x, v, places) { // claims._rounded_places
+    var r = roundedValue(v, places);
+    if (r !== null) return eq(r, roundHalfAway(x, places));
+    var dist = distance(x, v);
+    return cmp(dist[0], pow10(-BigInt(places))) >= 0 ? false : null;
+  }
+  function sigValue(v, sig) {
+    if (v.exact) return roundSig(v.q, sig);
+    if (v.lo.n <= 0n && v.hi.n >= 0n) return null;
+    var a = roundSig(v.lo, sig), b = roundSig(v.hi, sig);
+    return eq(a, b) ? a : null;
+  }
+  function atMost(range) { // whether an interval [lo, hi] is <= 0: true / false / null
+    if (range[1].n <= 0n) return true;
+    if (range[0].n > 0n) return false;
+    return null;
+  }
+  function tolerance(rule) { return readRat(rule.tol); }
+
+  function judgeScalar(x, V, rule) {
+    var v = asValue(V);
+    var isEqual = equal(x, v);
+    if (isEqual) return "exact";
+    var ok;
+    if (rule && rule.kind === "test") {
+      var t = tolerance(rule), d, m;
+      if (rule.test === "places") {
+        ok = roundedPlaces(x, v, t.n);
+      } else if (rule.test === "sig") {
+        var a = sigValue(v, t.n);
+        ok = a === null ? null : eq(a, roundSig(x, t.n));
+      } else if (rule.test === "rel") {
+        d = distance(x, v); m = magnitude(v);
+        ok = atMost([sub(d[0], mul(t, m[1])), sub(d[1], mul(t, m[0]))]);
+      } else if (rule.test === "abs") {
+        d = distance(x, v);
+        ok = atMost([sub(d[0], t), sub(d[1], t)]);
+      } else {
+        throw new TypeError("unknown test " + rule.test);
+      }
+    } else if (x.places !== null && x.places !== undefined) {
+      ok = roundedPlaces(x, v, x.places);
+      if (ok === null) return "undecided";
+      return ok ? "rounded" : "wrong";
+    } else {
+      return isEqual === false ? "wrong" : "undecided";
+    }
+    if (ok === null) return "undecided";
+    return ok ? "within" : "wrong";
+  }
+
+  var RANK = { exact: 0, rounded: 1, within: 2, wrong: 3, undecided: 4 };
+  function worst(statuses) { // claims.judge on a list
+    if (statuses.indexOf("wrong") >= 0) return "wrong";
+    var w = "exact";
+    for (var i = 0; i < statuses.length; i++) if (RANK[statuses[i]] > RANK[w]) w = statuses[i];
+    return w;
+  }
+  function expectedList(Q) { return Q.size === null || Q.size === undefined ? [Q.value] : Q.value; }
+  function asList(values) { return Array.isArray(values) ? values : [values]; }
+  function judgeEach(values, expected, rule) {
+    var out = [];
+    for (var i = 0; i < values.length; i++) out.push(judgeScalar(values[i], expected[i], rule));
+    return out;
+  }
+  // judge(values, value, rule): the status of one parsed value or a list against V or [V, ...].
+  function judge(values, value, rule) {
+    var xs = asList(values), vs = asList(value);
+    if (Array.isArray(values) !== Array.isArray(value) || xs.length !== vs.length) return "wrong";
+    return worst(judgeEach(xs, vs, rule));
+  }
+
+  // ---------------------------------------------------------------- carried-forward values
+  // evalExpr(E, answersByKey): the rational value of E, or null when an answer it names is
+  // missing (or of the wrong shape) or it divides by zero.
+  function evalExpr(E, answersByKey) {
+    try { return evaluate(E, answersByKey); } catch (err) {
+      if (err instanceof RangeError || err === MISSING) return null;
+      throw err;
+    }
+  }
+  var MISSING = { missing: true };
+  function evaluate(E, answers) {
+    var i, acc;
+    switch (E[0]) {
+      case "n": return readRat(E[1]);
+      case "a": {
+        var got = answers ? answers[E[1]] : undefined;
+        if (got === undefined || got === null) throw MISSING;
+        if (E[2] === null || E[2] === undefined) {
+          if (Array.isArray(got)) throw MISSING;
+          return rat(got.n, got.d);
+        }
+        if (!Array.isArray(got) || E[2] < 0 || E[2] >= got.length) throw MISSING;
+        return rat(got[E[2]].n, got[E[2]].d);
+      }
+      case "+":
+        acc = ZERO;
+        for (i = 1; i < E.length; i++) acc = add(acc, evaluate(E[i], answers));
+        return acc;
+      case "*":
+        acc = ONE;
+        for (i = 1; i < E.length; i++) acc = mul(acc, evaluate(E[i], answers));
+        return acc;
+      case "^":
+        return powr(evaluate(E[1], answers), BigInt(E[2]));
+      default:
+        throw new TypeError("unknown expression " + E[0]);
+    }
+  }
+
+  // ---------------------------------------------------------------- messages
+  var PLACEHOLDER = /\{([A-Za-z_]+)\}/g;
+  function fill(words, key, params) {
+    var template = words && Object.prototype.hasOwnProperty.call(words, key) ? words[key] : key;
+    return String(template).replace(PLACEHOLDER, function (whole, name) {
+      return Object.prototype.hasOwnProperty.call(params, name) ? String(params[name]) : whole;
+    });
+  }
+
+  var EXACT_RULE = { kind: "exact" };
+  function near(x, v) { // a decimal certified within one step of its last place
+    if (x.places === null || x.places === undefined) return false;
+    return cmp(distance(x, asValue(v))[1], pow10(-BigInt(x.places))) < 0;
+  }
+  function matches(xs, vs) { // a known mistake: right or rounded, or near, in every element
+    var list = asList(vs);
+    if (list.length !== xs.length) return false;
+    for (var i = 0; i < xs.length; i++) {
+      var s = judgeScalar(xs[i], list[i], EXACT_RULE);
+      if (s !== "exact" && s !== "rounded" && !near(xs[i], list[i])) return false;
+    }
+    return true;
+  }
+  function carried(xs, Q, answersByKey) { // the first carried entry the answer follows
+    var entries = Q.carried || [], list = !(Q.size === null || Q.size === undefined);
+    var expected = expectedList(Q);
+    for (var k = 0; k < entries.length; k++) {
+      var exprs = list ? entries[k].expr : [entries[k].expr];
+      if (!Array.isArray(exprs) || exprs.length !== xs.length) continue;
+      var values = [], same = true, usable = true;
+      for (var i = 0; i < exprs.length && usable; i++) {
+        var r = evalExpr(exprs[i], answersByKey);
+        if (r === null) { usable = false; break; }
+        values.push(r);
+        var v = asValue(expected[i]);
+        if (!(v.exact && eq(v.q, r))) same = false;
+      }
+      if (!usable || same) continue;
+      var follows = true;
+      for (i = 0; i < xs.length; i++) {
+        var s = judgeScalar(xs[i], { exact: true, q: values[i] }, EXACT_RULE);
+        if (s !== "exact" && s !== "rounded") { follows = false; break; }
+      }
+      if (follows) return entries[k];
+    }
+    return null;
+  }
+
+  // classify(answer, Q, answersByKey, words): {status, message}.
+  function classify(answer, Q, answersByKey, words) {
+    var text = clean(answer);
+    var params = { answer: text, name: Q.name };
+    function out(status, key, extra) {
+      var p = {};
+      for (var a in params) p[a] = params[a];
+      if (extra) for (var b in extra) p[b] = extra[b];
+      return { status: status, message: fill(words, key, p), key: key };
+    }
+    var isList = !(Q.size === null || Q.size === undefined);
+    var parsed = parseAnswer(text, isList ? Q.size : null);
+    if (!parsed.ok) {
+      if (parsed.reason === "empty") return out("nan", "empty");
+      if (parsed.reason === "count") return out("wrong", "wrong_count", { n: Q.size, m: parsed.got });
+      return out("nan", "not_a_number", { text: parsed.text });
+    }
+    var xs = parsed.values, expected = expectedList(Q), rule = Q.rule || EXACT_RULE;
+    var statuses = judgeEach(xs, expected, rule), overall = worst(statuses), i;
+    if (overall === "exact") return out("right", "right");
+    if (overall === "within") return out("right", "right_within");
+    if (overall === "rounded") {
+      var least = null, enough = rule.kind === "places";
+      for (i = 0; i < xs.length; i++) {
+        if (statuses[i] !== "rounded") continue;
+        if (least === null || xs[i].places < least) least = xs[i].places;
+        if (!(xs[i].places >= rule.places)) enough = false;
+      }
+      if (enough) return out("right", "right_rounded", { places: least });
+      return roundedMessage(out, rule);
+    }
+    if (overall === "undecided") return out("undecided", "undecided");
+    // wrong: every wrong element a correct rounding short of the test, or a near miss?
+    var nearMiss = null, allRounded = true;
+    for (i = 0; i < xs.length; i++) {
+      if (statuses[i] !== "wrong") continue;
+      var plain = rule.kind === "test" ? judgeScalar(xs[i], expected[i], EXACT_RULE) : "wrong";
+      if (plain === "rounded") continue;
+      if (plain === "wrong" && near(xs[i], expected[i])) {
+        var r = roundedValue(asValue(expected[i]), xs[i].places);
+        if (r !== null) {
+          if (nearMiss === null) nearMiss = { places: xs[i].places, expected: fixedStr(r, xs[i].places) };
+          continue;
+        }
+      }
+      allRounded = false;
+      break;
+    }
+    if (allRounded && nearMiss !== null) return out("rounded", "rounded_other", nearMiss);
+    if (allRounded) return roundedMessage(out, rule);
+    var entry = carried(xs, Q, answersByKey);
+    if (entry) return out("wrong", "wrong_carried", { names: entry.names });
+    var mistakes = Q.mistakes || [];
+    for (i = 0; i < mistakes.length; i++) {
+      if (matches(xs, mistakes[i].value)) return out("wrong", "wrong_mistake", { mistake: mistakes[i].text });
+    }
+    if (!isList) return out("wrong", "wrong");
+    return out("wrong", "wrong_element", { i: statuses.indexOf("wrong") + 1 });
+  }
+  function roundedMessage(out, rule) {
+    if (rule.kind === "places") return out("rounded", "rounded_places", { places: rule.places });
+    if (rule.kind === "test") return out("rounded", "rounded_test");
+    return out("rounded", "rounded_exact");
+  }
+
+  // ---------------------------------------------------------------- FNV-1a (32 bits)
+  function utf8(str) {
+    if (typeof TextEncoder !== "undefined") return new TextEncoder().encode(str);
+    var bytes = [];
+    for (var i = 0; i < str.length; i++) {
+      var c = str.charCodeAt(i);
+      if (c >= 0xd800 && c <= 0xdbff && i + 1 < str.length) {
+        var lo = str.charCodeAt(i + 1);
+        if (lo >= 0xdc00 && lo <= 0xdfff) { c = 0x10000 + ((c - 0xd800) << 10) + (lo - 0xdc00); i++; }
+      }
+      if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd; // a lone surrogate, as TextEncoder writes it
+      if (c < 0x80) bytes.push(c);
+      else if (c < 0x800) bytes.push(0xc0 | (c >> 6), 0x80 | (c & 63));
+      else if (c < 0x10000) bytes.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+      else bytes.push(0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+    }
+    return bytes;
+  }
+  function fnv1a(str) {
+    var bytes = utf8(String(str)), h = 0x811c9dc5;
+    for (var i = 0; i < bytes.length; i++) {
+      h ^= bytes[i];
+      h = Math.imul(h, 0x01000193);
+    }
+    return h >>> 0;
+  }
+
+  // ---------------------------------------------------------------- the page
+  function randomIndex(n) { // uniform in [0, n) from crypto; 0 without it
+    var c = typeof crypto !== "undefined" ? crypto : null;
+    if (!c || typeof c.getRandomValues !== "function" || n < 2) return 0;
+    var limit = 4294967296 - (4294967296 % n), buf = new Uint32Array(1);
+    do { c.getRandomValues(buf); } while (buf[0] >= limit);
+    return buf[0] % n;
+  }
+
+  function start(doc) {
+    var holder = doc.getElementById("derive-data");
+    if (!holder) return;
+    var data = JSON.parse(holder.textContent);
+    var words = data.words || {}, variants = data.variants || [], n = variants.length;
+    var questions = {}, answersByKey = {};
+    variants.forEach(function (v) {
+      var qs = v.questions || {};
+      Object.keys(qs).forEach(function (k) { questions[k] = qs[k]; });
+    });
+    var note = doc.getElementById("derive-variant-note");
+
+    function show(index) {
+      var sections = doc.querySelectorAll("section.variant");
+      for (var i = 0; i < sections.length; i++) {
+        sections[i].hidden = sections[i].getAttribute("data-variant") !== String(index);
+      }
+    }
+    function say(el, key, params) { if (el) el.textContent = fill(words, key, params); }
+
+    if (n > 0) {
+      var first = randomIndex(n);
+      show(first);
+      if (n >= 2) say(note, "variant_note", { i: first + 1, n: n });
+    }
+
+    var form = doc.getElementById("derive-variant");
+    if (form && n >= 2) {
+      form.addEventListener("submit", function (ev) {
+        ev.preventDefault();
+        var field = doc.getElementById("derive-student");
+        var who = field ? pyTrim(String(field.value)) : "";
+        if (who === "") return;
+        var i = fnv1a(who) % n;
+        show(i);
+        say(note, "student_variant_note", { i: i + 1, n: n });
+      });
+    }
+
+    function check(key) {
+      var Q = questions[key], input = doc.getElementById(key + "-input");
+      if (!Q || !input) return;
+      var isList = !(Q.size === null || Q.size === undefined);
+      var parsed = parseAnswer(input.value, isList ? Q.size : null);
+      answersByKey[key] = parsed.ok ? (isList ? parsed.values : parsed.values[0]) : undefined;
+      var result = classify(input.value, Q, answersByKey, words);
+      var feedback = doc.getElementById(key + "-feedback");
+      if (feedback) {
+        feedback.textContent = result.message;
+        feedback.setAttribute("data-status", result.status);
+      }
+      var reveal = revealOf[key];
+      if (reveal) reveal.disabled = false;
+    }
+
+    var reveals = doc.querySelectorAll("button.reveal[data-q]"), revealOf = {};
+    Array.prototype.forEach.call(reveals, function (button) {
+      revealOf[button.getAttribute("data-q")] = button;
+    });
+    var buttons = doc.querySelectorAll("button.check[data-q]");
+    Array.prototype.forEach.call(buttons, function (button) {
+      var key = button.getAttribute("data-q");
+      button.addEventListener("click", function () { check(key); });
+      var input = doc.getElementById(key + "-input");
+      if (input) {
+        input.addEventListener("keydown", function (ev) {
+          if (ev.key === "Enter") { ev.preventDefault(); check(key); }
+        });
+      }
+    });
+
+    Array.prototype.forEach.call(reveals, function (button) {
+      var key = button.getAttribute("data-q");
+      button.addEventListener("click", function () {
+        var working = doc.getElementById(key + "-working");
+        if (!working) return;
+        var open = working.hidden;
+        working.hidden = !open;
+        button.setAttribute("aria-expanded", open ? "true" : "false");
+        button.textContent = fill(words, open ? "hide_working" : "show_working", {});
+      });
+    });
+  }
+
+  return {
+    parse: parse,
+    parseAnswer: parseAnswer,
+    roundHalfAway: roundHalfAway,
+    judgeScalar: judgeScalar,
+    judge: judge,
+    classify: classify,
+    evalExpr: evalExpr,
+    fnv1a: fnv1a,
+    start: start
+  };
+})();
+if (typeof document !== "undefined") { DeriveCheck.start(document); }

@@ -1,0 +1,657 @@
+"""derive/render/web/page.js, the self-check page's script, run in QuickJS.
+
+Every expected value comes from an independent reference: Python's `fractions.Fraction` and
+derive's own Python reader and judge (parse_exact, decimal_places, round_half_away,
+claims.judge against SymPy values, enclosures from derive.kernel.intervals.enclose).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+import quickjs
+import sympy as sp
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from derive.exercises.claims import Claim, judge, literal
+from derive.exercises.reader import decimal_places
+from derive.kernel.exact import ExactNumberError, fixed_str, parse_exact, round_half_away
+from derive.kernel.intervals import enclose
+
+PAGE_JS = Path(__file__).resolve().parent.parent / "derive" / "render" / "web" / "page.js"
+SOURCE = PAGE_JS.read_text(encoding="utf-8")
+
+WRAPPERS = r"""
+function _s(v) { return JSON.stringify(v, function (k, x) {
+  return typeof x === "bigint" ? x.toString() : x; }); }
+function _x(o) { return { n: BigInt(o.n), d: BigInt(o.d),
+  places: o.places === undefined ? null : o.places }; }
+function _answers(a) {
+  var out = {};
+  for (var k in a) out[k] = a[k] === null ? undefined
+    : (Array.isArray(a[k]) ? a[k].map(_x) : _x(a[k]));
+  return out;
+}
+function T_parse(t) { return _s(DeriveCheck.parse(t)); }
+function T_parseAnswer(t, size) { return _s(DeriveCheck.parseAnswer(t, JSON.parse(size))); }
+function T_round(n, d, p) {
+  return _s(DeriveCheck.roundHalfAway({ n: BigInt(n), d: BigInt(d) }, p)); }
+function T_judgeScalar(x, v, rule) {
+  return DeriveCheck.judgeScalar(_x(JSON.parse(x)), JSON.parse(v), JSON.parse(rule)); }
+function T_judge(xs, vs, rule) {
+  var a = JSON.parse(xs);
+  return DeriveCheck.judge(Array.isArray(a) ? a.map(_x) : _x(a), JSON.parse(vs), JSON.parse(rule)); }
+function T_eval(e, answers) {
+  return _s(DeriveCheck.evalExpr(JSON.parse(e), _answers(JSON.parse(answers)))); }
+function T_classify(answer, q, answers, words) {
+  var r = DeriveCheck.classify(answer, JSON.parse(q), _answers(JSON.parse(answers)),
+                               JSON.parse(words));
+  return _s([r.status, r.message]); }
+function T_fnv(s) { return DeriveCheck.fnv1a(s); }
+function _call(name, args) { return globalThis[name].apply(null, JSON.parse(args)); }
+"""
+
+CTX = quickjs.Context()
+CTX.eval(SOURCE)
+CTX.eval(WRAPPERS)
+
+
+def js(name: str, *args):
+    """Call a wrapper; arguments go as one ASCII JSON text (QuickJS's binding would cut a
+    Python string at a NUL character)."""
+    return CTX.get("_call")(name, json.dumps(list(args)))
+
+
+def frac_text(v) -> str:
+    v = Fraction(int(sp.Rational(v).p), int(sp.Rational(v).q))
+    return f"{v.numerator}/{v.denominator}" if v.denominator != 1 else str(v.numerator)
+
+
+def parsed(text: str) -> dict:
+    """The JS form of a student's number, built from derive's Python reader."""
+    v = parse_exact(text)
+    return {"n": str(v.p), "d": str(v.q), "places": decimal_places(text)}
+
+
+# ------------------------------------------------------------------ parse / decimal_places
+
+DIGITS = "0123456789"
+number_texts = st.builds(
+    lambda ws1, sign, whole, dot, frac, e, esign, exp, ws2: (
+        ws1 + sign + whole + (("." + frac) if dot else "")
+        + ((e + esign + exp) if e else "") + ws2),
+    st.sampled_from(["", " ", "\t", "\u3000", "\x1c", "\ufeff"]),
+    st.sampled_from(["", "+", "-", "\u2212", "--"]),
+    st.text(DIGITS, max_size=66) | st.just("0" * 70 + "7"),
+    st.booleans(),
+    st.text(DIGITS, max_size=66),
+    st.sampled_from(["", "e", "E"]),
+    st.sampled_from(["", "+", "-"]),
+    st.text(DIGITS, max_size=5) | st.sampled_from(["30", "31", "-0030", "0000005"]),
+    st.sampled_from(["", " ", "\n", "\x85", "\u00a0"]),
+)
+fraction_texts = st.builds(
+    lambda sign, num, sp1, den, sp2: f"{sign}{num}{sp1}/{sp2}{den}",
+    st.sampled_from(["", "+", "-", "\u2212"]),
+    st.text(DIGITS, min_size=0, max_size=64),
+    st.sampled_from(["", " ", "\u2003", "\x1f", "\ufeff"]),
+    st.text(DIGITS, min_size=0, max_size=64),
+    st.sampled_from(["", "  "]),
+)
+any_texts = st.text(alphabet=st.sampled_from(list("0123456789+-./eE ,x\u2212\u3000")), max_size=14)
+
+
+def reference_parse(text: str):
+    t = text.replace("\u2212", "-")
+    try:
+        v = parse_exact(t)
+    except ExactNumberError:
+        return None
+    return {"n": str(v.p), "d": str(v.q), "places": decimal_places(t)}
+
+
+@settings(max_examples=400)
+@given(number_texts | fraction_texts | any_texts | st.text(max_size=8))
+@example("1e30")
+@example("1e31")
+@example("1.5e-3")
+@example("120e-1")
+@example("." )
+@example("5.")
+@example("-0/3")
+@example("3/0")
+@example("1" * 60 + "/" + "1" * 61)
+@example("0" * 100 + "1")
+@example(" " * 200 + "1")
+def test_parse_matches_parse_exact(text):
+    assert json.loads(js("T_parse", text)) == reference_parse(text)
+
+
+def test_parse_examples():
+    assert json.loads(js("T_parse", " \u22120.50 ")) == {"n": "-1", "d": "2", "places": 2}
+    assert json.loads(js("T_parse", "2e9")) == {"n": "2000000000", "d": "1", "places": 0}
+    assert json.loads(js("T_parse", "6/ 8")) == {"n": "3", "d": "4", "places": None}
+    assert json.loads(js("T_parse", "1.25e1")) == {"n": "25", "d": "2", "places": 1}
+    for bad in ("", ".", "e5", "1e", "0x10", "1,5", "1/2/3", "Infinity", "NaN", "1_000"):
+        assert js("T_parse", bad) == "null"
+
+
+# ------------------------------------------------------------------ parseAnswer
+
+SEPS = [",", "\uff0c", "\u3001", " , "]
+
+
+@given(st.lists(number_texts | fraction_texts, min_size=1, max_size=5),
+       st.lists(st.sampled_from(SEPS), min_size=5, max_size=5),
+       st.booleans(), st.integers(1, 5))
+def test_parse_answer_lists(pieces, seps, brackets, size):
+    pieces = [p.replace(",", "") for p in pieces]
+    text = pieces[0] + "".join(s + p for s, p in zip(seps, pieces[1:]))
+    if brackets:
+        text = "[" + text + "]"
+    got = json.loads(js("T_parseAnswer", text, json.dumps(size)))
+    refs = [reference_parse(p) for p in pieces]
+    if not text.strip():
+        assert got == {"ok": False, "reason": "empty"}
+    elif None in refs:
+        bad = pieces[refs.index(None)]
+        assert got["ok"] is False and got["reason"] == "nan"
+        assert got["text"] == bad.replace("\u2212", "-").strip()
+    elif len(refs) != size:
+        assert got == {"ok": False, "reason": "count", "got": len(refs)}
+    else:
+        assert got == {"ok": True, "values": refs}
+
+
+def test_parse_answer_limits():
+    assert json.loads(js("T_parseAnswer", "1" * 2001, "null"))["reason"] == "nan"
+    assert json.loads(js("T_parseAnswer", "1, 2", "null")) == {
+        "ok": False, "reason": "nan", "text": "1, 2"}
+    assert json.loads(js("T_parseAnswer", "  ", "3")) == {"ok": False, "reason": "empty"}
+    assert json.loads(js("T_parseAnswer", "[1 , 2]", "2"))["ok"] is True
+
+
+# ------------------------------------------------------------------ roundHalfAway
+
+@settings(max_examples=300)
+@given(st.fractions(), st.integers(-6, 30))
+@example(Fraction(5, 2), 0)
+@example(Fraction(-5, 2), 0)
+@example(Fraction(25, 1000), 2)
+@example(Fraction(-125, 1000), 2)
+@example(Fraction(15, 1), -1)
+def test_round_half_away(value, places):
+    got = json.loads(js("T_round", str(value.numerator), str(value.denominator), places))
+    want = round_half_away(sp.Rational(value.numerator, value.denominator), places)
+    assert (int(got["n"]), int(got["d"])) == (int(want.p), int(want.q))
+
+
+# ------------------------------------------------------------------ judgeScalar
+
+def decimal_near(value: Fraction, places: int, offset: int) -> str:
+    """value rounded to `places`, moved `offset` units of the last place: a typical answer."""
+    r = round_half_away(sp.Rational(value.numerator, value.denominator), places)
+    r += sp.Rational(offset, 10**places)
+    return fixed_str(r, places)
+
+
+rationals = st.fractions(max_denominator=10**6).filter(lambda f: abs(f) < 10**6)
+tests = st.one_of(
+    st.tuples(st.just("places"), st.integers(0, 8).map(str)),
+    st.tuples(st.just("sig"), st.integers(1, 8).map(str)),
+    st.tuples(st.sampled_from(["rel", "abs"]),
+              st.fractions(min_value=0, max_value=Fraction(1, 5), max_denominator=1000)
+              .map(lambda f: f"{f.numerator}/{f.denominator}")),
+)
+
+
+def answer_texts(value: Fraction):
+    return st.one_of(
+        st.builds(lambda p, o: decimal_near(value, p, o), st.integers(0, 8), st.integers(-2, 2)),
+        st.builds(lambda p, o, e: decimal_near(value * 10**e, p, o) + f"e-{e}",
+                  st.integers(0, 6), st.integers(-1, 1), st.integers(0, 4)),
+        st.just(f"{value.numerator}/{value.denominator}"),
+        st.integers(-10, 10).map(str),
+        number_texts.map(lambda t: t.replace("\u2212", "-")).filter(
+            lambda t: reference_parse(t) is not None),
+    )
+
+
+@st.composite
+def rational_cases(draw):
+    value = draw(rationals)
+    text = draw(answer_texts(value))
+    return value, text
+
+
+def js_rule(test, tol):
+    return {"kind": "test", "test": test, "tol": tol} if test else {"kind": "exact"}
+
+
+def py_claim(text, test, tol):
+    c = literal(text)
+    if test is None:
+        return c
+    tolerance = sp.Integer(int(tol)) if test in ("places", "sig") else sp.Rational(tol)
+    return Claim(c.value, text, test=test, tolerance=tolerance)
+
+
+@settings(max_examples=300)
+@given(rational_cases(), st.none() | tests)
+def test_judge_scalar_rational(case, test):
+    value, text = case
+    t, tol = test if test else (None, None)
+    got = js("T_judgeScalar", json.dumps(parsed(text)), json.dumps({"q": frac_text(value)}),
+             json.dumps(js_rule(t, tol)))
+    want = judge(py_claim(text, t, tol), sp.Rational(value.numerator, value.denominator))
+    assert got == want
+    places_rule = json.dumps({"kind": "places", "places": 2})
+    if t is None:  # a "places" question judges each answer as an exact one does
+        assert js("T_judgeScalar", json.dumps(parsed(text)),
+                  json.dumps({"q": frac_text(value)}), places_rule) == want
+
+
+@st.composite
+def irrational_cases(draw):
+    k = draw(st.fractions(min_value=Fraction(-1000), max_value=Fraction(1000),
+                          max_denominator=1000).filter(lambda f: f != 0))
+    shift = draw(st.fractions(max_denominator=100).filter(lambda f: abs(f) < 100))
+    expr = sp.sqrt(2) * sp.Rational(k.numerator, k.denominator) + sp.Rational(
+        shift.numerator, shift.denominator)
+    lo, hi = enclose(expr, draw(st.sampled_from([40, 80, 200])))
+    approx = Fraction(int(lo.p), int(lo.q)).limit_denominator(10**8)
+    text = draw(answer_texts(approx))
+    return expr, lo, hi, text
+
+
+@settings(max_examples=120)
+@given(irrational_cases(), st.none() | tests)
+def test_judge_scalar_enclosure(case, test):
+    """With an enclosure the page may be less decisive than derive (a fixed precision), never
+    different: when it decides, derive's judge agrees."""
+    expr, lo, hi, text = case
+    assert lo < hi
+    t, tol = test if test else (None, None)
+    got = js("T_judgeScalar", json.dumps(parsed(text)),
+             json.dumps({"lo": frac_text(lo), "hi": frac_text(hi)}), json.dumps(js_rule(t, tol)))
+    if got != "undecided":
+        assert got == judge(py_claim(text, t, tol), expr)
+
+
+def test_judge_scalar_enclosure_decides():
+    """A tight enclosure decides the usual answers."""
+    expr = sp.sqrt(2)
+    lo, hi = enclose(expr, 200)
+    v = json.dumps({"lo": frac_text(lo), "hi": frac_text(hi)})
+    cases = [("1.414", None, None), ("1.41", None, None), ("1.42", None, None),
+             ("3/2", None, None), ("7", None, None), ("1.4142", "places", "3"),
+             ("1.41", "sig", "3"), ("1.5", "sig", "1"), ("1.4", "rel", "1/100"),
+             ("1.41", "rel", "1/100"), ("1.41", "abs", "1/100"), ("1.4", "abs", "1/100")]
+    for text, t, tol in cases:
+        got = js("T_judgeScalar", json.dumps(parsed(text)), v, json.dumps(js_rule(t, tol)))
+        assert got == judge(py_claim(text, t, tol), expr) != "undecided", (text, t, tol)
+    wide = json.dumps({"lo": "7/5", "hi": "3/2"})
+    for text in ("1.45", "3/2", "1.4"):
+        assert js("T_judgeScalar", json.dumps(parsed(text)), wide, '{"kind": "exact"}') \
+            == "undecided"
+    assert js("T_judgeScalar", json.dumps(parsed("2")), wide, '{"kind": "exact"}') == "wrong"
+
+
+@given(st.lists(rational_cases(), min_size=1, max_size=4), st.none() | tests)
+def test_judge_lists(cases, test):
+    t, tol = test if test else (None, None)
+    xs = [parsed(text) for _, text in cases]
+    vs = [{"q": frac_text(v)} for v, _ in cases]
+    claim = Claim([py_claim(text, t, tol) for _, text in cases], "[…]")
+    want = judge(claim, [sp.Rational(v.numerator, v.denominator) for v, _ in cases])
+    assert js("T_judge", json.dumps(xs), json.dumps(vs), json.dumps(js_rule(t, tol))) == want
+
+
+# ------------------------------------------------------------------ evalExpr
+
+ANSWERS = {"A": "-3/4", "B": ["0", "2", "5/3"], "C": "1.25"}
+ANSWERS_JS = {
+    "A": parsed("-3/4"), "B": [parsed("0"), parsed("2"), parsed("5/3")], "C": parsed("1.25"),
+}
+ANSWERS_PY = {"A": Fraction(-3, 4), "B": [Fraction(0), Fraction(2), Fraction(5, 3)],
+              "C": Fraction(5, 4)}
+
+leaves = st.one_of(
+    st.fractions(max_denominator=50).filter(lambda f: abs(f) < 50).map(
+        lambda f: ["n", f"{f.numerator}/{f.denominator}"]),
+    st.sampled_from([["a", "A", None], ["a", "C", None], ["a", "B", 0], ["a", "B", 1],
+                     ["a", "B", 2]]),
+)
+exprs = st.recursive(
+    leaves,
+    lambda inner: st.one_of(
+        st.lists(inner, min_size=1, max_size=3).map(lambda xs: ["+", *xs]),
+        st.lists(inner, min_size=1, max_size=3).map(lambda xs: ["*", *xs]),
+        st.tuples(inner, st.integers(-3, 3)).map(lambda p: ["^", p[0], p[1]]),
+    ),
+    max_leaves=8,
+)
+
+
+def py_eval(e):
+    op = e[0]
+    if op == "n":
+        return Fraction(e[1])
+    if op == "a":
+        got = ANSWERS_PY[e[1]]
+        return got if e[2] is None else got[e[2]]
+    if op == "+":
+        return sum((py_eval(x) for x in e[1:]), Fraction(0))
+    if op == "*":
+        out = Fraction(1)
+        for x in e[1:]:
+            out *= py_eval(x)
+        return out
+    return py_eval(e[1]) ** e[2]
+
+
+@settings(max_examples=200)
+@given(exprs)
+def test_eval_expr(e):
+    try:
+        want = py_eval(e)
+    except ZeroDivisionError:
+        want = None
+    got = json.loads(js("T_eval", json.dumps(e), json.dumps(ANSWERS_JS)))
+    if want is None:
+        assert got is None
+    else:
+        assert Fraction(int(got["n"]), int(got["d"])) == want and int(got["d"]) > 0
+
+
+def test_eval_expr_missing_answers():
+    for e in (["a", "Z", None], ["a", "B", None], ["a", "A", 0], ["a", "B", 3],
+              ["+", ["n", "1"], ["a", "Z", None]]):
+        assert js("T_eval", json.dumps(e), json.dumps(ANSWERS_JS)) == "null"
+    assert js("T_eval", json.dumps(["a", "A", None]), json.dumps({"A": None})) == "null"
+
+
+# ------------------------------------------------------------------ fnv1a
+
+def py_fnv1a(text: str) -> int:
+    h = 0x811C9DC5
+    for b in text.encode("utf-8"):
+        h = ((h ^ b) * 0x01000193) & 0xFFFFFFFF
+    return h
+
+
+@settings(max_examples=200)
+@given(st.text(max_size=40))
+@example("")
+@example("a")
+@example("学生 012 \U0001f600")
+def test_fnv1a(text):
+    assert js("T_fnv", text) == py_fnv1a(text)
+
+
+def test_fnv1a_known_vectors():
+    assert js("T_fnv", "") == 0x811C9DC5
+    assert js("T_fnv", "a") == 0xE40C292C
+    assert js("T_fnv", "foobar") == 0xBF9CF968
+
+
+# ------------------------------------------------------------------ classify
+
+KEYS = ["right", "right_within", "right_rounded", "rounded_places", "rounded_exact",
+        "rounded_test", "rounded_other", "undecided", "wrong", "wrong_element", "wrong_count",
+        "wrong_carried", "wrong_mistake", "not_a_number", "empty"]
+PLACEHOLDERS = {
+    "right_rounded": "{places}", "rounded_places": "{places}",
+    "rounded_other": "{places} {expected}", "wrong_element": "{i}", "wrong_count": "{n} {m}",
+    "wrong_carried": "{names}", "wrong_mistake": "{mistake}", "not_a_number": "{text}",
+}
+WORDS = {k: f"{k}|{PLACEHOLDERS.get(k, '')}|{{name}}|{{answer}}|{{nothing}}" for k in KEYS}
+
+SQRT2 = enclose(sp.sqrt(2), 200)
+QS = {
+    "mean": {"name": "g_mean", "label": "mean gradient", "size": None,
+             "value": {"q": "349/1000"}, "rule": {"kind": "places", "places": 2},
+             "mistakes": [{"value": {"q": "-349/1000"}, "text": "sign flipped"},
+                          {"value": {"q": "1/2"}, "text": "halved"}],
+             "carried": [{"from": ["v0-e0-q0"], "names": "w_new",
+                          "expr": ["*", ["a", "v0-e0-q0", None], ["n", "2"]]}]},
+    "third": {"name": "t", "label": "a third", "size": None, "value": {"q": "1/3"},
+              "rule": {"kind": "exact"}, "mistakes": [], "carried": []},
+    "pair": {"name": "w", "label": "weights", "size": 2,
+             "value": [{"q": "1/2"}, {"q": "3/4"}], "rule": {"kind": "exact"},
+             "mistakes": [{"value": [{"q": "-1/2"}, {"q": "-3/4"}], "text": "signs"}],
+             "carried": [{"from": ["v0-e0-q1"], "names": "loss",
+                          "expr": [["a", "v0-e0-q1", 0],
+                                   ["+", ["a", "v0-e0-q1", 1], ["n", "1"]]]}]},
+    "root": {"name": "r", "label": "root", "size": None,
+             "value": {"lo": frac_text(SQRT2[0]), "hi": frac_text(SQRT2[1])},
+             "rule": {"kind": "exact"}, "mistakes": [], "carried": []},
+    "rel": {"name": "r", "label": "root", "size": None,
+            "value": {"lo": frac_text(SQRT2[0]), "hi": frac_text(SQRT2[1])},
+            "rule": {"kind": "test", "test": "rel", "tol": "1/100"}, "mistakes": [],
+            "carried": []},
+    "sig": {"name": "s", "label": "two thirds", "size": None, "value": {"q": "2/3"},
+            "rule": {"kind": "test", "test": "sig", "tol": "3"}, "mistakes": [], "carried": []},
+    "wide": {"name": "u", "label": "unsure", "size": None,
+             "value": {"lo": "7/5", "hi": "3/2"}, "rule": {"kind": "exact"}, "mistakes": [],
+             "carried": []},
+}
+ONE = {"v0-e0-q0": parsed("1")}
+NO_CARRY = {"v0-e0-q0": parsed("349/2000")}
+
+
+def msg(key, fill="", name="g_mean", answer=""):
+    return f"{key}|{fill}|{name}|{answer}|{{nothing}}"
+
+
+CLASSIFY = [
+    ("mean", "0.349", {}, "right", msg("right", answer="0.349")),
+    ("mean", "349/1000", {}, "right", msg("right", answer="349/1000")),
+    ("mean", " 0.35 ", {}, "right", msg("right_rounded", "2", answer="0.35")),
+    ("mean", "0.3", {}, "rounded", msg("rounded_places", "2", answer="0.3")),
+    ("mean", "0.34", {}, "rounded", msg("rounded_other", "2 0.35", answer="0.34")),
+    ("mean", "0.350", {}, "wrong", msg("wrong", answer="0.350")),
+    ("mean", "\u22120.35", {}, "wrong", msg("wrong_mistake", "sign flipped", answer="-0.35")),
+    ("mean", "0.5", {}, "wrong", msg("wrong_mistake", "halved", answer="0.5")),
+    ("mean", "2.0", ONE, "wrong", msg("wrong_carried", "w_new", answer="2.0")),
+    ("mean", "4/2", ONE, "wrong", msg("wrong_carried", "w_new", answer="4/2")),
+    ("mean", "2", {}, "wrong", msg("wrong", answer="2")),
+    ("mean", "2", {"v0-e0-q0": [parsed("1")]}, "wrong", msg("wrong", answer="2")),
+    ("mean", "0.4", ONE, "rounded", msg("rounded_other", "1 0.3", answer="0.4")),
+    ("mean", "0.35", NO_CARRY, "right", msg("right_rounded", "2", answer="0.35")),
+    ("mean", "0.6", NO_CARRY, "wrong", msg("wrong", answer="0.6")),
+    ("mean", "0.6", {"v0-e0-q0": parsed("0.3")}, "wrong",
+     msg("wrong_carried", "w_new", answer="0.6")),
+    ("mean", "abc", {}, "nan", msg("not_a_number", "abc", answer="abc")),
+    ("mean", "", {}, "nan", msg("empty")),
+    ("mean", "  \u3000", {}, "nan", msg("empty")),
+    ("mean", "{name}", {}, "nan", msg("not_a_number", "{name}", answer="{name}")),
+    ("third", "1/3", {}, "right", msg("right", name="t", answer="1/3")),
+    ("third", "0.33", {}, "rounded", msg("rounded_exact", name="t", answer="0.33")),
+    ("third", "0.3333", {}, "rounded", msg("rounded_exact", name="t", answer="0.3333")),
+    ("third", "0.34", {}, "rounded", msg("rounded_other", "2 0.33", name="t", answer="0.34")),
+    ("third", "0.5", {}, "wrong", msg("wrong", name="t", answer="0.5")),
+    ("pair", "[0.5, 0.75]", {}, "right", msg("right", name="w", answer="[0.5, 0.75]")),
+    ("pair", "1/2\u30013/4", {}, "right", msg("right", name="w", answer="1/2\u30013/4")),
+    ("pair", "0.5\uff0c0.8", {}, "rounded", msg("rounded_exact", name="w", answer="0.5\uff0c0.8")),
+    ("pair", "0.5, 0.7", {}, "rounded",
+     msg("rounded_other", "1 0.8", name="w", answer="0.5, 0.7")),
+    ("pair", "0.5, 1", {}, "wrong", msg("wrong_element", "2", name="w", answer="0.5, 1")),
+    ("pair", "2, 1", {}, "wrong", msg("wrong_element", "1", name="w", answer="2, 1")),
+    ("pair", "-0.5, -0.75", {}, "wrong", msg("wrong_mistake", "signs", name="w",
+                                             answer="-0.5, -0.75")),
+    ("pair", "0.5", {}, "wrong", msg("wrong_count", "2 1", name="w", answer="0.5")),
+    ("pair", "1, 2, 3", {}, "wrong", msg("wrong_count", "2 3", name="w", answer="1, 2, 3")),
+    ("pair", "0.5, x", {}, "nan", msg("not_a_number", "x", name="w", answer="0.5, x")),
+    ("pair", "3, 5", {"v0-e0-q1": [parsed("3"), parsed("4")]}, "wrong",
+     msg("wrong_carried", "loss", name="w", answer="3, 5")),
+    ("pair", "3, 5", {"v0-e0-q1": parsed("3")}, "wrong",
+     msg("wrong_element", "1", name="w", answer="3, 5")),
+    ("root", "1.414", {}, "rounded", msg("rounded_exact", name="r", answer="1.414")),
+    ("root", "1.42", {}, "rounded", msg("rounded_other", "2 1.41", name="r", answer="1.42")),
+    ("root", "3/2", {}, "wrong", msg("wrong", name="r", answer="3/2")),
+    ("rel", "1.41", {}, "right", msg("right_within", name="r", answer="1.41")),
+    ("rel", "1.4", {}, "rounded", msg("rounded_test", name="r", answer="1.4")),
+    ("rel", "1.5", {}, "rounded", msg("rounded_other", "1 1.4", name="r", answer="1.5")),
+    ("rel", "1.6", {}, "wrong", msg("wrong", name="r", answer="1.6")),
+    ("sig", "0.667", {}, "right", msg("right_within", name="s", answer="0.667")),
+    ("sig", "0.67", {}, "rounded", msg("rounded_test", name="s", answer="0.67")),
+    ("sig", "0.7", {}, "rounded", msg("rounded_test", name="s", answer="0.7")),
+    ("wide", "1.45", {}, "undecided", msg("undecided", name="u", answer="1.45")),
+]
+
+
+@pytest.mark.parametrize(("q", "answer", "answers", "status", "message"), CLASSIFY)
+def test_classify(q, answer, answers, status, message):
+    got = json.loads(js("T_classify", answer, json.dumps(QS[q]), json.dumps(answers),
+                        json.dumps(WORDS)))
+    assert got == [status, message]
+
+
+def test_classify_covers_every_message():
+    used = {m.split("|")[0] for *_, m in CLASSIFY}
+    assert used == set(KEYS)
+
+
+def test_classify_status_agrees_with_derive():
+    """Where classify says right or wrong from the judge alone, derive's judge agrees."""
+    for q, answer, _answers, status, _ in CLASSIFY:
+        spec = QS[q]
+        if spec["size"] is not None or "q" not in spec["value"] or status == "nan":
+            continue
+        value = sp.Rational(spec["value"]["q"])
+        rule = spec["rule"]
+        text = answer.replace("\u2212", "-").strip()
+        claim = (py_claim(text, rule["test"], rule["tol"]) if rule["kind"] == "test"
+                 else literal(text))
+        verdict = judge(claim, value)
+        if status == "right":
+            assert verdict in ("exact", "rounded", "within")
+        if verdict in ("exact", "within"):
+            assert status == "right"
+
+
+# ------------------------------------------------------------------ the page, on a fake DOM
+
+FAKE_DOM = r"""
+function El(tag, attrs) {
+  this.tag = tag; this.attrs = attrs || {}; this.hidden = !!this.attrs.hidden;
+  this.disabled = !!this.attrs.disabled; this.textContent = this.attrs.text || "";
+  this.value = ""; this.listeners = {};
+}
+El.prototype.getAttribute = function (k) { return k in this.attrs ? this.attrs[k] : null; };
+El.prototype.setAttribute = function (k, v) { this.attrs[k] = String(v); };
+El.prototype.addEventListener = function (t, f) { (this.listeners[t] = this.listeners[t] || []).push(f); };
+El.prototype.fire = function (t, ev) {
+  ev = ev || {}; ev.prevented = false; ev.preventDefault = function () { ev.prevented = true; };
+  (this.listeners[t] || []).forEach(function (f) { f(ev); }); return ev; };
+function FakeDoc(data, nvariants, keys) {
+  var els = this.els = {}, all = this.all = [];
+  function add(id, el) { if (id) els[id] = el; all.push(el); return el; }
+  add("derive-data", new El("script", { text: JSON.stringify(data) }));
+  add("derive-variant", new El("form", { cls: "form" }));
+  add("derive-student", new El("input", {}));
+  add("derive-variant-note", new El("p", {}));
+  for (var v = 0; v < nvariants; v++) add(null, new El("section", { cls: "variant", "data-variant": String(v), hidden: true }));
+  keys.forEach(function (k) {
+    add(k + "-input", new El("input", {}));
+    add(null, new El("button", { cls: "check", "data-q": k }));
+    add(k + "-feedback", new El("p", {}));
+    add(k + "-reveal", new El("button", { cls: "reveal", "data-q": k, "aria-expanded": "false", disabled: true }));
+    add(k + "-working", new El("div", { hidden: true }));
+  });
+}
+FakeDoc.prototype.getElementById = function (id) { return this.els[id] || null; };
+FakeDoc.prototype.querySelectorAll = function (sel) {
+  var m = /^(\w+)\.(\w+)(\[data-q\])?$/.exec(sel);
+  return this.all.filter(function (e) {
+    return e.tag === m[1] && e.attrs.cls === m[2] && (!m[3] || "data-q" in e.attrs); });
+};
+function shown(doc) {
+  return doc.querySelectorAll("section.variant").filter(function (s) { return !s.hidden; })
+    .map(function (s) { return s.getAttribute("data-variant"); }); }
+function T_page(data, nvariants, keys, student) {
+  data = JSON.parse(data); keys = JSON.parse(keys);
+  var doc = new FakeDoc(data, nvariants, keys), log = {};
+  DeriveCheck.start(doc);
+  log.first = shown(doc); log.note = doc.els["derive-variant-note"].textContent;
+  var k = keys[0], input = doc.els[k + "-input"], reveal = doc.els[k + "-reveal"];
+  log.revealBefore = reveal.disabled;
+  input.value = "0.35";
+  doc.all.filter(function (e) { return e.attrs.cls === "check"; })[0].fire("click");
+  log.feedback = [doc.els[k + "-feedback"].textContent, doc.els[k + "-feedback"].getAttribute("data-status")];
+  log.revealAfter = reveal.disabled;
+  input.value = "x";
+  var enter = input.fire("keydown", { key: "Enter" });
+  log.enter = [doc.els[k + "-feedback"].textContent, doc.els[k + "-feedback"].getAttribute("data-status"), enter.prevented];
+  reveal.fire("click");
+  log.open = [doc.els[k + "-working"].hidden, reveal.getAttribute("aria-expanded"), reveal.textContent];
+  reveal.fire("click");
+  log.closed = [doc.els[k + "-working"].hidden, reveal.getAttribute("aria-expanded"), reveal.textContent];
+  doc.els["derive-student"].value = student;
+  var sub = doc.els["derive-variant"].fire("submit");
+  log.submitted = [sub.prevented, shown(doc), doc.els["derive-variant-note"].textContent];
+  return JSON.stringify(log);
+}
+"""
+CTX.eval(FAKE_DOM)
+
+
+def page_data(n):
+    words = dict(WORDS, show_working="show", hide_working="hide",
+                 variant_note="variant {i} of {n}", student_variant_note="yours: {i} of {n}")
+    return {"lang": "en", "words": words,
+            "variants": [{"questions": {f"v{i}-e0-q0": QS["mean"]}} for i in range(n)]}
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_page_wiring(n):
+    student = "  Zhang Wei 张伟 "
+    log = json.loads(js("T_page", json.dumps(page_data(n)), n, json.dumps(["v0-e0-q0"]),
+                        student))
+    assert log["first"] == ["0"]  # no crypto in QuickJS: variant 0
+    assert log["note"] == ("variant 1 of 3" if n > 1 else "")
+    assert log["revealBefore"] is True and log["revealAfter"] is False
+    assert log["feedback"] == [msg("right_rounded", "2", answer="0.35"), "right"]
+    assert log["enter"] == [msg("not_a_number", "x", answer="x"), "nan", True]
+    assert log["open"] == [False, "true", "hide"]
+    assert log["closed"] == [True, "false", "show"]
+    if n > 1:
+        i = py_fnv1a(student.strip()) % n
+        assert log["submitted"] == [True, [str(i)], f"yours: {i + 1} of {n}"]
+    else:
+        assert log["submitted"][1] == ["0"]
+
+
+# ------------------------------------------------------------------ the source
+
+FORBIDDEN = ["eval(", "new Function", "Function(", "innerHTML", "outerHTML",
+             "insertAdjacentHTML", "document.write", "parseFloat", "parseInt", "toFixed",
+             "toPrecision", "localStorage", "sessionStorage", "indexedDB", "fetch(",
+             "XMLHttpRequest", "WebSocket", "import(", "setTimeout(\"", ".src ="]
+
+
+def test_source_has_no_forbidden_calls():
+    for word in FORBIDDEN:
+        assert word not in SOURCE, word
+
+
+def test_source_number_and_math_allowlist():
+    """Values are BigInt rationals: `Number(` appears once, turning the already-checked
+    exponent (|e| ≤ 30) into a count of places; `Math.` only as Math.imul in fnv1a."""
+    number_lines = [ln.strip() for ln in SOURCE.splitlines() if "Number(" in ln]
+    assert number_lines == ["places = frac.length - Number(e);"]
+    math_uses = re.findall(r"Math\.\w+", SOURCE)
+    assert math_uses == ["Math.imul"]
+    fnv = SOURCE[SOURCE.index("function fnv1a"):]
+    assert "Math.imul" in fnv[:fnv.index("\n  }\n")]
+    # no float literals in the value code (hex constants of the hash are integers)
+    assert not re.search(r"(?<![\w.])\d+\.\d", SOURCE.replace("0.35", ""))
+    assert SOURCE.startswith('"use strict";')
+    assert SOURCE.rstrip().endswith('if (typeof document !== "undefined") '
+                                    '{ DeriveCheck.start(document); }')
