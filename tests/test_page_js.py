@@ -127,6 +127,17 @@ def reference_parse(text: str):
 @example("3/0")
 @example("1" * 60 + "/" + "1" * 61)
 @example("0" * 100 + "1")
+@example("0" * 130 + "1")
+@example("1." + "0" * 130)
+@example("1" * 60)
+@example("1" * 61)
+@example("-" + "0" * 10 + "9" * 60 + ".")
+@example("9" * 30 + "." + "9" * 31)
+@example("9" * 60 + "/" + "7" * 60)
+@example("7/" + "7" * 61)
+@example("1e-0000030")
+@example("1e0030")
+@example("1e-31")
 @example(" " * 200 + "1")
 def test_parse_matches_parse_exact(text):
     assert json.loads(js("T_parse", text)) == reference_parse(text)
@@ -283,6 +294,50 @@ def test_judge_scalar_enclosure(case, test):
         assert got == judge(py_claim(text, t, tol), expr)
 
 
+@st.composite
+def wide_cases(draw):
+    lo = draw(st.fractions(min_value=-20, max_value=20, max_denominator=20))
+    hi = lo + draw(st.fractions(min_value=Fraction(1, 1000), max_value=3, max_denominator=1000))
+    inner = [lo + (hi - lo) * Fraction(k, 7) for k in range(8)]
+    text = draw(answer_texts(draw(st.sampled_from(inner))))
+    return lo, hi, inner, text
+
+
+@settings(max_examples=150)
+@given(wide_cases(), st.none() | tests)
+@example((Fraction(1), Fraction(2), [Fraction(1), Fraction(3, 2), Fraction(2)], "1.5"),
+         ("rel", "2/5"))
+@example((Fraction(1), Fraction(2), [Fraction(1), Fraction(3, 2), Fraction(2)], "1.5"),
+         ("abs", "1/2"))
+def test_judge_scalar_enclosure_sound(case, test):
+    """A verdict on an enclosure [lo, hi] holds for every value in it (checked by derive's
+    judge at both ends and points between); undecided promises nothing."""
+    lo, hi, inner, text = case
+    t, tol = test if test else (None, None)
+    got = js("T_judgeScalar", json.dumps(parsed(text)),
+             json.dumps({"lo": frac_text(lo), "hi": frac_text(hi)}), json.dumps(js_rule(t, tol)))
+    if got == "undecided":
+        return
+    assert got != "exact"
+    for v in inner:
+        want = judge(py_claim(text, t, tol), sp.Rational(v.numerator, v.denominator))
+        assert want == got or (want == "exact" and got in ("rounded", "within")), (v, want)
+
+
+@pytest.mark.parametrize(("text", "value", "test", "tol"), [
+    ("0.6", "1/2", "abs", "1/10"), ("0.4", "1/2", "abs", "1/10"), ("0.61", "1/2", "abs", "1/10"),
+    ("2.2", "2", "rel", "1/10"), ("-2.2", "-2", "rel", "1/10"), ("2.21", "2", "rel", "1/10"),
+    ("0", "0", "rel", "0"), ("0.1", "0", "rel", "1"), ("0", "0", "sig", "2"),
+    ("0.001", "0", "sig", "2"), ("0", "1/1000", "sig", "1"), ("1.00", "9995/10000", "sig", "3"),
+    ("0.125", "1/8", "places", "2"), ("0.13", "1/8", "places", "2"),
+    ("-0.13", "-1/8", "places", "2"), ("0.12", "1/8", "places", "2"), ("100", "149", "places", "0"),
+])
+def test_judge_scalar_boundaries(text, value, test, tol):
+    got = js("T_judgeScalar", json.dumps(parsed(text)), json.dumps({"q": value}),
+             json.dumps(js_rule(test, tol)))
+    assert got == judge(py_claim(text, test, tol), sp.Rational(value))
+
+
 def test_judge_scalar_enclosure_decides():
     """A tight enclosure decides the usual answers."""
     expr = sp.sqrt(2)
@@ -390,8 +445,18 @@ def py_fnv1a(text: str) -> int:
 @example("")
 @example("a")
 @example("学生 012 \U0001f600")
+@example("Иван Петров")
+@example("\u07ff\u0800\uffff\U00010000\U0010ffff")
 def test_fnv1a(text):
     assert js("T_fnv", text) == py_fnv1a(text)
+
+
+def test_fnv1a_lone_surrogates():
+    """A lone surrogate is hashed as U+FFFD, as TextEncoder encodes it."""
+    for text in ("a\ud800b", "\udc00", "x\ud83d", "\ud83d\ude00\ud83d"):
+        assert js("T_fnv", text) == py_fnv1a(re.sub("[\ud800-\udfff]", "\ufffd",
+                                                     text.encode("utf-16", "surrogatepass")
+                                                     .decode("utf-16", "surrogatepass")))
 
 
 def test_fnv1a_known_vectors():
@@ -417,7 +482,8 @@ QS = {
     "mean": {"name": "g_mean", "label": "mean gradient", "size": None,
              "value": {"q": "349/1000"}, "rule": {"kind": "places", "places": 2},
              "mistakes": [{"value": {"q": "-349/1000"}, "text": "sign flipped"},
-                          {"value": {"q": "1/2"}, "text": "halved"}],
+                          {"value": {"q": "1/2"}, "text": "halved"},
+                          {"value": {"q": "2"}, "text": "doubled"}],
              "carried": [{"from": ["v0-e0-q0"], "names": "w_new",
                           "expr": ["*", ["a", "v0-e0-q0", None], ["n", "2"]]}]},
     "third": {"name": "t", "label": "a third", "size": None, "value": {"q": "1/3"},
@@ -437,6 +503,9 @@ QS = {
             "carried": []},
     "sig": {"name": "s", "label": "two thirds", "size": None, "value": {"q": "2/3"},
             "rule": {"kind": "test", "test": "sig", "tol": "3"}, "mistakes": [], "carried": []},
+    "mixed": {"name": "m", "label": "mixed", "size": 2,
+              "value": [{"lo": "7/5", "hi": "3/2"}, {"q": "1"}], "rule": {"kind": "exact"},
+              "mistakes": [], "carried": []},
     "wide": {"name": "u", "label": "unsure", "size": None,
              "value": {"lo": "7/5", "hi": "3/2"}, "rule": {"kind": "exact"}, "mistakes": [],
              "carried": []},
@@ -460,8 +529,10 @@ CLASSIFY = [
     ("mean", "0.5", {}, "wrong", msg("wrong_mistake", "halved", answer="0.5")),
     ("mean", "2.0", ONE, "wrong", msg("wrong_carried", "w_new", answer="2.0")),
     ("mean", "4/2", ONE, "wrong", msg("wrong_carried", "w_new", answer="4/2")),
-    ("mean", "2", {}, "wrong", msg("wrong", answer="2")),
-    ("mean", "2", {"v0-e0-q0": [parsed("1")]}, "wrong", msg("wrong", answer="2")),
+    ("mean", "2", {}, "wrong", msg("wrong_mistake", "doubled", answer="2")),
+    ("mean", "2", {"v0-e0-q0": [parsed("1")]}, "wrong",
+     msg("wrong_mistake", "doubled", answer="2")),
+    ("mean", "3", ONE, "wrong", msg("wrong", answer="3")),
     ("mean", "0.4", ONE, "rounded", msg("rounded_other", "1 0.3", answer="0.4")),
     ("mean", "0.35", NO_CARRY, "right", msg("right_rounded", "2", answer="0.35")),
     ("mean", "0.6", NO_CARRY, "wrong", msg("wrong", answer="0.6")),
@@ -503,6 +574,8 @@ CLASSIFY = [
     ("sig", "0.67", {}, "rounded", msg("rounded_test", name="s", answer="0.67")),
     ("sig", "0.7", {}, "rounded", msg("rounded_test", name="s", answer="0.7")),
     ("wide", "1.45", {}, "undecided", msg("undecided", name="u", answer="1.45")),
+    ("mixed", "1.45, 1", {}, "undecided", msg("undecided", name="m", answer="1.45, 1")),
+    ("mixed", "1.45, 2", {}, "wrong", msg("wrong_element", "2", name="m", answer="1.45, 2")),
 ]
 
 
@@ -655,3 +728,29 @@ def test_source_number_and_math_allowlist():
     assert SOURCE.startswith('"use strict";')
     assert SOURCE.rstrip().endswith('if (typeof document !== "undefined") '
                                     '{ DeriveCheck.start(document); }')
+
+
+def test_page_random_variant_uses_crypto_without_bias():
+    """With crypto, a draw at or past the largest multiple of N below 2^32 is drawn again."""
+    ctx = quickjs.Context()
+    ctx.eval("var draws = [4294967295, 7], calls = 0; var crypto = { getRandomValues: "
+             "function (b) { b[0] = draws[calls++]; return b; } };")
+    ctx.eval(SOURCE)
+    ctx.eval(WRAPPERS)
+    ctx.eval(FAKE_DOM)
+    log = json.loads(ctx.get("_call")("T_page", json.dumps(
+        [json.dumps(page_data(3)), 3, json.dumps(["v0-e0-q0"]), ""])))
+    assert log["first"] == ["1"] and log["note"] == "variant 2 of 3"
+    assert ctx.eval("calls") == 2
+    assert log["submitted"] == [True, ["1"], "variant 2 of 3"]  # an empty name changes nothing
+
+
+def test_classify_uses_page_words_by_default():
+    ctx = quickjs.Context()
+    ctx.eval(SOURCE)
+    ctx.eval(FAKE_DOM)
+    ctx.get("T_page")(json.dumps(page_data(1)), 1, json.dumps(["v0-e0-q0"]), "")
+    got = ctx.eval('DeriveCheck.classify("0.349", ' + json.dumps(QS["mean"]) + ', {}).message')
+    assert got == msg("right", answer="0.349")
+    assert ctx.eval('DeriveCheck.judgeScalar({n: 1n, d: 100n, places: 2}, {q: "0"}, '
+                    '{kind: "test", test: "abs", tol: "0.01"})') == "within"

@@ -43,9 +43,13 @@ var DeriveCheck = (function () {
     return rat(a.d ** -k, a.n ** -k);
   }
   var RAT_TEXT = /^(-?)([0-9]+)(?:\/([0-9]+))?$/;
-  function readRat(text) { // a data value "p/q" or "p"
+  function readRat(text) { // a data value "p/q" or "p" (decimal text is read too)
     var m = RAT_TEXT.exec(String(text));
-    if (!m) throw new TypeError("not an exact value: " + text);
+    if (!m) {
+      var x = parse(String(text));
+      if (x === null) throw new TypeError("not an exact value: " + text);
+      return rat(x.n, x.d);
+    }
     var n = BigInt(m[2]);
     return rat(m[1] === "-" ? -n : n, m[3] === undefined ? 1n : BigInt(m[3]));
   }
@@ -339,8 +343,12 @@ var DeriveCheck = (function () {
     return null;
   }
 
-  // classify(answer, Q, answersByKey, words): {status, message}.
+  var pageWords = {}; // data.words, once start has read them
+
+  // classify(answer, Q, answersByKey[, words]): {status, message, key}; words default to the
+  // page's data.words.
   function classify(answer, Q, answersByKey, words) {
+    if (words === undefined) words = pageWords;
     var text = clean(answer);
     var params = { answer: text, name: Q.name };
     function out(status, key, extra) {
@@ -444,7 +452,7 @@ var DeriveCheck = (function () {
     var holder = doc.getElementById("derive-data");
     if (!holder) return;
     var data = JSON.parse(holder.textContent);
-    var words = data.words || {}, variants = data.variants || [], n = variants.length;
+    var words = pageWords = data.words || {}, variants = data.variants || [], n = variants.length;
     var questions = {}, answersByKey = {};
     variants.forEach(function (v) {
       var qs = v.questions || {};
@@ -524,6 +532,16 @@ var DeriveCheck = (function () {
     });
   }
 
+  // parse(text) -> {n, d, places} | null
+  // parseAnswer(text, size) -> {ok: true, values} | {ok: false, reason: "nan", text}
+  //                            | {ok: false, reason: "count", got} | {ok: false, reason: "empty"}
+  // roundHalfAway({n, d}, places) -> {n, d}
+  // judgeScalar(x, V, rule) -> "exact" | "within" | "rounded" | "wrong" | "undecided"
+  // judge(x | [x, ...], V | [V, ...], rule) -> the same, for one value or a list
+  // classify(text, Q, answersByKey[, words]) -> {status, message, key}
+  // evalExpr(E, answersByKey) -> {n, d} | null
+  // fnv1a(str) -> unsigned 32-bit Number
+  // start(document)
   return {
     parse: parse,
     parseAnswer: parseAnswer,
