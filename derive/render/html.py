@@ -56,6 +56,11 @@ WORDS = {
         "right_rounded": "Right: the exact value rounded to {places} places.",
         "rounded_places": "The right value, but rounded differently: the exercise asks for "
                           "{places} places.",
+        "rounded_places_one": "The right value, but rounded differently: the exercise asks "
+                              "for 1 place.",
+        "right_rounded_one": "Right: the exact value rounded to 1 place.",
+        "rounded_other_one": "The right value, but rounded differently: rounded half away "
+                             "from zero to 1 place it is {expected}.",
         "rounded_exact": "The right value, but rounded: the exercise asks for the exact value "
                          "(a fraction or a terminating decimal).",
         "rounded_test": "The right value, but rounded differently from what the exercise asks.",

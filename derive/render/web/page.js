@@ -298,7 +298,9 @@ var DeriveCheck = (function () {
   // ---------------------------------------------------------------- messages
   var PLACEHOLDER = /\{([A-Za-z_]+)\}/g;
   function fill(words, key, params) {
-    var template = words && Object.prototype.hasOwnProperty.call(words, key) ? words[key] : key;
+    var own = function (k) { return words && Object.prototype.hasOwnProperty.call(words, k); };
+    if (params && String(params.places) === "1" && own(key + "_one")) key = key + "_one";
+    var template = own(key) ? words[key] : key;
     return String(template).replace(PLACEHOLDER, function (whole, name) {
       return Object.prototype.hasOwnProperty.call(params, name) ? String(params[name]) : whole;
     });

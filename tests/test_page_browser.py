@@ -1,0 +1,327 @@
+"""Self-check pages in a real browser (Debian's Chromium, offline): every course exercise file in
+English and Chinese, every question answered right and with every known mistake's value; a
+carried-forward answer, rounding, malformed input and an XSS attempt with hand-written expected
+feedback; the keyboard; the variants' chooser; a phone-width layout.
+
+The values typed for "right" and for each mistake are the page's own data (the values are
+checked against Fractions in tests/test_html_export.py); what is tested here is that the page
+says the right thing for them. The hand-written cases take nothing from derive.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from browser import PHONE, open_page
+
+from derive.cli.main import main
+
+ROOT = Path(__file__).resolve().parent.parent
+COURSE = sorted((ROOT / "proofs" / "course").glob("*.toml"))
+
+
+def export(target: Path | str, out: Path, *more: str) -> Path:
+    err = io.StringIO()
+    with contextlib.chdir(ROOT), contextlib.redirect_stdout(io.StringIO()), \
+            contextlib.redirect_stderr(err):
+        code = main(["export", str(target), "--format", "html", "-o", str(out), *more])
+    assert code == 0, err.getvalue()
+    return out
+
+
+def data_of(path: Path) -> dict:
+    text = path.read_text(encoding="utf-8")
+    m = re.search(r'<script type="application/json" id="derive-data">(.*?)</script>', text,
+                  re.S)
+    return json.loads(m.group(1))
+
+
+def ask(page, key: str, text: str, enter: bool = False) -> tuple[str, str]:
+    """Type `text` as the answer to question `key` and check it (the button, or Enter)."""
+    field = page.locator(f"#{key}-input")
+    field.fill(text)
+    if enter:
+        field.press("Enter")
+    else:
+        page.locator(f"button.check[data-q='{key}']").click()
+    feedback = page.locator(f"#{key}-feedback")
+    return feedback.get_attribute("data-status"), feedback.text_content()
+
+
+def _fraction(text: str) -> Fraction:
+    return Fraction(text)
+
+
+def _round_half_away(x: Fraction, places: int) -> Fraction:
+    scaled = abs(x) * 10 ** places
+    q, r = divmod(scaled.numerator, scaled.denominator)
+    if 2 * r >= scaled.denominator:
+        q += 1
+    return Fraction(q if x >= 0 else -q, 10 ** places)
+
+
+def _decimal(x: Fraction, places: int) -> str:
+    r = _round_half_away(x, places)
+    sign = "-" if r < 0 else ""
+    n = abs(r.numerator * 10 ** places // r.denominator)
+    whole, frac = divmod(n, 10 ** places)
+    return f"{sign}{whole}.{frac:0{places}d}"
+
+
+def typed(value) -> tuple[str, bool]:
+    """What a student types for an encoded value, and whether it is exact: the fraction, or for
+    an enclosure its 12-place rounding (the same at both ends)."""
+    if isinstance(value, list):
+        parts = [typed(v) for v in value]
+        return ", ".join(p for p, _ in parts), all(e for _, e in parts)
+    if "q" in value:
+        return value["q"], True
+    lo, hi = _fraction(value["lo"]), _fraction(value["hi"])
+    assert _round_half_away(lo, 12) == _round_half_away(hi, 12)
+    return _decimal(lo, 12), False
+
+
+# ----------------------------------------------------------------- every course file, en and zh
+
+RIGHT = {"en": "Right.", "zh": "正确。"}
+
+
+@pytest.fixture(scope="module")
+def course_pages(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("pages")
+    return {(f.stem, lang): export(f, folder / f"{f.stem}-{lang}.html", "--lang", lang)
+            for f in COURSE for lang in ("en", "zh")}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("stem", [f.stem for f in COURSE])
+def test_every_question_right_and_every_mistake_named(browser, course_pages, stem, lang):
+    path = course_pages[(stem, lang)]
+    data = data_of(path)
+    (variant,) = data["variants"]
+    named = 0
+    with open_page(browser, path, lang=lang) as opened:
+        page = opened.page
+        for key, q in variant["questions"].items():  # in order: earlier answers stay right
+            for m in q["mistakes"]:
+                text, _ = typed(m["value"])
+                status, said = ask(page, key, text)
+                assert status == "wrong" and m["text"] in said, (key, q["name"], text, said)
+                named += 1
+            text, exact = typed(q["value"])
+            status, said = ask(page, key, text, enter=True)
+            if exact:
+                assert (status, said) == ("right", RIGHT[lang]), (key, q["name"], text)
+            else:
+                assert status in ("right", "rounded"), (key, q["name"], text, said)
+        assert opened.errors == [] and opened.requests_blocked == []
+        assert opened.csp_violations == []
+    assert named > 0 or stem == "lesson03-memory"
+
+
+# ------------------------------------------------------------------ hand-written feedback
+
+ONE_THIRD = """[[exercise]]
+id = "third"
+title = "w = 1/3 after one step"
+recipe = "sgd_step"
+[exercise.given]
+w = 0
+lr = "1/9"
+records = [[3, 1]]
+[exercise.claims]
+gradient = -3
+w_new = 0.333
+"""
+
+
+@pytest.fixture(scope="module")
+def third(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("third")
+    (folder / "third.toml").write_text(ONE_THIRD, encoding="utf-8")
+    return {lang: export(folder / "third.toml", folder / f"third-{lang}.html", "--lang", lang)
+            for lang in ("en", "zh")}
+
+
+def _keys(path: Path) -> dict[str, str]:
+    (variant,) = data_of(path)["variants"]
+    return {q["name"]: key for key, q in variant["questions"].items()}
+
+
+CASES = [  # (quantity, typed, status, the exact feedback in English)
+    ("w_new", "1/3", "right", "Right."),
+    ("w_new", "0.333", "right", "Right: the exact value rounded to 3 places."),
+    ("w_new", "0.33333", "right", "Right: the exact value rounded to 5 places."),
+    ("w_new", " \u22120.333 ", "wrong", None),  # the sign: a minus sign read as one
+    ("w_new", "0.33", "rounded",
+     "The right value, but rounded differently: the exercise asks for 3 places."),
+    ("w_new", "0.334", "rounded", "The right value, but rounded differently: rounded half "
+     "away from zero to 3 places it is 0.333."),
+    ("w_new", "0.3", "rounded",
+     "The right value, but rounded differently: the exercise asks for 3 places."),
+    ("w_new", "0.4", "rounded", "The right value, but rounded differently: rounded half "
+     "away from zero to 1 place it is 0.3."),  # rounded up: within one step of 1/3
+    ("w_new", "0.5", "wrong", None),
+    ("gradient", "-3", "right", "Right."),
+    ("gradient", "-3.0", "right", "Right."),
+    ("gradient", "-6/2", "right", "Right."),
+    ("gradient", "-3.5", "wrong", "Not right. Try again, or show the working."),
+    ("gradient", "abc", "nan", "\u201cabc\u201d is not a number: write an integer (3), a "
+     "decimal (\u22120.25, 2e9) or a fraction (14/3)."),
+    ("gradient", "1/0", "nan", None),
+    ("gradient", "0x10", "nan", None),
+    ("gradient", "1e999", "nan", None),
+    ("gradient", "", "nan", "Write an answer first."),
+    ("gradient", "3", "wrong", "Not right. This is the value of a known mistake: the gradient "
+     "with its sign flipped: x·(y − ŷ) (gradient_sign)"),
+]
+
+
+@pytest.mark.parametrize("name, text, status, said", CASES)
+def test_feedback(browser, third, name, text, status, said):
+    keys = _keys(third["en"])
+    with open_page(browser, third["en"]) as opened:
+        got_status, got = ask(opened.page, keys[name], text)
+        assert got_status == status, got
+        if said is not None:
+            assert got == said
+        assert opened.errors == []
+
+
+def test_chinese_feedback(browser, third):
+    keys = _keys(third["zh"])
+    with open_page(browser, third["zh"], lang="zh") as opened:
+        assert ask(opened.page, keys["gradient"], "-3") == ("right", "正确。")
+        assert ask(opened.page, keys["w_new"], "0.33") == (
+            "rounded", "数值正确,但取舍不同:题目要求 3 位小数。")
+        assert ask(opened.page, keys["gradient"], "x") == (
+            "nan", "\u201cx\u201d 不是数:请写整数(3)、小数(\u22120.25、2e9)或分数(14/3)。")
+
+
+def test_carried_forward(browser, third):
+    """A wrong gradient (−5), then the update that follows from it: w = 0 − (1/9)(−5) = 5/9."""
+    keys = _keys(third["en"])
+    with open_page(browser, third["en"]) as opened:
+        page = opened.page
+        assert ask(page, keys["gradient"], "-5")[0] == "wrong"
+        assert ask(page, keys["w_new"], "5/9") == (
+            "wrong", "Not right, but it follows correctly from your own answer to gradient: "
+            "the error is carried forward.")
+        assert ask(page, keys["w_new"], "0.556")[0] == "wrong"  # rounded, still carried
+        assert "carried forward" in ask(page, keys["w_new"], "0.556")[1]
+        assert ask(page, keys["gradient"], "-3")[0] == "right"  # corrected: no longer carried
+        assert ask(page, keys["w_new"], "5/9") == ("wrong",
+                                                   "Not right. Try again, or show the working.")
+
+
+XSS = ['<img src=x onerror="window.__pwned=1">', "</script><script>window.__pwned=2</script>",
+       '"><svg onload="window.__pwned=3">', "javascript:window.__pwned=4", "{text}{answer}"]
+
+
+@pytest.mark.parametrize("text", XSS)
+def test_an_answer_is_only_text(browser, third, text):
+    keys = _keys(third["en"])
+    with open_page(browser, third["en"]) as opened:
+        page = opened.page
+        status, said = ask(page, keys["gradient"], text)
+        assert status == "nan" and text.strip() in said
+        assert page.evaluate("window.__pwned") is None
+        feedback = page.locator(f"#{keys['gradient']}-feedback")
+        assert feedback.evaluate("e => e.children.length") == 0
+        assert page.locator("img, svg:not(.katex svg)").count() == 0 or \
+            page.locator("main img").count() == 0
+        assert opened.errors == [] and opened.requests_blocked == []
+
+
+def test_a_title_with_script_stays_text(browser, tmp_path):
+    bank = tmp_path / "x.toml"
+    bank.write_text(ONE_THIRD.replace('title = "w = 1/3 after one step"',
+                                      'title = "<script>window.__pwned=1</script><b>x</b>"'),
+                    encoding="utf-8")
+    path = export(bank, tmp_path / "x.html")
+    with open_page(browser, path) as opened:
+        page = opened.page
+        assert page.evaluate("window.__pwned") is None
+        assert "<script>window.__pwned=1</script><b>x</b>" in page.locator("h2").text_content()
+        assert page.locator("main b").count() == 0
+        assert opened.errors == [] and opened.csp_violations == []
+
+
+def test_keyboard_and_screen_reader(browser, third):
+    """Tab from the answer to its button, Space to check; the feedback is a polite live
+    region; the working opens from the keyboard after an attempt."""
+    keys = _keys(third["en"])
+    k = keys["gradient"]
+    with open_page(browser, third["en"]) as opened:
+        page = opened.page
+        field = page.locator(f"#{k}-input")
+        assert page.locator(f"label[for='{k}-input']").count() == 1
+        assert "-feedback" in field.get_attribute("aria-describedby")
+        feedback = page.locator(f"#{k}-feedback")
+        assert feedback.get_attribute("aria-live") == "polite"
+        assert feedback.get_attribute("role") == "status"
+        reveal = page.locator(f"button.reveal[data-q='{k}']")
+        assert reveal.is_disabled()
+        field.focus()
+        page.keyboard.type("-3")
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.className") == "check"
+        page.keyboard.press("Space")
+        assert feedback.text_content() == "Right."
+        assert reveal.is_enabled()
+        working = page.locator(f"#{k}-working")
+        assert working.is_hidden()
+        reveal.focus()
+        page.keyboard.press("Enter")
+        assert working.is_visible() and reveal.get_attribute("aria-expanded") == "true"
+        assert "Gradient" in working.text_content()
+
+
+# ------------------------------------------------------------------------------ variants
+
+def _fnv1a(text: str) -> int:
+    h = 0x811C9DC5
+    for byte in text.encode("utf-8"):
+        h = ((h ^ byte) * 0x01000193) % 2 ** 32
+    return h
+
+
+def test_variants_one_per_visit_and_per_student(browser, tmp_path):
+    path = export(ROOT / "proofs" / "course" / "variants.toml", tmp_path / "v.html",
+                  "--variants", "3", "--seed", "7")
+    with open_page(browser, path) as opened:
+        page = opened.page
+        visible = page.locator("section.variant:visible")
+        assert visible.count() == 1
+        for student in ("20261130", "学号-7", "1"):
+            page.locator("#derive-student").fill(student)
+            page.locator("#derive-student").press("Enter")
+            index = _fnv1a(student) % 3
+            assert visible.count() == 1
+            assert visible.get_attribute("data-variant") == str(index)
+            assert page.locator("#derive-variant-note").text_content() == \
+                f"Variant {index + 1} of 3, for this student number."
+        key = page.locator("section.variant:visible li.question").first.get_attribute("data-q")
+        (variant,) = [v for v in data_of(path)["variants"] if key in v["questions"]]
+        text, _ = typed(variant["questions"][key]["value"])
+        assert ask(page, key, text)[0] == "right"
+        assert opened.errors == [] and opened.requests_blocked == []
+
+
+# --------------------------------------------------------------------------------- phone
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_readable_on_a_phone(browser, course_pages, lang):
+    """At 390 px nothing makes the page scroll sideways (wide formulas scroll in their own
+    box), and the inputs are at least 44 px tall to touch."""
+    with open_page(browser, course_pages[("reading", lang)], device=PHONE, lang=lang) as o:
+        page = o.page
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        height = page.locator("li.question input").first.bounding_box()["height"]
+        assert height >= 40
