@@ -201,9 +201,10 @@ def test_an_irrational_value_is_a_certified_enclosure():
     lo, hi = sp.Rational(got["lo"]), sp.Rational(got["hi"])
     assert lo < sp.sqrt(2) / 3 < hi and hi - lo < sp.Rational(1, 10) ** 70
     assert encode_value(sp.Rational(-14, 3)) == {"q": "-14/3"}
-    long = sp.Rational(10 ** 250 + 1, 3)
+    long = sp.Rational(10 ** 250 + 1, 3 * 10 ** 246)  # 251 digits: nobody types it
     enc = encode_value(long)
     assert sp.Rational(enc["lo"]) <= long <= sp.Rational(enc["hi"])
+    assert encode_value(sp.Integer(10) ** 150 + sp.sqrt(2)) is None  # beyond any typed answer
 
 
 # ------------------------------------------------------------------------------ escaping
@@ -282,3 +283,38 @@ def test_variants_misuse_is_one_line(args, words):
     code, out, err = run("export", *args)
     assert code == 2 and out == ""
     assert words in err and len(err.strip().splitlines()) == 1
+
+
+# ------------------------------------------------------------------------------- bounds
+
+POW = """[[exercise]]
+id = "pow"
+recipe = "formulas"
+[exercise.given]
+w = 1
+[exercise.define]
+a = "w + 0"
+a1 = "a^10000"
+a2 = "a1^10000"
+[exercise.claims]
+a = 1
+a2 = 1
+"""
+
+
+def test_no_huge_power_reaches_the_page(tmp_path):
+    """A carried form a^100000000 would freeze the student's browser (BigInt powers): forms
+    with an exponent past 64 are left out (found by the red team)."""
+    bank = tmp_path / "pow.toml"
+    bank.write_text(POW, encoding="utf-8")
+    data = data_of(page(bank))
+    text = json.dumps(data)
+    exponents = [int(e) for e in re.findall(r'"\^", \[[^\]]*\], (-?\d+)', text)]
+    assert all(abs(e) <= 64 for e in exponents)
+
+
+def test_adam_trajectory_page_is_quick(tmp_path):
+    """Adam with amsgrad over 5 steps: the question sheet's title test and the page's values
+    never ask SymPy's is_number/abs of the nested radicals (minutes before the fix)."""
+    html = page(ROOT / "tests" / "hostile" / "adam5-amsgrad.toml", "--time-limit", "20")
+    assert len(data_of(html)["variants"][0]["questions"]) == 3

@@ -17,6 +17,7 @@ import sympy as sp
 from derive.exercises.check import Report
 from derive.exercises.claims import round_places
 from derive.exercises.schema import Exercise
+from derive.kernel import intervals
 from derive.kernel.exact import to_expr
 from derive.recipes.base import Quantity
 from derive.render.derivation import given_math
@@ -51,7 +52,11 @@ def _numbers(value) -> list:
         return [n for v in value for n in _numbers(v)]
     if isinstance(value, (int, sp.Basic)) and not isinstance(value, bool):
         e = to_expr(value)
-        return [abs(e)] if e.is_number and e.is_finite else []
+        if e.is_Rational:
+            return [abs(e)]
+        # not rational (Adam's square roots): no abs(), is_finite nor is_number, which walk a
+        # long trajectory's shared radicals as a tree (minutes); the sign is tried both ways
+        return [e, -e] if intervals.is_enclosable(e) else []
     return []
 
 
@@ -59,6 +64,8 @@ def states_answer(title: str, report: Report) -> bool:
     """Whether the title writes an answer: a number equal to a value of the exercise, or to one
     rounded to the places it is written with (`约 14.901GiB`), that is not also a given (a
     title may repeat the givens: `w = 1, η = 0.1`). Signs are ignored."""
+    if not _NUMBER.search(clean_text(title)):
+        return False
     ex = report.exercise
     givens = set(_numbers(list(ex.given.values())))
     values = [v for v in _numbers(list(report.values.values())) if v not in givens]

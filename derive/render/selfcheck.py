@@ -34,6 +34,9 @@ from derive.render.questions import _question, asked, states_answer
 EXACT_DIGITS = 200
 """A rational with more digits than this (in numerator or denominator) is sent as an
 enclosure: no typed answer (at most 60 digits a part) can equal it."""
+MAX_MAGNITUDE = sp.Integer(10) ** 100
+"""A value beyond this (no typed answer, at most 60 digits and an exponent of 30, reaches it)
+is not sent: a mistake of that size is left out, an answer of that size is not supported."""
 ENCLOSURE_BITS = 320
 ENCLOSURE_PLACES = 80
 """An enclosure is computed at ENCLOSURE_BITS bits and widened to ENCLOSURE_PLACES decimals."""
@@ -56,8 +59,8 @@ def encode_value(v) -> dict | list | None:
     if isinstance(v, list):
         items = [encode_value(x) for x in v]
         return None if any(i is None or isinstance(i, list) for i in items) else items
-    e = sp.sympify(v) if isinstance(v, int) else v
-    if not isinstance(e, sp.Basic) or not e.is_number:
+    e = sp.Integer(v) if isinstance(v, int) else v
+    if not isinstance(e, sp.Basic):  # (no is_number: it walks a shared DAG as a tree)
         return None
     if e.is_Rational and max(len(str(abs(e.p))), len(str(e.q))) <= EXACT_DIGITS:
         return {"q": _fraction(e)}
@@ -65,7 +68,7 @@ def encode_value(v) -> dict | list | None:
         got = intervals.enclose(e, ENCLOSURE_BITS)
     except Exception:  # NoEnclosure: not a real constant the intervals handle
         return None
-    if got is None:
+    if got is None or max(abs(got[0]), abs(got[1])) > MAX_MAGNITUDE:
         return None
     lo, hi = _widened(*got)
     return {"lo": _fraction(lo), "hi": _fraction(hi)}
