@@ -50,10 +50,12 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/certified.py
 	$(BIN)/python benchmarks/formulas_bank.py
 	$(BIN)/python benchmarks/formula_answers.py
+	$(BIN)/python benchmarks/page.py
 
 # The export pictures of docs/export.md (TeX Live and pdftoppm from poppler-utils).
 pages: $(STAMP)
 	$(BIN)/python tests/make_pages.py
+	$(BIN)/python tests/make_screenshots.py
 
 golden: $(STAMP)
 	$(BIN)/python tests/golden.py --update
