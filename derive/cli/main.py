@@ -56,18 +56,29 @@ def _interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, leaving: bool = False) -> int:
+    """Run one command; `leaving` (the `derive` program, which exits next) leaves Ctrl-C
+    ignored once the work is done, so that a late one cannot interrupt the exit."""
     args = build_parser().parse_args(argv)
     command = args.command
     previous = None
     if threading.current_thread() is threading.main_thread() and \
             signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         previous = signal.signal(signal.SIGINT, _interrupt)
+    done: list[int] = []
     try:
-        return _run(args, command)
-    finally:  # after a Ctrl-C, the rest are still ignored until the process has exited
-        if previous is not None and signal.getsignal(signal.SIGINT) is _interrupt:
-            signal.signal(signal.SIGINT, previous)
+        try:
+            done.append(_run(args, command))
+            return done[0]
+        finally:  # after a Ctrl-C, the rest are still ignored until the process has exited
+            if previous is not None and signal.getsignal(signal.SIGINT) is _interrupt:
+                signal.signal(signal.SIGINT, signal.SIG_IGN if leaving else previous)
+    except KeyboardInterrupt:  # a Ctrl-C after the work: what was done and written stands
+        if done:
+            return done[0]
+        _drop_stdout()
+        _say(command, "interrupted (Ctrl-C); no file was written")
+        return 130
 
 
 def _run(args, command: str) -> int:
@@ -120,7 +131,7 @@ def run() -> None:
     """The `derive` program: `main`, then leave. After Ctrl-C the process leaves at once with
     130, once everything is cleaned up and said: the interpreter's own shutdown would turn a
     Ctrl-C it saw into death by SIGINT, which a caller reads differently from exit 130."""
-    code = main()
+    code = main(leaving=True)
     if code == 130:
         for stream in (sys.stdout, sys.stderr):
             try:
