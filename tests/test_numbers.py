@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import sympy as sp
+from fraction_reference import half_away
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -177,15 +178,6 @@ def test_style_is_frozen():
 
 
 # ------------------------------------------------------------------- rounding, by Fraction
-
-def half_away(x: Fraction, places: int) -> Fraction:
-    """x rounded half away from zero to `places` ≥ 0 digits after the point."""
-    scaled = abs(x) * 10**places
-    q, r = divmod(scaled.numerator, scaled.denominator)
-    if 2 * r >= scaled.denominator:
-        q += 1
-    return Fraction(q if x >= 0 else -q, 10**places)
-
 
 RATIONALS = st.builds(Fraction, st.integers(-(10**25), 10**25), st.integers(1, 10**12))
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from browser import PHONE, open_page
+from fraction_reference import half_away
 
 from derive.cli.main import main
 
@@ -58,16 +59,8 @@ def _fraction(text: str) -> Fraction:
     return Fraction(text)
 
 
-def _round_half_away(x: Fraction, places: int) -> Fraction:
-    scaled = abs(x) * 10 ** places
-    q, r = divmod(scaled.numerator, scaled.denominator)
-    if 2 * r >= scaled.denominator:
-        q += 1
-    return Fraction(q if x >= 0 else -q, 10 ** places)
-
-
 def _decimal(x: Fraction, places: int) -> str:
-    r = _round_half_away(x, places)
+    r = half_away(x, places)
     sign = "-" if r < 0 else ""
     n = abs(r.numerator * 10 ** places // r.denominator)
     whole, frac = divmod(n, 10 ** places)
@@ -83,7 +76,7 @@ def typed(value) -> tuple[str, bool]:
     if "q" in value:
         return value["q"], True
     lo, hi = _fraction(value["lo"]), _fraction(value["hi"])
-    assert _round_half_away(lo, 12) == _round_half_away(hi, 12)
+    assert half_away(lo, 12) == half_away(hi, 12)
     return _decimal(lo, 12), False
 
 

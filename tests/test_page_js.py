@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import quickjs
 import sympy as sp
+from fraction_reference import form_value
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -394,20 +395,7 @@ exprs = st.recursive(
 
 
 def py_eval(e):
-    op = e[0]
-    if op == "n":
-        return Fraction(e[1])
-    if op == "a":
-        got = ANSWERS_PY[e[1]]
-        return got if e[2] is None else got[e[2]]
-    if op == "+":
-        return sum((py_eval(x) for x in e[1:]), Fraction(0))
-    if op == "*":
-        out = Fraction(1)
-        for x in e[1:]:
-            out *= py_eval(x)
-        return out
-    return py_eval(e[1]) ** e[2]
+    return form_value(e, ANSWERS_PY)
 
 
 @settings(max_examples=200)
