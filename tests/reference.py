@@ -13,18 +13,21 @@ Semantics (the reading every verdict of the kernel is judged against):
 * Σ_{i=a}^{b} follows Karr's convention for all integer limits (`karr_sum`); an empty sum
   (b = a − 1) is 0 without evaluating its summand. Π likewise (empty product 1, reversed
   product the reciprocal).
-* A side is UNDEFINED at a point when its value is not a finite real number, or when any
-  subterm is undefined: division by zero, 0**negative, log(0), zoo/nan/±oo anywhere (also a
-  value SymPy leaves symbolic but is infinite, such as lowergamma(0, 1)), an undefined
-  function or IndexedBase applied to a non-real argument, or a derivative of Max/Min/Abs/
-  sign/Heaviside/Piecewise/floor/ceiling/Mod taken where the kink's argument is 0 (SymPy's
-  conventions Heaviside(0) = 1/2 and sign(0) = 0 are not used inside derivatives). A
-  non-real intermediate value is allowed and follows SymPy's principal branch, as long as the
-  side itself is real: sqrt(x)·sqrt(y) at x = y = −1 is i·i = −1.
+* A side is UNDEFINED at a point when any subterm it evaluates is not a finite real number
+  (the real semantics of docs/kernel.md): division by zero, 0**negative, log of a number
+  ≤ 0, a negative number to a non-integer power (SymPy's principal value is not real there),
+  zoo/nan/±oo anywhere (also a value SymPy leaves symbolic but is infinite, such as
+  lowergamma(0, 1)), an undefined function or IndexedBase applied to a non-real argument, or
+  a derivative that does not exist: of sign/Heaviside/Piecewise/floor/ceiling/Mod taken where
+  the kink's argument is 0 (SymPy's conventions Heaviside(0) = 1/2 and sign(0) = 0 are not
+  used inside derivatives), or of Abs/Max/Min at a kink where the one-sided branches'
+  derivatives differ (d|t|/dt at 0 is undefined; d(t·|t|)/dt at 0 is 0).
+  sqrt(x)·sqrt(y) at x = y = −1 is undefined, not i·i = −1.
 * `find_counterexample` looks for a point where both sides are defined and differ: the claim
   is then FALSE. `find_partial_point` looks for a point where exactly one side is defined:
-  such a claim holds "wherever both sides are defined" but is not an identity on its stated
-  domain (e.g. d/dt Max(t, 0) = 1 under t ≥ 0, undefined at t = 0). `classify` combines both.
+  such a claim is still true (a claim says nothing where a side is undefined), but not on its
+  whole stated domain (e.g. d/dt Max(t, 0) = 1 under t ≥ 0, undefined at t = 0). `classify`
+  combines both.
 
 Exact numbers are compared exactly when rational; irrational constants (sqrt(2), log(3),
 exp(1) ...) are compared at 60 significant digits, a difference below 1e-40 counting as equal.
@@ -210,16 +213,15 @@ def _apply(fn, args, assumptions, what):
     value = fn(*args)
     if isinstance(value, Fraction):
         value = sp.Rational(value.numerator, value.denominator)
-    value = _real(sp.sympify(value))
+    value = _check(sp.sympify(value))
     if assumptions and not respects(value, assumptions):
         raise OutOfDomain(f"{what} = {value} breaks the assumptions {assumptions}")
     return value
 
 
 def _check(value):
-    """`value` if it is a finite number (possibly non-real: an intermediate value such as
-    sqrt(−1) follows SymPy's principal branch; only a side must be real), else raise
-    _Undefined."""
+    """`value` if it is a finite real number (every subterm must be: sqrt(−1) is undefined,
+    not i), else raise _Undefined."""
     if value.is_Rational:
         return value
     if isinstance(value, sp.logic.boolalg.Boolean) and not isinstance(value, sp.Expr):
@@ -237,7 +239,7 @@ def _check(value):
         re, im = approx.as_real_imag()
         if not (re.is_number and im.is_number) or not (re.is_finite and im.is_finite):
             raise _Undefined
-    return value
+    return _real(value)
 
 
 def _approx(value):
@@ -249,7 +251,8 @@ def _approx(value):
 
 def _real(value):
     """`value` if it is a finite real number, else raise _Undefined."""
-    value = _check(value)
+    if not isinstance(value, sp.Basic) or value.has(*_INFINITIES):
+        raise _Undefined
     if value.is_Rational or not isinstance(value, sp.Expr) or not value.is_number:
         return value
     real = value.is_extended_real
@@ -288,7 +291,7 @@ def _ev(e, env):
     if isinstance(e, sp.NumberSymbol):
         return e
     if e is sp.I:
-        return e
+        raise _Undefined
     if e in _INFINITIES:
         raise _Undefined
     if isinstance(e, sp.Symbol):
@@ -378,11 +381,15 @@ def _ev_derivative(e, env):
             raise ValueError(f"derivative with respect to {v} is not supported")
     symbolic = _symbolic(e.expr, env, frozenset(variables))
     _ev(symbolic, env)  # the function must be defined at the point itself
-    symbolic = _kinks(symbolic, frozenset(variables), env)
-    d = sp.diff(symbolic, *e.variable_count)
-    if d.has(sp.Derivative):
-        raise ValueError(f"SymPy cannot differentiate {symbolic}")
-    return _ev(d, env)
+    values = []
+    for branch in _kinks(symbolic, frozenset(variables), env, glue=True):
+        d = sp.diff(branch, *e.variable_count)
+        if d.has(sp.Derivative):
+            raise ValueError(f"SymPy cannot differentiate {branch}")
+        values.append(_ev(d, env))
+    if any(differ(v, values[0]) for v in values[1:]):
+        raise _Undefined  # the one-sided derivatives at a kink differ
+    return values[0]
 
 
 def _symbolic(e, env, keep):
@@ -424,7 +431,7 @@ def _symbolic(e, env, keep):
         variables = [v for v, _ in e.variable_count]
         inner = _symbolic(e.expr, env, keep | set(variables))
         _ev(inner, env)
-        inner = _kinks(inner, frozenset(variables), env)
+        inner = _kinks(inner, frozenset(variables), env)[0]
         out = sp.diff(inner, *e.variable_count)
         if out.has(sp.Derivative):
             raise ValueError(f"SymPy cannot differentiate {inner}")
@@ -458,15 +465,21 @@ _KINKED = (sp.Abs, sp.sign, sp.Heaviside, sp.DiracDelta)
 _STEPS = (sp.floor, sp.ceiling, sp.frac)
 
 
-def _kinks(expr, variables, env):
-    """Raise _Undefined when a derivative in `variables` is taken at a kink of `expr`; else
-    return `expr` with its step functions (sign, Heaviside, floor, ceiling, frac, Mod),
-    which are constant near a point that is not a kink, replaced by their values there."""
+def _kinks(expr, variables, env, glue=False):
+    """The expressions to differentiate for a derivative in `variables` of `expr` at the point:
+    `expr` with its step functions (sign, Heaviside, floor, ceiling, frac, Mod), which are
+    constant near a point that is not a kink, replaced by their values there; with `glue`,
+    one expression per choice of branch of each |·|, max and min at a kink (those branches
+    meet there, so the derivative exists when all of them give one value). Raises _Undefined
+    at any other kink."""
     local = {}
+    ties = []
     for node in sp.preorder_traversal(expr):
         if not isinstance(node, sp.Basic) or not (node.free_symbols & variables):
             continue
-        if isinstance(node, _KINKED):
+        if isinstance(node, sp.Abs) and glue and not differ(_ev(node.args[0], env), 0):
+            ties.append((node, [node.args[0], -node.args[0]]))
+        elif isinstance(node, _KINKED):
             if not differ(_ev(node.args[0], env), 0):
                 raise _Undefined
             if isinstance(node, (sp.sign, sp.Heaviside)):
@@ -483,8 +496,11 @@ def _kinks(expr, variables, env):
         elif isinstance(node, (sp.Max, sp.Min)):
             values = [_ev(a, env) for a in node.args]
             best = max(values) if isinstance(node, sp.Max) else min(values)
-            if sum(1 for v in values if not differ(v, best)) > 1:
-                raise _Undefined
+            tied = [a for a, v in zip(node.args, values) if not differ(v, best)]
+            if len(tied) > 1:
+                if not glue:
+                    raise _Undefined
+                ties.append((node, tied))
         elif isinstance(node, sp.Mod):
             p, q = (_ev(a, env) for a in node.args)
             if q == 0 or (p / q).is_integer:
@@ -497,7 +513,11 @@ def _kinks(expr, variables, env):
                         continue
                     if not differ(_ev(rel.lhs, env), _ev(rel.rhs, env)):
                         raise _Undefined
-    return expr.xreplace(local) if local else expr
+    expr = expr.xreplace(local) if local else expr
+    if len(ties) > 4 or any(n.has(m) for n, _ in ties for m, _ in ties if m is not n):
+        raise _Undefined  # too many, or nested, kinks at one point: not judged
+    return [expr.xreplace(dict(zip([n for n, _ in ties], choice)))
+            for choice in itertools.product(*[b for _, b in ties])]
 
 
 def _relationals(cond):

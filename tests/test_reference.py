@@ -102,14 +102,27 @@ def test_sqrt_of_a_negative_side_is_rejected():
     assert ref.find_counterexample(*claim) is None
     assert ref.find_partial_point(*claim) is not None
     assert ref.classify(*claim) == ref.PARTIAL
-    # non-real intermediate values are allowed when the side is real: i·i = −1 ≠ 1
-    assert evaluate(sp.sqrt(x) * sp.sqrt(y), {x: -1, y: -1}) == -1
-    assert ref.find_counterexample(sp.sqrt(x) * sp.sqrt(y), sp.sqrt(x * y)) == {x: -1, y: -1}
+    # every subterm must be real: i·i = −1 is no value of √x·√y at x = y = −1, so the claim
+    # √x·√y = √(xy) has no counterexample (it holds wherever both sides are defined)
+    assert evaluate(sp.sqrt(x) * sp.sqrt(y), {x: -1, y: -1}) is UNDEFINED
+    assert evaluate(sp.log(x) + 1, {x: -1}) is UNDEFINED
+    assert evaluate((-8) ** sp.Rational(1, 3) * 0, {}) in (0, UNDEFINED)  # SymPy folds 0·c
+    assert evaluate(sp.Pow(x, sp.Rational(1, 3)), {x: -8}) is UNDEFINED
+    assert ref.find_counterexample(sp.sqrt(x) * sp.sqrt(y), sp.sqrt(x * y)) is None
     # sqrt(x*x) = x is false with both sides real
     assert ref.find_counterexample(sp.sqrt(x * x), x) == {x: -1}
 
 
 # ------------------------------------------------------------------------ derivatives
+
+
+def test_derivative_at_a_kink_where_it_exists():
+    # t·|t| and max(t, 0)² are C¹: the one-sided derivatives agree at 0
+    assert evaluate(sp.Derivative(t * sp.Abs(t), t), {t: 0}) == 0
+    assert evaluate(sp.Derivative(sp.Max(t, 0) ** 2, t), {t: 0}) == 0
+    assert evaluate(sp.Derivative(sp.Abs(t) ** 3, t), {t: 0}) == 0
+    assert evaluate(sp.Derivative(sp.Abs(t) + t, t), {t: 0}) is UNDEFINED
+    assert evaluate(sp.Derivative(sp.Abs(t) * t, t), {t: 2}) == 4
 
 
 def test_derivative_at_a_kink_is_undefined():

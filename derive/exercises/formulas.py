@@ -36,6 +36,7 @@ from derive.graph.symbolic import (
     symbolic_form,
     unsupported,
 )
+from derive.kernel.definedness import domain_fact
 from derive.recipes.base import Context, Recipe
 
 FORMULA_SECONDS = 5.0
@@ -59,6 +60,9 @@ class FormulaAnswer:
 
     text: str
     expr: sp.Expr
+    domain: tuple = ()
+    """The conditions (expression, Relation) under which the formula, as written, is defined
+    (√x² is x to SymPy, but the formula needs x ≥ 0): facts of the comparison."""
 
 
 @dataclass(frozen=True)
@@ -236,9 +240,10 @@ def prepare(text: object, recipe: Recipe, given: dict, name: str, where: Where,
     spec = Specialiser(graph, ctx)
     symbols = _Symbols(graph, spec)
     shown = text if len(text) <= 60 else text[:57] + "…"
+    written: list = []
     try:
         e = evaluated(parse_formula(text, _index_sizes(graph, symbols),
-                                    **_block_meanings(recipe, graph)))
+                                    **_block_meanings(recipe, graph)), written)
     except FormulaNotSupported as exc:
         not_supported(f"{shown!r}: {exc}", f"see {FORMULA_DOCS} for the language's limits")
     except FormulaError as exc:
@@ -252,13 +257,15 @@ def prepare(text: object, recipe: Recipe, given: dict, name: str, where: Where,
         not_supported(f"{shown!r}: a formula nested too deeply")
     if _derivatives(e) > MAX_DERIVATIVES:
         not_supported(f"{shown!r}: more than {MAX_DERIVATIVES} derivatives")
-    return FormulaAnswer(text, _resolve(e, text, shown, graph, symbols, name, where, key))
+    expr, subs = _resolve(e, text, shown, graph, symbols, name, where, key)
+    domain = tuple((c.xreplace(subs), relation) for c, relation in dict.fromkeys(written))
+    return FormulaAnswer(text, expr, domain)
 
 
 def _resolve(e: sp.Expr, text: str, shown: str, graph: Graph, symbols: _Symbols, name: str,
-             where: Where, key: str) -> sp.Expr:
+             where: Where, key: str) -> tuple[sp.Expr, dict]:
     """The formula with its names replaced by the graph's symbols (an unknown name, a family
-    without an index or a scalar with one is invalid, with its column)."""
+    without an index or a scalar with one is invalid, with its column), and the replacement."""
     node = graph.by_name[name]
     columns = _columns(text)
     problems: list[tuple[int, str, str]] = []
@@ -315,7 +322,7 @@ def _resolve(e: sp.Expr, text: str, shown: str, graph: Graph, symbols: _Symbols,
         what = "a number" if not node.indices else "one value per " + node.over.name
         where.fail(key, f"{shown!r}: the index {letter!r} is free, but {name} is {what}",
                    f"write it inside sum_{letter}(…) or mean_{letter}(…)")
-    return out
+    return out, subs
 
 
 def _unknown(word: str, symbols: _Symbols, name: str, problem) -> None:
@@ -412,6 +419,8 @@ def judge_formula(answer: FormulaAnswer, recipe: Recipe, given: dict, name: str,
         try:
             expected = spec(_at_member(node.head, at))
             claimed = spec(_at_member(answer.expr, at))
+            facts = tuple(domain_fact(spec(_at_member(c, at)), relation)
+                          for c, relation in answer.domain)
         except TooLarge as exc:
             if m is not None:
                 return Judgement("undecided", f"the formula, written out: {exc}")
@@ -421,13 +430,13 @@ def judge_formula(answer: FormulaAnswer, recipe: Recipe, given: dict, name: str,
         except RecursionError:
             return Judgement("undecided", "the formula is nested too deeply once written out")
         if _terms(claimed) > MAX_EXPANDED_TERMS or _terms(expected) > MAX_EXPANDED_TERMS:
-            d = refute(claimed, expected, seconds=min(seconds, 1.0))
+            d = refute(claimed, expected, facts=facts, seconds=min(seconds, 1.0))
             if d.witness is None:
                 reasons.append(f"expanding the formula could give more than "
                                f"{MAX_EXPANDED_TERMS:,} terms, and no witness was found")
                 continue
         else:
-            d = decide(claimed, expected, (), seconds)
+            d = decide(claimed, expected, facts, seconds)
         if d.witness is not None:
             return Judgement("wrong", witness=_witness(d, m))
         if not d.proved:
@@ -450,12 +459,14 @@ def _general(answer: FormulaAnswer, graph: Graph, node, seconds: float,
         inline = Inliner(graph)
         expected = derivatives_taken(inline(node.head))
         claimed = derivatives_taken(inline(answer.expr))
+        facts = tuple(domain_fact(derivatives_taken(inline(c)), relation)
+                      for c, relation in answer.domain)
     except (NoForm, TooLarge, RecursionError) as exc:
         return Judgement("undecided", f"{why}; in general: {exc}")
     if _terms(claimed) > MAX_EXPANDED_TERMS:
         return Judgement("undecided", f"{why}, and the formula is too large to compare in "
                          "general")
-    d = decide(claimed, expected, (), seconds)
+    d = decide(claimed, expected, facts, seconds)
     if d.proved:
         return Judgement(EQUIVALENT)
     if d.witness is not None:

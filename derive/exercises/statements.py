@@ -33,6 +33,7 @@ from derive.graph.language import (
 )
 from derive.kernel import Family, InvalidClaim, NotSupported, Verdict, hypothesis, nonzero, positive
 from derive.kernel.claims import ContradictoryFacts
+from derive.kernel.definedness import domain_fact
 from derive.model import objective
 from derive.statements.statement import ID_PATTERN, Statement
 
@@ -215,12 +216,15 @@ def statement(table: dict, path: str, index: int) -> Statement:
                 "write expect = \"proved\" or \"refuted\"")
     window, functions = _given(table.get("given", {}), at)
     meaning = _meaning(window, functions)
-    lhs = _side(table, "lhs", at, meaning)
-    rhs = _side(table, "rhs", at, meaning)
+    written: list = []
+    lhs = _side(table, "lhs", at, meaning, written)
+    rhs = _side(table, "rhs", at, meaning, written)
     same = _one_symbol_per_name((lhs, rhs))
     lhs, rhs = lhs.xreplace(same), rhs.xreplace(same)
     ranged, ranges = _free_indices(lhs, rhs, meaning)
     lhs, rhs = lhs.xreplace(ranged), rhs.xreplace(ranged)
+    written_domain = tuple(domain_fact(e.xreplace(same).xreplace(ranged), relation)
+                           for e, relation in dict.fromkeys(written))
     claim_symbols = lhs.free_symbols | rhs.free_symbols | {
         x for f in ranges for x in f.expr.free_symbols}  # N in i > N is the claim's size
     facts, notes = _assumptions(table.get("assumptions", []), at, meaning, claim_symbols,
@@ -231,7 +235,8 @@ def statement(table: dict, path: str, index: int) -> Statement:
     try:
         return Statement(id=sid, title=title, title_zh=title_zh, expect=EXPECTS[expect],
                          claim=f"{table['lhs']} = {table['rhs']}", assumptions=assumptions,
-                         lhs=lhs, rhs=rhs, facts=facts, family=family, notes=notes)
+                         lhs=lhs, rhs=rhs, facts=facts + written_domain, family=family,
+                         notes=notes)
     except NotSupported as exc:
         at.unsupported(None, str(exc))
     except (InvalidClaim, ValueError) as exc:
@@ -288,14 +293,15 @@ def _meaning(window: str | None, functions: tuple[str, ...]) -> dict:
 
 
 def _formula(text: object, key: str, at: _At, meaning: dict, offset: int = 0,
-             whole: str | None = None) -> sp.Expr:
+             whole: str | None = None, domain: list | None = None) -> sp.Expr:
     """A formula of the file as an (evaluated) SymPy expression; an error names the key, the
-    text (`whole`, when the formula is part of it, at `offset`) and the column."""
+    text (`whole`, when the formula is part of it, at `offset`) and the column. `domain`
+    receives the conditions under which the formula, as written, is defined."""
     if not isinstance(text, str):
         at.fail(key, "is missing" if text is None else f"is {kind_of(text)}",
                 f"write {key} as a formula in quotes, such as \"d(mean_i(ell_i(θ)))/d(θ)\"")
     try:
-        return evaluated(parse_formula(text, **meaning))
+        return evaluated(parse_formula(text, **meaning), domain)
     except FormulaNotSupported as exc:
         call = re.match(r"the function '([A-Za-z][A-Za-z0-9]*)'", str(exc))
         hint = (f"an undefined function is declared in [statement.given]: functions = "
@@ -308,8 +314,8 @@ def _formula(text: object, key: str, at: _At, meaning: dict, offset: int = 0,
         at.fail(key, f"{shown(whole or text)}: {message}", "see docs/formulas.md")
 
 
-def _side(table: dict, key: str, at: _At, meaning: dict) -> sp.Expr:
-    return _formula(table.get(key), key, at, meaning)
+def _side(table: dict, key: str, at: _At, meaning: dict, domain: list) -> sp.Expr:
+    return _formula(table.get(key), key, at, meaning, domain=domain)
 
 
 def _one_symbol_per_name(exprs, claim: dict | None = None) -> dict:

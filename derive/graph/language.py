@@ -38,6 +38,8 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from derive.kernel.definedness import operation_conditions
+
 MAX_LENGTH = 2_000
 """Longest formula, in characters."""
 MAX_DEPTH = 60
@@ -537,21 +539,26 @@ def _is_zero_constant(e: sp.Expr) -> bool:
     return evaluated(e) == 0
 
 
-def evaluated(e: sp.Expr) -> sp.Expr:
+def evaluated(e: sp.Expr, domain: list | None = None) -> sp.Expr:
     """A parsed formula in SymPy's canonical form (every operation evaluated, nothing
     simplified): the form the kernel and the graph compare. Built bottom-up, each operation's
     size checked on its evaluated operands before SymPy computes it, so that y − y + 10¹³ in
     an exponent, or a product of many large powers, is refused rather than computed; an
-    undefined value (1/0, log 0) is invalid."""
+    undefined value (1/0, log 0) is invalid. `domain`, a list, receives the conditions of
+    every root, logarithm and negative power as written (outside sums, whose terms may not be
+    evaluated), which SymPy's evaluation may fold away: √x² is x, defined for x ≥ 0."""
     if not e.args or isinstance(e, (sp.Symbol, sp.Number)):
         return e
     if isinstance(e, (sp.Sum, sp.Derivative)):
-        out = e.func(evaluated(e.args[0]), *e.args[1:])
+        inner = domain if isinstance(e, sp.Derivative) else None
+        out = e.func(evaluated(e.args[0], inner), *e.args[1:])
     elif isinstance(e, sp.Indexed):
-        out = e.base[tuple(evaluated(a) for a in e.indices)]
+        out = e.base[tuple(evaluated(a, domain) for a in e.indices)]
     else:
-        args = [evaluated(a) for a in e.args]
+        args = [evaluated(a, domain) for a in e.args]
         _guard(e, args)
+        if domain is not None:
+            domain.extend(operation_conditions(e.func, args))
         out = e.func(*args)
     if out.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
         raise FormulaError("the formula is undefined (a division by zero, or log 0)", None)

@@ -29,13 +29,23 @@ from derive.kernel.claims import (
     check_bounds,
     check_expr,
 )
-from derive.kernel.definedness import UnknownDomain, conditions, guards
+from derive.kernel.definedness import (
+    DOMAIN_REASON,
+    UnknownDomain,
+    conditions,
+    describe_condition,
+    domain,
+    domain_fact,
+    guards,
+    kinks,
+)
 from derive.kernel.evaluate import NotConcrete
 from derive.kernel.facts import Fact, Relation, hypothesis, positive
 from derive.kernel.interpret import Family, Interpretation, Schema, automatic, confirm, write_out
+from derive.kernel.kinks import NoDerivative
 from derive.kernel.linear import contradicting
-from derive.kernel.normal_form import equal, normal_form
-from derive.kernel.signs import Context
+from derive.kernel.normal_form import equal, normal_form, take_derivatives
+from derive.kernel.signs import NONNEG, NONPOS, Context
 from derive.kernel.timebound import DEFAULT_SECONDS, DecisionTimeout, time_bound
 from derive.kernel.verdict import Decision, Verdict, Witness
 from derive.kernel.witness import satisfies, search_point
@@ -78,8 +88,9 @@ def _prepare_facts(facts) -> tuple[Fact, ...]:
     facts = _check_facts(facts)
     for f in facts:
         check_bounds(f.expr, f"the fact {f.reason!r}")
-    # as written, before renaming: the N of two facts is then one unknown of the elimination
-    order = [f for f in facts if f.relation is not Relation.NONZERO]
+    # as written, before renaming: the N of two facts is then one unknown of the elimination;
+    # a claim's own domain (origin "domain") may be empty without making the facts invalid
+    order = [f for f in facts if f.relation is not Relation.NONZERO and f.origin != "domain"]
     found = contradicting([(f.expr, f.relation is Relation.POSITIVE) for f in order])
     facts = tuple(Fact(rename_bound(f.expr), f.reason, f.relation, f.origin, f.uses)
                   for f in facts)
@@ -104,6 +115,7 @@ def _prepare_facts(facts) -> tuple[Fact, ...]:
 def _signs_contradict(facts: Sequence[Fact]) -> bool:
     """Whether the kernel's sign rules, with the facts, leave some fact's expression no sign
     at all (x·y > 0 with x > 0 and y < 0; −|w| > 0): no point satisfies them all."""
+    facts = [f for f in facts if f.origin != "domain"]
     ctx = Context(tuple(facts))
     return any(ctx.signs(f.expr) == frozenset() for f in facts)
 
@@ -112,16 +124,37 @@ def _renamed(e):
     return e.applyfunc(rename_bound) if isinstance(e, sp.MatrixBase) else rename_bound(e)
 
 
+def domain_facts(lhs: sp.Expr, rhs: sp.Expr, facts: Sequence[Fact]) -> tuple[Fact, ...]:
+    """The conditions of the claim's domain (definedness.domain of both sides and of every
+    fact) as facts a proof may assume: the claim says nothing where they fail. Conditions ≠ 0
+    are the guards; these are the ≥ 0 and > 0 ones (roots, logarithms)."""
+    out: list[Fact] = []
+    seen = set()
+    for e in (lhs, rhs, *(f.expr for f in facts)):
+        for expr, relation in domain(e):
+            if relation is Relation.NONZERO or (expr, relation) in seen:
+                continue
+            seen.add((expr, relation))
+            out.append(domain_fact(expr, relation))
+    return tuple(out)
+
+
 def context(lhs: sp.Expr, rhs: sp.Expr, facts: tuple[Fact, ...]) -> Context:
-    """The facts and the guards of a claim; those with Σ also in normal form (so that a
-    condition met while rewriting Σ matches them)."""
+    """The facts, the domain's conditions and the guards of a claim; those with Σ also in
+    normal form (so that a condition met while rewriting Σ matches them)."""
     raw: list[sp.Expr] = []
-    for side in (lhs, rhs):
+    for side in (lhs, rhs, *(f.expr for f in facts)):
         raw.extend(guards(side))
+    facts = tuple(facts) + domain_facts(lhs, rhs, facts)
     extra_facts = [Fact(nf, f.reason, f.relation, f.origin, f.uses) for f in facts
                    for nf in [_sum_form(f.expr)] if nf is not None]
     extra_guards = [nf for g in raw for nf in [_sum_form(g)] if nf is not None]
     return Context(facts + tuple(extra_facts), tuple(raw) + tuple(extra_guards))
+
+
+def _domain_used(ctx: Context) -> tuple[str, ...]:
+    """The domain's conditions a proof relied on, as `conditions` lists them."""
+    return tuple(sorted(r[len(DOMAIN_REASON):] for r in ctx.used if r.startswith(DOMAIN_REASON)))
 
 
 @lru_cache(maxsize=1024)
@@ -150,41 +183,69 @@ def _prove(lhs, rhs, facts, ctx: Context | None = None
             ctx.discharged |= c.discharged
         return all(ok for ok, *_ in results), rules, bad, ctx
     ctx = ctx if ctx is not None else context(lhs, rhs, facts)
-    zero, rules, nf = equal(lhs, rhs, ctx)
+    try:
+        zero, rules, nf = equal(lhs, rhs, ctx)
+    except NoDerivative:  # at no point of the facts does the claim's derivative exist
+        return True, ["no derivative at a kink"], sp.S.Zero, ctx
     return zero, list(rules), nf, ctx
 
 
 MAX_CASE_SPLITS = 2
-"""Branch arguments whose sign a proof may split on (3 cases each)."""
+"""Expressions whose sign a proof may split on (3 cases each)."""
 
 
-def _branch_arguments(e: sp.Expr) -> list[sp.Expr]:
-    """The expressions whose sign chooses a branch of |·|, sign, Heaviside, max, min or a
-    Piecewise comparison in `e`, outside Σ, derivatives and Subs (where they may be bound)."""
-    out: list[sp.Expr] = []
+def _case_arguments(e: sp.Expr, ctx: Context) -> list[sp.Expr]:
+    """The expressions whose sign would settle a rewrite of `e`, in order, those the context
+    leaves open: the arguments of |·|, sign, Heaviside, max, min and Piecewise comparisons
+    outside Σ and Subs (where they may be bound); the kinks of derivatives; the factors of
+    products under a root, a real power or a logarithm (√(k/m) splits on k and m). Every
+    subexpression is real wherever the claim is defined, so each has one of the three signs."""
+    branches: list[sp.Expr] = []
+    factors: list[sp.Expr] = []
 
     def walk(x):
-        if not isinstance(x, sp.Basic) or x.is_Atom or isinstance(
-                x, (sp.Sum, sp.Derivative, sp.Subs)):
+        if not isinstance(x, sp.Basic) or x.is_Atom or isinstance(x, (sp.Sum, sp.Subs)):
+            return
+        if isinstance(x, sp.Derivative):
+            variables = tuple(v for v, _ in x.variable_count)
+            found = kinks(x.expr, variables) or []
+            branches.extend(k for k in found if k.has(*variables))
             return
         if isinstance(x, (sp.Abs, sp.sign, sp.Heaviside)):
-            out.append(x.args[0])
+            branches.append(x.args[0])
         elif isinstance(x, (sp.Max, sp.Min)) and len(x.args) == 2:
-            out.append(x.args[0] - x.args[1])
+            branches.append(x.args[0] - x.args[1])
         elif isinstance(x, sp.Piecewise):
             for _, cond in x.args:
                 if isinstance(cond, sp.core.relational.Relational):
-                    out.append(cond.lhs - cond.rhs)
+                    branches.append(cond.lhs - cond.rhs)
+        elif (x.is_Pow and not x.exp.is_Integer and x.base.is_Mul) or (
+                isinstance(x, sp.log) and x.args[0].is_Mul):
+            for f in (x.base if x.is_Pow else x.args[0]).args:
+                while f.is_Pow and f.exp.is_Integer and f.exp % 2 == 1:
+                    f = f.base
+                if not f.is_number:
+                    factors.append(f)
         for a in x.args:
             walk(a)
 
     walk(e)
     unique: list[sp.Expr] = []
-    for u in out:
+    for u in branches + factors:
         u = sp.expand(u)
-        if u.free_symbols and not any(u == v or u == -v for v in unique):
+        if not u.free_symbols or any(u == v or u == -v for v in unique):
+            continue
+        s = ctx.signs(u)
+        if s is None or not (s <= NONNEG or s <= NONPOS) or (u in branches and len(s) > 1):
             unique.append(u)
     return unique
+
+
+def _empty(ctx: Context) -> bool:
+    """Whether the context's facts and guards leave no point: some fact's or guard's
+    expression has no sign left (the case contradicts the claim's domain or facts)."""
+    return any(ctx.signs(f.expr) == frozenset() for f in ctx.facts) or any(
+        ctx.signs(g) == frozenset() for g in ctx.guards)
 
 
 def _solve_zero(u: sp.Expr, avoid: frozenset = frozenset()) -> dict | None:
@@ -200,20 +261,26 @@ def _solve_zero(u: sp.Expr, avoid: frozenset = frozenset()) -> dict | None:
     return None
 
 
-def _case_claim(lhs, rhs, facts, case):
+def _case_claim(lhs, rhs, facts, case, rules: set[str] | None = None):
     """(lhs, rhs, facts) in one case: its facts added, and each u = 0 solved for a symbol of u
-    where u is linear in it (None when that value is outside the symbol's domain)."""
+    where u is linear in it (None when that value is outside the symbol's domain). A symbol is
+    given a value inside a derivative or Subs only once the derivatives are taken: replacing y
+    by x in ∂(x·y)/∂x would differentiate x², and a Subs binds its variables."""
     facts = facts + tuple(f for group in case for f in group)
-    # a derivative's variable is not replaced by a value (d|w|/dw at w = 0 is no derivative
-    # "with respect to 0"): that case keeps u = 0 as its facts
-    held = frozenset(v for e in (lhs, rhs, *(f.expr for f in facts))
-                     for d in e.atoms(sp.Derivative) for v in d.variables)
     for group in case:
         if len(group) != 2:
             continue
-        sub = _solve_zero(group[0].expr, held)
+        bound = _bound_symbols((lhs, rhs, *(f.expr for f in facts)))
+        sub = _solve_zero(group[0].expr, bound)
+        if sub is not None and any(v.free_symbols & bound for v in sub.values()):
+            sub = None
         if sub is None:
-            continue
+            sub = _solve_zero(group[0].expr)
+            taken = [_after_derivatives(e, facts, rules) for e in (lhs, rhs)] if sub else [None]
+            if any(t is None for t in taken) or _bound_symbols(
+                    tuple(f.expr for f in facts)):
+                continue  # u = 0 stays as the case's two facts
+            lhs, rhs = taken  # a derivative's variable gets its value once they are taken
         if any(v.is_number and not satisfies(k.assumptions0, v) for k, v in sub.items()):
             return None
         lhs, rhs = lhs.xreplace(sub), rhs.xreplace(sub)
@@ -222,14 +289,32 @@ def _case_claim(lhs, rhs, facts, case):
     return lhs, rhs, facts
 
 
+def _bound_symbols(exprs) -> frozenset:
+    """The variables of every derivative and Subs in `exprs`."""
+    return frozenset(v for e in exprs for d in e.atoms(sp.Derivative, sp.Subs)
+                     for v in d.variables)
+
+
+def _after_derivatives(e: sp.Expr, facts: tuple[Fact, ...],
+                       rules: set[str] | None = None) -> sp.Expr | None:
+    """`e` with its derivatives taken under the facts (NoDerivative where none exists); None
+    when one is left untaken or one of an undefined function remains (its variable could not
+    then be given a value)."""
+    ctx = context(e, e, facts)
+    taken = take_derivatives(e, ctx, rules if rules is not None else set())
+    return None if taken.atoms(sp.Derivative, sp.Subs) else taken
+
+
 def _prove_by_cases(lhs, rhs, facts) -> tuple[list[str], Context] | None:
-    """A proof in cases: for the first branch arguments u whose sign the facts leave open,
-    the claim proved under u > 0, u < 0 and u = 0 each (cases the facts rule out are empty)."""
-    base = Context(facts)
-    open_args = [u for u in _branch_arguments(lhs - rhs)
-                 if (s := base.signs(u)) is None or len(s) > 1][:MAX_CASE_SPLITS]
+    """A proof in cases: for the first expressions u whose sign the claim's facts and domain
+    leave open (`_case_arguments`), the claim proved under u > 0, u < 0 and u = 0 each. A case
+    that contradicts the facts or the domain is empty, and so is one at whose every point a
+    derivative of the claim does not exist."""
+    whole = context(lhs, rhs, facts)
+    open_args = _case_arguments(lhs - rhs, whole)[:MAX_CASE_SPLITS]
     if not open_args:
         return None
+    known = tuple(facts) + domain_facts(lhs, rhs, facts)
     rules: set[str] = set()
     merged = Context(facts)
     cases = [[]]
@@ -240,13 +325,22 @@ def _prove_by_cases(lhs, rhs, facts) -> tuple[list[str], Context] | None:
             (positive(-u, f"case {what} < 0"),),
             (hypothesis(u, f"case {what} = 0"), hypothesis(-u, f"case {what} = 0")))]
     for case in cases:
-        claim = _case_claim(lhs, rhs, facts, case)
-        if claim is None:
+        extra = tuple(f for group in case for f in group)
+        if _empty(Context(known + extra, whole.guards)):
             continue  # no point of the domain is in this case
-        ctx = context(*claim)
-        if any(ctx.signs(u) == frozenset() for u in open_args):
-            continue  # the facts rule this case out
-        zero, case_rules, _ = equal(claim[0], claim[1], ctx)
+        case_rules: set[str] = set()
+        try:
+            claim = _case_claim(lhs, rhs, known, case, case_rules)
+            if claim is None:
+                continue
+            ctx = context(*claim)
+            if _empty(ctx):
+                continue
+            zero, more, _ = equal(claim[0], claim[1], ctx)
+        except NoDerivative:
+            rules.add("no derivative at a kink")
+            continue
+        case_rules |= set(more)
         if not zero:
             return None
         rules |= set(case_rules)
@@ -328,10 +422,11 @@ def decide(
                 cases = _prove_by_cases(lhs, rhs, facts)
                 if cases is not None:
                     zero, rules, ctx = True, cases[0], cases[1]
-            used = tuple(f.reason for f in facts if f.reason in ctx.used)
+            used = tuple(f.reason for f in facts if f.reason in ctx.used and f.origin != "domain")
             if zero:
                 return Decision(Verdict.PROVED, " → ".join(rules), rules=tuple(rules),
-                                facts=used, conditions=tuple(sorted(ctx.discharged)))
+                                facts=used, conditions=tuple(sorted(ctx.discharged))
+                                + _domain_used(ctx))
             if search:
                 found = _refute(lhs, rhs, facts, deadline, family)
                 if found is not None:
@@ -393,11 +488,11 @@ def _link(a, b, facts, claim: Context, seconds, last: bool) -> Decision:
                 missing = _undefined_somewhere(b, ctx)
                 if missing is not None:
                     return Decision(Verdict.UNKNOWN, "definedness",
-                                    detail=f"this step needs {missing} ≠ 0, which the claim's "
+                                    detail=f"this step needs {missing}, which the claim's "
                                            f"assumptions do not give")
-            used = tuple(f.reason for f in facts if f.reason in ctx.used)
+            used = tuple(f.reason for f in facts if f.reason in ctx.used and f.origin != "domain")
             return Decision(Verdict.PROVED, " → ".join(rules), rules=tuple(rules), facts=used,
-                            conditions=tuple(sorted(ctx.discharged)))
+                            conditions=tuple(sorted(ctx.discharged)) + _domain_used(ctx))
     except DecisionTimeout as exc:
         return Decision(Verdict.UNKNOWN, "time bound", detail=str(exc))
     except Exception as exc:  # noqa: BLE001
@@ -411,9 +506,9 @@ def _undefined_somewhere(e: sp.Expr, ctx: Context) -> str | None:
         conds = conditions(e)
     except UnknownDomain as exc:
         return str(exc)
-    for c in conds:
-        if not ctx.nonzero(c):
-            return sp.sstr(c)
+    for c, relation in conds:
+        if not ctx.holds(c, relation):
+            return describe_condition(c, relation)
     return None
 
 

@@ -1,10 +1,16 @@
-"""Where an expression is defined: the expressions that must be nonzero for it to have a value.
+"""Where an expression is defined: the kernel's one semantics.
 
-The kernel's semantics: a claim lhs = rhs is *proved* when the two sides are equal at every point
-of the symbols' domains, satisfying the facts, at which both sides are defined. A rewrite may
-therefore not turn an expression that is defined at a point into one that is not (the normal form
-would then say nothing there); each rewrite that could records the conditions under which it is
-an identity, and a proof must discharge them.
+A point belongs to the domain of an expression when EVERY subexpression it evaluates has a
+finite real value there: u^r needs u ≠ 0 for a negative integer r and, for a non-integer r,
+u > 0 (or u = 0 with r > 0); log u needs u > 0; Mod(a, b) needs b ≠ 0; a derivative needs a
+differentiable point. Piecewise branches and Σ summands are evaluated lazily (only the chosen
+branch, only the terms of a non-empty range).
+
+A claim lhs = rhs is true when the sides are equal at every point of the symbols' domains that
+satisfies the facts and belongs to the domain of both sides. So the domain's conditions are
+facts a proof may assume (`domain`), a rewrite must keep every point of the claim's domain in
+the domain of what it writes (`conditions`), and a witness must be a point of the domain
+(`value_if_defined`).
 """
 
 from __future__ import annotations
@@ -12,30 +18,172 @@ from __future__ import annotations
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
+from derive.kernel.facts import Fact, Relation
+
 TOTAL_FUNCTIONS = (sp.exp, sp.sin, sp.cos, sp.Abs, sp.Max, sp.Min, sp.sign, sp.Heaviside,
                    sp.floor, sp.ceiling, sp.re, sp.im, sp.KroneckerDelta, sp.DiracDelta)
-"""Functions with a value at every real (or complex) argument."""
+"""Functions with a real value at every real argument."""
+
+NONNEGATIVE, POSITIVE, NONZERO = Relation.NONNEGATIVE, Relation.POSITIVE, Relation.NONZERO
+
+Condition = tuple[sp.Expr, Relation]
+"""`expr ≥ 0`, `expr > 0` or `expr ≠ 0`."""
+
+
+def describe_condition(expr: sp.Expr, relation: Relation, listed: bool = False) -> str:
+    """`x ≥ 0`, `x > 0`, `x ≠ 0` for messages; `listed`: as a decision's `conditions` list
+    them, where a condition ≠ 0 is its expression alone."""
+    if listed and relation is NONZERO:
+        return sp.sstr(expr)
+    symbol = {NONNEGATIVE: "≥", POSITIVE: ">", NONZERO: "≠"}[relation]
+    return f"{sp.sstr(expr)} {symbol} 0"
+
+
+DOMAIN_REASON = "where the claim is defined: "
+"""How a fact of a claim's domain is named (a decision lists those it used in `conditions`)."""
+
+
+def domain_fact(expr: sp.Expr, relation: Relation) -> Fact:
+    """A condition of a claim's domain as a fact a proof may assume and a witness must meet
+    (origin "domain": not one of the statement's own facts)."""
+    return Fact(expr, DOMAIN_REASON + describe_condition(expr, relation), relation, "domain")
 
 
 class UnknownDomain(ValueError):
     """An expression with a function whose domain the kernel does not model (tan, Γ, …)."""
 
 
-def conditions(e: sp.Expr) -> list[sp.Expr]:
-    """Expressions that must all be nonzero for `e` to be defined (a superset is fine: more
-    conditions only make the kernel prove less). Raises UnknownDomain."""
-    out: list[sp.Expr] = []
+# --------------------------------------------------------------------------- powers
+
+def power_condition(base: sp.Expr, exp: sp.Expr) -> Condition | None:
+    """What `base` must satisfy for base^exp to be real, when one condition says it: a negative
+    integer exponent needs base ≠ 0; a non-integer one base ≥ 0 (base > 0 if it is negative).
+    None when nothing is needed (a nonnegative integer exponent) or when the condition is a
+    disjunction (a symbolic exponent that may or may not be an integer: base > 0, or base < 0
+    with an integer exponent)."""
+    if exp.is_Integer:
+        return (base, NONZERO) if exp < 0 else None
+    integer = exp.is_integer
+    if integer is True:
+        return (base, NONZERO) if exp.is_negative else None
+    if integer is False or (exp.is_Rational and not exp.is_Integer):
+        return (base, POSITIVE) if exp.is_positive is not True else (base, NONNEGATIVE)
+    return None
+
+
+def _simplest(expr: sp.Expr, relation: Relation) -> Condition | None:
+    """The same condition, where the power is defined, on its base: u^(odd n) has the sign of
+    u (and u ≠ 0 for n < 0); u^(even n) ≥ 0 always holds and u^(even n) > 0 is u ≠ 0; u^r
+    for a non-integer r is ≥ 0, > 0 exactly where u > 0, and ≠ 0 where u ≠ 0. None for a
+    condition that always holds."""
+    while expr.is_Pow and expr.exp.is_Rational:
+        n, base = expr.exp, expr.base
+        if n.is_Integer and n % 2 == 1:
+            if n < 0 and relation is NONNEGATIVE:
+                relation = POSITIVE
+            expr = base
+        elif relation is NONNEGATIVE:
+            return None
+        elif n.is_Integer:
+            expr, relation = base, NONZERO
+        else:
+            expr = base
+    if expr.is_Rational and relation.holds(expr):
+        return None
+    return expr, relation
+
+
+# --------------------------------------------------------------------------- the domain
+
+def domain(e: sp.Basic) -> list[Condition]:
+    """Conditions that hold wherever `e` is defined: one per root, logarithm, negative power
+    and Mod evaluated whenever `e` is (outside Σ summands and Piecewise branches, which may be
+    skipped; inside a derivative and at the point of a Subs)."""
+    out: list[Condition] = []
+    for entry in (e if isinstance(e, sp.MatrixBase) else (e,)):
+        _domain(entry, out)
+    unique: list[Condition] = []
+    for c in out:
+        if c not in unique:
+            unique.append(c)
+    return unique
+
+
+def _domain(e: sp.Basic, out: list[Condition]) -> None:
+    if not isinstance(e, sp.Basic) or isinstance(e, sp.Symbol):
+        return
+    if isinstance(e, sp.Indexed):
+        for i in e.indices:
+            _domain(i, out)
+        return
+    if e.is_Atom or isinstance(e, (sp.Piecewise, sp.Tuple)):
+        return
+    if isinstance(e, sp.Sum):
+        for _, a, b in e.limits:
+            _domain(a, out)
+            _domain(b, out)
+        return
+    if isinstance(e, sp.Subs):  # the conditions of the expression, at the point
+        inner: list[Condition] = []
+        _domain(e.expr, inner)
+        sub = dict(zip(e.variables, e.point))
+        for expr, rel in inner:
+            found = _simplest(expr.xreplace(sub), rel)
+            if found is not None:
+                out.append(found)
+        for p in e.point:
+            _domain(p, out)
+        return
+    if isinstance(e, sp.Derivative):  # taken at a point where its expression is defined
+        _domain(e.expr, out)
+        return
+    for a in e.args:
+        _domain(a, out)
+    out.extend(operation_conditions(e.func, e.args))
+
+
+def operation_conditions(func, args) -> list[Condition]:
+    """What the operands of one operation must satisfy for it to be defined (simplified):
+    base^exp as `power_condition` says, log u needs u > 0, Mod(a, b) needs b ≠ 0. Also for a
+    formula's operations before SymPy evaluates them (√x² is x to SymPy, defined for x ≥ 0
+    as written)."""
+    if func is sp.Pow:
+        found = power_condition(*args)
+    elif func is sp.log:
+        found = (args[0], POSITIVE)
+    elif func is sp.Mod:
+        found = (args[1], NONZERO)
+    else:
+        return []
+    simplest = None if found is None else _simplest(*found)
+    return [] if simplest is None else [simplest]
+
+
+def guards(e: sp.Expr) -> list[sp.Expr]:
+    """Expressions that are nonzero wherever `e` is defined (its domain's conditions ≠ 0 and
+    > 0): the bases of its negative powers and the arguments of its logarithms, outside any Σ
+    summand or Piecewise branch."""
+    return [expr for expr, rel in domain(e) if rel is not NONNEGATIVE]
+
+
+# --------------------------------------------------------------------------- rewriting
+
+def conditions(e: sp.Expr) -> list[Condition]:
+    """Conditions that together make `e` defined (a superset is fine: more conditions only
+    make the kernel prove less), Σ summands and Piecewise branches included. Raises
+    UnknownDomain for a function whose domain the kernel does not model."""
+    out: list[Condition] = []
     for entry in (e if isinstance(e, sp.MatrixBase) else (e,)):
         _collect(entry, out)
     return out
 
 
-def _collect(e: sp.Basic, out: list[sp.Expr]) -> None:
+def _collect(e: sp.Basic, out: list[Condition]) -> None:
     from derive.kernel.sums import is_prefix
 
     if e.is_Atom or isinstance(e, (sp.Symbol, sp.Indexed, sp.Idx)):
-        if e in (sp.zoo, sp.nan, sp.oo, -sp.oo):
-            out.append(sp.S.Zero)
+        if e in (sp.zoo, sp.nan, sp.oo, -sp.oo) or (e.is_number and e.is_extended_real is False):
+            out.append((sp.S.Zero, NONZERO))
         if isinstance(e, sp.Indexed):
             for i in e.indices:
                 _collect(i, out)
@@ -43,17 +191,21 @@ def _collect(e: sp.Basic, out: list[sp.Expr]) -> None:
     if e.is_Pow:
         _collect(e.base, out)
         _collect(e.exp, out)
-        if not (e.exp.is_Rational and e.exp >= 0):
-            out.append(e.base)
+        if not (e.exp.is_Integer and e.exp >= 0) and e.exp.is_nonnegative is not True or \
+                e.exp.is_integer is not True:
+            found = power_condition(e.base, e.exp)
+            if found is None:  # a disjunction: a nonzero base (integer exponent) or a
+                found = (e.base, NONZERO if e.exp.is_integer else POSITIVE)  # positive one
+            out.append(found)
         return
     if isinstance(e, sp.log):
         _collect(e.args[0], out)
-        out.append(e.args[0])
+        out.append((e.args[0], POSITIVE))
         return
     if isinstance(e, sp.Mod):
         _collect(e.args[0], out)
         _collect(e.args[1], out)
-        out.append(e.args[1])
+        out.append((e.args[1], NONZERO))
         return
     if isinstance(e, sp.Piecewise):
         for value, cond in e.args:
@@ -72,10 +224,10 @@ def _collect(e: sp.Basic, out: list[sp.Expr]) -> None:
         _collect(e.expr, out)
         return
     if isinstance(e, sp.Subs):  # the conditions of the expression, at the point
-        inner: list[sp.Expr] = []
+        inner: list[Condition] = []
         _collect(e.expr, inner)
         sub = dict(zip(e.variables, e.point))
-        out.extend(c.xreplace(sub) for c in inner)
+        out.extend((c.xreplace(sub), rel) for c, rel in inner)
         for p in e.point:
             _collect(p, out)
         return
@@ -88,41 +240,6 @@ def _collect(e: sp.Basic, out: list[sp.Expr]) -> None:
             _collect(a, out)
         return
     raise UnknownDomain(f"{type(e).__name__} has a domain the kernel does not model")
-
-
-def guards(e: sp.Expr) -> list[sp.Expr]:
-    """Expressions that are nonzero wherever `e` is defined: the bases of its negative powers
-    and the arguments of its logarithms, outside any Σ summand or Piecewise branch (those may be
-    skipped, so they guard nothing)."""
-    out: list[sp.Expr] = []
-    for entry in (e if isinstance(e, sp.MatrixBase) else (e,)):
-        _guards(entry, out)
-    return out
-
-
-def _guards(e: sp.Basic, out: list[sp.Expr]) -> None:
-    if e.is_Atom or isinstance(e, (sp.Symbol, sp.Indexed)):
-        return
-    if isinstance(e, sp.Piecewise):
-        return
-    if isinstance(e, sp.Subs):  # its variables are bound: only the point is the claim's
-        for p in e.point:
-            _guards(p, out)
-        return
-    if isinstance(e, sp.Sum):
-        for _, a, b in e.limits:
-            _guards(a, out)
-            _guards(b, out)
-        return
-    if e.is_Pow and (e.exp.is_negative is True):
-        out.append(e.base)
-    if isinstance(e, sp.log):
-        out.append(e.args[0])
-    if isinstance(e, sp.Mod):
-        out.append(e.args[1])
-    for a in e.args:
-        if isinstance(a, sp.Basic) and not isinstance(a, sp.Tuple):
-            _guards(a, out)
 
 
 SMOOTH_FUNCTIONS = (sp.exp, sp.sin, sp.cos)
@@ -172,15 +289,17 @@ def kinks(e: sp.Expr, variables: tuple[sp.Symbol, ...]) -> list[sp.Expr] | None:
     return out
 
 
+# --------------------------------------------------------------------------- at a point
+
 def defined_at(e: sp.Basic, point: dict) -> bool:
-    """Whether `e` is defined at `point` by the kernel's own rules (no division by zero, no
-    logarithm of 0, no function with an unmodelled domain, Piecewise branches taken lazily),
-    rather than by what SymPy's automatic simplification leaves after substitution
-    (0·lowergamma(0, 1) becomes 0 there, though lowergamma(0, 1) has no value)."""
+    """Whether `e` is defined at `point` by the kernel's own rules (every subexpression finite
+    and real, no function with an unmodelled domain, Piecewise branches taken lazily), rather
+    than by what SymPy's automatic simplification leaves after substitution (0·lowergamma(0, 1)
+    becomes 0 there, √−2·√−2 becomes −2)."""
     return value_if_defined(e, point) is not None
 
 
-def value_if_defined(e: sp.Basic, point: dict, memo: dict | None = None):
+def value_if_defined(e: sp.Expr, point: dict, memo: dict | None = None):
     """The value of `e` at `point`, computed node by node once, or None where it is undefined
     by the rules of `defined_at`."""
     memo = {} if memo is None else memo
@@ -191,13 +310,45 @@ def value_if_defined(e: sp.Basic, point: dict, memo: dict | None = None):
     return out
 
 
+def _sign(value) -> int | None:
+    from derive.kernel.exact import exact_sign
+
+    return exact_sign(value)
+
+
+def real_power(base: sp.Expr, exp: sp.Expr) -> bool:
+    """Whether base^exp of two real numbers is a finite real number (principal value)."""
+    if exp.is_Rational:
+        integer = exp.is_Integer
+    else:
+        integer = exp.is_integer
+        if integer is None:
+            return False
+    if integer:
+        return exp >= 0 or _sign(base) not in (0, None)
+    s = _sign(base)
+    if s == 1:
+        return True
+    return s == 0 and _sign(exp) == 1
+
+
+def _real_number(v) -> bool:
+    if v.is_Rational:
+        return True
+    return v.is_number and v.is_extended_real is True and not v.has(
+        sp.zoo, sp.nan, sp.oo, -sp.oo)
+
+
 def _value(e, point, memo):
     if not isinstance(e, sp.Basic):
         return e
     if isinstance(e, sp.Symbol):
-        return point.get(e, e)
+        v = point.get(e, e)
+        return sp.Integer(v) if type(v) is int else v
     if e.is_Atom or isinstance(e, sp.Idx):
-        return None if e in (sp.zoo, sp.nan, sp.oo, -sp.oo) else e
+        if e in (sp.zoo, sp.nan, sp.oo, -sp.oo) or (e.is_number and not _real_number(e)):
+            return None
+        return e
     if isinstance(e, sp.Piecewise):
         for value, cond in e.args:
             c = cond.xreplace(point) if cond not in (sp.true, sp.false) else cond
@@ -217,14 +368,19 @@ def _value(e, point, memo):
     args = [value_if_defined(a, point, memo) for a in e.args]
     if any(a is None for a in args):
         return None
+    concrete = all(isinstance(a, sp.Expr) and a.is_number for a in args)
     if e.is_Pow:
         base, exp = args
-        if not (exp.is_Rational and exp >= 0) and (not base.is_number
-                                                   or base.is_zero is not False):
-            return None
-    if isinstance(e, sp.log) and not (args[0].is_number and args[0].is_zero is False):
+        if concrete:
+            if not real_power(base, exp):
+                return None
+        elif not (exp.is_Integer and exp >= 0):
+            return None  # not settled at this point
+    if isinstance(e, sp.log) and not (concrete and _sign(args[0]) == 1):
         return None
-    if isinstance(e, sp.Mod) and not (args[1].is_number and args[1].is_zero is False):
+    if isinstance(e, sp.Mod) and not (concrete and _sign(args[1]) in (-1, 1)):
         return None
     out = e.func(*args)
-    return None if out.has(sp.zoo, sp.nan) else out
+    if out.has(sp.zoo, sp.nan) or (out.is_number and not _real_number(out)):
+        return None
+    return out

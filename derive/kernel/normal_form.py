@@ -25,7 +25,8 @@ from sympy.core.function import AppliedUndef
 from derive.kernel.algebra import rational_zero
 from derive.kernel.branches import resolve_branches
 from derive.kernel.definedness import kinks
-from derive.kernel.signs import Context
+from derive.kernel.kinks import derivative_at_kink, same_up_to_sign
+from derive.kernel.signs import ZERO, Context
 from derive.kernel.sums import canon_args, relate_offsets, split_powers, sums_normal_form
 
 
@@ -50,10 +51,21 @@ def take_derivatives(e: sp.Expr, ctx: Context, rules: set[str]) -> sp.Expr:
         if not all(isinstance(v, sp.Symbol) for v in variables):
             return e  # with respect to f(x), say: not taken
         found = kinks(e.expr, variables)
-        if found is not None:  # a kink's expression may itself hold branches the facts choose
-            found = [resolve_branches(k, ctx) for k in found]
-        if found is None or not all(ctx.nonzero(k) for k in found):
+        if found is None:
             return e
+        # a kink's expression may itself hold branches the facts choose
+        found = [resolve_branches(k, ctx) for k in found]
+        away = [k for k in found if ctx.nonzero(k)]
+        at = [k for k in found if k not in away]
+        if at:
+            zero = at[0]
+            if ctx.signs(zero) != ZERO or any(not same_up_to_sign(k, zero) for k in at):
+                return e  # a kink the context leaves open, or two at once
+            out = derivative_at_kink(e, zero, ctx, rules, take_derivatives)
+            if out is None:
+                return e
+            ctx.discharged.update(sp.sstr(k) for k in away)
+            return out
         ctx.discharged.update(sp.sstr(k) for k in found)
         done = e.doit(deep=False)
         rules.add("sympy.diff")
@@ -105,25 +117,97 @@ def normal_form(e: sp.Expr, ctx: Context | None = None) -> tuple[sp.Expr, tuple[
     return nf, tuple(sorted(rules))
 
 
+def _signed_factors(factors, ctx: Context, strict: bool) -> list[tuple] | None:
+    """The factors as pairs (g, n) with factor = ±gⁿ and g ≥ 0 (g > 0 when `strict`): a
+    factor u ≤ 0 is written (−u)¹, an odd power uⁿ of u ≤ 0 as (−u)ⁿ; when every factor has a
+    known sign and an even number of them is negative, so that the product is Π gⁿ. None
+    otherwise."""
+    def known(e):
+        return ctx.positive(e) if strict else ctx.nonnegative(e)
+
+    out, flips = [], 0
+    for f in factors:
+        b, n = (f.base, f.exp) if f.is_Pow and f.exp.is_Integer else (f, sp.S.One)
+        if known(b):
+            out.append((b, n))
+        elif known(-b) and n % 2 == 1:
+            flips += 1
+            out.append((-b, n))
+        elif known(f):
+            out.append((f, sp.S.One))
+        elif known(-f):
+            flips += 1
+            out.append((-f, sp.S.One))
+        else:
+            return None
+    return out if flips % 2 == 0 else None
+
+
+MAX_FACTORED_TERMS = 12
+"""A sum under a root or a logarithm is factored (x² − 1 = (x − 1)(x + 1)) up to this size."""
+
+
+def _factored(e: sp.Expr) -> sp.Expr:
+    """A polynomial in plain symbols as a product of its factors over ℚ (itself otherwise)."""
+    if not e.is_Add or len(e.args) > MAX_FACTORED_TERMS or not e.free_symbols or e.atoms(
+            sp.Function, sp.Sum, sp.Indexed, sp.Derivative) or any(
+            p.exp.is_Integer is False or p.exp.is_negative for p in e.atoms(sp.Pow)):
+        return e
+    try:
+        out = sp.factor(e)
+    except Exception:  # noqa: BLE001 — not factored: the rule does not apply
+        return e
+    return out if out.is_Mul else e
+
+
 def elementary(e: sp.Expr, ctx: Context, rules: set[str]) -> sp.Expr:
-    """Logarithms and roots split where the signs allow: log(a·b) = log a + log b and
-    log(aʳ) = r·log a for a, b > 0 and real r; (a·b)ʳ = aʳ·bʳ for a, b ≥ 0 and rational r."""
+    """Logarithms, roots and real powers rewritten where the claim's domain and facts allow,
+    each an identity at every point where the expression it rewrites is defined:
+    log(a·b) = log a + log b for a, b > 0 (or both < 0, as −a, −b) and log(aʳ) = r·log a for
+    a > 0; (a·b)ʳ = aʳ·bʳ for a, b ≥ 0 (or both ≤ 0) and real r; (aⁿ)ʳ = a^(n·r) for a ≥ 0;
+    aᵖ·a^q = a^(p+q) (where both factors are real, so is their product's power)."""
     def log_rule(x):
-        arg = x.args[0]
-        if arg.is_Mul and all(ctx.positive(f) for f in arg.args):
-            rules.add("logarithms of positive factors")
-            return sp.Add(*[log_rule(sp.log(f)) for f in arg.args])
+        arg = _factored(x.args[0])
+        if arg.is_Mul:
+            parts = _signed_factors(arg.args, ctx, strict=True)
+            parts = [(g, n) for g, n in parts or () if g != 1]
+            if parts and not (len(parts) == 1 and sp.log(parts[0][0]) == x):
+                rules.add("logarithms of positive factors")
+                logs = [(sp.log(g), n) for g, n in parts]
+                return sp.Add(*[n * (log_rule(lg) if isinstance(lg, sp.log) else lg)
+                                for lg, n in logs])
         if arg.is_Pow and ctx.positive(arg.base) and ctx.signs(arg.exp) is not None:
             rules.add("logarithms of positive factors")
             return arg.exp * log_rule(sp.log(arg.base))
         return x
 
-    def root_rule(x):
-        if x.base.is_Mul and x.exp.is_Rational and not x.exp.is_Integer and all(
-                ctx.nonnegative(f) for f in x.base.args):
-            rules.add("roots of nonnegative factors")
-            return sp.Mul(*[f**x.exp for f in x.base.args])
+    def pow_rule(x):
+        base, r = _factored(x.base), x.exp
+        if r.is_Integer:
+            return x
+        if base.is_Mul:
+            parts = _signed_factors(base.args, ctx, strict=False)
+            if parts is not None:
+                out = sp.Mul(*[g ** (n * r) for g, n in parts])
+                if out != x:
+                    rules.add("roots of nonnegative factors")
+                return out
+        if base.is_Pow and ctx.nonnegative(base.base):
+            rules.add("powers of nonnegative bases")
+            out = base.base ** (base.exp * r)
+            return pow_rule(out) if out.is_Pow else out
         return x
+
+    def combine(x):
+        """aᵖ·a^q·… → a^(p+q+…) for the factors of one Mul with a symbolic exponent."""
+        groups: dict = {}
+        for f in x.args:
+            b, p = (f.base, f.exp) if f.is_Pow else (f, sp.S.One)
+            groups.setdefault(b, []).append(p)
+        if all(len(ps) == 1 for ps in groups.values()):
+            return x
+        rules.add("powers of one base combined")
+        return sp.Mul(*[b ** sp.Add(*ps) for b, ps in groups.items()])
 
     def walk(x):
         if not isinstance(x, sp.Basic) or x.is_Atom or not x.args or isinstance(x, sp.Subs):
@@ -133,8 +217,11 @@ def elementary(e: sp.Expr, ctx: Context, rules: set[str]) -> sp.Expr:
             x = x.func(*args)
         if isinstance(x, sp.log):
             return log_rule(x)
-        if x.is_Pow and x.base.is_Mul:
-            return root_rule(x)
+        if x.is_Pow and (x.base.is_Mul or x.base.is_Pow or x.base.is_Add) and not \
+                x.exp.is_Integer:
+            return pow_rule(x)
+        if x.is_Mul and any(f.is_Pow and not f.exp.is_Number for f in x.args):
+            return combine(x)
         return x
 
     return walk(e) if e.has(sp.log, sp.Pow) else e

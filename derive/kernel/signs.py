@@ -28,10 +28,12 @@ NONNEG, NONPOS, NONZERO = frozenset({0, 1}), frozenset({-1, 0}), frozenset({-1, 
 
 
 def _flag_signs(e) -> frozenset[int] | None:
-    """Signs from declared assumptions (a symbol, an undefined function, an indexed base)."""
+    """Signs from declared assumptions (a symbol, an undefined function, an indexed base).
+    Every value of the domain is real, so a symbol declared nothing takes any sign; one
+    declared not real has no value (None)."""
     if e.is_zero:
         return ZERO
-    if e.is_real is not True:
+    if e.is_real is False or e.is_extended_real is False:
         return None
     if e.is_positive:
         return POS
@@ -149,6 +151,17 @@ class Context:
         s = self.signs(e)
         return s is not None and s <= POS
 
+    def holds(self, e: sp.Expr, relation) -> bool:
+        """Whether `e ≥ 0`, `e > 0` or `e ≠ 0` (a Relation) holds wherever the claim is
+        defined."""
+        from derive.kernel.facts import Relation
+
+        if relation is Relation.NONZERO:
+            return self.nonzero(e)
+        if relation is Relation.POSITIVE:
+            return self.positive(e) or (self.nonnegative(e) and self.nonzero(e))
+        return self.nonnegative(e)
+
     def nonzero(self, e: sp.Expr) -> bool:
         """e ≠ 0 wherever the claim's sides are defined: by its signs, a fact or a guard, or
         because every factor of it is nonzero."""
@@ -157,10 +170,8 @@ class Context:
             return True
         if self._is_guard(e):
             return True
-        if e.is_Mul or e.is_Pow:
+        if e.is_Mul or e.is_Pow:  # a real power of a nonzero base is nonzero
             factors = e.args if e.is_Mul else (e.base,)
-            if e.is_Pow and not (e.exp.is_Rational and e.exp > 0):
-                return False
             return all(self.nonzero(f) for f in factors)
         if (e.is_Add and len(e.args) <= 12 and e.free_symbols
                 and not e.atoms(sp.Function, sp.Sum, sp.Indexed)):
@@ -203,12 +214,12 @@ class Context:
         if e.is_number:
             return structural
         from_facts = self._from_facts(e)
-        if from_facts is None:
-            if structural is not None and 0 in structural and self._is_guard(e):
-                return structural - ZERO
-            return structural
         # an empty set: the facts contradict the assumptions (no point has such a value)
-        return from_facts if structural is None else structural & from_facts
+        out = structural if from_facts is None else (
+            from_facts if structural is None else structural & from_facts)
+        if out is not None and 0 in out and self._is_guard(e):
+            out = out - ZERO
+        return out
 
     def _structural(self, e: sp.Expr) -> frozenset[int] | None:
         from derive.kernel.sums import is_prefix
@@ -233,8 +244,8 @@ class Context:
             return self._pow(e.base, e.exp)
         if isinstance(e, sp.exp):
             return POS if self.signs(e.args[0]) is not None else None
-        if isinstance(e, sp.log):
-            return ALL if self.signs(e.args[0]) == POS else None
+        if isinstance(e, sp.log):  # defined for u > 0 only, where it has the sign of u − 1
+            return self.signs(e.args[0] - 1) or ALL
         if isinstance(e, sp.Abs):
             s = self.signs(e.args[0])
             return POS if (s is not None and 0 not in s) or self.nonzero(e.args[0]) else NONNEG
@@ -265,24 +276,35 @@ class Context:
             if term is None or count is None:
                 return None
             return _count_sum(term, count)
+        if isinstance(e, (sp.sin, sp.cos, sp.floor, sp.ceiling)):
+            return ALL if self.signs(e.args[0]) is not None else None
         return None
 
     def _pow(self, base: sp.Expr, exp: sp.Expr) -> frozenset[int] | None:
+        """Signs of base^exp wherever it is defined (real): an integer power by parity; a
+        non-integer one only of base ≥ 0 (base > 0 for a negative exponent), so ≥ 0."""
         sb = self.signs(base)
+        if sb is None:
+            return None
         if exp.is_Integer:
             n = int(exp)
             if n == 0:
                 return POS
-            if sb is None:
-                return None
             s = sb if n > 0 else sb - ZERO
             if n % 2 == 0:
                 return frozenset({x * x for x in s})
             return s
-        if exp.is_Rational:
-            if sb is None or not sb <= NONNEG:
-                return None
-            return sb if exp > 0 else sb - ZERO
-        if sb == POS and self.signs(exp) is not None:
+        if self.signs(exp) is None:
+            return None
+        integer = exp.is_integer
+        if integer is not True and (exp.is_Rational or integer is False):
+            s = (sb & NONNEG) or NONNEG
+            return s - ZERO if exp.is_negative else s
+        if sb <= POS:
             return POS
-        return None
+        if sb <= NONNEG:
+            return NONNEG
+        if integer is True:  # a negative base to an integer power: either sign
+            return ALL - ZERO if 0 not in sb or exp.is_negative else ALL
+        # a negative base needs an integer exponent there: either sign
+        return ALL - ZERO if 0 not in sb else ALL

@@ -23,7 +23,7 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from derive.kernel.algebra import expand, rational_zero
-from derive.kernel.definedness import UnknownDomain, conditions
+from derive.kernel.definedness import UnknownDomain, conditions, describe_condition
 
 MAX_OFFSET = 64
 """P_g(a + m) is related to P_g(a) only for |m| up to this (each step adds a term)."""
@@ -163,10 +163,10 @@ def _defined(c: sp.Expr, ctx) -> bool:
         conds = conditions(c)
     except UnknownDomain:
         return False
-    for cond in conds:
-        if not ctx.nonzero(cond):
+    for cond, relation in conds:
+        if not ctx.holds(cond, relation):
             return False
-        ctx.discharged.add(sp.sstr(cond))
+        ctx.discharged.add(describe_condition(cond, relation, listed=True))
     return True
 
 
@@ -290,11 +290,11 @@ def antidifference(g: sp.Expr, i: sp.Symbol, ctx, rules: set[str]) -> sp.Lambda 
             conds = conditions(F)
         except UnknownDomain:
             continue
-        if any(c.has(_M) for c in conds) or not all(ctx.nonzero(c) for c in conds):
+        if any(c.has(_M) for c, _ in conds) or not all(ctx.holds(*c) for c in conds):
             continue
         check = split_powers(F - F.xreplace({_M: _M - 1}) - gm, ctx)
         if rational_zero(check):
-            ctx.discharged.update(sp.sstr(c) for c in conds)
+            ctx.discharged.update(describe_condition(*c, listed=True) for c in conds)
             rules.add("closed-form Σ (checked antidifference)")
             return sp.Lambda(_M, F)
     return None

@@ -1,0 +1,148 @@
+"""Derivatives at a kink: where they exist, what they are, and where they do not exist.
+
+At a point p where a kink's argument u is 0 (|u|, max/min of two arguments a − b = ±u), the
+expression E agrees with E₊ (its branches for u > 0) wherever u ≥ 0 and with E₋ wherever u ≤ 0,
+and E₊(p) = E₋(p) = E(p) since those branches meet at u = 0. So:
+- if ∂E₊/∂x = ∂E₋/∂x at p, E is differentiable at p with that derivative (d(x|x|)/dx = 0 at 0);
+- if they differ and ∂u/∂x ≠ 0 at p, the two one-sided derivatives differ: no derivative at p,
+  so p is not in the domain of a claim that takes it (d|x|/dx at 0).
+The base u of a non-integer power (√u) at u = 0 with ∂u/∂x ≠ 0 has no derivative either: E is
+undefined on the side where u < 0.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+from sympy.core.function import AppliedUndef
+
+from derive.kernel.signs import Context
+
+
+class NoDerivative(Exception):
+    """At every point of the context, a derivative of the claim does not exist there: those
+    points are outside the claim's domain."""
+
+    def __init__(self, what: str):
+        super().__init__(what)
+        self.what = what
+
+
+def same_up_to_sign(a: sp.Expr, b: sp.Expr) -> int:
+    """1 when a = b, −1 when a = −b (after expansion), else 0."""
+    a, b = sp.expand(a), sp.expand(b)
+    if a == b:
+        return 1
+    if a == -b:
+        return -1
+    return 0
+
+
+def _one_sided(e: sp.Expr, u: sp.Expr, side: int) -> sp.Expr | None:
+    """`e` with every |w| (w = ±u) and two-argument max/min whose arguments differ by ±u
+    replaced by its branch where u has the sign `side`; None when another kind of kink at u
+    is present (sign, Heaviside, Piecewise, a power's base, a logarithm)."""
+    if not isinstance(e, sp.Basic) or e.is_Atom or not e.args:
+        return e
+    if isinstance(e, (sp.Sum, sp.Derivative, sp.Subs)) and any(
+            same_up_to_sign(k, u) for k in _direct_kinks(e)):
+        return None
+    args = []
+    for a in e.args:
+        new = _one_sided(a, u, side)
+        if new is None:
+            return None
+        args.append(new)
+    if isinstance(e, sp.Abs):
+        s = same_up_to_sign(args[0], u)
+        if s:
+            return s * side * args[0]
+    elif isinstance(e, (sp.Max, sp.Min)) and len(args) == 2:
+        s = same_up_to_sign(args[0] - args[1], u)
+        if s:
+            first_larger = s * side > 0
+            return args[0] if first_larger == isinstance(e, sp.Max) else args[1]
+    elif isinstance(e, (sp.sign, sp.Heaviside, sp.DiracDelta)):
+        if same_up_to_sign(args[0], u):
+            return None
+    elif isinstance(e, sp.Piecewise):
+        for _, cond in e.args:
+            if isinstance(cond, sp.core.relational.Relational) and same_up_to_sign(
+                    cond.lhs - cond.rhs, u):
+                return None
+    elif e.is_Pow and not (e.exp.is_Integer and e.exp >= 0) and same_up_to_sign(args[0], u):
+        return None
+    elif isinstance(e, sp.log) and same_up_to_sign(args[0], u):
+        return None
+    return e.func(*args)
+
+
+def _direct_kinks(e: sp.Basic) -> list[sp.Expr]:
+    from derive.kernel.definedness import kinks
+
+    found = kinks(e, tuple(s for s in e.free_symbols if isinstance(s, sp.Symbol)))
+    return found or []
+
+
+def _only_power_bases(e: sp.Expr, u: sp.Expr) -> bool:
+    """Whether every kink at u in `e` is the base of a non-integer power (√u, u^(3/2))."""
+    found = False
+    for node in sp.preorder_traversal(e):
+        if isinstance(node, (sp.Abs, sp.sign, sp.Heaviside, sp.DiracDelta, sp.log)):
+            if same_up_to_sign(node.args[0], u):
+                return False
+        elif isinstance(node, (sp.Max, sp.Min, sp.Piecewise)):
+            return False
+        elif node.is_Pow and not node.exp.is_Integer and same_up_to_sign(node.base, u):
+            found = True
+    return found
+
+
+def _solve(u: sp.Expr) -> dict | None:
+    """{s: value} with u = 0 exactly when s = value (u linear in s with a constant
+    coefficient), or None."""
+    for sym in sorted(u.free_symbols, key=lambda x: x.name):
+        if not isinstance(sym, sp.Symbol):
+            continue
+        coeff = sp.expand(u).coeff(sym)
+        rest = sp.expand(u - coeff * sym)
+        if coeff.is_number and coeff != 0 and not rest.has(sym):
+            return {sym: -rest / coeff}
+    return None
+
+
+def derivative_at_kink(d: sp.Derivative, u: sp.Expr, ctx: Context, rules: set[str],
+                       take) -> sp.Expr | None:
+    """The first derivative `d` = ∂E/∂x where the context has u = 0, by the rules of the module
+    docstring; None when they do not settle it. Raises NoDerivative where it does not exist.
+    `take` takes the one-sided derivatives (normal_form.take_derivatives)."""
+    from derive.kernel.normal_form import equal
+
+    if len(d.variable_count) != 1 or d.variable_count[0][1] != 1:
+        return None
+    x = d.variable_count[0][0]
+    sub = _solve(u)
+    if sub is None:
+        return None
+    slope = sp.diff(u, x).xreplace(sub)
+    if _only_power_bases(d.expr, u):
+        if ctx.nonzero(slope):
+            raise NoDerivative(f"{sp.sstr(d.expr)} is not defined on both sides of {sp.sstr(u)}"
+                               f" = 0")
+        return None
+    plus, minus = _one_sided(d.expr, u, 1), _one_sided(d.expr, u, -1)
+    if plus is None or minus is None:
+        return None
+    dp = take(sp.Derivative(plus, x), ctx, rules)
+    dm = take(sp.Derivative(minus, x), ctx, rules)
+    if any(not isinstance(a.expr, AppliedUndef) for e in (dp, dm) for a in e.atoms(
+            sp.Derivative)):
+        return None
+    gap = (dp - dm).xreplace(sub)
+    inner = Context(ctx.facts, ctx.guards, ctx.used, ctx.discharged)
+    if equal(gap, sp.S.Zero, inner)[0]:
+        rules.add("derivative at a kink (one-sided derivatives agree)")
+        return dp
+    if ctx.nonzero(gap) and ctx.nonzero(slope):
+        raise NoDerivative(f"the one-sided derivatives of {sp.sstr(d.expr)} differ where "
+                           f"{sp.sstr(u)} = 0")
+    return None
