@@ -14,6 +14,7 @@ prints every claim that misses its verdict, with the verdict it got).
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import subprocess
@@ -141,16 +142,18 @@ def _timed(cmd: list[str]) -> float:
     return took
 
 
-def prove_ratio(repeat: int) -> tuple[float, float]:
-    """Medians of cold `python -c "import sympy"` and cold `derive prove`, interleaved."""
+def prove_ratio(repeat: int) -> tuple[float, float, float]:
+    """Medians of cold `python -c "import sympy"`, cold `derive prove` and cold `derive prove
+    --jobs 1`, interleaved."""
     base_cmd = [sys.executable, "-c", "import sympy"]
     prove_cmd = [sys.executable, "-m", "derive", "prove"]
     _timed(base_cmd)
-    base, subject = [], []
+    base, subject, sequential = [], [], []
     for _ in range(repeat):
         base.append(_timed(base_cmd))
         subject.append(_timed(prove_cmd))
-    return statistics.median(base), statistics.median(subject)
+        sequential.append(_timed(prove_cmd + ["--jobs", "1"]))
+    return statistics.median(base), statistics.median(subject), statistics.median(sequential)
 
 
 def _share(results: list[Result], true: bool) -> tuple[int, int]:
@@ -186,9 +189,11 @@ def main() -> int:
     slow = max(everything, key=lambda r: r.seconds)
     print(f"slowest decision {slow.seconds:.2f} s ({slow.source}: {slow.claim}) "
           f"target ≤ {TARGET_SECONDS:g} s")
-    base, subject = prove_ratio(args.repeat)
+    base, subject, sequential = prove_ratio(args.repeat)
     print(f"derive prove {subject:.2f} s against import sympy {base:.2f} s: "
-          f"{subject / base:.2f}× (target ≤ {TARGET_RATIO:g}×; medians of {args.repeat})")
+          f"{subject / base:.2f}× (target ≤ {TARGET_RATIO:g}×; --jobs 1: {sequential:.2f} s, "
+          f"{sequential / base:.2f}×; medians of {args.repeat}; load average "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     refuted_wrongly = [r for r in everything
                        if r.verdict.startswith("refuted") and (r.true or not r.ok)]
     proved_wrongly = [r for r in everything if r.verdict == "proved" and not r.true]

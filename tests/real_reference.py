@@ -43,8 +43,8 @@ SEMANTICS = (REAL, OLD)
 IV = MPIntervalContext()  # a context of our own: never the global mpmath.iv that others use
 IV.prec = 240
 AGREE_WIDTH = Fraction(1, 2**150)
-"""An interval of a difference that holds 0 and is narrower than this counts as agreement
-(the point is no counterexample); a wider one is unsettled."""
+"""An interval of a difference that holds 0 and is narrower than this (relative to the size of
+the values) counts as agreement: the point is no counterexample; a wider one is unsettled."""
 OLD_DIGITS, OLD_MARGIN = 60, sp.Float("1e-40")
 TAYLOR_ORDER = 8
 """How many derivatives the side sign of a smooth function at a point may need."""
@@ -57,9 +57,6 @@ class Undefined(Exception):
 
 class Unsettled(Exception):
     """The reference cannot tell (an interval too wide, a function it does not model)."""
-
-
-Real = Fraction | object  # a Fraction, or an interval of IV
 
 
 # --------------------------------------------------------------------------- intervals
@@ -224,7 +221,7 @@ def _smooth(name: str, v):
 _CONSTANTS = {sp.pi: lambda: IV.pi, sp.E: lambda: IV.e}
 
 
-def real_value(expr, env: Mapping) -> Real:
+def real_value(expr, env: Mapping):
     """The value of `expr` at the point under REAL (every subexpression finite real).
     Raises Undefined or Unsettled. `env` maps Symbols (or their names) to exact numbers and
     undefined functions / IndexedBases to sp.Lambda or Python callables."""
@@ -250,17 +247,15 @@ class _Env:
         return out
 
 
-def _number(e) -> Real:
+def _number(e):
     """A closed SymPy number as a real value (Undefined when it is not real)."""
     e = sp.sympify(e)
     if e.is_Rational:
         return Fraction(int(e.p), int(e.q))
-    if isinstance(e, float) or e.is_Float:
-        raise ValueError("a float is not an exact value")
     return _rv(e, _Env({}))
 
 
-def _rv(e, env: _Env) -> Real:
+def _rv(e, env: _Env):
     if e.is_Rational:
         return Fraction(int(e.p), int(e.q))
     if e.is_Float:
