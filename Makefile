@@ -51,6 +51,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/formulas_bank.py
 	$(BIN)/python benchmarks/formula_answers.py
 	$(BIN)/python benchmarks/page.py
+	$(BIN)/python benchmarks/semantics.py
 
 # The export pictures of docs/export.md (TeX Live and pdftoppm from poppler-utils).
 pages: $(STAMP)

@@ -33,3 +33,14 @@ def browser():
     from browser import launch
 
     yield from launch()
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The shares of tests/test_semantics.py (issue 22), when it ran: true claims proved and
+    false claims refuted, of its table and of its index-letter statements."""
+    import sys
+
+    module = sys.modules.get("test_semantics")
+    line = module.shares_line() if module is not None else None
+    if line:
+        terminalreporter.write_sep("-", line)
