@@ -358,10 +358,11 @@ def test_formula_text_round_trips(name):
 
 
 def test_undecided_is_not_a_pass(tmp_path, capsys):
-    """log(2x) − log 2 − log x is 0 wherever it is defined, which the kernel neither proves
-    nor refutes: the claim is undecided, with its bound, inside the exercise's own."""
+    """√(x + 2√(x − 1)) − √(x − 1) − 1 is 0 wherever it is defined (x ≥ 1: the first root is
+    that of (√(x − 1) + 1)²), which the kernel neither proves nor refutes: the claim is
+    undecided, with its bound, inside the exercise's own."""
     code, doc, _ = check(tmp_path, capsys, {
-        "gradient": "(w*x - y)*x + log(2*x) - log(2) - log(x)"}, ONE, "sgd_step",
+        "gradient": "(w*x - y)*x + sqrt(x + 2*sqrt(x - 1)) - sqrt(x - 1) - 1"}, ONE, "sgd_step",
         "--time-limit", "2")
     assert code == 1
     ex = doc["exercises"][0]

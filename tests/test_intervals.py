@@ -362,3 +362,35 @@ def test_shared_text_names_a_repeated_subexpression_once():
     s = _add(sp.sqrt(2), 1)
     e = _mul(_add(s, s), _pow(s, 2))
     assert shared_str(e, limit=0) == "x1 = 2**(1/2) + 1; (x1 + x1)*x1**2"
+
+
+def _taylor_bracket(q: Fraction, sine: bool) -> tuple[Fraction, Fraction]:
+    """sin q or cos q between two exact rationals, by the Taylor series in Fractions: past the
+    terms that grow, the series alternates with decreasing terms, so the next term bounds the
+    remainder."""
+    total, k = Fraction(0), 1 if sine else 0
+    term = q if sine else Fraction(1)
+    sign = 1
+    while True:
+        nxt = term * q * q / ((k + 1) * (k + 2))
+        total += sign * term
+        if abs(nxt) < Fraction(1, 10**50) and k > abs(q):
+            return total - abs(nxt), total + abs(nxt)
+        term, k, sign = nxt, k + 2, -sign
+
+
+@given(st.fractions(min_value=-8, max_value=8, max_denominator=50), st.booleans())
+def test_sin_and_cos_enclose_the_taylor_value(q, sine):
+    e = (sp.sin if sine else sp.cos)(R(q))
+    if e.is_Rational:  # sin 0, cos 0
+        return
+    lo, hi = intervals.enclose(e, 256)
+    ref_lo, ref_hi = _taylor_bracket(q, sine)
+    assert Fraction(lo) <= ref_hi and Fraction(hi) >= ref_lo
+    assert Fraction(hi) - Fraction(lo) < Fraction(1, 10**30)
+    assert -1 <= Fraction(lo) and Fraction(hi) <= 1
+
+
+def test_sin_and_cos_of_huge_arguments_are_within_one():
+    lo, hi = intervals.enclose(sp.cos(sp.Integer(10) ** 40), 64)
+    assert (lo, hi) == (-1, 1)

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 from golden import ROOT
-from hypothesis import example, given
+from hypothesis import assume, example, given
 from support import examples
 from test_escaping import (
     EVERYTHING,
@@ -345,7 +345,27 @@ def check_hostile(name: str, exercises) -> None:
 @example("".join(h for h in HOSTILE if "/" not in h and "\x00" not in h), EVERYTHING)
 def test_hostile_ids_titles_and_names_stay_text(name, exercises):
     """The claim is asked (`prediction`), never shown: one question per exercise."""
+    assume(not any(_states_an_answer(t) for _, t, _ in exercises))
     check_hostile(name, [(i, t, c) for i, t, c in exercises])
+
+
+ANSWERS = (Fraction("1.4"), Fraction("0.72"))
+"""The values of test_escaping's exercise (w = 1, η = 0.1, record (2, 4)) that are not givens,
+by hand: w' = 1 − 0.1·(2 − 4)·2 = 1.4, L' = (1.4·2 − 4)²/2 = 0.72."""
+
+
+def _states_an_answer(title: str) -> bool:
+    """Whether a title writes one of ANSWERS, exactly or rounded to its places (a sheet leaves
+    such a title out; docs/export.md)."""
+    for m in re.finditer(r"\d+(?:\.\d+)?", title):
+        written = Fraction(m.group(0))
+        places = len(m.group(0).split(".")[1]) if "." in m.group(0) else 0
+        for v in ANSWERS:
+            scaled = v * 10 ** places
+            rounded = Fraction(int(scaled + Fraction(1, 2)), 10 ** places)
+            if written == v or (places and written == rounded):
+                return True
+    return False
 
 
 # --------------------------------------------------------------- export without statements

@@ -22,6 +22,7 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from derive.kernel.binders import rename_bound
+from derive.kernel.branches import resolve_branches
 from derive.kernel.claims import (
     ContradictoryFacts,
     InvalidClaim,
@@ -146,10 +147,34 @@ def context(lhs: sp.Expr, rhs: sp.Expr, facts: tuple[Fact, ...]) -> Context:
     for side in (lhs, rhs, *(f.expr for f in facts)):
         raw.extend(guards(side))
     facts = tuple(facts) + domain_facts(lhs, rhs, facts)
+    facts += _consequences(facts, Context(facts, tuple(raw)))
     extra_facts = [Fact(nf, f.reason, f.relation, f.origin, f.uses) for f in facts
                    for nf in [_sum_form(f.expr)] if nf is not None]
     extra_guards = [nf for g in raw for nf in [_sum_form(g)] if nf is not None]
     return Context(facts + tuple(extra_facts), tuple(raw) + tuple(extra_guards))
+
+
+def _consequences(facts: tuple[Fact, ...], ctx: Context) -> tuple[Fact, ...]:
+    """Each fact in a simpler form, under the same reason: its branches chosen by the facts and
+    the domain (|√x|² − 1 ≥ 0 is x − 1 ≥ 0), and k·u^r + c ≥ 0 (k > 0, r > 0 not an integer,
+    c < 0) as u ≥ (−c/k)^(1/r) when that bound is rational: t ↦ t^r increases on [0, ∞)."""
+    out = []
+    for f in facts:
+        e = resolve_branches(f.expr, ctx) if f.expr.has(
+            sp.Abs, sp.Max, sp.Min, sp.sign, sp.Piecewise, sp.Heaviside) else f.expr
+        if e != f.expr:
+            out.append(Fact(e, f.reason, f.relation, f.origin, f.uses))
+        if f.relation is Relation.NONZERO or not e.is_Add or len(e.args) != 2:
+            continue
+        c, term = e.as_coeff_Add()
+        k, power = term.as_coeff_Mul()
+        if not (c.is_Rational and c < 0 and k > 0 and power.is_Pow and power.exp.is_Rational
+                and power.exp > 0 and not power.exp.is_Integer):
+            continue
+        bound = (-c / k) ** (1 / power.exp)
+        if bound.is_Rational:
+            out.append(Fact(power.base - bound, f.reason, f.relation, f.origin, f.uses))
+    return tuple(out)
 
 
 def _domain_used(ctx: Context) -> tuple[str, ...]:
@@ -183,6 +208,8 @@ def _prove(lhs, rhs, facts, ctx: Context | None = None
             ctx.discharged |= c.discharged
         return all(ok for ok, *_ in results), rules, bad, ctx
     ctx = ctx if ctx is not None else context(lhs, rhs, facts)
+    if _empty(ctx):  # the domain contradicts the assumptions: the claim says nothing
+        return True, ["no point of the domain"], sp.S.Zero, ctx
     try:
         zero, rules, nf = equal(lhs, rhs, ctx)
     except NoDerivative:  # at no point of the facts does the claim's derivative exist

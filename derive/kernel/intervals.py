@@ -10,7 +10,7 @@ No float and no `evalf` guess decides anything: a question is settled only when 
 settles it, at 64, 256, 1024 then 4096 bits, and is otherwise answered None ("undecided").
 
 Handled: rationals, E and π, Add, Mul, Pow (integer, half-integer and rational exponents,
-a positive base for any real exponent), exp, log, Abs, Min, Max — what the graph evaluator
+a positive base for any real exponent), exp, log, sin, cos, Abs, Min, Max — what the graph evaluator
 (derive/graph/evaluate.py) and the formula language produce. A value that is not real
 (a negative base under an even root, log of a negative number) has no enclosure.
 """
@@ -39,12 +39,14 @@ from mpmath.libmp import (
 from mpmath.libmp.libmpi import (
     mpi_abs,
     mpi_add,
+    mpi_cos,
     mpi_div,
     mpi_exp,
     mpi_log,
     mpi_mul,
     mpi_pi,
     mpi_pow_int,
+    mpi_sin,
     mpi_sqrt,
 )
 
@@ -200,6 +202,14 @@ def _node(e: sp.Basic, args: list, bits: int):
         if len(args) == 2:
             return _div(_log(args[0], bits + 10), _log(args[1], bits + 10), bits)
         return _log(args[0], bits)
+    if isinstance(e, (sp.sin, sp.cos)):  # within [−1, 1] whatever the widening
+        one = from_int(1)
+        a, b = args[0]
+        if mpf_lt(a, _MINUS_EXP_LIMIT) or mpf_lt(_EXP_LIMIT, b):  # no reduction of huge ones
+            return (mpf_neg(one), one)
+        f = mpi_sin if isinstance(e, sp.sin) else mpi_cos
+        lo, hi = _widen(f(args[0], bits + TRANSCENDENTAL_GUARD), bits)
+        return (lo if mpf_lt(mpf_neg(one), lo) else mpf_neg(one), hi if mpf_lt(hi, one) else one)
     if isinstance(e, sp.Abs):
         return mpi_abs(args[0], bits)
     if isinstance(e, (sp.Min, sp.Max)):

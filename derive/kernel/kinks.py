@@ -5,7 +5,8 @@ expression E agrees with E₊ (its branches for u > 0) wherever u ≥ 0 and with
 and E₊(p) = E₋(p) = E(p) since those branches meet at u = 0. So:
 - if ∂E₊/∂x = ∂E₋/∂x at p, E is differentiable at p with that derivative (d(x|x|)/dx = 0 at 0);
 - if they differ and ∂u/∂x ≠ 0 at p, the two one-sided derivatives differ: no derivative at p,
-  so p is not in the domain of a claim that takes it (d|x|/dx at 0).
+  so p is not in the domain of a claim that takes it (d|x|/dx at 0);
+- so where ∂u/∂x ≠ 0, the derivative is ∂E₊/∂x wherever it exists, which is all a claim says.
 The base u of a non-integer power (√u) at u = 0 with ∂u/∂x ≠ 0 has no derivative either: E is
 undefined on the side where u < 0.
 """
@@ -142,7 +143,12 @@ def derivative_at_kink(d: sp.Derivative, u: sp.Expr, ctx: Context, rules: set[st
     if equal(gap, sp.S.Zero, inner)[0]:
         rules.add("derivative at a kink (one-sided derivatives agree)")
         return dp
-    if ctx.nonzero(gap) and ctx.nonzero(slope):
+    if not ctx.nonzero(slope):
+        return None
+    if ctx.nonzero(gap):
         raise NoDerivative(f"the one-sided derivatives of {sp.sstr(d.expr)} differ where "
                            f"{sp.sstr(u)} = 0")
-    return None
+    # u changes sign here: where the gap is 0 the derivative is ∂E₊, elsewhere there is none,
+    # so wherever the claim is defined it is ∂E₊ (d(y|x|)/dx at x = 0 is 0 = y for y = 0 only)
+    rules.add("derivative at a kink (where it exists)")
+    return dp

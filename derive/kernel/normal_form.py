@@ -179,6 +179,10 @@ def elementary(e: sp.Expr, ctx: Context, rules: set[str]) -> sp.Expr:
         if arg.is_Pow and ctx.positive(arg.base) and ctx.signs(arg.exp) is not None:
             rules.add("logarithms of positive factors")
             return arg.exp * log_rule(sp.log(arg.base))
+        if arg.is_Pow and arg.exp.is_Integer and arg.exp % 2 == 0:  # u^(2k) > 0: u ≠ 0
+            rules.add("logarithms of positive factors")
+            inner = sp.log(sp.Abs(arg.base))
+            return arg.exp * (log_rule(inner) if isinstance(inner, sp.log) else inner)
         return x
 
     def pow_rule(x):
@@ -209,12 +213,30 @@ def elementary(e: sp.Expr, ctx: Context, rules: set[str]) -> sp.Expr:
         rules.add("powers of one base combined")
         return sp.Mul(*[b ** sp.Add(*ps) for b, ps in groups.items()])
 
+    def exp_rule(x):
+        """exp(a + c·log u) = exp(a)·u^c: log u is defined only for u > 0, where u^c is."""
+        terms = sp.Add.make_args(x.args[0])
+        powers = []
+        rest = []
+        for term in terms:
+            c, logs = term.as_independent(sp.log, as_Add=False)
+            if isinstance(logs, sp.log) and not c.has(sp.log):
+                powers.append(logs.args[0] ** c)
+            else:
+                rest.append(term)
+        if not powers:
+            return x
+        rules.add("powers of positive bases")
+        return sp.exp(sp.Add(*rest)) * sp.Mul(*powers)
+
     def walk(x):
         if not isinstance(x, sp.Basic) or x.is_Atom or not x.args or isinstance(x, sp.Subs):
             return x  # a Subs binds its variables: the facts are not about them
         args = [walk(a) for a in x.args]
         if any(a is not b for a, b in zip(args, x.args)):
             x = x.func(*args)
+        if isinstance(x, sp.exp):
+            return exp_rule(x)
         if isinstance(x, sp.log):
             return log_rule(x)
         if x.is_Pow and (x.base.is_Mul or x.base.is_Pow or x.base.is_Add) and not \
@@ -224,7 +246,7 @@ def elementary(e: sp.Expr, ctx: Context, rules: set[str]) -> sp.Expr:
             return combine(x)
         return x
 
-    return walk(e) if e.has(sp.log, sp.Pow) else e
+    return walk(e) if e.has(sp.log, sp.Pow, sp.exp) else e
 
 
 def _difference(lhs: sp.Expr, rhs: sp.Expr, ctx: Context) -> tuple[sp.Expr, set[str]]:

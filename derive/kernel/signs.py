@@ -79,6 +79,37 @@ def _count_sum(term: frozenset[int], count: frozenset[int]) -> frozenset[int]:
     return frozenset(out)
 
 
+def _bounded_range(term: sp.Expr) -> tuple[sp.Rational, sp.Rational] | None:
+    """[lo, hi] holding a term that is a rational, or a rational times sin, cos, sign or
+    Heaviside (whose real values lie in [−1, 1], [−1, 1], {−1, 0, 1}, [0, 1])."""
+    if term.is_Rational:
+        return term, term
+    c, f = term.as_coeff_Mul()
+    if isinstance(f, (sp.sin, sp.cos, sp.sign)):
+        return -abs(c), abs(c)
+    if isinstance(f, sp.Heaviside) and (len(f.args) == 1 or (
+            f.args[1].is_Rational and 0 <= f.args[1] <= 1)):
+        return min(c, 0), max(c, 0)
+    return None
+
+
+def _bounded_signs(e: sp.Expr) -> frozenset[int] | None:
+    """Signs of a sum of bounded terms from the sum of their ranges (1 − cos u ≥ 0)."""
+    ranges = [_bounded_range(t) for t in e.args]
+    if any(r is None for r in ranges):
+        return None
+    lo, hi = sum(r[0] for r in ranges), sum(r[1] for r in ranges)
+    if lo > 0:
+        return POS
+    if hi < 0:
+        return NEG
+    if lo == 0:
+        return NONNEG
+    if hi == 0:
+        return NONPOS
+    return None
+
+
 def _constant_signs(e: sp.Expr) -> frozenset[int] | None:
     """A closed constant: its sign from a certified enclosure (derive/kernel/intervals.py),
     or 0 from an exact zero test."""
@@ -236,7 +267,10 @@ class Context:
             return _flag_signs(e)
         if e.is_Add:
             sets = [self.signs(t) for t in e.args]
-            return None if any(s is None for s in sets) else _add(sets)
+            if any(s is None for s in sets):
+                return None
+            out = _add(sets)
+            return _bounded_signs(e) or out if out == ALL else out
         if e.is_Mul:
             sets = [self.signs(t) for t in e.args]
             return None if any(s is None for s in sets) else _mul(sets)
