@@ -46,7 +46,7 @@ from derive.kernel.interpret import Family, Interpretation, Schema, automatic, c
 from derive.kernel.kinks import NoDerivative
 from derive.kernel.linear import contradicting
 from derive.kernel.normal_form import equal, normal_form, take_derivatives
-from derive.kernel.signs import NONNEG, NONPOS, Context
+from derive.kernel.signs import NEG, NONNEG, NONPOS, POS, ZERO, Context
 from derive.kernel.timebound import DEFAULT_SECONDS, DecisionTimeout, time_bound
 from derive.kernel.verdict import Decision, Verdict, Witness
 from derive.kernel.witness import satisfies, search_point
@@ -164,6 +164,8 @@ def _consequences(facts: tuple[Fact, ...], ctx: Context) -> tuple[Fact, ...]:
             sp.Abs, sp.Max, sp.Min, sp.sign, sp.Piecewise, sp.Heaviside) else f.expr
         if e != f.expr:
             out.append(Fact(e, f.reason, f.relation, f.origin, f.uses))
+        if e.is_Mul:
+            out.extend(_factor_facts(f, e, ctx))
         if f.relation is Relation.NONZERO or not e.is_Add or len(e.args) != 2:
             continue
         c, term = e.as_coeff_Add()
@@ -175,6 +177,60 @@ def _consequences(facts: tuple[Fact, ...], ctx: Context) -> tuple[Fact, ...]:
         if bound.is_Rational:
             out.append(Fact(power.base - bound, f.reason, f.relation, f.origin, f.uses))
     return tuple(out)
+
+
+def _factor_facts(f: Fact, e: sp.Expr, ctx: Context) -> list[Fact]:
+    """What a fact about a product says of one factor when every other factor has a known
+    strict sign (x·y ≥ 0 with y < 0: −x ≥ 0); a product ≠ 0 has every factor ≠ 0."""
+    if f.relation is Relation.NONZERO:
+        return [Fact(a, f.reason, f.relation, f.origin, f.uses) for a in e.args
+                if not a.is_number]
+    sign, unknown = 1, []
+    for a in e.args:
+        s = ctx.signs(a)
+        if s == POS:
+            continue
+        if s == NEG:
+            sign = -sign
+        else:
+            unknown.append(a)
+    if len(unknown) != 1:
+        return []
+    return [Fact(sign * unknown[0], f.reason, f.relation, f.origin, f.uses)]
+
+
+def _pins(lhs, rhs, ctx: Context) -> list[tuple[Fact, Fact]]:
+    """u = 0 for each symbol, or linear fact expression, that the context leaves no other
+    sign than 0 (x ≥ 0 from √x and x ≤ 0 from √(−x)): as the two facts of a case u = 0, so
+    that _case_claim gives the symbol its value."""
+    out, seen = [], set()
+    candidates = sorted(lhs.free_symbols | rhs.free_symbols, key=sp.default_sort_key) + [
+        f.expr for f in ctx.facts if f.relation is not Relation.NONZERO]
+    for u in candidates:
+        if u in seen or u.is_number or not (isinstance(u, sp.Symbol) or u.is_Add):
+            continue
+        seen.add(u)
+        if ctx.signs(u) == ZERO and _solve_zero(u) is not None:
+            what = f"{sp.sstr(u)} = 0 by the facts and the domain"
+            out.append((hypothesis(u, what), hypothesis(-u, what)))
+    return out
+
+
+def _pinned(claim, ctx: Context, rules: set[str]):
+    """(claim, context) with every value the facts and the domain pin down given (`_pins`);
+    (None, ctx) when such a value is outside a symbol's domain."""
+    for _ in range(3):
+        pins = _pins(claim[0], claim[1], ctx)
+        if not pins:
+            break
+        found = _case_claim(*claim, pins, rules)
+        if found is None:
+            return None, ctx
+        if found[:2] == claim[:2]:
+            break
+        rules.add("values the facts pin down")
+        claim, ctx = found, context(*found)
+    return claim, ctx
 
 
 def _domain_used(ctx: Context) -> tuple[str, ...]:
@@ -210,11 +266,18 @@ def _prove(lhs, rhs, facts, ctx: Context | None = None
     ctx = ctx if ctx is not None else context(lhs, rhs, facts)
     if _empty(ctx):  # the domain contradicts the assumptions: the claim says nothing
         return True, ["no point of the domain"], sp.S.Zero, ctx
+    pinned: set[str] = set()
     try:
+        claim, inner = _pinned((lhs, rhs, facts), ctx, pinned)
+        if claim is None:  # a pinned value outside a symbol's domain: no point at all
+            return True, ["no point of the domain"], sp.S.Zero, ctx
+        if pinned:
+            inner.used |= ctx.used
+            lhs, rhs, ctx = claim[0], claim[1], inner
         zero, rules, nf = equal(lhs, rhs, ctx)
     except NoDerivative:  # at no point of the facts does the claim's derivative exist
         return True, ["no derivative at a kink"], sp.S.Zero, ctx
-    return zero, list(rules), nf, ctx
+    return zero, list(rules) + sorted(pinned), nf, ctx
 
 
 MAX_CASE_SPLITS = 2
@@ -258,14 +321,24 @@ def _case_arguments(e: sp.Expr, ctx: Context) -> list[sp.Expr]:
 
     walk(e)
     unique: list[sp.Expr] = []
-    for u in branches + factors:
+    for u, branch in [(u, True) for u in branches] + [(u, False) for u in factors]:
         u = sp.expand(u)
-        if not u.free_symbols or any(u == v or u == -v for v in unique):
+        if not u.free_symbols or any(u == v or u == -v for v, _ in unique):
             continue
         s = ctx.signs(u)
-        if s is None or not (s <= NONNEG or s <= NONPOS) or (u in branches and len(s) > 1):
-            unique.append(u)
+        if s is None or not (s <= NONNEG or s <= NONPOS) or (branch and len(s) > 1):
+            unique.append((u, branch))
     return unique
+
+
+def _split_orders(found: list[tuple[sp.Expr, bool]]) -> list[list[sp.Expr]]:
+    """The expressions to split on, at most MAX_CASE_SPLITS: branches first, then with the
+    factors under roots and logarithms first (once their signs are known, both sides may
+    rewrite to one form, and the branches around them need no split)."""
+    first = [u for u, _ in found][:MAX_CASE_SPLITS]
+    other = ([u for u, branch in found if not branch]
+             + [u for u, branch in found if branch])[:MAX_CASE_SPLITS]
+    return [first] if other == first else [first, other]
 
 
 def _empty(ctx: Context) -> bool:
@@ -338,7 +411,16 @@ def _prove_by_cases(lhs, rhs, facts) -> tuple[list[str], Context] | None:
     that contradicts the facts or the domain is empty, and so is one at whose every point a
     derivative of the claim does not exist."""
     whole = context(lhs, rhs, facts)
-    open_args = _case_arguments(lhs - rhs, whole)[:MAX_CASE_SPLITS]
+    for open_args in _split_orders(_case_arguments(lhs - rhs, whole)):
+        found = _prove_in_cases(lhs, rhs, facts, whole, open_args)
+        if found is not None:
+            return found
+    return None
+
+
+def _prove_in_cases(lhs, rhs, facts, whole: Context, open_args: list[sp.Expr]
+                    ) -> tuple[list[str], Context] | None:
+    """The claim proved under u > 0, u < 0 and u = 0 for each u of `open_args`, or None."""
     if not open_args:
         return None
     known = tuple(facts) + domain_facts(lhs, rhs, facts)
@@ -361,7 +443,8 @@ def _prove_by_cases(lhs, rhs, facts) -> tuple[list[str], Context] | None:
             if claim is None:
                 continue
             ctx = context(*claim)
-            if _empty(ctx):
+            claim, ctx = _pinned(claim, ctx, case_rules)
+            if claim is None or _empty(ctx):
                 continue
             zero, more, _ = equal(claim[0], claim[1], ctx)
         except NoDerivative:

@@ -97,6 +97,8 @@ def side_form(e: sp.Expr, ctx: Context) -> SideForm:
     local = Context(ctx.facts, ctx.guards)
     rules: set[str] = set()
     out = take_derivatives(e, local, rules)
+    # roots and logs in one form first, so that the branches around them compare as one
+    out = elementary(out, local, rules)
     if local.facts or out.has(sp.Min, sp.Max, sp.Abs, sp.Piecewise, sp.sign, sp.Heaviside):
         chosen = resolve_branches(out, local)
         if chosen != out:
@@ -117,22 +119,27 @@ def normal_form(e: sp.Expr, ctx: Context | None = None) -> tuple[sp.Expr, tuple[
     return nf, tuple(sorted(rules))
 
 
-def _signed_factors(factors, ctx: Context, strict: bool) -> list[tuple] | None:
+def _signed_factors(factors, ctx: Context, strict: bool = False) -> list[tuple] | None:
     """The factors as pairs (g, n) with factor = ±gⁿ and g ≥ 0 (g > 0 when `strict`): a
-    factor u ≤ 0 is written (−u)¹, an odd power uⁿ of u ≤ 0 as (−u)ⁿ; when every factor has a
-    known sign and an even number of them is negative, so that the product is Π gⁿ. None
-    otherwise."""
+    factor u ≤ 0 is written (−u)¹, an odd power uⁿ of u ≤ 0 as (−u)ⁿ, an even power uⁿ of u of
+    any sign as |u|ⁿ; when every factor has a known sign and an even number of them is
+    negative (a factor known to be 0 may count either way), so that the product is Π gⁿ.
+    None otherwise."""
     def known(e):
         return ctx.positive(e) if strict else ctx.nonnegative(e)
 
-    out, flips = [], 0
+    out, flips, flexible = [], 0, None
     for f in factors:
         b, n = (f.base, f.exp) if f.is_Pow and f.exp.is_Integer else (f, sp.S.One)
         if known(b):
             out.append((b, n))
+            if n % 2 == 1 and known(-b):
+                flexible = len(out) - 1
         elif known(-b) and n % 2 == 1:
             flips += 1
             out.append((-b, n))
+        elif n % 2 == 0 and (not strict or ctx.nonzero(b)):
+            out.append((sp.Abs(b), n))
         elif known(f):
             out.append((f, sp.S.One))
         elif known(-f):
@@ -140,6 +147,10 @@ def _signed_factors(factors, ctx: Context, strict: bool) -> list[tuple] | None:
             out.append((-f, sp.S.One))
         else:
             return None
+    if flips % 2 == 1 and flexible is not None:  # a factor 0 is also −0
+        b, n = out[flexible]
+        out[flexible] = (-b, n)
+        flips += 1
     return out if flips % 2 == 0 else None
 
 
@@ -169,11 +180,13 @@ def elementary(e: sp.Expr, ctx: Context, rules: set[str]) -> sp.Expr:
     def log_rule(x):
         arg = _factored(x.args[0])
         if arg.is_Mul:
-            parts = _signed_factors(arg.args, ctx, strict=True)
+            # log needs its argument > 0, so a product of factors ≥ 0 that is its argument
+            # has every factor > 0
+            parts = _signed_factors(arg.args, ctx)
             parts = [(g, n) for g, n in parts or () if g != 1]
             if parts and not (len(parts) == 1 and sp.log(parts[0][0]) == x):
                 rules.add("logarithms of positive factors")
-                logs = [(sp.log(g), n) for g, n in parts]
+                logs = [(sp.log(resolve_branches(g, ctx)), n) for g, n in parts]
                 return sp.Add(*[n * (log_rule(lg) if isinstance(lg, sp.log) else lg)
                                 for lg, n in logs])
         if arg.is_Pow and ctx.positive(arg.base) and ctx.signs(arg.exp) is not None:
@@ -181,7 +194,7 @@ def elementary(e: sp.Expr, ctx: Context, rules: set[str]) -> sp.Expr:
             return arg.exp * log_rule(sp.log(arg.base))
         if arg.is_Pow and arg.exp.is_Integer and arg.exp % 2 == 0:  # u^(2k) > 0: u ≠ 0
             rules.add("logarithms of positive factors")
-            inner = sp.log(sp.Abs(arg.base))
+            inner = sp.log(resolve_branches(sp.Abs(arg.base), ctx))
             return arg.exp * (log_rule(inner) if isinstance(inner, sp.log) else inner)
         return x
 
@@ -190,9 +203,9 @@ def elementary(e: sp.Expr, ctx: Context, rules: set[str]) -> sp.Expr:
         if r.is_Integer:
             return x
         if base.is_Mul:
-            parts = _signed_factors(base.args, ctx, strict=False)
+            parts = _signed_factors(base.args, ctx)
             if parts is not None:
-                out = sp.Mul(*[g ** (n * r) for g, n in parts])
+                out = sp.Mul(*[resolve_branches(g, ctx) ** (n * r) for g, n in parts])
                 if out != x:
                     rules.add("roots of nonnegative factors")
                 return out
@@ -256,7 +269,22 @@ def _difference(lhs: sp.Expr, rhs: sp.Expr, ctx: Context) -> tuple[sp.Expr, set[
     rules = set(a.rules | b.rules)
     out = relate_offsets(a.expr - b.expr, ctx, rules)
     out = elementary(out, ctx, rules)
-    return canon_args(split_powers(out, ctx)), rules
+    return canon_abs(canon_args(split_powers(out, ctx))), rules
+
+
+def canon_abs(e: sp.Expr) -> sp.Expr:
+    """|u| written as c·|p| with u = ±c·p, c > 0 its rational content and p's leading sign
+    fixed, so that |2a − 2b| and 2·|b − a| are one atom (an identity everywhere)."""
+    def rule(x):
+        u = x.args[0]
+        if not u.is_Add:
+            return x
+        c, p = u.as_content_primitive()
+        if p.could_extract_minus_sign():
+            p = -p
+        return abs(c) * sp.Abs(p) if (c != 1 or p != u) else x
+
+    return e.replace(lambda x: isinstance(x, sp.Abs), rule) if e.has(sp.Abs) else e
 
 
 def equal(lhs: sp.Expr, rhs: sp.Expr, ctx: Context | None = None
