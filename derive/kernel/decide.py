@@ -309,12 +309,12 @@ def _case_arguments(e: sp.Expr, ctx: Context) -> list[sp.Expr]:
             for _, cond in x.args:
                 if isinstance(cond, sp.core.relational.Relational):
                     branches.append(cond.lhs - cond.rhs)
-        elif (x.is_Pow and not x.exp.is_Integer and x.base.is_Mul) or (
-                isinstance(x, sp.log) and x.args[0].is_Mul):
-            for f in (x.base if x.is_Pow else x.args[0]).args:
-                while f.is_Pow and f.exp.is_Integer and f.exp % 2 == 1:
+        elif (x.is_Pow and not x.exp.is_Integer) or isinstance(x, sp.log):
+            inner = x.base if x.is_Pow else x.args[0]
+            for f in sp.Mul.make_args(inner):
+                while f.is_Pow and (not f.exp.is_Integer or f.exp % 2 == 1):
                     f = f.base
-                if not f.is_number:
+                if not f.is_number and (f is not inner or inner.is_Pow):
                     factors.append(f)
         for a in x.args:
             walk(a)

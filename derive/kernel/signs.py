@@ -128,6 +128,12 @@ def _constant_signs(e: sp.Expr) -> frozenset[int] | None:
     return ALL
 
 
+@lru_cache(maxsize=16384)
+def _symbols(e: sp.Expr) -> frozenset:
+    """e.free_symbols, once per expression (SymPy recomputes it for every Σ it is asked of)."""
+    return frozenset(e.free_symbols)
+
+
 @lru_cache(maxsize=4096)
 def _ratio(e: sp.Expr, other: sp.Expr) -> sp.Rational | None:
     """q with e = q·other, comparing the expanded forms term by term."""
@@ -222,7 +228,7 @@ class Context:
             return sp.S.One
         if e == -other:
             return sp.S.NegativeOne
-        if e.is_number or other.is_number or e.free_symbols != other.free_symbols:
+        if e.is_number or other.is_number or _symbols(e) != _symbols(other):
             return None  # a constant multiple has the same symbols (a cheap first test)
         return _ratio(e, other)
 
