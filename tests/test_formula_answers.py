@@ -169,6 +169,8 @@ def test_text_output(tmp_path, capsys):
     ("(w*z - y)*x", ["'z' at column 4", "is not a symbol of gradient"]),
     ("(w*xx - y)*x", ["'xx' at column 4", "did you mean 'x'?"]),
     ("(w*x - y)*x_i", ["the index 'i' is free"]),
+    ("(w*x - y)*x + t", ["'t' at column 15 is an index written as a value, but gradient is a "
+                         "number; this exercise has no family over t"]),
     ("(yhat - y)^", ["expected an operand at column 12"]),
     ("__import__('os')", ["column 1"]),
     ("w_{1}*x + b_1", ["'w' at column 1 has no members", "write w without an index"]),
@@ -572,3 +574,87 @@ def test_a_huge_witness_value_is_shortened_in_words_only(tmp_path, capsys):
     assert main(["export", path, "--format", "tex"]) == 0
     out = capsys.readouterr().out
     assert max(len(line) for line in out.splitlines()) < 2000
+
+
+# ---------------------------------------------- issue 22: identical forms, index letters
+
+def _formulas_exercise(tmp_path, given_: str, define: str, claims: str) -> str:
+    path = tmp_path / "author.toml"
+    path.write_text('[[exercise]]\nid = "author"\nrecipe = "formulas"\n[exercise.given]\n'
+                    + given_ + "[exercise.define]\n" + define + "[exercise.claims]\n" + claims,
+                    encoding="utf-8")
+    return str(path)
+
+
+def _statuses(path, capsys) -> tuple[int, dict]:
+    code = main(["check", path, "--format", "json"])
+    out, err = capsys.readouterr()
+    assert err == ""
+    return code, {c["name"]: c for c in json.loads(out)["exercises"][0]["claims"]}
+
+
+def test_a_formula_identical_to_the_form_is_equivalent_before_any_term_estimate(tmp_path,
+                                                                                capsys):
+    """(u − a)^6000 against itself could expand to 6,001 terms, which sent it to the
+    refute-only search and left it undecided; the claim is the form itself, so it is equal
+    wherever defined. Both claims below are that form as written (the second's + u − u
+    cancels as the formula is read)."""
+    path = _formulas_exercise(tmp_path, "u = 1\na = 2\n",
+                              'q = "(u - a)^6000"\nr = "(u - a)^6000"\n',
+                              'q = { formula = "(u - a)^6000" }\n'
+                              'r = { formula = "(u - a)^6000 + u - u" }\n')
+    code, claims = _statuses(path, capsys)
+    assert {n: c["status"] for n, c in claims.items()} == {"q": "equivalent", "r": "equivalent"}
+    assert code == 0
+
+
+def test_a_formula_identical_to_the_general_form_is_equivalent(tmp_path, capsys):
+    """3,000 records are too many to write out, and the general form Σ_i (w − x_i)^3000 / N
+    too large to expand: the claim is that form (up to the name of its Σ index)."""
+    rows = [[m % 7 - 3, m % 5 - 2] for m in range(3000)]
+    path = _formulas_exercise(tmp_path, f"w = 1\nrecords = {rows}\n",
+                              'e = "(w - x_i)^3000"\nq = "mean_i(e_i)"\n',
+                              'q = { formula = "mean_i((w - x_i)^3000)" }\n')
+    code, claims = _statuses(path, capsys)
+    assert claims["q"]["status"] == "equivalent" and code == 0
+
+
+WARMUP = ("w0 = 1\nlr = 0.1\nwarmup = 2\nsteps = 3\nrecords = [[1, 2], [3, 6]]\n",
+          'rate = "lr*min(1, t/warmup)"\nloss = "mean_i((w_{t-1}*x_i - y_i)^2/2)"\n'
+          'g = "grad(loss_t, w_{t-1})"\nw = { formula = "w_{t-1} - rate_t*g_t", start = "w0" }\n')
+
+
+def test_a_members_own_index_in_a_formula_is_an_integer(tmp_path, capsys):
+    """The t of lr·min(1, t/warmup) is step t = 1, 2, 3: (−1)^(2t) is 1 there (equivalent),
+    and (−1)^t is −1 at step 1 (wrong), the witness checked here with Fractions."""
+    path = _formulas_exercise(tmp_path, *WARMUP,
+                              'rate = { formula = "lr*min(1, t/warmup)*(-1)^(2*t)" }\n')
+    code, claims = _statuses(path, capsys)
+    assert claims["rate"]["status"] == "equivalent" and code == 0
+    path = _formulas_exercise(tmp_path, *WARMUP,
+                              'rate = { formula = "lr*min(1, t/warmup)*(-1)^t" }\n')
+    code, claims = _statuses(path, capsys)
+    c = claims["rate"]
+    assert c["status"] == "wrong" and code == 1
+    w = {k: Fraction(v) for k, v in c["diagnosis"]["witness"].items()}
+    t = w["member"]
+    assert t.denominator == 1 and 1 <= t <= 3
+    expected = w["eta"] * min(Fraction(1), t / w["warmup"])
+    assert (w["claimed"], w["expected"]) == ((-1) ** int(t) * expected, expected)
+    assert w["claimed"] != w["expected"]
+
+
+@pytest.mark.parametrize("formula, words", [
+    ("lr*min(1, T/warmup)", "'T' at column 11 is a size (the number of steps), not a symbol "
+                            "of rate"),
+    ("lr*min(1, t/warmup) + i", "'i' at column 23 is an index written as a value, but rate is "
+                                "one value per steps; write t, the index of rate's members"),
+    ("lr*min(1, t/warmup) + x_i", "the index 'i' is free, but rate is one value per steps; "
+                                  "write t, the index of rate's members"),
+    ("sum_T(lr)", "'T' is a size, not an index: write sum_t(…) over t = 1…T"),
+])
+def test_sizes_are_called_sizes_and_indices_indices(tmp_path, capsys, formula, words):
+    path = _formulas_exercise(tmp_path, *WARMUP, f'rate = {{ formula = "{formula}" }}\n')
+    assert main(["check", path]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and words in err, err

@@ -88,6 +88,8 @@ REFUSED = [  # (formula, error, column or None, words the message holds)
     ("x \x00", FormulaError, 3, "U+0000"),
     ("__class__", FormulaError, 1, "expected an operand"),
     ("sum_z(x_z)", FormulaError, 5, "unknown index 'z'"),
+    ("sum_N(x_i)", FormulaError, 5, "'N' is a size, not an index: write sum_i(…) over i = 1…N"),
+    ("mean_T(w_t)", FormulaError, 6, "'T' is a size, not an index: write mean_t(…)"),
     ("d(L)/w", FormulaError, 6, "d(name)"),
     ("grad(L, 2)", FormulaError, 1, "grad takes a formula and a name"),
     ("w / (2 - 2)", FormulaError, 5, "division by zero"),

@@ -594,3 +594,72 @@ def test_a_derivative_of_a_kink_is_decided_without_an_internal_error(tmp_path):
     for rec in recs.values():
         assert rec["verdict"] in ("proved", "unknown"), rec
         assert rec["strategy"] != "internal limit" and "Error" not in (rec["detail"] or ""), rec
+
+
+# ------------------------------------------------- index letters as integers (issue 22)
+
+INDEX_LETTERS = {  # truth by hand, the index ranging over the integers 1…N (1…K, 1…T)
+    "even-power-i": ("proved", dict(lhs="(-1)^(2*i)", rhs="1")),
+    "even-power-k": ("proved", dict(lhs="(-1)^(2*k)", rhs="1")),
+    "even-power-t": ("proved", dict(lhs="(-1)^(2*t)", rhs="1")),
+    "even-power-window-k": ("proved", dict(lhs="(-1)^(2*k)", rhs="1", given=WINDOW)),
+    "even-power-window-i": ("proved", dict(lhs="(-1)^(2*i)", rhs="1", given=WINDOW)),
+    "square": ("proved", dict(lhs="(-1)^i*(-1)^i", rhs="1")),
+    "shift": ("proved", dict(lhs="(-1)^(i+1)", rhs="-(-1)^i")),
+    "odd": ("proved", dict(lhs="(-1)^(2*i+1)", rhs="-1")),
+    "two-apart": ("proved", dict(lhs="(-1)^i*(-1)^(i+2)", rhs="1")),
+    "thrice": ("proved", dict(lhs="(-1)^(3*t)", rhs="(-1)^t")),
+    "member-and-letter": ("proved", dict(lhs="x_i*(-1)^(2*i)", rhs="x_i")),
+    "first-step": ("proved", dict(lhs="min(t, 1)", rhs="1")),            # t ≥ 1
+    "fact-bound": ("proved", dict(lhs="max(i, 2)", rhs="i", assumptions=["i > 3/2"])),
+    "pinned": ("proved", dict(lhs="x_i", rhs="x_N", assumptions=["i >= N"])),
+    "alternating": ("refuted", dict(lhs="(-1)^i", rhs="1")),              # i = 1
+    "below-two": ("refuted", dict(lhs="max(i, 2)", rhs="i")),             # i = 1
+    # a letter some derivative is taken by is a real variable: false at t = 1/2
+    "derivative-variable": ("refuted", dict(lhs="d(t^2)/d(t)*(-1)^(2*t)", rhs="2*t")),
+}
+
+
+def test_index_letters_are_the_integers_of_their_family(tmp_path):
+    """Red team (issue 22): (−1)^(2i) = 1 was refuted at i = 1/2, though i stands for a
+    record; now every index letter free in a claim, bare or in an exponent, is an integer
+    1 ≤ i ≤ N. Each witness is checked here by hand."""
+    recs = _decided(tmp_path, **INDEX_LETTERS)
+    for id_, (expect, _) in INDEX_LETTERS.items():
+        assert recs[id_]["verdict"] == expect, recs[id_]
+    sign = {n: (1 if n % 2 == 0 else -1) for n in range(-50, 51)}
+    w = recs["alternating"]["witness"]
+    i_, n_ = Fraction(w["assignment"]["i"]), Fraction(w["assignment"]["N"])
+    assert i_.denominator == 1 and 1 <= i_ <= n_
+    assert (Fraction(w["lhs"]), Fraction(w["rhs"])) == (sign[int(i_)], 1) and sign[int(i_)] != 1
+    w = recs["below-two"]["witness"]
+    i_, n_ = Fraction(w["assignment"]["i"]), Fraction(w["assignment"]["N"])
+    assert i_.denominator == 1 and 1 <= i_ <= n_
+    assert (Fraction(w["lhs"]), Fraction(w["rhs"])) == (max(i_, 2), i_) and i_ < 2
+    w = recs["derivative-variable"]["witness"]
+    t_ = Fraction(w["assignment"]["t"])
+    assert (2 * t_).denominator == 1 and t_.denominator != 1  # no member: a real t
+    assert (Fraction(w["lhs"]), Fraction(w["rhs"])) == (2 * t_ * sign[int(2 * t_)], 2 * t_)
+    assert set(recs["pinned"]["facts_used"]) == {"1 <= i <= N", "i >= N"}
+    assert recs["fact-bound"]["facts_used"] == ["i > 3/2"]
+    for id_ in ("alternating", "even-power-t", "first-step"):
+        assert recs[id_]["notes"][0].startswith("the free index ")
+
+
+def test_assumptions_about_sizes_and_indices(tmp_path):
+    """A size (N, T, the window's N) in an assumption is one value, not "every value of" an
+    index: `N >= 2` with a claim that does not name N is a fact. A bare index letter in an
+    assumption is the claim's index (here pinned by two facts, so an integer contradiction is
+    found: 3/2 < i < 2 holds for no integer), or, not in the claim, refused like x_i."""
+    recs = _decided(
+        tmp_path,
+        size=("proved", dict(lhs="w", rhs="w", assumptions=["N >= 2"])),
+        steps=("proved", dict(lhs="w", rhs="w", assumptions=["T >= 2"])),
+        window=("proved", dict(lhs="w", rhs="w", assumptions=["N >= 2"], given=WINDOW)))
+    assert {r["verdict"] for r in recs.values()} == {"proved"}
+    code, _, err = run("prove", _file(tmp_path, _table("x", lhs="w", rhs="w",
+                                                       assumptions=["i > 0"])))
+    assert code == 2 and "an assumption about every value of i" in err
+    code, _, err = run("prove", _file(tmp_path, _table("x", lhs="max(i, 2)", rhs="i",
+                                                       assumptions=["i > 3/2", "i < 2"])))
+    assert code == 2 and "the facts 'i > 3/2', 'i < 2' cannot hold together" in err, err

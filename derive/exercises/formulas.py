@@ -22,6 +22,7 @@ from derive.graph.formula_text import NotWritable, formula_text
 from derive.graph.graph import Graph
 from derive.graph.language import (
     ALIASES,
+    DEFAULT_INDICES,
     FormulaError,
     FormulaNotSupported,
     _tokens,
@@ -286,8 +287,11 @@ def _resolve(e: sp.Expr, text: str, shown: str, graph: Graph, symbols: _Symbols,
             problem(label, "has no members", f"write {label} without an index")
         else:
             _unknown(label, symbols, name, problem)
+    # i, k, t, j are indices wherever written, with the graph's own families' letters
     index_letters = {f.index.name for n in graph.nodes for f in (n.over, n.element)
-                     if f is not None}
+                     if f is not None} | set(DEFAULT_INDICES)
+    sizes = {f.size.name: f.name for n in graph.nodes for f in (n.over, n.element)
+             if f is not None and isinstance(f.size, sp.Symbol)}
     own = {i.name: i for i in node.indices if isinstance(i, sp.Symbol)}
     for s in e.atoms(sp.Symbol):
         if s in labels or s.is_integer and s.name in index_letters:
@@ -300,7 +304,7 @@ def _resolve(e: sp.Expr, text: str, shown: str, graph: Graph, symbols: _Symbols,
         elif s.name in index_letters:
             what = "a number" if not node.indices else "one value per " + node.over.name
             problem(s.name, f"is an index written as a value, but {name} is {what}",
-                    f"write it inside sum_{s.name}(…) or mean_{s.name}(…)")
+                    _index_hint(s.name, graph, symbols, node))
         elif s.name in symbols.families:
             count = symbols.members(s.name)
             if count == 1:
@@ -309,6 +313,10 @@ def _resolve(e: sp.Expr, text: str, shown: str, graph: Graph, symbols: _Symbols,
                 problem(s.name, f"is one value per member ({count or 'several'} here)",
                         f"write {s.name}_i (inside sum_i(…) or mean_i(…)), or one member "
                         f"such as {s.name}_1")
+        elif s.name in sizes:
+            problem(s.name, f"is a size (the number of {sizes[s.name]}), not a symbol of {name}",
+                    f"write the number itself; the symbols here: "
+                    f"{', '.join(symbols.names(name)[:12])}")
         else:
             _unknown(s.name, symbols, name, problem)
     if problems:
@@ -321,8 +329,18 @@ def _resolve(e: sp.Expr, text: str, shown: str, graph: Graph, symbols: _Symbols,
         letter = sorted(s.name for s in free)[0]
         what = "a number" if not node.indices else "one value per " + node.over.name
         where.fail(key, f"{shown!r}: the index {letter!r} is free, but {name} is {what}",
-                   f"write it inside sum_{letter}(…) or mean_{letter}(…)")
+                   _index_hint(letter, graph, symbols, node))
     return out, subs
+
+
+def _index_hint(letter: str, graph: Graph, symbols: _Symbols, node) -> str:
+    """What to write for an index that is free where it may not be: inside a sum over its
+    family when the exercise has one, else the quantity's own index or a number."""
+    if letter in _index_sizes(graph, symbols):
+        return f"write it inside sum_{letter}(…) or mean_{letter}(…)"
+    if node.indices:
+        return f"write {node.indices[0].name}, the index of {node.name}'s members, or a number"
+    return f"this exercise has no family over {letter}: write a number or a symbol"
 
 
 def _unknown(word: str, symbols: _Symbols, name: str, problem) -> None:
@@ -354,6 +372,23 @@ def _terms(e: sp.Basic, limit: int = MAX_EXPANDED_TERMS) -> int:
     if isinstance(e, (sp.Sum, sp.Derivative)):
         return _terms(e.args[0], limit)
     return 1
+
+
+def _same(claimed: sp.Expr, expected: sp.Expr) -> bool:
+    """Whether the claim is the form itself, up to the names of its Σ indices, or differs from
+    it only by terms that cancel as written (claimed − expected evaluates to 0): then both have
+    the same subexpressions, so they are defined at the same points and equal there, with no
+    expansion."""
+    from derive.kernel.binders import rename_bound
+    from derive.kernel.claims import NotSupported
+
+    if claimed == expected:
+        return True
+    try:
+        a, b = rename_bound(claimed), rename_bound(expected)
+    except (NotSupported, RecursionError):
+        return False
+    return a == b or sp.Add(a, -b) == 0
 
 
 def _natural(name: str) -> tuple:
@@ -429,6 +464,8 @@ def judge_formula(answer: FormulaAnswer, recipe: Recipe, given: dict, name: str,
             return Judgement("undecided", f"the formula, written out for this exercise: {exc}")
         except RecursionError:
             return Judgement("undecided", "the formula is nested too deeply once written out")
+        if _same(claimed, expected):
+            continue  # equal wherever defined, whatever the size of their expansion
         if _terms(claimed) > MAX_EXPANDED_TERMS or _terms(expected) > MAX_EXPANDED_TERMS:
             d = refute(claimed, expected, facts=facts, seconds=min(seconds, 1.0))
             if d.witness is None:
@@ -463,6 +500,8 @@ def _general(answer: FormulaAnswer, graph: Graph, node, seconds: float,
                       for c, relation in answer.domain)
     except (NoForm, TooLarge, RecursionError) as exc:
         return Judgement("undecided", f"{why}; in general: {exc}")
+    if _same(claimed, expected):
+        return Judgement(EQUIVALENT)
     if _terms(claimed) > MAX_EXPANDED_TERMS:
         return Judgement("undecided", f"{why}, and the formula is too large to compare in "
                          "general")

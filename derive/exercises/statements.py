@@ -340,15 +340,32 @@ def _one_symbol_per_name(exprs, claim: dict | None = None) -> dict:
     return mapping
 
 
+def _variables(*exprs: sp.Expr) -> frozenset:
+    """The symbols some derivative of `exprs` is taken with respect to: real variables, even
+    when named like an index."""
+    return frozenset(v for e in exprs for d in e.atoms(sp.Derivative) for v in d.variables)
+
+
+def _as_indices(e: sp.Expr, meaning: dict, held: frozenset = frozenset()) -> sp.Expr:
+    """`e` with each index letter written as a value (the i of `(-1)^i`, a real symbol as
+    parsed) made the integer it stands for, as in `x_i`; a derivative's variable is left."""
+    return e.xreplace({s: sp.Symbol(s.name, integer=True) for s in e.free_symbols
+                       if type(s) is sp.Symbol and s.name in meaning["indices"]
+                       and not s.is_integer and s not in held})
+
+
 def _free_indices(lhs: sp.Expr, rhs: sp.Expr, meaning: dict):
-    """An index letter free in the claim (`x_i` outside sum_i, the k of `B_k`) ranges over its
-    family, as the window says: 1 ≤ i ≤ N. Its symbol becomes a positive integer, and i ≤ N a
-    fact, so that no witness takes a member the family does not have (x_0)."""
+    """An index letter free in the claim (`x_i` outside sum_i, the k of `B_k`, the i of
+    `(-1)^(2*i)`) ranges over its family, as the window says: 1 ≤ i ≤ N. Its symbol becomes a
+    positive integer, and i ≤ N a fact, so that no witness takes a member the family does not
+    have (x_0), nor a value that is no member (i = 1/2). A letter some derivative is taken with
+    respect to stays a real variable."""
     sizes = meaning["indices"]
     size_names = {v: k for k, v in meaning["names"].items() if isinstance(v, sp.Expr)}
+    held = _variables(lhs, rhs)
     mapping, facts = {}, []
     for s in sorted(lhs.free_symbols | rhs.free_symbols, key=lambda x: x.name):
-        if not (isinstance(s, sp.Symbol) and s.is_integer and s.name in sizes
+        if not (type(s) is sp.Symbol and s.name in sizes and s not in held
                 and s.is_positive is not True):
             continue
         size = sizes[s.name]
@@ -379,6 +396,8 @@ def _assumptions(raw: object, at: _At, meaning: dict, claim_symbols: set,
     if len(raw) > MAX_ASSUMPTIONS:
         at.fail("assumptions", f"has {len(raw)} facts", f"at most {MAX_ASSUMPTIONS}")
     facts = list(ranges)
+    sizes = {s for v in (*meaning["indices"].values(), *meaning["names"].values())
+             if isinstance(v, sp.Expr) for s in v.free_symbols}  # N, K, T: one value each
     notes = [f"the free index {f.reason.split()[2]} ranges over its family: {f.reason}"
              for f in ranges]
     for n, text in enumerate(raw):
@@ -399,8 +418,9 @@ def _assumptions(raw: object, at: _At, meaning: dict, claim_symbols: set,
         difference = difference.xreplace(ranged or {})
         claim = {x.name: x for x in claim_symbols if type(x) is sp.Symbol}
         difference = difference.xreplace(_one_symbol_per_name((difference,), claim))
+        difference = _as_indices(difference, meaning, _variables(difference))
         free_indices = {s for s in difference.free_symbols
-                        if s.is_integer and s not in claim_symbols}
+                        if s.is_integer and s not in claim_symbols and s not in sizes}
         implied = {">=": difference.is_nonnegative, "<=": difference.is_nonnegative,
                    ">": difference.is_positive, "<": difference.is_positive,
                    "!=": difference.is_nonzero}[relation]

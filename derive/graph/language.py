@@ -371,6 +371,12 @@ class _Parser:
         self._take()
         if it.text not in self.indices:
             known = ", ".join(sorted(self.indices)) or "none"
+            letter = next((k for k, v in self.indices.items()
+                           if isinstance(v, sp.Symbol) and v.name == it.text), None)
+            if letter is not None and it.text.isupper():  # sum_N(…): N is i's size
+                raise FormulaError(f"{it.text!r} is a size, not an index: write "
+                                   f"{t.text}_{letter}(…) over {letter} = 1…{it.text} "
+                                   f"(indices here: {known})", it.column)
             raise FormulaError(f"unknown index {it.text!r} (indices here: {known})", it.column)
         index = sp.Symbol(it.text, integer=True)
         size = self.indices[it.text]

@@ -42,6 +42,7 @@ from derive.kernel.definedness import (
 )
 from derive.kernel.evaluate import NotConcrete
 from derive.kernel.facts import Fact, Relation, hypothesis, positive
+from derive.kernel.integers import integer_bounds, parity, substituted
 from derive.kernel.interpret import Family, Interpretation, Schema, automatic, confirm, write_out
 from derive.kernel.kinks import NoDerivative
 from derive.kernel.linear import contradicting
@@ -79,21 +80,23 @@ def _prepare(lhs, rhs, facts):
     lhs, rhs = check_expr(lhs, "the left side"), check_expr(rhs, "the right side")
     for e, what in ((lhs, "the left side"), (rhs, "the right side")):
         check_bounds(e, what)
-    return _renamed(lhs), _renamed(rhs), facts
+    return parity(_renamed(lhs)), parity(_renamed(rhs)), facts
 
 
 def _prepare_facts(facts) -> tuple[Fact, ...]:
-    """Facts validated, renamed apart, and refused when they contradict each other or the
-    assumptions: linearly over their terms (linear.py), or by the sign rules with the facts
-    (a fact whose expression is left no sign)."""
+    """Facts validated, renamed apart, with the integer bounds they force (integers.py), and
+    refused when they contradict each other or the assumptions: linearly over their terms
+    (linear.py), or by the sign rules with the facts (a fact whose expression is left no
+    sign)."""
     facts = _check_facts(facts)
     for f in facts:
         check_bounds(f.expr, f"the fact {f.reason!r}")
+    facts = integer_bounds(facts)
     # as written, before renaming: the N of two facts is then one unknown of the elimination;
     # a claim's own domain (origin "domain") may be empty without making the facts invalid
     order = [f for f in facts if f.relation is not Relation.NONZERO and f.origin != "domain"]
     found = contradicting([(f.expr, f.relation is Relation.POSITIVE) for f in order])
-    facts = tuple(Fact(rename_bound(f.expr), f.reason, f.relation, f.origin, f.uses)
+    facts = tuple(Fact(parity(rename_bound(f.expr)), f.reason, f.relation, f.origin, f.uses)
                   for f in facts)
     if found is not None:
         reasons = tuple(order[n].reason for n in found)
@@ -527,12 +530,18 @@ def decide(
                 found = _refute(lhs, rhs, facts, deadline, family, automatic_too=False)
                 if found is not None:  # cannot coexist with a proof, so order is free
                     return Decision(Verdict.REFUTED, "exact witness search", witness=found)
-            zero, rules, nf, ctx = _prove(lhs, rhs, facts)
+            # the proof is of the claim with the equalities its facts force substituted
+            *claim, equal_by = substituted(lhs, rhs, facts)
+            zero, rules, nf, ctx = _prove(*claim)
             if not zero and not isinstance(lhs, sp.MatrixBase):
-                cases = _prove_by_cases(lhs, rhs, facts)
+                cases = _prove_by_cases(*claim)
                 if cases is not None:
                     zero, rules, ctx = True, cases[0], cases[1]
-            used = tuple(f.reason for f in facts if f.reason in ctx.used and f.origin != "domain")
+            if zero and (claim[0] != lhs or claim[1] != rhs):
+                rules = ["equalities from the facts", *rules]
+                ctx.used |= set(equal_by)
+            used = tuple(dict.fromkeys(f.reason for f in facts if f.reason in ctx.used
+                                       and f.origin != "domain"))
             if zero:
                 return Decision(Verdict.PROVED, " → ".join(rules), rules=tuple(rules),
                                 facts=used, conditions=tuple(sorted(ctx.discharged))
@@ -600,7 +609,8 @@ def _link(a, b, facts, claim: Context, seconds, last: bool) -> Decision:
                     return Decision(Verdict.UNKNOWN, "definedness",
                                     detail=f"this step needs {missing}, which the claim's "
                                            f"assumptions do not give")
-            used = tuple(f.reason for f in facts if f.reason in ctx.used and f.origin != "domain")
+            used = tuple(dict.fromkeys(f.reason for f in facts if f.reason in ctx.used
+                                       and f.origin != "domain"))
             return Decision(Verdict.PROVED, " → ".join(rules), rules=tuple(rules), facts=used,
                             conditions=tuple(sorted(ctx.discharged)) + _domain_used(ctx))
     except DecisionTimeout as exc:
