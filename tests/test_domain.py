@@ -211,3 +211,27 @@ def test_an_empty_domain_is_no_contradiction_of_the_facts():
 
 def test_relation_of_conditions_is_kept():
     assert Relation.POSITIVE.holds(sp.Integer(1))
+
+
+def test_an_equality_of_the_facts_never_puts_a_derivative_variable_in_place():
+    """y ≥ x and x ≥ y make y = x, but ∂(x·y)/∂x is y there, not ∂(x²)/∂x = 2x: replacing y by
+    x inside the derivative would prove the false claim below."""
+    facts = [hypothesis(y - x, "y >= x"), hypothesis(x - y, "x >= y")]
+    assert ref.evaluate(D(x * y, x), {x: 1, y: 1}) == 1  # the judge: 1 ≠ 2·1
+    d = decide(D(x * y, x), 2 * x, facts)
+    assert d.verdict is REFUTED
+    assert decide(D(x * y, x), x, facts).verdict is PROVED
+
+
+@pytest.mark.parametrize("lhs, rhs, expected", [
+    # (−1)^x is real only for an integer x (SymPy builds ((−1)^x)² as (−1)^(2x), refuted below)
+    ((-1) ** x * (-1) ** (x + 2), 1, PROVED),
+    ((-1) ** x, 1, REFUTED),  # x = 1
+    ((-1) ** (2 * x), 1, REFUTED),  # x = 1/2: (−1)^1, a real value of the claim as built
+])
+def test_a_real_exponent_of_a_negative_constant_is_an_integer(lhs, rhs, expected):
+    d = decide(lhs, rhs)
+    assert d.verdict is expected, d
+    if d.witness is not None:
+        point = dict(d.witness.symbols)
+        assert ref.differ(ref.evaluate(lhs, point), ref.evaluate(sp.S(rhs), point))

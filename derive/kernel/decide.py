@@ -42,7 +42,7 @@ from derive.kernel.definedness import (
 )
 from derive.kernel.evaluate import NotConcrete
 from derive.kernel.facts import Fact, Relation, hypothesis, positive
-from derive.kernel.integers import integer_bounds, parity, substituted
+from derive.kernel.integers import integer_bounds, integer_exponents, parity, substituted
 from derive.kernel.interpret import Family, Interpretation, Schema, automatic, confirm, write_out
 from derive.kernel.kinks import NoDerivative
 from derive.kernel.linear import contradicting
@@ -234,6 +234,19 @@ def _pinned(claim, ctx: Context, rules: set[str]):
         rules.add("values the facts pin down")
         claim, ctx = found, context(*found)
     return claim, ctx
+
+
+def _integer_exponents(lhs, rhs, facts):
+    """The claim with each real exponent of a negative constant an integer symbol (the
+    domain allows no other value there: integers.integer_exponents)."""
+    if isinstance(lhs, sp.MatrixBase) or isinstance(rhs, sp.MatrixBase):
+        return lhs, rhs, facts
+    sub = integer_exponents((lhs, rhs, *(f.expr for f in facts)))
+    if not sub:
+        return lhs, rhs, facts
+    return (parity(lhs.xreplace(sub)), parity(rhs.xreplace(sub)),
+            tuple(Fact(parity(f.expr.xreplace(sub)), f.reason, f.relation, f.origin, f.uses)
+                  for f in facts))
 
 
 def _domain_used(ctx: Context) -> tuple[str, ...]:
@@ -531,7 +544,7 @@ def decide(
                 if found is not None:  # cannot coexist with a proof, so order is free
                     return Decision(Verdict.REFUTED, "exact witness search", witness=found)
             # the proof is of the claim with the equalities its facts force substituted
-            *claim, equal_by = substituted(lhs, rhs, facts)
+            *claim, equal_by = substituted(*_integer_exponents(lhs, rhs, facts))
             zero, rules, nf, ctx = _prove(*claim)
             if not zero and not isinstance(lhs, sp.MatrixBase):
                 cases = _prove_by_cases(*claim)

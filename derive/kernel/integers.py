@@ -203,3 +203,31 @@ def parity(e):
     if not isinstance(e, sp.Basic) or not any(_is_sign_power(p) for p in e.atoms(sp.Pow)):
         return e
     return e.replace(_is_sign_power, lambda p: _sign_power(p.exp))
+
+
+def integer_exponents(exprs) -> dict:
+    """{x: an integer symbol of the same name and assumptions} for each real symbol x that is
+    the exponent of a negative constant somewhere the expressions always evaluate (outside Σ
+    and Piecewise): (−c)^x is real only for an integer x, so the claim says nothing elsewhere
+    and may be proved with x an integer ((−1)^x·sign((−1)^x) = 1)."""
+    found: dict = {}
+    bound = {v for e in exprs for d in e.atoms(sp.Derivative, sp.Subs) for v in d.variables}
+    for e in exprs:
+        for base_exp in _negative_powers(e):
+            x = base_exp
+            if isinstance(x, sp.Symbol) and x.is_integer is None and x not in found and x not in bound:
+                assumptions = {k: v for k, v in x.assumptions0.items()
+                               if k in ("positive", "negative", "nonnegative", "nonpositive",
+                                        "nonzero", "zero")}
+                found[x] = sp.Symbol(x.name, integer=True, **assumptions)
+    return found
+
+
+def _negative_powers(e: sp.Basic):
+    """The exponents of the powers of negative constants `e` evaluates whenever it is."""
+    if not isinstance(e, sp.Basic) or e.is_Atom or isinstance(e, (sp.Sum, sp.Piecewise)):
+        return
+    if e.is_Pow and e.base.is_number and e.base.is_negative and not e.exp.is_number:
+        yield e.exp
+    for a in e.args:
+        yield from _negative_powers(a)
