@@ -153,6 +153,8 @@ NO_INTERNAL_ERROR = [
     ("subs-of-a-derivative-at-a-number", sp.Subs(D(f(x), x), x, 0) * Abs(x - 1),
      sp.Subs(D(f(x), x), x, 1) * Abs(x - 1), ()),
     ("three-argument-max", D(sp.Max(x, 0, y), x), 0, AT_ZERO + (positive(y, "y > 0"),)),
+    ("kink-with-no-value-at-the-point", sp.Subs(D(x * Abs(x), x), x, sp.Min(x, log(y))),
+     2 * Abs(sp.Min(x, log(y))), ()),
 ]
 
 

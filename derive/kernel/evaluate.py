@@ -212,8 +212,8 @@ def value_at(inst: Instance, point: dict) -> sp.Expr | None:
     """The exact real value of a written-out expression at `point`, or None where it is
     undefined or not real (or cannot be told exactly)."""
     for k in inst.kinks:
-        kv = k.xreplace(point)
-        if not kv.is_number or is_zero_exact(kv) is not False:
+        kv = value_if_defined(k, point)  # node by node: max(x, √(x − y)) at y > x has none
+        if kv is None or not kv.is_number or is_zero_exact(kv) is not False:
             return None
     if any(value_if_defined(d, point) is None for d in inst.defined):
         return None
