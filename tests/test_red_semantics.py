@@ -153,6 +153,8 @@ NO_INTERNAL_ERROR = [
     ("subs-of-a-derivative-at-a-number", sp.Subs(D(f(x), x), x, 0) * Abs(x - 1),
      sp.Subs(D(f(x), x), x, 1) * Abs(x - 1), ()),
     ("three-argument-max", D(sp.Max(x, 0, y), x), 0, AT_ZERO + (positive(y, "y > 0"),)),
+    ("max-of-a-constant-sympy-cannot-compare", sp.Max(x - y, log(y * sp.Min(x, 2 * x))),
+     sp.Max(x - y, log(Abs(y)) + log(Abs(sp.Min(x, 2 * x)))), ()),
     ("kink-with-no-value-at-the-point", sp.Subs(D(x * Abs(x), x), x, sp.Min(x, log(y))),
      2 * Abs(sp.Min(x, log(y))), ()),
 ]
@@ -195,3 +197,19 @@ def test_written_roots_inside_a_sum_keep_their_domain(tmp_path):
     (SymPy folds sqrt(x_i)^2 to x_i, and the written domain of a Σ's terms is not recorded.)"""
     rec = _prove_toml(tmp_path, "sum_i(sqrt(x_i)^2)", "sum_i(abs(x_i))")
     assert rec["verdict"] != "refuted", rec
+
+
+def test_written_roots_inside_a_mean_keep_their_domain_in_formula_answers(tmp_path):
+    """Two records: mean_i((w*abs(x_i) - y_i)*sqrt(x_i)^2) is defined, as written, only where
+    x_1, x_2 ≥ 0, and there it is mean_i((w*x_i - y_i)*x_i), the gradient: `wrong` needs a
+    point of that domain. (The same formula with its two terms written out is `equivalent`.)"""
+    path = tmp_path / "f.toml"
+    path.write_text('[[exercise]]\nid = "fa"\nrecipe = "sgd_step"\n[exercise.given]\nw = 1\n'
+                    'lr = 0.05\nrecords = [[2, 4], [1, 3]]\n[exercise.claims]\n'
+                    'gradient = { formula = "mean_i((w*abs(x_i) - y_i)*sqrt(x_i)^2)" }\n',
+                    encoding="utf-8")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        main(["check", str(path), "--format", "json"])
+    claim = json.loads(out.getvalue())["exercises"][0]["claims"][0]
+    assert claim["status"] != "wrong", claim

@@ -408,7 +408,10 @@ def _value(e, point, memo):
         return None
     if isinstance(e, sp.Mod) and not (concrete and _sign(args[1]) in (-1, 1)):
         return None
-    out = e.func(*args)
+    try:
+        out = e.func(*args)
+    except (ValueError, TypeError):  # max(x, log(2/3) + log(3/2)): SymPy cannot compare
+        return None
     if out.has(sp.zoo, sp.nan) or (out.is_number and not _real_number(out)):
         return None
     return out
