@@ -155,6 +155,10 @@ NO_INTERNAL_ERROR = [
     ("three-argument-max", D(sp.Max(x, 0, y), x), 0, AT_ZERO + (positive(y, "y > 0"),)),
     ("max-of-a-constant-sympy-cannot-compare", sp.Max(x - y, log(y * sp.Min(x, 2 * x))),
      sp.Max(x - y, log(Abs(y)) + log(Abs(sp.Min(x, 2 * x)))), ()),
+    ("kink-resolved-by-the-facts", D(Abs(sp.Min(x, y)) * sp.Min(x, y), x),
+     2 * Abs(sp.Min(x, y)) * D(sp.Min(x, y), x), ()),
+    ("nested-max-min-kink", D(sp.Max(x - y, sp.Min(0, 2 * x - y)), x), 1,
+     AT_ZERO + (positive(y, "y > 0"),)),
     ("kink-with-no-value-at-the-point", sp.Subs(D(x * Abs(x), x), x, sp.Min(x, log(y))),
      2 * Abs(sp.Min(x, log(y))), ()),
 ]

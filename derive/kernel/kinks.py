@@ -138,8 +138,8 @@ def derivative_at_kink(d: sp.Derivative, u: sp.Expr, ctx: Context, rules: set[st
                                f" = 0")
         return None
     plus, minus = _one_sided(d.expr, u, 1), _one_sided(d.expr, u, -1)
-    if plus is None or minus is None:
-        return None
+    if plus is None or minus is None or plus == d.expr:
+        return None  # no branch at u written as such (min(x, y) resolved to x): not settled
     dp = take(sp.Derivative(plus, x), ctx, rules)
     dm = take(sp.Derivative(minus, x), ctx, rules)
     if any(not isinstance(a.expr, AppliedUndef) for e in (dp, dm) for a in e.atoms(
