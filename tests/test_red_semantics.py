@@ -159,6 +159,10 @@ NO_INTERNAL_ERROR = [
      2 * Abs(sp.Min(x, y)) * D(sp.Min(x, y), x), ()),
     ("nested-max-min-kink", D(sp.Max(x - y, sp.Min(0, 2 * x - y)), x), 1,
      AT_ZERO + (positive(y, "y > 0"),)),
+    ("log-of-a-derivative-at-a-point", sp.Subs(log(D(f(x), x)), x, 0),
+     log(sp.Subs(D(f(x), x), x, 0)), ()),
+    ("quotient-by-a-derivative-at-a-point",
+     sp.Subs(1 / D(f(x), x), x, 0) * sp.Subs(D(f(x), x), x, 0), 1, ()),
     ("kink-with-no-value-at-the-point", sp.Subs(D(x * Abs(x), x), x, sp.Min(x, log(y))),
      2 * Abs(sp.Min(x, log(y))), ()),
 ]

@@ -98,6 +98,15 @@ def _simplest(expr: sp.Expr, relation: Relation) -> Condition | None:
 
 # --------------------------------------------------------------------------- the domain
 
+def at_point(e: sp.Expr, sub: dict) -> sp.Expr:
+    """`e` at the point of a Subs: f′(x) at x = 0 is Subs(f′(x), x, 0) (xreplace would build
+    a derivative with respect to 0, which SymPy refuses)."""
+    try:
+        return e.xreplace(sub)
+    except ValueError:
+        return e.subs(sub, simultaneous=True)
+
+
 def domain(e: sp.Basic) -> list[Condition]:
     """Conditions that hold wherever `e` is defined: one per root, logarithm, negative power
     and Mod evaluated whenever `e` is (outside Σ summands and Piecewise branches, which may be
@@ -131,7 +140,7 @@ def _domain(e: sp.Basic, out: list[Condition]) -> None:
         _domain(e.expr, inner)
         sub = dict(zip(e.variables, e.point))
         for expr, rel in inner:
-            found = _simplest(expr.xreplace(sub), rel)
+            found = _simplest(at_point(expr, sub), rel)
             if found is not None:
                 out.append(found)
         for p in e.point:
@@ -232,7 +241,7 @@ def _collect(e: sp.Basic, out: list[Condition]) -> None:
         inner: list[Condition] = []
         _collect(e.expr, inner)
         sub = dict(zip(e.variables, e.point))
-        out.extend((c.xreplace(sub), rel) for c, rel in inner)
+        out.extend((at_point(c, sub), rel) for c, rel in inner)
         for p in e.point:
             _collect(p, out)
         return
