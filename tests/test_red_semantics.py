@@ -59,6 +59,10 @@ FALSE_CLAIMS = [
      "at x = 0 the Piecewise takes 0 and never evaluates d|x|/dx: 0 ≠ 5"),
     ("lazy-first-branch-without-derivative", sp.Piecewise((0, x < 1), (D(Abs(x), x), True)),
      5, AT_ZERO, REF_AT_ZERO, {x: 0}, "the first branch, 0, is taken at x = 0: 0 ≠ 5"),
+    ("derivative-of-an-empty-sum-of-roots", D(sp.Sum(sqrt(x) * i, (i, 1, n)), x), 5, AT_ZERO,
+     REF_AT_ZERO, {x: 0, n: 0},
+     "at n = 0 the Σ evaluates no term: it is 0 for every x, with derivative 0 ≠ 5 at x = 0 "
+     "(the reference cannot differentiate a Σ: checked by hand)"),
     ("empty-sum-without-derivative", sp.Sum(D(Abs(x), x) * i, (i, 1, n)), 5,
      AT_ZERO + (hypothesis(n, "n >= 0"), hypothesis(-n, "n <= 0")),
      REF_AT_ZERO + ((n, ">="), (-n, ">=")), {x: 0, n: 0},
@@ -70,11 +74,15 @@ FALSE_CLAIMS = [
 def test_false_claims_are_not_proved(row):
     _, lhs, rhs, facts, ref_facts, point, why = row
     claim = ref.Claim(lhs, rhs, ref_facts)
-    assert ref.judge(claim, point, ref.REAL).kind == "differ", why
+    judged = ref.judge(claim, point, ref.REAL).kind
+    assert judged == "differ" or (judged == "unsettled" and "by hand" in why), (judged, why)
     d = decide(lhs, rhs, list(facts))
     assert d.verdict is not Verdict.PROVED, f"{why}: {_message(d)}"
     if d.verdict is Verdict.REFUTED:
-        assert ref.judge(claim, _witness_point(d), ref.REAL).kind == "differ", _message(d)
+        witness = _witness_point(d)
+        judged = ref.judge(claim, witness, ref.REAL).kind
+        assert judged == "differ" or (judged == "unsettled" and "by hand" in why
+                                      and witness == point), _message(d)
 
 
 def test_false_claims_with_a_power_base_are_refuted():

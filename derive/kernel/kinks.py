@@ -96,8 +96,8 @@ def _only_power_bases(e: sp.Expr, u: sp.Expr) -> bool:
         if isinstance(node, (sp.Abs, sp.sign, sp.Heaviside, sp.DiracDelta, sp.log)):
             if same_up_to_sign(node.args[0], u):
                 return False
-        elif isinstance(node, (sp.Max, sp.Min, sp.Piecewise)):
-            return False
+        elif isinstance(node, (sp.Max, sp.Min, sp.Piecewise, sp.Sum)):
+            return False  # (a Σ may evaluate none of its terms: Σ_{i=1}^{0} √x·i is 0)
         elif node.is_Pow and not node.exp.is_Integer and same_up_to_sign(node.base, u):
             if node.exp.is_integer is not False:
                 return False
