@@ -56,8 +56,10 @@ class UnknownDomain(ValueError):
 # --------------------------------------------------------------------------- powers
 
 def power_condition(base: sp.Expr, exp: sp.Expr) -> Condition | None:
-    """What `base` must satisfy for base^exp to be real, when one condition says it: a negative
-    integer exponent needs base ≠ 0; a non-integer one base ≥ 0 (base > 0 if it is negative).
+    """What `base` satisfies wherever base^exp is real, when one condition says it: a negative
+    integer exponent needs base ≠ 0; a non-integer one base ≥ 0 (base > 0 if it is negative;
+    one of unknown sign allows base = 0 where it is positive, so `conditions`, which must
+    make the power defined, asks for base > 0 unless the exponent is known positive).
     None when nothing is needed (a nonnegative integer exponent) or when the condition is a
     disjunction (a symbolic exponent that may or may not be an integer: base > 0, or base < 0
     with an integer exponent)."""
@@ -67,7 +69,8 @@ def power_condition(base: sp.Expr, exp: sp.Expr) -> Condition | None:
     if integer is True:
         return (base, NONZERO) if exp.is_negative else None
     if integer is False or (exp.is_Rational and not exp.is_Integer):
-        return (base, POSITIVE) if exp.is_positive is not True else (base, NONNEGATIVE)
+        # 0^r is defined for r > 0: base > 0 only for a negative r (x^(n+1/2) at x = 0, n = 0)
+        return (base, POSITIVE) if exp.is_negative else (base, NONNEGATIVE)
     return None
 
 
@@ -94,6 +97,15 @@ def _simplest(expr: sp.Expr, relation: Relation) -> Condition | None:
 
 
 # --------------------------------------------------------------------------- the domain
+
+def at_point(e: sp.Expr, sub: dict) -> sp.Expr:
+    """`e` at the point of a Subs: f′(x) at x = 0 is Subs(f′(x), x, 0) (xreplace would build
+    a derivative with respect to 0, which SymPy refuses)."""
+    try:
+        return e.xreplace(sub)
+    except ValueError:
+        return e.subs(sub, simultaneous=True)
+
 
 def domain(e: sp.Basic) -> list[Condition]:
     """Conditions that hold wherever `e` is defined: one per root, logarithm, negative power
@@ -128,7 +140,7 @@ def _domain(e: sp.Basic, out: list[Condition]) -> None:
         _domain(e.expr, inner)
         sub = dict(zip(e.variables, e.point))
         for expr, rel in inner:
-            found = _simplest(expr.xreplace(sub), rel)
+            found = _simplest(at_point(expr, sub), rel)
             if found is not None:
                 out.append(found)
         for p in e.point:
@@ -196,6 +208,8 @@ def _collect(e: sp.Basic, out: list[Condition]) -> None:
             found = power_condition(e.base, e.exp)
             if found is None:  # a disjunction: a nonzero base (integer exponent) or a
                 found = (e.base, NONZERO if e.exp.is_integer else POSITIVE)  # positive one
+            elif found[1] is NONNEGATIVE and e.exp.is_positive is not True:
+                found = (e.base, POSITIVE)  # 0^r needs r > 0, which is not known
             out.append(found)
         return
     if isinstance(e, sp.log):
@@ -227,7 +241,7 @@ def _collect(e: sp.Basic, out: list[Condition]) -> None:
         inner: list[Condition] = []
         _collect(e.expr, inner)
         sub = dict(zip(e.variables, e.point))
-        out.extend((c.xreplace(sub), rel) for c, rel in inner)
+        out.extend((at_point(c, sub), rel) for c, rel in inner)
         for p in e.point:
             _collect(p, out)
         return
@@ -332,6 +346,29 @@ def real_power(base: sp.Expr, exp: sp.Expr) -> bool:
     return s == 0 and _sign(exp) == 1
 
 
+def _truth(cond, point: dict, memo: dict):
+    """sp.true or sp.false for a condition at `point`, its sides valued node by node (√x > 1
+    has no value at x = −1, and √(x−1)·√(x−2) < 0 none at x = 0), or None."""
+    if cond in (sp.true, sp.false):
+        return cond
+    if isinstance(cond, sp.core.relational.Relational):
+        sides = [value_if_defined(a, point, memo) for a in (cond.lhs, cond.rhs)]
+        if any(v is None for v in sides):
+            return None
+        try:
+            out = cond.func(*sides)
+        except TypeError:  # a comparison SymPy refuses (a side not real)
+            return None
+    elif isinstance(cond, (sp.And, sp.Or, sp.Not)):
+        parts = [_truth(c, point, memo) for c in cond.args]
+        if any(p is None for p in parts):
+            return None
+        out = cond.func(*parts)
+    else:
+        return None
+    return out if out in (sp.true, sp.false) else None
+
+
 def _real_number(v) -> bool:
     if v.is_Rational:
         return True
@@ -351,7 +388,7 @@ def _value(e, point, memo):
         return e
     if isinstance(e, sp.Piecewise):
         for value, cond in e.args:
-            c = cond.xreplace(point) if cond not in (sp.true, sp.false) else cond
+            c = _truth(cond, point, memo)
             if c is sp.true:
                 return value_if_defined(value, point, memo)
             if c is not sp.false:
@@ -361,7 +398,7 @@ def _value(e, point, memo):
         idx = [value_if_defined(i, point, memo) for i in e.indices]
         return None if any(i is None for i in idx) else e.base[tuple(idx)]
     if isinstance(e, (sp.core.relational.Relational, sp.logic.boolalg.Boolean)):
-        return e.xreplace(point)
+        return _truth(e, point, memo)
     if not (e.is_Add or e.is_Mul or e.is_Pow or isinstance(
             e, (sp.log, sp.Mod, AppliedUndef) + TOTAL_FUNCTIONS)):
         return None  # a function whose domain the kernel does not model
@@ -380,7 +417,10 @@ def _value(e, point, memo):
         return None
     if isinstance(e, sp.Mod) and not (concrete and _sign(args[1]) in (-1, 1)):
         return None
-    out = e.func(*args)
+    try:
+        out = e.func(*args)
+    except (ValueError, TypeError):  # max(x, log(2/3) + log(3/2)): SymPy cannot compare
+        return None
     if out.has(sp.zoo, sp.nan) or (out.is_number and not _real_number(out)):
         return None
     return out

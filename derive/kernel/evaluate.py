@@ -3,9 +3,12 @@
 `instantiate` replaces the claim's symbols by values and its undefined functions (and indexed
 bases) by Lambdas, writes every Σ with concrete limits out term by term under Karr's convention
 (an empty Σ evaluates no term), chooses Piecewise branches lazily, and takes each derivative by
-`sympy.diff` before its variable gets a value, remembering its kinks. `value_at` then gives the
-exact value at a point, or None where the expression is undefined: a division by zero, a
-logarithm of 0, a derivative at a kink, or a value that is not real.
+`sympy.diff` before its variable gets a value, remembering its kinks and the expression it
+differentiates (which must be defined at the point: d(x + log y)/dx is 1, but not at y = 0).
+An operation on concrete values that the real semantics leaves undefined (√−1, log 0) is
+undefined when written out, not folded (√−1·√−2 is not −√2). `value_at` then gives the exact
+value at a point, or None where the expression is undefined: a division by zero, a logarithm
+of 0, a derivative at a kink, or a value that is not real.
 """
 
 from __future__ import annotations
@@ -16,8 +19,8 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 from sympy.core.relational import Relational
 
-from derive.kernel.definedness import kinks, value_if_defined
-from derive.kernel.exact import is_zero_exact
+from derive.kernel.definedness import kinks, real_power, value_if_defined
+from derive.kernel.exact import exact_sign, is_zero_exact
 
 MAX_TERMS = 5000
 """Most Σ terms one instantiation writes out."""
@@ -36,6 +39,33 @@ class Instance:
     kinks: list[sp.Expr] = field(default_factory=list)
     applications: list[tuple[sp.Expr, sp.Expr]] = field(default_factory=list)
     """(original application, its value) for each undefined function or subscript used."""
+    defined: list[sp.Expr] = field(default_factory=list)
+    """Expressions that must be defined at the point (what a derivative differentiates, what
+    a Subs substitutes into), written with their operations unevaluated."""
+
+
+def _at(e: sp.Expr, sub: dict) -> sp.Expr:
+    """`e` with `sub` substituted and nothing folded (√(x−1)·√(x−2) at x = 0 stays a product of
+    two undefined roots), for `value_if_defined`."""
+    if not sub:
+        return e
+    try:
+        with sp.evaluate(False):
+            return e.xreplace(sub)
+    except ValueError:  # a derivative of an undefined function at a number
+        raise NotConcrete("a derivative of an undefined function at a number") from None
+
+
+def _real_operation(e: sp.Expr, args: list) -> bool:
+    """Whether an operation on concrete real values is defined by the real semantics (the
+    other operations are defined wherever their arguments are)."""
+    if e.is_Pow:
+        return real_power(*args)
+    if isinstance(e, sp.log):
+        return exact_sign(args[0]) == 1
+    if isinstance(e, sp.Mod):
+        return exact_sign(args[1]) in (-1, 1)
+    return True
 
 
 class _Writer:
@@ -45,6 +75,7 @@ class _Writer:
         self.budget = budget
         self.kinks: list[sp.Expr] = []
         self.apps: list[tuple[sp.Expr, sp.Expr]] = []
+        self.defined: list[sp.Expr] = []
 
     def run(self, e, env, held):
         if isinstance(e, sp.Symbol):
@@ -73,6 +104,8 @@ class _Writer:
             pieces = []
             for value, cond in e.args:
                 c = self._cond(cond, env, held)
+                if c is sp.nan:  # a condition with an undefined side: no branch is chosen
+                    return sp.nan
                 if c is sp.false:
                     continue
                 pieces.append((self.run(value, env, held), c))
@@ -88,6 +121,9 @@ class _Writer:
         args = [self.run(a, env, held) for a in e.args]
         if any(a is sp.nan for a in args):
             return sp.nan
+        if all(isinstance(a, sp.Expr) and a.is_number for a in args) and not \
+                _real_operation(e, args):
+            return sp.nan  # √−1, log 0: undefined, even where SymPy would fold it away
         out = e.func(*args)
         if out.is_number and (not _finite(out) or out.is_finite is not True):
             return sp.nan  # undefined here: keep it so (SymPy would make 0·zoo, 1/zoo into 0)
@@ -97,9 +133,13 @@ class _Writer:
         if cond in (sp.true, sp.false):
             return cond
         if isinstance(cond, Relational):
-            return cond.func(self.run(cond.lhs, env, held), self.run(cond.rhs, env, held))
+            sides = [self.run(cond.lhs, env, held), self.run(cond.rhs, env, held)]
+            if any(s is sp.nan for s in sides):
+                return sp.nan
+            return cond.func(*sides)
         if isinstance(cond, (sp.And, sp.Or, sp.Not)):
-            return cond.func(*[self._cond(c, env, held) for c in cond.args])
+            parts = [self._cond(c, env, held) for c in cond.args]
+            return sp.nan if any(p is sp.nan for p in parts) else cond.func(*parts)
         return cond.func(*[self.run(a, env, held) for a in cond.args])
 
     def _sum(self, e, env, held):
@@ -122,12 +162,17 @@ class _Writer:
         variables = tuple(e.variables)
         point = [self.run(p, env, held) for p in e.point]
         inner_env = {k: v for k, v in env.items() if k not in variables}
-        first, kinks = len(self.apps), len(self.kinks)
+        first, kinks, defined = len(self.apps), len(self.kinks), len(self.defined)
         inner = self.run(e.expr, inner_env, held | set(variables))
         sub = dict(zip(variables, point))
         self.kinks[kinks:] = [k.xreplace(sub) for k in self.kinks[kinks:]]
         self.apps[first:] = [(a.xreplace(sub), v.xreplace(sub)) for a, v in self.apps[first:]]
-        return inner.xreplace(sub)
+        self.defined[defined:] = [_at(d, sub) for d in self.defined[defined:]]
+        self.defined.append(_at(inner, sub))
+        try:
+            return inner.xreplace(sub)
+        except ValueError:  # a derivative of an undefined function at a number
+            raise NotConcrete("a derivative of an undefined function at a number") from None
 
     def _derivative(self, e, env, held):
         variables = tuple(v for v, _ in e.variable_count)
@@ -141,9 +186,13 @@ class _Writer:
         done = sp.diff(inner, *e.variable_count)
         sub = {v: env[v] for v in variables if v not in held and v in env}
         self.kinks.extend(k.xreplace(sub) for k in found)
+        self.defined.append(_at(inner, sub))  # differentiable at a point only where defined
         if sub:
             self.apps[first:] = [(a.xreplace(sub), v.xreplace(sub)) for a, v in self.apps[first:]]
-        return done.xreplace(sub) if sub else done
+        try:
+            return done.xreplace(sub) if sub else done
+        except ValueError:  # a derivative of an undefined function at a number
+            raise NotConcrete("a derivative of an undefined function at a number") from None
 
 
 def instantiate(expr: sp.Expr, symbols: dict, functions: dict,
@@ -152,7 +201,7 @@ def instantiate(expr: sp.Expr, symbols: dict, functions: dict,
     IndexedBase → Lambda); `budget` (a one-element list) bounds the Σ terms over several calls."""
     writer = _Writer(symbols, functions, budget if budget is not None else [MAX_TERMS])
     out = writer.run(expr, dict(symbols), frozenset())
-    return Instance(out, writer.kinks, writer.apps)
+    return Instance(out, writer.kinks, writer.apps, writer.defined)
 
 
 def _finite(v: sp.Expr) -> bool:
@@ -163,9 +212,11 @@ def value_at(inst: Instance, point: dict) -> sp.Expr | None:
     """The exact real value of a written-out expression at `point`, or None where it is
     undefined or not real (or cannot be told exactly)."""
     for k in inst.kinks:
-        kv = k.xreplace(point)
-        if not kv.is_number or is_zero_exact(kv) is not False:
+        kv = value_if_defined(k, point)  # node by node: max(x, √(x − y)) at y > x has none
+        if kv is None or not kv.is_number or is_zero_exact(kv) is not False:
             return None
+    if any(value_if_defined(d, point) is None for d in inst.defined):
+        return None
     v = value_if_defined(inst.expr, point)
     if v is None or not isinstance(v, sp.Expr) or not v.is_number or not _finite(v):
         return None

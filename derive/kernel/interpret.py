@@ -139,7 +139,7 @@ def write_out(lhs, rhs, facts: tuple[Fact, ...], interp: Interpretation) -> Inst
     names = {**{v: v.name for v in variables}, **interp.names}
     return Instantiation(interp.shape, parts[0].expr, parts[1].expr, variables,
                          tuple((p.expr, f.relation) for p, f in zip(parts[2:], facts)),
-                         names, kinks)
+                         names, kinks, tuple(d for p in parts for d in p.defined))
 
 
 def _concrete(interp: Interpretation, point: dict) -> tuple[dict, dict]:

@@ -62,6 +62,9 @@ def _one_sided(e: sp.Expr, u: sp.Expr, side: int) -> sp.Expr | None:
         if s:
             first_larger = s * side > 0
             return args[0] if first_larger == isinstance(e, sp.Max) else args[1]
+    elif isinstance(e, (sp.Max, sp.Min)):  # three or more: the branch is not one argument
+        if any(same_up_to_sign(a - b, u) for k, a in enumerate(args) for b in args[k + 1:]):
+            return None
     elif isinstance(e, (sp.sign, sp.Heaviside, sp.DiracDelta)):
         if same_up_to_sign(args[0], u):
             return None
@@ -85,15 +88,19 @@ def _direct_kinks(e: sp.Basic) -> list[sp.Expr]:
 
 
 def _only_power_bases(e: sp.Expr, u: sp.Expr) -> bool:
-    """Whether every kink at u in `e` is the base of a non-integer power (√u, u^(3/2))."""
+    """Whether every kink at u in `e` is the base of a power whose exponent is never an
+    integer (√u, u^(3/2), u^(n+1/2)): undefined where u < 0. Not u^n or u^y, which at a point
+    where the exponent is an integer are defined on both sides (x² at y = 2)."""
     found = False
     for node in sp.preorder_traversal(e):
         if isinstance(node, (sp.Abs, sp.sign, sp.Heaviside, sp.DiracDelta, sp.log)):
             if same_up_to_sign(node.args[0], u):
                 return False
-        elif isinstance(node, (sp.Max, sp.Min, sp.Piecewise)):
-            return False
+        elif isinstance(node, (sp.Max, sp.Min, sp.Piecewise, sp.Sum)):
+            return False  # (a Σ may evaluate none of its terms: Σ_{i=1}^{0} √x·i is 0)
         elif node.is_Pow and not node.exp.is_Integer and same_up_to_sign(node.base, u):
+            if node.exp.is_integer is not False:
+                return False
             found = True
     return found
 
@@ -131,14 +138,14 @@ def derivative_at_kink(d: sp.Derivative, u: sp.Expr, ctx: Context, rules: set[st
                                f" = 0")
         return None
     plus, minus = _one_sided(d.expr, u, 1), _one_sided(d.expr, u, -1)
-    if plus is None or minus is None:
-        return None
+    if plus is None or minus is None or plus == d.expr:
+        return None  # no branch at u written as such (min(x, y) resolved to x): not settled
     dp = take(sp.Derivative(plus, x), ctx, rules)
     dm = take(sp.Derivative(minus, x), ctx, rules)
     if any(not isinstance(a.expr, AppliedUndef) for e in (dp, dm) for a in e.atoms(
             sp.Derivative)):
         return None
-    gap = (dp - dm).xreplace(sub)
+    gap = (dp - dm).subs(sub)  # subs: f′(x) at x = 0 is a Subs (xreplace would fail)
     inner = Context(ctx.facts, ctx.guards, ctx.used, ctx.discharged)
     if equal(gap, sp.S.Zero, inner)[0]:
         rules.add("derivative at a kink (one-sided derivatives agree)")

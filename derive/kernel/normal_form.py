@@ -25,7 +25,7 @@ from sympy.core.function import AppliedUndef
 from derive.kernel.algebra import rational_zero
 from derive.kernel.branches import resolve_branches
 from derive.kernel.definedness import kinks
-from derive.kernel.kinks import derivative_at_kink, same_up_to_sign
+from derive.kernel.kinks import NoDerivative, derivative_at_kink, same_up_to_sign
 from derive.kernel.signs import ZERO, Context
 from derive.kernel.sums import canon_args, relate_offsets, split_powers, sums_normal_form
 
@@ -43,7 +43,8 @@ def take_derivatives(e: sp.Expr, ctx: Context, rules: set[str]) -> sp.Expr:
             return sp.Subs(expr, e.variables, e.point)  # a derivative not taken stays so
         done = sp.Subs(expr, e.variables, e.point).doit(deep=False)
         return done if isinstance(done, sp.Subs) else take_derivatives(done, ctx, rules)
-    args = [take_derivatives(a, ctx, rules) if isinstance(a, sp.Basic) else a for a in e.args]
+    take = _lazily if isinstance(e, (sp.Piecewise, sp.Sum)) else take_derivatives
+    args = [take(a, ctx, rules) if isinstance(a, sp.Basic) else a for a in e.args]
     if args != list(e.args):
         e = e.func(*args)
     if isinstance(e, sp.Derivative):
@@ -71,6 +72,16 @@ def take_derivatives(e: sp.Expr, ctx: Context, rules: set[str]) -> sp.Expr:
         rules.add("sympy.diff")
         return take_derivatives(done, ctx, rules) if done != e else e
     return e
+
+
+def _lazily(e: sp.Basic, ctx: Context, rules: set[str]) -> sp.Basic:
+    """A Piecewise branch or condition, or a Σ term, with its derivatives taken; one with a
+    derivative that does not exist stays as it is: it may never be evaluated (the branch not
+    chosen, the Σ empty), so its point is not outside the claim's domain."""
+    try:
+        return take_derivatives(e, ctx, rules)
+    except NoDerivative:
+        return e
 
 
 @dataclass(frozen=True)

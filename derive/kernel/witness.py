@@ -19,6 +19,7 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from derive.kernel.compile import NotCompilable, compile_exact
+from derive.kernel.definedness import value_if_defined
 from derive.kernel.evaluate import Instance, differ, value_at
 from derive.kernel.facts import Relation
 from derive.kernel.timebound import Deadline
@@ -164,6 +165,8 @@ class Instantiation:
     constraints: tuple = ()
     names: dict[sp.Symbol, str] = field(default_factory=dict)
     kinks: tuple[sp.Expr, ...] = ()
+    defined: tuple[sp.Expr, ...] = ()
+    """Expressions that must be defined at a witness (what its derivatives differentiate)."""
 
     def relations(self) -> list[tuple[sp.Expr, Relation]]:
         return [c if isinstance(c, tuple) else (c, Relation.NONNEGATIVE) for c in self.constraints]
@@ -183,6 +186,8 @@ def check_point(inst: Instantiation, point: dict) -> Witness | None:
     rhs = value_at(Instance(inst.rhs, kinks), point)
     if lhs is None or rhs is None or not differ(lhs, rhs):
         return None
+    if any(value_if_defined(d, point) is None for d in inst.defined):
+        return None
     assignment = tuple((inst.names.get(v, str(v)), point[v]) for v in inst.variables)
     return Witness(inst.shape, assignment, lhs, rhs,
                    symbols=tuple((v, point[v]) for v in inst.variables))
@@ -191,7 +196,7 @@ def check_point(inst: Instantiation, point: dict) -> Witness | None:
 def _compiled_difference(inst: Instantiation):
     """lhs − rhs compiled for exact evaluation when it is a rational function of the variables
     (None otherwise); used only to skip points where the sides agree."""
-    if inst.constraints or inst.kinks:
+    if inst.constraints or inst.kinks or inst.defined:
         return None
     try:
         return compile_exact(inst.lhs - inst.rhs, inst.variables)
