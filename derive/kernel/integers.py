@@ -213,9 +213,9 @@ def integer_exponents(exprs) -> dict:
     found: dict = {}
     bound = {v for e in exprs for d in e.atoms(sp.Derivative, sp.Subs) for v in d.variables}
     for e in exprs:
-        for base_exp in _negative_powers(e):
-            x = base_exp
-            if isinstance(x, sp.Symbol) and x.is_integer is None and x not in found and x not in bound:
+        for x in _negative_powers(e):
+            if isinstance(x, sp.Symbol) and x.is_integer is None and x not in found \
+                    and x not in bound:
                 assumptions = {k: v for k, v in x.assumptions0.items()
                                if k in ("positive", "negative", "nonnegative", "nonpositive",
                                         "nonzero", "zero")}
