@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from derive.kernel import definedness
 from derive.kernel.definedness import operation_conditions
 
 MAX_LENGTH = 2_000
@@ -552,12 +553,18 @@ def evaluated(e: sp.Expr, domain: list | None = None) -> sp.Expr:
     an exponent, or a product of many large powers, is refused rather than computed; an
     undefined value (1/0, log 0) is invalid. `domain`, a list, receives the conditions of
     every root, logarithm and negative power as written (outside sums, whose terms may not be
-    evaluated), which SymPy's evaluation may fold away: √x² is x, defined for x ≥ 0."""
+    evaluated), which SymPy's evaluation may fold away: √x² is x, defined for x ≥ 0; with it, a
+    Σ term keeps the conditions its evaluation lost (definedness.DefinedWhere)."""
     if not e.args or isinstance(e, (sp.Symbol, sp.Number)):
         return e
-    if isinstance(e, (sp.Sum, sp.Derivative)):
-        inner = domain if isinstance(e, sp.Derivative) else None
-        out = e.func(evaluated(e.args[0], inner), *e.args[1:])
+    if isinstance(e, sp.Derivative):
+        out = e.func(evaluated(e.args[0], domain), *e.args[1:])
+    elif isinstance(e, sp.Sum):  # a term's written domain stays with the term
+        written: list = []
+        body = evaluated(e.args[0], written)
+        lost = [c for c in written if c not in definedness.domain(body)]
+        out = e.func(definedness.defined_where(body, lost) if domain is not None else body,
+                     *e.args[1:])
     elif isinstance(e, sp.Indexed):
         out = e.base[tuple(evaluated(a, domain) for a in e.indices)]
     else:

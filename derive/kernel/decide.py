@@ -213,7 +213,9 @@ def _pins(lhs, rhs, ctx: Context) -> list[tuple[Fact, Fact]]:
         if u in seen or u.is_number or not (isinstance(u, sp.Symbol) or u.is_Add):
             continue
         seen.add(u)
-        if ctx.signs(u) == ZERO and _solve_zero(u) is not None:
+        scratch = Context(ctx.facts, ctx.guards)  # used only when it pins u
+        if scratch.signs(u) == ZERO and _solve_zero(u) is not None:
+            ctx.used |= scratch.used
             what = f"{sp.sstr(u)} = 0 by the facts and the domain"
             out.append((hypothesis(u, what), hypothesis(-u, what)))
     return out
@@ -223,6 +225,13 @@ def _pinned(claim, ctx: Context, rules: set[str]):
     """(claim, context) with every value the facts and the domain pin down given (`_pins`);
     (None, ctx) when such a value is outside a symbol's domain."""
     for _ in range(3):
+        signs = _signs_of_minus_one(claim, ctx)
+        if signs:
+            rules.add("values the facts pin down")
+            claim = tuple(e.xreplace(signs) for e in claim[:2]) + (tuple(
+                Fact(f.expr.xreplace(signs), f.reason, f.relation, f.origin, f.uses)
+                for f in claim[2]),)
+            ctx = context(*claim)
         pins = _pins(claim[0], claim[1], ctx)
         if not pins:
             break
@@ -234,6 +243,18 @@ def _pinned(claim, ctx: Context, rules: set[str]):
         rules.add("values the facts pin down")
         claim, ctx = found, context(*found)
     return claim, ctx
+
+
+def _signs_of_minus_one(claim, ctx: Context) -> dict:
+    """{(−1)^e: ±1} for each power of −1 with an integer exponent whose sign the context
+    fixes: it is 1 or −1, so its sign is its value."""
+    out = {}
+    for p in set().union(*(e.atoms(sp.Pow) for e in claim[:2])):
+        if p.base == -1 and p.exp.is_integer and not p.exp.is_number:
+            s = ctx.signs(p)
+            if s in (POS, NEG):
+                out[p] = sp.Integer(next(iter(s)))
+    return out
 
 
 def _integer_exponents(lhs, rhs, facts):
@@ -359,9 +380,14 @@ def _split_orders(found: list[tuple[sp.Expr, bool]]) -> list[list[sp.Expr]]:
 
 def _empty(ctx: Context) -> bool:
     """Whether the context's facts and guards leave no point: some fact's or guard's
-    expression has no sign left (the case contradicts the claim's domain or facts)."""
-    return any(ctx.signs(f.expr) == frozenset() for f in ctx.facts) or any(
-        ctx.signs(g) == frozenset() for g in ctx.guards)
+    expression has no sign left (the case contradicts the claim's domain or facts). The facts
+    this consults count as used only when it is so."""
+    scratch = Context(ctx.facts, ctx.guards)
+    empty = any(scratch.signs(f.expr) == frozenset() for f in ctx.facts) or any(
+        scratch.signs(g) == frozenset() for g in ctx.guards)
+    if empty:
+        ctx.used |= scratch.used
+    return empty
 
 
 def _solve_zero(u: sp.Expr, avoid: frozenset = frozenset()) -> dict | None:
@@ -544,15 +570,18 @@ def decide(
                 if found is not None:  # cannot coexist with a proof, so order is free
                     return Decision(Verdict.REFUTED, "exact witness search", witness=found)
             # the proof is of the claim with the equalities its facts force substituted
-            *claim, equal_by = substituted(*_integer_exponents(lhs, rhs, facts))
+            integers = _integer_exponents(lhs, rhs, facts)
+            *claim, equal_by = substituted(*integers)
             zero, rules, nf, ctx = _prove(*claim)
             if not zero and not isinstance(lhs, sp.MatrixBase):
                 cases = _prove_by_cases(*claim)
                 if cases is not None:
                     zero, rules, ctx = True, cases[0], cases[1]
-            if zero and (claim[0] != lhs or claim[1] != rhs):
+            if zero and equal_by:
                 rules = ["equalities from the facts", *rules]
                 ctx.used |= set(equal_by)
+            if zero and integers[:2] != (lhs, rhs):
+                rules = ["integer exponents of negative numbers", *rules]
             used = tuple(dict.fromkeys(f.reason for f in facts if f.reason in ctx.used
                                        and f.origin != "domain"))
             if zero:

@@ -53,6 +53,48 @@ class UnknownDomain(ValueError):
     """An expression with a function whose domain the kernel does not model (tan, Γ, …)."""
 
 
+# --------------------------------------------------------------------------- a written domain
+
+RELATIONALS = {NONNEGATIVE: sp.Ge, POSITIVE: sp.Gt, NONZERO: sp.Ne}
+
+
+class DefinedWhere(sp.Function):
+    """DefinedWhere(v, c₁, …): the value v, defined only where every condition cᵢ (u ≥ 0,
+    u > 0, u ≠ 0) holds. It keeps the domain of a formula as written where SymPy's evaluation
+    folds it away inside a Σ term (√x_i² is x_i to SymPy, defined as written for x_i ≥ 0
+    only): outside a Σ such conditions are facts of the claim instead."""
+
+    @classmethod
+    def eval(cls, value, *conditions):
+        if any(c is sp.false for c in conditions):
+            return sp.nan
+        if all(c is sp.true for c in conditions):
+            return value
+
+    def _eval_is_real(self):
+        return self.args[0].is_real
+
+    @property
+    def conditions(self) -> list[Condition]:
+        rel = {v: k for k, v in RELATIONALS.items()}
+        return [(c.lhs - c.rhs, rel[type(c)]) for c in self.args[1:]
+                if isinstance(c, tuple(rel))]
+
+
+def defined_where(value: sp.Expr, conditions: list[Condition]) -> sp.Expr:
+    """`value` with the domain `conditions` kept (DefinedWhere), or `value` when there is none."""
+    conds = [RELATIONALS[rel](e, 0) for e, rel in dict.fromkeys(conditions)]
+    return DefinedWhere(value, *conds) if conds else value
+
+
+def unwrapped(e: sp.Expr) -> sp.Expr:
+    """`e` with every DefinedWhere replaced by its value (a larger domain, the same values on
+    the smaller one: a rewrite a proof may make)."""
+    if not isinstance(e, sp.Basic) or not e.has(DefinedWhere):
+        return e
+    return e.replace(lambda x: isinstance(x, DefinedWhere), lambda x: x.args[0])
+
+
 # --------------------------------------------------------------------------- powers
 
 def power_condition(base: sp.Expr, exp: sp.Expr) -> Condition | None:
@@ -148,6 +190,10 @@ def _domain(e: sp.Basic, out: list[Condition]) -> None:
         return
     if isinstance(e, sp.Derivative):  # taken at a point where its expression is defined
         _domain(e.expr, out)
+        return
+    if isinstance(e, DefinedWhere):
+        _domain(e.args[0], out)
+        out.extend(c for c in map(lambda c: _simplest(*c), e.conditions) if c is not None)
         return
     for a in e.args:
         _domain(a, out)
@@ -248,6 +294,12 @@ def _collect(e: sp.Basic, out: list[Condition]) -> None:
     if is_prefix(e):
         for a in e.args:
             _collect(a, out)
+        return
+    if isinstance(e, DefinedWhere):
+        _collect(e.args[0], out)
+        for c, relation in e.conditions:
+            _collect(c, out)
+            out.append((c, relation))
         return
     if e.is_Add or e.is_Mul or isinstance(e, (AppliedUndef,) + TOTAL_FUNCTIONS):
         for a in e.args:
@@ -399,6 +451,13 @@ def _value(e, point, memo):
         return None if any(i is None for i in idx) else e.base[tuple(idx)]
     if isinstance(e, (sp.core.relational.Relational, sp.logic.boolalg.Boolean)):
         return _truth(e, point, memo)
+    if isinstance(e, DefinedWhere):
+        for c, relation in e.conditions:
+            v = value_if_defined(c, point, memo)
+            if v is None or not (isinstance(v, sp.Expr) and v.is_number) or \
+                    not relation.holds(v):
+                return None
+        return value_if_defined(e.args[0], point, memo)
     if not (e.is_Add or e.is_Mul or e.is_Pow or isinstance(
             e, (sp.log, sp.Mod, AppliedUndef) + TOTAL_FUNCTIONS)):
         return None  # a function whose domain the kernel does not model

@@ -19,7 +19,13 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 from sympy.core.relational import Relational
 
-from derive.kernel.definedness import kinks, real_power, value_if_defined
+from derive.kernel.definedness import (
+    DefinedWhere,
+    defined_where,
+    kinks,
+    real_power,
+    value_if_defined,
+)
 from derive.kernel.exact import exact_sign, is_zero_exact
 
 MAX_TERMS = 5000
@@ -118,6 +124,8 @@ class _Writer:
             return self._subs(e, env, held)
         if isinstance(e, sp.Lambda):
             return e
+        if isinstance(e, DefinedWhere):
+            return self._defined_where(e, env, held)
         args = [self.run(a, env, held) for a in e.args]
         if any(a is sp.nan for a in args):
             return sp.nan
@@ -128,6 +136,22 @@ class _Writer:
         if out.is_number and (not _finite(out) or out.is_finite is not True):
             return sp.nan  # undefined here: keep it so (SymPy would make 0·zoo, 1/zoo into 0)
         return out
+
+    def _defined_where(self, e, env, held):
+        """The value where every condition holds (decided exactly once concrete), nan where
+        one fails: the domain of a formula as written (definedness.DefinedWhere)."""
+        value = self.run(e.args[0], env, held)
+        kept = []
+        for c, relation in e.conditions:
+            v = self.run(c, env, held)
+            if v is sp.nan:
+                return sp.nan
+            if isinstance(v, sp.Expr) and v.is_number:
+                if not relation.holds(v):
+                    return sp.nan
+                continue
+            kept.append((v, relation))
+        return sp.nan if value is sp.nan else defined_where(value, kept)
 
     def _cond(self, cond, env, held):
         if cond in (sp.true, sp.false):

@@ -24,7 +24,7 @@ from sympy.core.function import AppliedUndef
 
 from derive.kernel.algebra import rational_zero
 from derive.kernel.branches import resolve_branches
-from derive.kernel.definedness import kinks
+from derive.kernel.definedness import kinks, unwrapped
 from derive.kernel.kinks import NoDerivative, derivative_at_kink, same_up_to_sign
 from derive.kernel.signs import ZERO, Context
 from derive.kernel.sums import canon_args, relate_offsets, split_powers, sums_normal_form
@@ -107,7 +107,7 @@ def side_form(e: sp.Expr, ctx: Context) -> SideForm:
         return found
     local = Context(ctx.facts, ctx.guards)
     rules: set[str] = set()
-    out = take_derivatives(e, local, rules)
+    out = take_derivatives(unwrapped(e), local, rules)
     # roots and logs in one form first, so that the branches around them compare as one
     out = elementary(out, local, rules)
     if local.facts or out.has(sp.Min, sp.Max, sp.Abs, sp.Piecewise, sp.sign, sp.Heaviside):

@@ -316,6 +316,8 @@ class Context:
             if term is None or count is None:
                 return None
             return _count_sum(term, count)
+        if type(e).__name__ == "DefinedWhere":  # its value, where it is defined
+            return self.signs(e.args[0])
         if isinstance(e, (sp.sin, sp.cos, sp.floor, sp.ceiling)):
             return ALL if self.signs(e.args[0]) is not None else None
         return None
