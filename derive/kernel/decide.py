@@ -30,6 +30,7 @@ from derive.kernel.claims import (
     check_expr,
 )
 from derive.kernel.definedness import UnknownDomain, conditions, guards
+from derive.kernel.degree import refute_by_degree
 from derive.kernel.evaluate import NotConcrete
 from derive.kernel.facts import Fact, Relation, hypothesis, positive
 from derive.kernel.interpret import Family, Interpretation, Schema, automatic, confirm, write_out
@@ -301,6 +302,25 @@ def _refute(lhs, rhs, facts, deadline, family: Family | None,
     return None
 
 
+def _refute_instead(lhs, rhs, facts, deadline, family, search: bool,
+                    refused: NotSupported) -> Decision:
+    """A claim whose proof is beyond a bound (an expansion of too many terms): refuted when the
+    witness search finds a point, else `unknown` with the bound that refused it."""
+    found = _refute(lhs, rhs, facts, deadline, family) if search else None
+    if found is not None:
+        return Decision(Verdict.REFUTED, "exact witness search", witness=found)
+    return Decision(Verdict.UNKNOWN, "not supported", detail=str(refused))
+
+
+def _refute_by_degree(lhs, rhs, facts, nf, deadline) -> Witness | None:
+    """A witness on the grid of the difference's degrees (degree.py), when its normal form is
+    a rational function of the claim's symbols."""
+    if isinstance(lhs, sp.MatrixBase) or isinstance(rhs, sp.MatrixBase):
+        return None
+    found_guards = [g for side in (lhs, rhs) for g in guards(side)]
+    return refute_by_degree(lhs, rhs, facts, nf, found_guards, deadline)
+
+
 def decide(
     lhs: sp.Expr,
     rhs: sp.Expr,
@@ -323,17 +343,22 @@ def decide(
                 found = _refute(lhs, rhs, facts, deadline, family, automatic_too=False)
                 if found is not None:  # cannot coexist with a proof, so order is free
                     return Decision(Verdict.REFUTED, "exact witness search", witness=found)
-            zero, rules, nf, ctx = _prove(lhs, rhs, facts)
-            if not zero and not isinstance(lhs, sp.MatrixBase):
-                cases = _prove_by_cases(lhs, rhs, facts)
-                if cases is not None:
-                    zero, rules, ctx = True, cases[0], cases[1]
+            try:
+                zero, rules, nf, ctx = _prove(lhs, rhs, facts)
+                if not zero and not isinstance(lhs, sp.MatrixBase):
+                    cases = _prove_by_cases(lhs, rhs, facts)
+                    if cases is not None:
+                        zero, rules, ctx = True, cases[0], cases[1]
+            except NotSupported as exc:  # beyond a bound of the proof: a witness may be cheap
+                return _refute_instead(lhs, rhs, facts, deadline, family, search, exc)
             used = tuple(f.reason for f in facts if f.reason in ctx.used)
             if zero:
                 return Decision(Verdict.PROVED, " → ".join(rules), rules=tuple(rules),
                                 facts=used, conditions=tuple(sorted(ctx.discharged)))
             if search:
                 found = _refute(lhs, rhs, facts, deadline, family)
+                if found is None:
+                    found = _refute_by_degree(lhs, rhs, facts, nf, deadline)
                 if found is not None:
                     return Decision(Verdict.REFUTED, "exact witness search", witness=found)
             return Decision(Verdict.UNKNOWN, " → ".join(rules) or "no rule applies",
