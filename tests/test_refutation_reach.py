@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 
 from derive.kernel import decide
 from derive.kernel import interpret as interpret_module
-from derive.kernel.algebra import expansion_size
+from derive.kernel.algebra import expand, expansion_size, expansion_work
+from derive.kernel.claims import NotSupported
 from derive.kernel.facts import hypothesis
 
 i = sp.Symbol("i", integer=True)
@@ -190,8 +191,18 @@ trees = st.recursive(leaf, lambda sub: st.one_of(
 @given(trees)
 def test_the_estimate_is_an_upper_bound(e):
     """Never fewer terms than SymPy's expansion has (the count that decides whether expanding
-    is refused)."""
+    is refused); the products formed on the way are never fewer than the terms."""
     assert expansion_size(e) >= len(sp.Add.make_args(sp.expand(e)))
+    assert expansion_work(e) >= expansion_size(e)
+
+
+def test_a_term_by_term_expansion_of_a_million_products_is_refused_at_once():
+    """(x+1)^1000·(x−1)^1000 has 2,001 terms but 1001² products on the way (SymPy: minutes):
+    `expand` (used for signs and Σ summands) refuses it; only the ring's zero test takes it."""
+    e = (x + 1) ** 1000 * (x - 1) ** 1000
+    assert expansion_work(e) > 100_000 and 1001 * 1001 > 100_000
+    with pytest.raises(NotSupported, match="products of terms"):
+        expand(e)
 
 
 def test_formula_answers_use_the_same_estimate():

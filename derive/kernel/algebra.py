@@ -23,22 +23,27 @@ MAX_EXPANDED_TERMS = 100_000
 """Expansions estimated to give more terms than this are refused (not supported)."""
 
 RING_EXPANSION_TERMS = 1_000
-"""Past this estimate, a polynomial is first tested for 0 in a sparse polynomial ring (integer
-arithmetic on exponent tuples), where SymPy's `expand` would multiply term objects one by one:
-(x+1)^1000·(x−1)^1000 is a million products of 300-digit coefficients either way, under a
-second in the ring, minutes as SymPy terms (measured: 0.8 s against 400 s)."""
+"""Past this many products of terms (expansion_work), a polynomial is first tested for 0 in a
+sparse polynomial ring (integer arithmetic on exponent tuples), where SymPy's `expand` would
+multiply term objects one by one: (x+1)^1000·(x−1)^1000 is a million products of 300-digit
+coefficients either way, under a second in the ring, minutes as SymPy terms (measured: 0.8 s
+against 400 s)."""
 
 
 @dataclass(frozen=True)
 class _Size:
     """What expanding an expression makes: at most `terms` terms, of total degree at most
-    `degree` in the generators `gens` (the atoms that are not numbers); `work` is the largest
+    `degree` in the generators `gens` (the atoms that are not numbers); `raw` is the count
+    before like terms are collected (products and multinomial counts: the products of terms
+    SymPy's expansion forms one by one); `inner` and `inner_raw` the largest of these for an
     expansion made on the way, inside a function's argument or a denominator."""
 
     terms: int
+    raw: int
     degree: int
     gens: frozenset
-    work: int = 0
+    inner: int = 0
+    inner_raw: int = 0
 
 
 def _capped_comb(n: int, k: int, cap: int) -> int:
@@ -51,42 +56,50 @@ def _capped_comb(n: int, k: int, cap: int) -> int:
     return min(cap, comb(n, k))
 
 
-def _monomials(size: _Size, cap: int) -> int:
+def _monomials(terms: int, degree: int, gens: frozenset, cap: int) -> int:
     """The expansion's terms: never more than the C(D + v, v) monomials of total degree ≤ D in
     v generators (each term of the expansion is the value of one of them)."""
-    return min(size.terms, _capped_comb(size.degree + len(size.gens), len(size.gens), cap))
+    return min(terms, _capped_comb(degree + len(gens), len(gens), cap))
+
+
+def _multinomial(terms: int, n: int, cap: int) -> int:
+    """The terms of a k-term sum to the power n: C(n + k − 1, k − 1)."""
+    if terms == 1:
+        return 1
+    return cap if n >= cap else _capped_comb(n + terms - 1, terms - 1, cap)
 
 
 def _size(e: sp.Basic, cap: int) -> _Size:
     if e.is_Number:
-        return _Size(1, 0, frozenset())
+        return _Size(1, 1, 0, frozenset())
     if e.is_Add or e.is_Mul:
         parts = [_size(a, cap) for a in e.args]
         gens = frozenset().union(*(p.gens for p in parts))
-        work = max(p.work for p in parts)
+        inner, inner_raw = max(p.inner for p in parts), max(p.inner_raw for p in parts)
         if e.is_Add:
-            terms, degree = min(cap, sum(p.terms for p in parts)), max(p.degree for p in parts)
+            terms, raw = min(cap, sum(p.terms for p in parts)), min(cap, sum(p.raw for p in parts))
+            degree = max(p.degree for p in parts)
         else:
-            terms, degree = 1, sum(p.degree for p in parts)
+            terms, raw, degree = 1, 1, sum(p.degree for p in parts)
             for p in parts:
-                terms = min(cap, terms * p.terms)
-        out = _Size(terms, degree, gens, work)
-        return _Size(_monomials(out, cap), degree, gens, work)
+                terms, raw = min(cap, terms * p.terms), min(cap, raw * p.raw)
+        return _Size(_monomials(terms, degree, gens, cap), raw, degree, gens, inner, inner_raw)
     if e.is_Pow and e.exp.is_Integer and e.exp > 1:
         base, n = _size(e.base, cap), int(e.exp)
-        terms = 1 if base.terms == 1 else (
-            cap if n >= cap else _capped_comb(n + base.terms - 1, base.terms - 1, cap))
-        out = _Size(terms, n * base.degree, base.gens, base.work)
-        return _Size(_monomials(out, cap), out.degree, out.gens, out.work)
+        degree = n * base.degree
+        return _Size(_monomials(_multinomial(base.terms, n, cap), degree, base.gens, cap),
+                     _multinomial(base.raw, n, cap), degree, base.gens, base.inner,
+                     base.inner_raw)
     if e.is_Atom or not e.args:
-        return _Size(1, 1, frozenset([e]))
+        return _Size(1, 1, 1, frozenset([e]))
     # a generator of its own (a denominator, a root, a function, Σ): `expand` still expands
     # its arguments, and a negative power's base as a power
-    inner = [_size(a, cap) for a in e.args if isinstance(a, sp.Basic)]
+    parts = [_size(a, cap) for a in e.args if isinstance(a, sp.Basic)]
     if e.is_Pow and e.exp.is_Integer and e.exp < 0:
-        inner = [_size(e.base ** -e.exp, cap)]
-    work = max([max(p.terms, p.work) for p in inner] + [0])
-    return _Size(1, 1, frozenset([e]), min(cap, work))
+        parts = [_size(e.base ** -e.exp, cap)]
+    inner = max([max(p.terms, p.inner) for p in parts] + [0])
+    inner_raw = max([max(p.raw, p.inner_raw) for p in parts] + [0])
+    return _Size(1, 1, 1, frozenset([e]), inner, inner_raw)
 
 
 def expansion_size(e: sp.Basic, cap: int = MAX_EXPANDED_TERMS + 1) -> int:
@@ -95,14 +108,25 @@ def expansion_size(e: sp.Basic, cap: int = MAX_EXPANDED_TERMS + 1) -> int:
     the C(D + v, v) monomials of total degree ≤ D in v generators, so that (x+1)^1000·(x−1)^1000
     is counted as 2,001 terms."""
     size = _size(e, cap)
-    return min(cap, max(size.terms, size.work))
+    return min(cap, max(size.terms, size.inner))
+
+
+def expansion_work(e: sp.Basic, cap: int = MAX_EXPANDED_TERMS + 1) -> int:
+    """The same before like terms are collected: the products of terms a term-by-term
+    expansion forms, (x+1)^1000·(x−1)^1000 a million of them (capped)."""
+    size = _size(e, cap)
+    return min(cap, max(size.raw, size.inner_raw))
 
 
 def expand(e: sp.Expr) -> sp.Expr:
     """SymPy's expansion without the two hints that are not identities everywhere:
-    power_exp (x^(a+b) → x^a·x^b fails at x = 0) and log (needs positivity)."""
+    power_exp (x^(a+b) → x^a·x^b fails at x = 0) and log (needs positivity). Refused
+    (NotSupported) past MAX_EXPANDED_TERMS terms, or products of terms on the way."""
     if expansion_size(e) > MAX_EXPANDED_TERMS:
         raise NotSupported(f"expanding would give more than {MAX_EXPANDED_TERMS:,} terms")
+    if expansion_work(e) > MAX_EXPANDED_TERMS:
+        raise NotSupported(f"expanding term by term would form more than "
+                           f"{MAX_EXPANDED_TERMS:,} products of terms")
     return sp.expand(e, power_exp=False, log=False)
 
 
@@ -230,7 +254,7 @@ def rational_zero(e: sp.Expr) -> bool:
     """Whether `e` is 0 as a rational function of its atoms (constants with radicals decided by
     their minimal polynomials)."""
     e = split_logs_and_exps(e)
-    if RING_EXPANSION_TERMS < expansion_size(e) <= MAX_EXPANDED_TERMS:
+    if expansion_work(e) > RING_EXPANSION_TERMS and expansion_size(e) <= MAX_EXPANDED_TERMS:
         found = ring_zero(e)
         if found is not None:
             return found
