@@ -267,6 +267,8 @@ def _search_interpretation(lhs, rhs, facts, interp: Interpretation, deadline) ->
     except NotConcrete:
         return None
     found = search_point(inst, deadline, quick=True)
+    if found is None and interp.quick:
+        return None
     if found is None:
         try:
             if equal(inst.lhs, inst.rhs)[0]:

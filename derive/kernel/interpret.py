@@ -60,6 +60,9 @@ class Interpretation:
     shown: tuple[tuple[str, sp.Expr], ...] = ()
     """What a witness shows instead of the variables it mentions: (name, expression) pairs,
     such as ("ell(3, theta)", c₀ + c₁·theta)."""
+    quick: bool = False
+    """Search only the first assignments (witness.QUICK_POINTS): a shape tried again with more
+    variables (curvatures), whose witnesses sit at small heights."""
 
 
 @dataclass(frozen=True)
@@ -439,4 +442,5 @@ def _free_functions(exprs, symbols, int_fns, other_funcs, bases, label,
         functions[f] = sp.Lambda(args, body)
     if degree > 1 and not curved:
         return None
-    return Interpretation(label, symbols, functions, tuple(variables), names, tuple(display))
+    return Interpretation(label, symbols, functions, tuple(variables), names, tuple(display),
+                          quick=degree > 1)
