@@ -122,9 +122,10 @@ def expand(e: sp.Expr) -> sp.Expr:
     """SymPy's expansion without the two hints that are not identities everywhere:
     power_exp (x^(a+b) → x^a·x^b fails at x = 0) and log (needs positivity). Refused
     (NotSupported) past MAX_EXPANDED_TERMS terms, or products of terms on the way."""
-    if expansion_size(e) > MAX_EXPANDED_TERMS:
+    size = _size(e, MAX_EXPANDED_TERMS + 1)
+    if max(size.terms, size.inner) > MAX_EXPANDED_TERMS:
         raise NotSupported(f"expanding would give more than {MAX_EXPANDED_TERMS:,} terms")
-    if expansion_work(e) > MAX_EXPANDED_TERMS:
+    if max(size.raw, size.inner_raw) > MAX_EXPANDED_TERMS:
         raise NotSupported(f"expanding term by term would form more than "
                            f"{MAX_EXPANDED_TERMS:,} products of terms")
     return sp.expand(e, power_exp=False, log=False)
@@ -254,7 +255,9 @@ def rational_zero(e: sp.Expr) -> bool:
     """Whether `e` is 0 as a rational function of its atoms (constants with radicals decided by
     their minimal polynomials)."""
     e = split_logs_and_exps(e)
-    if expansion_work(e) > RING_EXPANSION_TERMS and expansion_size(e) <= MAX_EXPANDED_TERMS:
+    size = _size(e, MAX_EXPANDED_TERMS + 1)
+    if max(size.raw, size.inner_raw) > RING_EXPANSION_TERMS and max(
+            size.terms, size.inner) <= MAX_EXPANDED_TERMS:
         found = ring_zero(e)
         if found is not None:
             return found
