@@ -542,8 +542,8 @@ def test_a_witness_keeps_the_windows_sizes(tmp_path):
     assert recs["free"]["verdict"] == "refuted"
     size = _shape(w)
     assert 1 <= size["k"] <= size["K"]
-    ramp = {1: 1, 2: 2, 3: 3}  # "n(k) = 1, 2, 3, …"
-    assert "n(k) = 1, 2, 3" in w["shape"]
+    assert "n(k) = k for k ≥ 1, 1 for k ≤ 0" in w["shape"]
+    ramp = {k: max(k, 1) for k in range(-3, 8)}
     assert (Fraction(w["lhs"]), Fraction(w["rhs"])) == (ramp[size["k"]], ramp[1])
 
 

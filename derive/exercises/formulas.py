@@ -353,26 +353,12 @@ def _unknown(word: str, symbols: _Symbols, name: str, problem) -> None:
 
 
 def _terms(e: sp.Basic, limit: int = MAX_EXPANDED_TERMS) -> int:
-    """An upper bound on the terms of `e` expanded (capped just past `limit`): the
-    multinomial count for a power of a sum."""
-    import math
+    """An upper bound on the terms of `e` expanded, or of a Σ's summand, a derivative's
+    expression or a denominator expanded on the way (capped just past `limit`): the kernel's
+    estimate (algebra.expansion_size), at most C(D + v, v) for total degree D in v atoms."""
+    from derive.kernel.algebra import expansion_size
 
-    if isinstance(e, sp.Add):
-        return min(sum(_terms(a, limit) for a in e.args), limit + 1)
-    if isinstance(e, sp.Mul):
-        out = 1
-        for a in e.args:
-            out = min(out * _terms(a, limit), limit + 1)
-        return out
-    if isinstance(e, sp.Pow) and e.exp.is_Integer and e.exp > 1:
-        t = _terms(e.base, limit)
-        n = int(e.exp)
-        if t > 1 and n > limit:
-            return limit + 1
-        return min(math.comb(t + n - 1, n) if t > 1 else 1, limit + 1)
-    if isinstance(e, (sp.Sum, sp.Derivative)):
-        return _terms(e.args[0], limit)
-    return 1
+    return expansion_size(e, limit + 1)
 
 
 def _same(claimed: sp.Expr, expected: sp.Expr) -> bool:

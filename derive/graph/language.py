@@ -32,6 +32,7 @@ Numbers are exact: `0.1` is 1/10, `1e-3` is 1/1000. Unicode and ASCII spell the 
 
 from __future__ import annotations
 
+import math
 import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -372,9 +373,12 @@ class _Parser:
         self._take()
         if it.text not in self.indices:
             known = ", ".join(sorted(self.indices)) or "none"
-            letter = next((k for k, v in self.indices.items()
-                           if isinstance(v, sp.Symbol) and v.name == it.text), None)
-            if letter is not None and it.text.isupper():  # sum_N(…): N is i's size
+            sizes = {s.name: letter for letter, s in self.indices.items()
+                     if isinstance(s, sp.Symbol)}
+            sizes.update({name: letter for letter, s in self.indices.items()
+                          for name, meaning in self.names.items() if meaning == s})
+            if it.text in sizes:  # sum_N(…): N is i's size
+                letter = sizes[it.text]
                 raise FormulaError(f"{it.text!r} is a size, not an index: write "
                                    f"{t.text}_{letter}(…) over {letter} = 1…{it.text} "
                                    f"(indices here: {known})", it.column)
@@ -491,41 +495,81 @@ class _Parser:
         raise FormulaError("expected an index: a letter, a number or {…}", it.column)
 
 
-MAX_BITS = 14_000
-"""Largest constant a formula may denote, in bits (about 4,200 digits: every value it allows
-can be printed, under Python's 4,300-digit limit for int-to-text)."""
+MAX_CONSTANT_DIGITS = 4_200
+"""Most decimal digits of a constant a formula may denote (in its numerator or denominator):
+every value it allows can be printed, under Python's 4,300-digit limit for int-to-text."""
 
 MAX_SIZE = 1_000
 """Largest number of members a family given as a number may have (a Σ is written out)."""
 
 
-UNBOUNDED = MAX_BITS + 1
-"""The bits `_bits` gives a constant it cannot bound (a symbolic or huge exponent): past every
-limit it is compared with, so such a constant is refused."""
+UNBOUNDED = MAX_CONSTANT_DIGITS + 1
+"""The digits `_digits` gives a constant it cannot bound (a symbolic or huge exponent): past
+every limit it is compared with, so such a constant is refused."""
+
+_LOG2_MARGIN = 1e-12
+"""Relative margin on a logarithm computed in floating point, so that the estimate stays an
+upper bound (math.log2 of an integer is within a few units in the last place)."""
 
 
-def _bits(e: sp.Expr) -> int:
-    """An upper bound on the bits of a constant expression's value, computed without
-    evaluating it (2^(10^9) is refused before anything is raised to a power)."""
+def _log2(n: int) -> float:
+    return math.log2(n) * (1 + _LOG2_MARGIN) if n > 1 else 0.0
+
+
+def _size(e: sp.Expr) -> tuple[float, float] | None:
+    """Upper bounds on log₂ of the numerator's and the denominator's magnitude of a constant
+    expression's value (None when none is known: a symbolic or huge exponent), computed
+    without evaluating it: a product adds them, a power multiplies them by the exponent, a
+    sum p₁/q₁ + … + p_m/q_m has numerator below m·max pᵢ·Π_{j≠i} qⱼ."""
     if e.is_Rational:
-        return max(int(e.p).bit_length(), int(e.q).bit_length(), 1)
+        return _log2(abs(int(e.p))), _log2(int(e.q))
     if isinstance(e, (sp.Add, sp.Mul)):
-        parts = [_bits(a) for a in e.args]
-        return sum(parts) + len(parts)
+        parts = [_size(a) for a in e.args]
+        if any(p is None for p in parts):
+            return None
+        den = sum(q for _, q in parts)
+        if isinstance(e, sp.Mul):
+            return sum(p for p, _ in parts), den
+        return max(p + den - q for p, q in parts) + _log2(len(parts)) + 1e-9, den
     if isinstance(e, sp.Pow):
         exp = e.exp
         if exp.free_symbols or _bits(exp) > 64:
-            return UNBOUNDED
-        n = abs(exp.doit())
+            return None
+        n = exp.doit()
+        base = _size(e.base)
+        if base is None:
+            return None
         if not n.is_Rational:
-            return _bits(e.base) + 64
-        return _bits(e.base) * max(int(n.p), 1) + 1
-    return 64 + sum(_bits(a) for a in e.args)  # sqrt, exp, log, abs, min, max: bounded size
+            return base[0] + 64, base[1] + 64
+        num, den = (base if n >= 0 else base[::-1])
+        r = abs(float(n)) * (1 + _LOG2_MARGIN)
+        return num * r + (0 if n.is_Integer else 1), den * r + (0 if n.is_Integer else 1)
+    inner = [_size(a) for a in e.args]  # sqrt, exp, log, abs, min, max: bounded size
+    if any(p is None for p in inner):
+        return None
+    bound = 64 + sum(max(p) for p in inner)
+    return bound, bound
+
+
+def _bits(e: sp.Expr) -> int:
+    """An upper bound on the bits of a constant expression's numerator and denominator."""
+    size = _size(e)
+    return UNBOUNDED * 4 if size is None else math.floor(max(size)) + 1
+
+
+def _digits(e: sp.Expr) -> int:
+    """An upper bound on the decimal digits of a constant expression's numerator and
+    denominator, computed without evaluating it (2^(10^9) is refused before anything is raised
+    to a power; 2^7000 has 2,108 digits)."""
+    size = _size(e)
+    if size is None:
+        return UNBOUNDED
+    return math.floor(max(size) * math.log10(2) * (1 + _LOG2_MARGIN) + 1e-9) + 1
 
 
 def _check_size(base: sp.Expr, exp: sp.Expr, column: int) -> None:
     """Refuse a power whose exponent is a huge constant, or whose constant value would pass
-    MAX_BITS."""
+    MAX_CONSTANT_DIGITS."""
     if not exp.free_symbols:
         n = exp.doit() if _bits(exp) <= 64 else None
         if n is None or (n.is_Integer and abs(int(n)) > MAX_POWER):
@@ -533,15 +577,15 @@ def _check_size(base: sp.Expr, exp: sp.Expr, column: int) -> None:
             raise FormulaNotSupported(f"the exponent {shown} (before column {column}) is beyond "
                                       f"{MAX_POWER:,}: not supported")
     if not base.free_symbols and not exp.free_symbols and \
-            _bits(sp.Pow(base, exp, evaluate=False)) > MAX_BITS:
-        raise FormulaNotSupported(f"a constant of more than {MAX_BITS * 3 // 10:,} digits "
+            _digits(sp.Pow(base, exp, evaluate=False)) > MAX_CONSTANT_DIGITS:
+        raise FormulaNotSupported(f"a constant of more than {MAX_CONSTANT_DIGITS:,} digits "
                                   f"(before column {column}) is not supported")
 
 
 def _is_zero_constant(e: sp.Expr) -> bool:
     """Whether a divisor is zero as written (0, 2 - 2, w - w), when its size allows evaluating
     it (a divisor that is zero only for some values is the kernel's to find)."""
-    if _bits(e) > MAX_BITS:
+    if _digits(e) > MAX_CONSTANT_DIGITS:
         return False
     return evaluated(e) == 0
 
@@ -580,19 +624,21 @@ def evaluated(e: sp.Expr, domain: list | None = None) -> sp.Expr:
 
 def _guard(e: sp.Expr, args: list) -> None:
     """Refuse an operation whose evaluated operands would make SymPy compute a constant past
-    MAX_BITS (or an exponent past MAX_POWER)."""
+    MAX_CONSTANT_DIGITS (or an exponent past MAX_POWER)."""
     if isinstance(e, sp.Pow):
         base, exp = args
         if not exp.free_symbols:
             if _bits(exp) > 64 or (exp.is_Rational and abs(exp) > MAX_POWER):
                 raise FormulaNotSupported(f"an exponent beyond {MAX_POWER:,} is not supported")
-            if not base.free_symbols and _bits(sp.Pow(base, exp, evaluate=False)) > MAX_BITS:
-                raise FormulaNotSupported(f"a constant of more than {MAX_BITS * 3 // 10:,} "
+            if not base.free_symbols and _digits(
+                    sp.Pow(base, exp, evaluate=False)) > MAX_CONSTANT_DIGITS:
+                raise FormulaNotSupported(f"a constant of more than {MAX_CONSTANT_DIGITS:,} "
                                           "digits is not supported")
     elif isinstance(e, (sp.Add, sp.Mul)):
         constant = [a for a in args if not a.free_symbols]
-        if sum(_bits(a) for a in constant) > MAX_BITS:
-            raise FormulaNotSupported(f"a constant of more than {MAX_BITS * 3 // 10:,} digits "
+        if len(constant) > 1 and _digits(e.func(*constant, evaluate=False)) > \
+                MAX_CONSTANT_DIGITS:
+            raise FormulaNotSupported(f"a constant of more than {MAX_CONSTANT_DIGITS:,} digits "
                                       "is not supported")
     elif isinstance(e, sp.exp):
         if not args[0].free_symbols and args[0].has(sp.log):

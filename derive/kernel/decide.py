@@ -40,6 +40,7 @@ from derive.kernel.definedness import (
     guards,
     kinks,
 )
+from derive.kernel.degree import refute_by_degree
 from derive.kernel.evaluate import NotConcrete
 from derive.kernel.facts import Fact, Relation, hypothesis, positive
 from derive.kernel.integers import integer_bounds, integer_exponents, parity, substituted
@@ -512,6 +513,8 @@ def _search_interpretation(lhs, rhs, facts, interp: Interpretation, deadline) ->
     except NotConcrete:
         return None
     found = search_point(inst, deadline, quick=True)
+    if found is None and interp.quick:
+        return None
     if found is None:
         try:
             if equal(inst.lhs, inst.rhs)[0]:
@@ -547,6 +550,25 @@ def _refute(lhs, rhs, facts, deadline, family: Family | None,
     return None
 
 
+def _refute_instead(lhs, rhs, facts, deadline, family, search: bool,
+                    refused: NotSupported) -> Decision:
+    """A claim whose proof is beyond a bound (an expansion of too many terms): refuted when the
+    witness search finds a point, else `unknown` with the bound that refused it."""
+    found = _refute(lhs, rhs, facts, deadline, family) if search else None
+    if found is not None:
+        return Decision(Verdict.REFUTED, "exact witness search", witness=found)
+    return Decision(Verdict.UNKNOWN, "not supported", detail=str(refused))
+
+
+def _refute_by_degree(lhs, rhs, facts, nf, deadline) -> Witness | None:
+    """A witness on the grid of the difference's degrees (degree.py), when its normal form is
+    a rational function of the claim's symbols."""
+    if isinstance(lhs, sp.MatrixBase) or isinstance(rhs, sp.MatrixBase):
+        return None
+    found_guards = [g for side in (lhs, rhs) for g in guards(side)]
+    return refute_by_degree(lhs, rhs, facts, nf, found_guards, deadline)
+
+
 def decide(
     lhs: sp.Expr,
     rhs: sp.Expr,
@@ -572,11 +594,14 @@ def decide(
             # the proof is of the claim with the equalities its facts force substituted
             integers = _integer_exponents(lhs, rhs, facts)
             *claim, equal_by = substituted(*integers)
-            zero, rules, nf, ctx = _prove(*claim)
-            if not zero and not isinstance(lhs, sp.MatrixBase):
-                cases = _prove_by_cases(*claim)
-                if cases is not None:
-                    zero, rules, ctx = True, cases[0], cases[1]
+            try:
+                zero, rules, nf, ctx = _prove(*claim)
+                if not zero and not isinstance(lhs, sp.MatrixBase):
+                    cases = _prove_by_cases(*claim)
+                    if cases is not None:
+                        zero, rules, ctx = True, cases[0], cases[1]
+            except NotSupported as exc:  # beyond a bound of the proof: a witness may be cheap
+                return _refute_instead(lhs, rhs, facts, deadline, family, search, exc)
             if zero and equal_by:
                 rules = ["equalities from the facts", *rules]
                 ctx.used |= set(equal_by)
@@ -590,6 +615,8 @@ def decide(
                                 + _domain_used(ctx))
             if search:
                 found = _refute(lhs, rhs, facts, deadline, family)
+                if found is None:
+                    found = _refute_by_degree(lhs, rhs, facts, nf, deadline)
                 if found is not None:
                     return Decision(Verdict.REFUTED, "exact witness search", witness=found)
             return Decision(Verdict.UNKNOWN, " → ".join(rules) or "no rule applies",

@@ -7,10 +7,11 @@ interpretation by the kernel itself (evaluate.py), so a witness always refutes t
 stated; `confirm` re-evaluates the original sides at the final point before anything is said.
 
 `automatic` builds interpretations when the caller gives none: small values for the integer
-symbols, integer-valued functions as small tables, and every other undefined function as a
-polynomial of degree ≤ 1 in its non-integer arguments with one set of coefficients per integer
-argument tuple (free values, so any smooth function's values and slopes are reachable).
-"""
+symbols, integer-valued functions as small tables (rules at every integer), and every other
+undefined function as a polynomial of degree ≤ 1 in its non-integer arguments with one set of
+coefficients per integer argument tuple (free values, so any smooth function's values and
+slopes are reachable), then of degree ≤ 2 (curvatures: f(2x)′ = 2f′(x) holds for every affine
+f, not for u²)."""
 
 from __future__ import annotations
 
@@ -34,7 +35,14 @@ from derive.kernel.witness import (
 )
 
 MAX_AUTO_SHAPES = 24
-"""Automatic interpretations tried per claim."""
+"""Automatic interpretations of degree 1 tried per claim."""
+
+MAX_TABLES = 4
+"""Tables of the integer-valued functions tried with each value of the integer symbols."""
+
+MAX_CURVED_SHAPES = 4
+"""Automatic interpretations tried again with free values of degree 2 (a curvature), when a
+free function has an argument that is not a concrete integer."""
 
 TABLE_ARGUMENTS = range(-2, 7)
 """Arguments an integer-valued function's table covers (others take its first domain value)."""
@@ -52,6 +60,9 @@ class Interpretation:
     shown: tuple[tuple[str, sp.Expr], ...] = ()
     """What a witness shows instead of the variables it mentions: (name, expression) pairs,
     such as ("ell(3, theta)", c₀ + c₁·theta)."""
+    quick: bool = False
+    """Search only the first assignments (witness.QUICK_POINTS): a shape tried again with more
+    variables (curvatures), whose witnesses sit at small heights."""
 
 
 @dataclass(frozen=True)
@@ -75,9 +86,9 @@ class Schema:
 
 
 class Table:
-    """A function of integer arguments given by its values at finitely many points (`default`
-    elsewhere): looked up directly at integers, a Piecewise Lambda for display and anywhere
-    else."""
+    """A function of integer arguments given by its values at finitely many points and by
+    `default` elsewhere (a value, or an expression of `args` such as max(a₀, 1)): looked up
+    directly at integers, a Piecewise Lambda for display and anywhere else."""
 
     def __init__(self, args: tuple[sp.Symbol, ...], entries: dict[tuple, sp.Expr],
                  default: sp.Expr):
@@ -87,7 +98,12 @@ class Table:
 
     def __call__(self, *values):
         if all(isinstance(v, sp.Integer) or type(v) is int for v in values):
-            return self.entries.get(tuple(int(v) for v in values), self.default)
+            key = tuple(int(v) for v in values)
+            if key in self.entries:
+                return self.entries[key]
+            if self.default.free_symbols & set(self.args):
+                return self.default.xreplace(dict(zip(self.args, map(sp.Integer, key))))
+            return self.default
         return self.as_lambda()(*values)
 
     def as_lambda(self) -> sp.Lambda:
@@ -99,11 +115,6 @@ class Table:
     def xreplace(self, point: dict) -> Table:
         return Table(self.args, {k: v.xreplace(point) for k, v in self.entries.items()},
                      self.default.xreplace(point))
-
-
-def _constant(v):
-    """A ramp that is v at every key."""
-    return lambda key: v
 
 
 def table(args: tuple[sp.Symbol, ...], entries: dict[tuple, sp.Expr], default) -> Table:
@@ -241,49 +252,65 @@ def _structure(lhs, rhs, facts):
     return exprs, integers, functions, bases
 
 
-def _integer_tables(fn, arity: int) -> list[tuple[str, Callable]]:
-    """Small tables for an integer-valued function of integer arguments: constant at each of
-    its first domain values, then 1, 2, 3, … and 2, 1, 1, … along the first argument."""
-    probe = fn(*[sp.Dummy(integer=True) for _ in range(arity)])
+def _integer_tables(fn, args: tuple[sp.Symbol, ...]) -> list[tuple[str, sp.Expr]]:
+    """Small tables for an integer-valued function of integer arguments, as rules in its first
+    argument k, each kept when its values at k = −2…6 are in the function's domain: constant
+    at its first domain value, then k for k ≥ 1 and 1 for k ≤ 0, then 2k for k ≥ 1 and 1 − 2k
+    for k ≤ 0 (1, 2, 3, 4, … at k = 0, 1, −1, 2, …: no two arguments, neighbours at and below
+    0 among them, share a value), then its second domain value, 2 for k ≤ 1 and 1 for k ≥ 2,
+    and its third domain value."""
+    probe = fn(*[sp.Dummy(integer=True) for _ in args])
     values = domain_values(probe, 3)
-    out = [(f"{fn}(·) = {exact_str(v)}", _constant(v)) for v in values]
-    ramps = [("1, 2, 3, …", lambda key: sp.Integer(max(key[0], 1))),
-             ("2, 1, 1, …", lambda key: sp.Integer(2 if key[0] <= 1 else 1))]
-    for label, rule in ramps:
-        if all(in_domain(probe, rule((k,) * arity)) for k in TABLE_ARGUMENTS):
-            out.append((f"{fn}(k) = {label}", rule))
-    return out
+    k = args[0]
+    shown = f"{fn}(k{', …' if len(args) > 1 else ''})"
+    constants = [(f"{fn}(·) = {exact_str(v)}", v) for v in values]
+    ramps = [(f"{shown} = k for k ≥ 1, 1 for k ≤ 0", sp.Max(k, 1)),
+             (f"{shown} = 2k for k ≥ 1, 1 − 2k for k ≤ 0",
+              sp.Piecewise((2 * k, k >= 1), (1 - 2 * k, True))),
+             (f"{shown} = 2 for k ≤ 1, 1 for k ≥ 2", sp.Piecewise((2, k <= 1), (1, True)))]
+    ramps = [(label, rule) for label, rule in ramps
+             if all(in_domain(probe, rule.subs(k, n)) for n in TABLE_ARGUMENTS)]
+    order = constants[:1] + ramps[:2] + constants[1:2] + ramps[2:] + constants[2:]
+    return order
 
 
 def automatic(lhs, rhs, facts: tuple[Fact, ...]) -> Iterator[Interpretation]:
-    """Interpretations of a claim with Σ or undefined functions, smallest first."""
+    """Interpretations of a claim with Σ or undefined functions, smallest first: its integer
+    symbols' small values by total height, the integer-valued functions' first MAX_TABLES
+    tables by total height, the other functions as free values of degree 1 (a value and a
+    slope); then the first MAX_CURVED_SHAPES of these again with free values of degree 2."""
     exprs, integers, functions, bases = _structure(lhs, rhs, facts)
     int_funcs = [f for f in functions if f(*[sp.Dummy() for _ in range(_arity(f, exprs))])
                  .is_integer]
     other_funcs = [f for f in functions if f not in int_funcs]
     int_choices = [domain_values(s, 6) for s in integers]
-    table_choices = [_integer_tables(f, _arity(f, exprs)) for f in int_funcs]
-    count = 0
-    for ints in _by_height(int_choices):
-        for tables in islice(product(*table_choices), 4) if table_choices else [()]:
-            symbols = dict(zip(integers, ints))
-            int_fns = {}
-            labels = [f"{s} = {exact_str(v)}" for s, v in symbols.items()]
-            for f, (label, rule) in zip(int_funcs, tables):
-                arity = _arity(f, exprs)
-                args = tuple(sp.Dummy(f"a{n}", integer=True) for n in range(arity))
-                keys = list(product(TABLE_ARGUMENTS, repeat=arity)) if arity <= 2 else []
-                default = domain_values(f(*args), 1)[0]
-                int_fns[f] = table(args, {k: rule(k) for k in keys}, default)
-                labels.append(label)
-            interp = _free_functions(exprs, symbols, int_fns, other_funcs, bases,
-                                     ", ".join(labels))
-            if interp is None:
-                continue
+    int_args = {f: tuple(sp.Dummy(f"a{n}", integer=True) for n in range(_arity(f, exprs)))
+                for f in int_funcs}
+    table_choices = [_integer_tables(f, int_args[f]) for f in int_funcs]
+
+    def combinations():
+        for ints in _by_height(int_choices):
+            for tables in islice(_by_height(table_choices), MAX_TABLES):
+                symbols = dict(zip(integers, ints))
+                labels = [f"{s} = {exact_str(v)}" for s, v in symbols.items()]
+                labels += [label for label, _ in tables]
+                int_fns = {f: table(int_args[f], {}, rule)
+                           for f, (_, rule) in zip(int_funcs, tables)}
+                yield symbols, int_fns, ", ".join(labels)
+
+    built = []
+    for symbols, int_fns, label in combinations():
+        interp = _free_functions(exprs, symbols, int_fns, other_funcs, bases, label)
+        if interp is None:
+            continue
+        yield interp
+        built.append((symbols, int_fns, label))
+        if len(built) >= MAX_AUTO_SHAPES:
+            break
+    for symbols, int_fns, label in built[:MAX_CURVED_SHAPES]:
+        interp = _free_functions(exprs, symbols, int_fns, other_funcs, bases, label, degree=2)
+        if interp is not None:
             yield interp
-            count += 1
-            if count >= MAX_AUTO_SHAPES:
-                return
 
 
 def _arity(f, exprs) -> int:
@@ -308,9 +335,43 @@ def _by_height(choices: list[list]) -> Iterator[tuple]:
             yield tuple(c[i] for c, i in zip(choices, idx))
 
 
-def _free_functions(exprs, symbols, int_fns, other_funcs, bases, label) -> Interpretation | None:
+def _exponents(count: int, degree: int) -> list[tuple[int, ...]]:
+    """The monomials of total degree ≤ `degree` in `count` variables, by degree, then with the
+    first variable's exponent largest: (0, 0), (1, 0), (0, 1), (2, 0), (1, 1), (0, 2), …"""
+    out = [(0,) * count]
+    for total in range(1, degree + 1):
+        out += sorted((e for e in product(range(total + 1), repeat=count) if sum(e) == total),
+                      reverse=True)
+    return out
+
+
+DISPLAY_NAMES = ("u", "v", "w", "r", "s")
+"""Names for a free function's arguments in a witness, when the claim uses it at several
+arguments (f(u) = u², never f(_xi_1) = …)."""
+
+
+def _display_arguments(uses: list[tuple], smooth: list[int], taken: set[str]) -> list:
+    """A display symbol for each argument position in `smooth`: the claim's own symbol when every
+    use has that same symbol there (ell(1, theta)), else a fresh name not naming a symbol of
+    the claim."""
+    fresh = [n for n in DISPLAY_NAMES if n not in taken] + [f"u{k}" for k in range(1, 9)]
+    out = []
+    for n in smooth:
+        at = {u[n] for u in uses}
+        (only,) = at if len(at) == 1 else (None,)
+        if isinstance(only, sp.Symbol) and not isinstance(only, sp.Dummy):
+            out.append(sp.Symbol(only.name))
+        else:
+            out.append(sp.Symbol(fresh.pop(0)))
+    return out
+
+
+def _free_functions(exprs, symbols, int_fns, other_funcs, bases, label,
+                    degree: int = 1) -> Interpretation | None:
     """Tables of fresh variables for the other functions and subscripts, found by writing the
-    claim out once with them left opaque."""
+    claim out once with them left opaque: for each integer-argument tuple, the coefficients of
+    a polynomial of total degree ≤ `degree` in the other arguments (None at degree 2 when no
+    function has such an argument)."""
     try:
         written = [instantiate(e, symbols, int_fns).expr for e in exprs]
     except NotConcrete:
@@ -323,10 +384,12 @@ def _free_functions(exprs, symbols, int_fns, other_funcs, bases, label) -> Inter
         for x in w.atoms(sp.Indexed):
             if x.base in bases:
                 apps.setdefault(x.base, set()).add(tuple(x.indices))
+    taken = {s.name for e in exprs for s in sp.S(e).free_symbols}
     functions = dict(int_fns)
     variables: list[sp.Symbol] = []
     names: dict = {}
     display: list[tuple[str, sp.Expr]] = []
+    curved = False
     for f, uses in sorted(apps.items(), key=lambda kv: str(kv[0])):
         uses = sorted(uses, key=sp.default_sort_key)
         arity = len(uses[0])
@@ -341,35 +404,43 @@ def _free_functions(exprs, symbols, int_fns, other_funcs, bases, label) -> Inter
                                    "hermitian", "imaginary", "extended_real") for k in assumptions)
         if restricted and smooth:
             return None  # a polynomial in θ need not stay in the function's domain
+        curved = curved or bool(smooth)
         args = tuple(sp.Dummy(f"a{n}", integer=n in keyed) for n in range(arity))
         keyed_args = tuple(args[n] for n in keyed)
         default = sp.S.Zero if satisfies(assumptions, sp.S.Zero) else sp.S.One
-        slots: list[dict] = [{} for _ in range(len(smooth) + 1)]
+        monomials = _exponents(len(smooth), degree if smooth else 0)
+        shown_args = _display_arguments(uses, smooth, taken)
+        slots: list[dict] = [{} for _ in monomials]
         seen = set()
         for use in uses:  # one set of values per integer-argument tuple
             key = tuple(use[n] for n in keyed)
             if key in seen:
                 continue
             seen.add(key)
-            coeffs = []
-            for slot in range(len(smooth) + 1):  # the value at 0, then one slope per argument
+            value = sp.S.Zero
+            for slot, powers in enumerate(monomials):  # the value at 0, slopes, curvatures
                 v = sp.Symbol(f"_c{len(variables)}", **assumptions)
                 variables.append(v)
                 names[v] = f"{f}({', '.join(exact_str(k) for k in key)})" + (
                     f"[{slot}]" if smooth else "")
                 slots[slot][key] = v
-                coeffs.append(v)
-            shown_args = ", ".join(sp.sstr(a) for a in use)
-            value = coeffs[0] + sum(c * use[n] for c, n in zip(coeffs[1:], smooth))
-            display.append((f"{f}({shown_args})" if not isinstance(f, sp.IndexedBase)
-                            else f"{f}[{shown_args}]", value))
+                value += v * sp.Mul(*[a ** p for a, p in zip(shown_args, powers)])
+            written_args = iter(shown_args)
+            shown = ", ".join(exact_str(use[n]) if n in keyed else str(next(written_args))
+                              for n in range(arity))
+            display.append((f"{f}({shown})" if not isinstance(f, sp.IndexedBase)
+                            else f"{f}[{shown}]", value))
         if not smooth:
             functions[f] = Table(keyed_args, slots[0], default)
             continue
-        helpers = [sp.Function(f"{f}_{slot}") for slot in range(len(smooth) + 1)]
+        helpers = [sp.Function(f"{f}_{slot}") for slot in range(len(monomials))]
         for helper, entries in zip(helpers, slots):
             functions[helper] = Table(keyed_args, entries, 0)
-        body = helpers[0](*keyed_args) + sum(
-            helper(*keyed_args) * args[n] for helper, n in zip(helpers[1:], smooth))
+        smooth_args = [args[n] for n in smooth]
+        body = sum(helper(*keyed_args) * sp.Mul(*[a ** p for a, p in zip(smooth_args, powers)])
+                   for helper, powers in zip(helpers, monomials))
         functions[f] = sp.Lambda(args, body)
-    return Interpretation(label, symbols, functions, tuple(variables), names, tuple(display))
+    if degree > 1 and not curved:
+        return None
+    return Interpretation(label, symbols, functions, tuple(variables), names, tuple(display),
+                          quick=degree > 1)
