@@ -429,14 +429,6 @@ def _assumptions(raw: object, at: _At, meaning: dict, claim_symbols: set,
         if free_indices:
             if implied is not True:
                 shown_ix = ", ".join(sorted(s.name for s in free_indices))
-                sizes = {s for s in meaning["indices"].values() if isinstance(s, sp.Symbol)}
-                sizes |= {v for v in meaning["names"].values() if isinstance(v, sp.Symbol)}
-                if free_indices <= sizes:
-                    what = (f"the size {shown_ix}, which the claim does not use" if
-                            len(free_indices) == 1 else
-                            f"the sizes {shown_ix}, which the claim does not use")
-                    at.unsupported(key, f"{shown(text)}: an assumption about {what}",
-                                   "state facts about the claim's own symbols")
                 at.unsupported(key, f"{shown(text)}: an assumption about every value of "
                                f"{shown_ix} (an index free in the assumption, not in the claim)",
                                "only assumptions the window already gives (n_k >= 1) can be "
