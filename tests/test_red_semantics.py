@@ -229,3 +229,88 @@ def test_written_roots_inside_a_mean_keep_their_domain_in_formula_answers(tmp_pa
         main(["check", str(path), "--format", "json"])
     claim = json.loads(out.getvalue())["exercises"][0]["claims"][0]
     assert claim["status"] != "wrong", claim
+
+
+# ------------------------------------------------------------------ the domain, by property
+
+ATOMS = (x, y, x - 1, 2 * x - y, n, sp.Integer(2), sp.Integer(-1))
+POWERS = (half, sp.Rational(1, 3), sp.Rational(3, 2), -half, sp.Integer(-1), sp.Integer(2), y,
+          n + half, n)
+GRID = {x: (0, 1, -1, 2, half), y: (0, 1, -1, half), n: (0, 1, -1)}
+
+
+def _expressions():
+    from hypothesis import strategies as st
+
+    def extend(children):
+        unary = st.tuples(st.sampled_from(["sqrt", "log", "abs", "d", "subs"]), children)
+        power = st.tuples(st.just("pow"), children, st.sampled_from(POWERS))
+        binary = st.tuples(st.sampled_from(["add", "mul", "div", "max"]), children, children)
+        return st.one_of(unary, power, binary).map(_build)
+
+    return st.recursive(st.sampled_from(ATOMS), extend, max_leaves=5)
+
+
+def _build(t):
+    op, *args = t
+    if op == "pow":
+        return args[0] ** args[1]
+    if op == "d":
+        return D(args[0], x) if args[0].has(x) else args[0]
+    if op == "subs":
+        return sp.Subs(args[0], x, y + 1) if args[0].has(x) else args[0]
+    if op in ("sqrt", "log", "abs"):
+        return {"sqrt": sqrt, "log": log, "abs": Abs}[op](args[0])
+    a, b = args
+    try:
+        return {"add": lambda: a + b, "mul": lambda: a * b,
+                "div": lambda: a / b if b != 0 else a, "max": lambda: sp.Max(a, b)}[op]()
+    except (ValueError, TypeError):  # max of a constant that is not real
+        return a
+
+
+def _points(e):
+    symbols = sorted(e.free_symbols, key=str)
+    import itertools
+
+    for values in itertools.product(*(GRID[s] for s in symbols)):
+        yield dict(zip(symbols, map(sp.S, values)))
+
+
+def test_the_domain_holds_wherever_an_expression_is_defined():
+    """definedness.domain lists conditions every proof may assume (facts of the claim): each
+    must hold at every point where the reference says the expression is defined. (x^(n+1/2)
+    at x = 0, n = 0 is 0: a domain saying x > 0 was unsound.)"""
+    from hypothesis import HealthCheck, given, settings
+
+    from derive.kernel.definedness import domain
+
+    @settings(max_examples=40, deadline=None, derandomize=True,
+              suppress_health_check=list(HealthCheck))
+    @given(_expressions())
+    def check(e):
+        if not isinstance(e, sp.Expr) or e.has(sp.zoo, sp.nan, sp.I) or not e.free_symbols:
+            return
+        conditions = domain(e)
+        for point in _points(e):
+            try:
+                ref.real_value(e, point)
+            except (ref.Undefined, ref.Unsettled):
+                continue
+            for c, relation in conditions:
+                try:
+                    s = ref.sign(ref.real_value(c, point))
+                except ref.Unsettled:
+                    continue
+                assert relation.holds(sp.Integer(s)), (e, point, c, relation)
+
+    check()
+
+
+def test_the_domain_of_a_power_with_an_exponent_of_unknown_sign():
+    """The example the property guards, on its own: x^(n+1/2) is 0 at x = 0, n = 0."""
+    from derive.kernel.definedness import domain
+    from derive.kernel.facts import Relation
+
+    assert ref.real_value(x ** (n + half), {x: 0, n: 0}) == 0
+    assert (x, Relation.POSITIVE) not in domain(x ** (n + half))

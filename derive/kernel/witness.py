@@ -196,7 +196,7 @@ def check_point(inst: Instantiation, point: dict) -> Witness | None:
 def _compiled_difference(inst: Instantiation):
     """lhs − rhs compiled for exact evaluation when it is a rational function of the variables
     (None otherwise); used only to skip points where the sides agree."""
-    if inst.constraints or inst.kinks or inst.defined:
+    if inst.constraints or inst.kinks:
         return None
     try:
         return compile_exact(inst.lhs - inst.rhs, inst.variables)
