@@ -19,7 +19,6 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from derive.kernel.compile import NotCompilable, compile_exact
-from derive.kernel.definedness import value_if_defined
 from derive.kernel.evaluate import Instance, differ, value_at
 from derive.kernel.facts import Relation
 from derive.kernel.timebound import Deadline
@@ -165,8 +164,9 @@ class Instantiation:
     constraints: tuple = ()
     names: dict[sp.Symbol, str] = field(default_factory=dict)
     kinks: tuple[sp.Expr, ...] = ()
-    defined: tuple[sp.Expr, ...] = ()
-    """Expressions that must be defined at a witness (what its derivatives differentiate)."""
+    defined: tuple = ()
+    """evaluate.AtPoint: what must be defined at a witness (what its derivatives
+    differentiate, what its Subs substitute into)."""
 
     def relations(self) -> list[tuple[sp.Expr, Relation]]:
         return [c if isinstance(c, tuple) else (c, Relation.NONNEGATIVE) for c in self.constraints]
@@ -186,7 +186,7 @@ def check_point(inst: Instantiation, point: dict) -> Witness | None:
     rhs = value_at(Instance(inst.rhs, kinks), point)
     if lhs is None or rhs is None or not differ(lhs, rhs):
         return None
-    if any(value_if_defined(d, point) is None for d in inst.defined):
+    if not all(d.defined(point) for d in inst.defined):
         return None
     assignment = tuple((inst.names.get(v, str(v)), point[v]) for v in inst.variables)
     return Witness(inst.shape, assignment, lhs, rhs,
