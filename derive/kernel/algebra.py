@@ -131,6 +131,61 @@ def expand(e: sp.Expr) -> sp.Expr:
     return sp.expand(e, power_exp=False, log=False)
 
 
+def linear_roots(u: sp.Expr):
+    """(s, v) for each symbol s (in name order) in which u is linear with a constant
+    coefficient: u = 0 exactly when s = v."""
+    expanded = sp.expand(u)
+    for sym in sorted(u.free_symbols, key=lambda x: x.name):
+        if not isinstance(sym, sp.Symbol):
+            continue
+        coeff = expanded.coeff(sym)
+        rest = sp.expand(expanded - coeff * sym)
+        if coeff.is_number and coeff != 0 and not rest.has(sym):
+            yield sym, -rest / coeff
+
+
+class NotPolynomial(ValueError):
+    """An expression that is not a polynomial (or, where allowed, a rational function) of the
+    atoms it is converted over."""
+
+
+def in_domain(e: sp.Expr, index: dict, domain, negative_powers: bool = False):
+    """`e` as an element of `domain` (a sparse polynomial ring or fraction field of SymPy's
+    polys), its atoms mapped by `index`: rationals, +, · and integer powers (negative ones only
+    with `negative_powers`), each distinct subexpression converted once. NotPolynomial for
+    anything else, ZeroDivisionError for a power of 0 with a negative exponent."""
+    from sympy.polys.domains import QQ
+
+    memo: dict = {}
+
+    def convert(x):
+        if x.is_Rational:
+            return domain(int(x.p)) if x.is_Integer else domain(QQ(int(x.p), int(x.q)))
+        if x in index:
+            return index[x]
+        if x in memo:
+            return memo[x]
+        if x.is_Add:
+            out = domain.zero
+            for a in x.args:
+                out += convert(a)
+        elif x.is_Mul:
+            out = domain.one
+            for a in x.args:
+                out *= convert(a)
+        elif x.is_Pow and x.exp.is_Integer and (negative_powers or x.exp >= 0):
+            base = convert(x.base)
+            if x.exp < 0 and base == 0:
+                raise ZeroDivisionError("a negative power of 0")
+            out = base ** int(x.exp)
+        else:
+            raise NotPolynomial(sp.sstr(x)[:80])
+        memo[x] = out
+        return out
+
+    return convert(e)
+
+
 class _NotPolynomial(Exception):
     pass
 
@@ -168,29 +223,7 @@ def ring_zero(e: sp.Expr) -> bool | None:
     integral = all(r.is_Integer for r in e.atoms(sp.Rational))
     ring = PolyRing(list(gens.values()), ZZ if integral else QQ)
     index = dict(zip(gens, ring.gens))
-    memo: dict = {}
-
-    def convert(x):
-        if x.is_Rational:
-            return ring(int(x.p)) if x.is_Integer else ring(QQ(int(x.p), int(x.q)))
-        if x in index:
-            return index[x]
-        if x in memo:
-            return memo[x]
-        if x.is_Add:
-            out = ring.zero
-            for a in x.args:
-                out += convert(a)
-        elif x.is_Mul:
-            out = ring.one
-            for a in x.args:
-                out *= convert(a)
-        else:
-            out = convert(x.base) ** int(x.exp)
-        memo[x] = out
-        return out
-
-    if convert(e).is_zero:
+    if in_domain(e, index, ring).is_zero:
         return True
     return False if all(isinstance(g, sp.Symbol) for g in gens) else None
 

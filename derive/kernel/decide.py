@@ -21,6 +21,7 @@ from itertools import chain, islice
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
+from derive.kernel.algebra import linear_roots
 from derive.kernel.binders import rename_bound
 from derive.kernel.branches import resolve_branches
 from derive.kernel.claims import (
@@ -394,14 +395,7 @@ def _empty(ctx: Context) -> bool:
 def _solve_zero(u: sp.Expr, avoid: frozenset = frozenset()) -> dict | None:
     """{s: value} with u = 0 exactly when s = value, for a symbol s in which u is linear with a
     constant coefficient (None otherwise); never a symbol of `avoid`."""
-    for sym in sorted(u.free_symbols, key=lambda x: x.name):
-        if not isinstance(sym, sp.Symbol) or sym in avoid:
-            continue
-        coeff = sp.expand(u).coeff(sym)
-        rest = sp.expand(u - coeff * sym)
-        if coeff.is_number and coeff != 0 and not rest.has(sym):
-            return {sym: -rest / coeff}
-    return None
+    return next(({s: v} for s, v in linear_roots(u) if s not in avoid), None)
 
 
 def _case_claim(lhs, rhs, facts, case, rules: set[str] | None = None):

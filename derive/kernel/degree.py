@@ -20,6 +20,7 @@ from itertools import islice
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
+from derive.kernel.algebra import NotPolynomial, in_domain
 from derive.kernel.evaluate import instantiate, value_at
 from derive.kernel.exact import exact_str
 from derive.kernel.facts import Fact
@@ -47,13 +48,9 @@ MAX_CANDIDATES = 400
 """Values of a domain sequence examined to find a variable's admissible values."""
 
 
-class _NotRational(Exception):
-    pass
-
-
 def _polynomials(exprs: list[sp.Expr], symbols: list[sp.Symbol]) -> list[tuple]:
     """Each expression as (numerator, denominator), polynomials over ℚ in `symbols` (in a
-    sparse ring: no gcd when there is no denominator), or _NotRational."""
+    sparse ring: no gcd when there is no denominator); NotPolynomial otherwise."""
     from sympy.polys.domains import QQ
     from sympy.polys.fields import FracField
 
@@ -62,36 +59,9 @@ def _polynomials(exprs: list[sp.Expr], symbols: list[sp.Symbol]) -> list[tuple]:
     field = FracField(dummies, QQ)
     domain = field if fractions else field.ring
     index = dict(zip(symbols, domain.gens))
-    memo: dict = {}
-
-    def convert(x):
-        if x.is_Rational:
-            return domain(QQ(int(x.p), int(x.q)))
-        if x in index:
-            return index[x]
-        if x in memo:
-            return memo[x]
-        if x.is_Add:
-            out = domain.zero
-            for a in x.args:
-                out += convert(a)
-        elif x.is_Mul:
-            out = domain.one
-            for a in x.args:
-                out *= convert(a)
-        elif x.is_Pow and x.exp.is_Integer and (fractions or x.exp >= 0):
-            base = convert(x.base)
-            if x.exp < 0 and base == 0:
-                raise _NotRational
-            out = base ** int(x.exp)
-        else:
-            raise _NotRational
-        memo[x] = out
-        return out
-
     out = []
     for e in exprs:
-        value = convert(e)
+        value = in_domain(e, index, domain, negative_powers=fractions)
         out.append((value.numer, value.denom) if fractions else (value, field.ring.one))
     return out
 
@@ -149,7 +119,7 @@ def refute_by_degree(lhs: sp.Expr, rhs: sp.Expr, facts: tuple[Fact, ...], nf: sp
     usable = [g for g in guards if g.free_symbols <= set(symbols)]
     try:
         converted = _polynomials([nf, *usable], symbols)
-    except (_NotRational, ZeroDivisionError):
+    except (NotPolynomial, ZeroDivisionError):
         return None
     (numer, denom), kept = converted[0], [g for g in converted[1:] if not g[0].is_zero]
     if numer.is_zero:

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
+from derive.kernel.algebra import linear_roots
 from derive.kernel.facts import Fact, Relation
 
 
@@ -117,18 +118,10 @@ def _pairs(facts: Sequence[Fact]) -> list[tuple[sp.Expr, tuple[str, ...]]]:
 
 def _solved(e: sp.Expr, held: frozenset) -> tuple[sp.Symbol, sp.Expr] | None:
     """(s, v) with e = 0 exactly when s = v: e linear in the symbol s with a constant
-    coefficient, v keeping s's assumptions, s not in `held`."""
-    for s in sorted(e.free_symbols, key=lambda x: x.name):
-        if not isinstance(s, sp.Symbol) or s in held:
-            continue
-        c = e.coeff(s)
-        rest = sp.expand(e - c * s)
-        if c.is_number and c != 0 and not rest.has(s):
-            value = -rest / c
-            # a bound variable in the value would be captured: y := x in ∂(x·y)/∂x
-            if _keeps(s, value) and not value.free_symbols & held:
-                return s, value
-    return None
+    coefficient, v keeping s's assumptions, s not in `held` and v free of it (a bound
+    variable in the value would be captured: y := x in ∂(x·y)/∂x)."""
+    return next(((s, v) for s, v in linear_roots(e) if s not in held and _keeps(s, v)
+                 and not v.free_symbols & held), None)
 
 
 def substituted(lhs, rhs, facts: Sequence[Fact]):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
+from derive.kernel.algebra import linear_roots
 from derive.kernel.signs import Context
 
 
@@ -106,16 +107,8 @@ def _only_power_bases(e: sp.Expr, u: sp.Expr) -> bool:
 
 
 def _solve(u: sp.Expr) -> dict | None:
-    """{s: value} with u = 0 exactly when s = value (u linear in s with a constant
-    coefficient), or None."""
-    for sym in sorted(u.free_symbols, key=lambda x: x.name):
-        if not isinstance(sym, sp.Symbol):
-            continue
-        coeff = sp.expand(u).coeff(sym)
-        rest = sp.expand(u - coeff * sym)
-        if coeff.is_number and coeff != 0 and not rest.has(sym):
-            return {sym: -rest / coeff}
-    return None
+    """{s: value} with u = 0 exactly when s = value, or None (algebra.linear_roots)."""
+    return next(({s: v} for s, v in linear_roots(u)), None)
 
 
 def derivative_at_kink(d: sp.Derivative, u: sp.Expr, ctx: Context, rules: set[str],
