@@ -36,10 +36,12 @@ import math
 import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
 
 import sympy as sp
 
-from derive.kernel import definedness
+from derive.kernel import definedness, intervals
 from derive.kernel.definedness import operation_conditions
 
 MAX_LENGTH = 2_000
@@ -507,20 +509,29 @@ UNBOUNDED = MAX_CONSTANT_DIGITS + 1
 """The digits `_digits` gives a constant it cannot bound (a symbolic or huge exponent): past
 every limit it is compared with, so such a constant is refused."""
 
-_LOG2_MARGIN = 1e-12
-"""Relative margin on a logarithm computed in floating point, so that the estimate stays an
-upper bound (math.log2 of an integer is within a few units in the last place)."""
+LOG10_2 = Fraction(30103, 100000)
+"""An upper bound on log₁₀ 2 = 0.3010299956…: 2^100000 < 10^30103."""
 
 
-def _log2(n: int) -> float:
-    return math.log2(n) * (1 + _LOG2_MARGIN) if n > 1 else 0.0
+@lru_cache(maxsize=4096)
+def _log2(n: int) -> Fraction:
+    """An upper bound on log₂ n (0 for n ≤ 1), exact: a certified enclosure of log n / log 2
+    (kernel/intervals.py), never above the bit length."""
+    if n <= 1:
+        return Fraction(0)
+    k = n.bit_length()
+    if n == 1 << (k - 1):
+        return Fraction(k - 1)
+    got = intervals.enclose(sp.log(sp.Integer(n)) / sp.log(2), 64)
+    return Fraction(k) if got is None else min(Fraction(k), Fraction(int(got[1].p),
+                                                                     int(got[1].q)))
 
 
-def _size(e: sp.Expr) -> tuple[float, float] | None:
+def _size(e: sp.Expr) -> tuple[Fraction, Fraction] | None:
     """Upper bounds on log₂ of the numerator's and the denominator's magnitude of a constant
     expression's value (None when none is known: a symbolic or huge exponent), computed
-    without evaluating it: a product adds them, a power multiplies them by the exponent, a
-    sum p₁/q₁ + … + p_m/q_m has numerator below m·max pᵢ·Π_{j≠i} qⱼ."""
+    exactly and without evaluating it: a product adds them, a power multiplies them by the
+    exponent, a sum p₁/q₁ + … + p_m/q_m has numerator below m·max pᵢ·Π_{j≠i} qⱼ."""
     if e.is_Rational:
         return _log2(abs(int(e.p))), _log2(int(e.q))
     if isinstance(e, (sp.Add, sp.Mul)):
@@ -530,7 +541,7 @@ def _size(e: sp.Expr) -> tuple[float, float] | None:
         den = sum(q for _, q in parts)
         if isinstance(e, sp.Mul):
             return sum(p for p, _ in parts), den
-        return max(p + den - q for p, q in parts) + _log2(len(parts)) + 1e-9, den
+        return max(p + den - q for p, q in parts) + _log2(len(parts)), den
     if isinstance(e, sp.Pow):
         exp = e.exp
         if exp.free_symbols or _bits(exp) > 64:
@@ -542,7 +553,7 @@ def _size(e: sp.Expr) -> tuple[float, float] | None:
         if not n.is_Rational:
             return base[0] + 64, base[1] + 64
         num, den = (base if n >= 0 else base[::-1])
-        r = abs(float(n)) * (1 + _LOG2_MARGIN)
+        r = abs(Fraction(int(n.p), int(n.q)))
         return num * r + (0 if n.is_Integer else 1), den * r + (0 if n.is_Integer else 1)
     inner = [_size(a) for a in e.args]  # sqrt, exp, log, abs, min, max: bounded size
     if any(p is None for p in inner):
@@ -559,12 +570,12 @@ def _bits(e: sp.Expr) -> int:
 
 def _digits(e: sp.Expr) -> int:
     """An upper bound on the decimal digits of a constant expression's numerator and
-    denominator, computed without evaluating it (2^(10^9) is refused before anything is raised
-    to a power; 2^7000 has 2,108 digits)."""
+    denominator, computed exactly without evaluating it (2^(10^9) is refused before anything
+    is raised to a power; 2^7000 has 2,108 digits)."""
     size = _size(e)
     if size is None:
         return UNBOUNDED
-    return math.floor(max(size) * math.log10(2) * (1 + _LOG2_MARGIN) + 1e-9) + 1
+    return math.floor(max(size) * LOG10_2) + 1
 
 
 def _check_size(base: sp.Expr, exp: sp.Expr, column: int) -> None:
