@@ -37,7 +37,7 @@ from derive.graph.symbolic import (
     symbolic_form,
     unsupported,
 )
-from derive.kernel.definedness import domain, domain_fact
+from derive.kernel.definedness import domain_fact, folded_away
 from derive.recipes.base import Context, Recipe
 
 FORMULA_SECONDS = 5.0
@@ -259,9 +259,8 @@ def prepare(text: object, recipe: Recipe, given: dict, name: str, where: Where,
     if _derivatives(e) > MAX_DERIVATIVES:
         not_supported(f"{shown!r}: more than {MAX_DERIVATIVES} derivatives")
     expr, subs = _resolve(e, text, shown, graph, symbols, name, where, key)
-    kept = set(domain(expr))  # what SymPy's evaluation did not fold away
-    lost = dict.fromkeys((c.xreplace(subs), relation) for c, relation in written)
-    return FormulaAnswer(text, expr, tuple(c for c in lost if c not in kept))
+    return FormulaAnswer(text, expr, tuple(folded_away(
+        [(c.xreplace(subs), relation) for c, relation in written], expr)))
 
 
 def _resolve(e: sp.Expr, text: str, shown: str, graph: Graph, symbols: _Symbols, name: str,

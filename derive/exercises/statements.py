@@ -33,7 +33,7 @@ from derive.graph.language import (
 )
 from derive.kernel import Family, InvalidClaim, NotSupported, Verdict, hypothesis, nonzero, positive
 from derive.kernel.claims import ContradictoryFacts
-from derive.kernel.definedness import domain, domain_fact
+from derive.kernel.definedness import domain_fact, folded_away
 from derive.model import objective
 from derive.statements.statement import ID_PATTERN, Statement
 
@@ -223,10 +223,8 @@ def statement(table: dict, path: str, index: int) -> Statement:
     lhs, rhs = lhs.xreplace(same), rhs.xreplace(same)
     ranged, ranges = _free_indices(lhs, rhs, meaning)
     lhs, rhs = lhs.xreplace(ranged), rhs.xreplace(ranged)
-    kept = set(domain(lhs)) | set(domain(rhs))  # what SymPy's evaluation did not fold away
-    written_domain = tuple(domain_fact(e, relation) for e, relation in dict.fromkeys(
-        (e.xreplace(same).xreplace(ranged), relation) for e, relation in written)
-        if (e, relation) not in kept)
+    written_domain = tuple(domain_fact(*c) for c in folded_away(
+        [(e.xreplace(same).xreplace(ranged), relation) for e, relation in written], lhs, rhs))
     claim_symbols = lhs.free_symbols | rhs.free_symbols | {
         x for f in ranges for x in f.expr.free_symbols}  # N in i > N is the claim's size
     facts, notes = _assumptions(table.get("assumptions", []), at, meaning, claim_symbols,

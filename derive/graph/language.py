@@ -617,7 +617,7 @@ def evaluated(e: sp.Expr, domain: list | None = None) -> sp.Expr:
     elif isinstance(e, sp.Sum):  # a term's written domain stays with the term
         written: list = []
         body = evaluated(e.args[0], written)
-        lost = [c for c in written if c not in definedness.domain(body)]
+        lost = definedness.folded_away(written, body)
         out = e.func(definedness.defined_where(body, lost) if domain is not None else body,
                      *e.args[1:])
     elif isinstance(e, sp.Indexed):

@@ -186,10 +186,6 @@ def in_domain(e: sp.Expr, index: dict, domain, negative_powers: bool = False):
     return convert(e)
 
 
-class _NotPolynomial(Exception):
-    pass
-
-
 def ring_zero(e: sp.Expr) -> bool | None:
     """Whether `e` is 0 as a polynomial in its atoms, computed in a sparse ring over ℚ (each
     atom that is not a rational an independent variable). True: it is 0. False: it is not,
@@ -209,14 +205,14 @@ def ring_zero(e: sp.Expr) -> bool | None:
                 collect(a)
         elif x.is_Pow and x.exp.is_Integer:
             if x.exp < 0:
-                raise _NotPolynomial
+                raise NotPolynomial(sp.sstr(x)[:80])
             collect(x.base)
         else:
             gens[x] = sp.Dummy()
 
     try:
         collect(e)
-    except _NotPolynomial:
+    except NotPolynomial:
         return None
     if not gens:
         return e == 0

@@ -19,11 +19,9 @@ from functools import lru_cache
 from itertools import chain, islice
 
 import sympy as sp
-from sympy.core.function import AppliedUndef
 
 from derive.kernel.algebra import linear_roots
 from derive.kernel.binders import rename_bound
-from derive.kernel.branches import resolve_branches
 from derive.kernel.claims import (
     ContradictoryFacts,
     InvalidClaim,
@@ -31,6 +29,7 @@ from derive.kernel.claims import (
     check_bounds,
     check_expr,
 )
+from derive.kernel.consequences import consequences
 from derive.kernel.definedness import (
     DOMAIN_REASON,
     UnknownDomain,
@@ -45,7 +44,15 @@ from derive.kernel.degree import refute_by_degree
 from derive.kernel.evaluate import NotConcrete
 from derive.kernel.facts import Fact, Relation, hypothesis, positive
 from derive.kernel.integers import integer_bounds, integer_exponents, parity, substituted
-from derive.kernel.interpret import Family, Interpretation, Schema, automatic, confirm, write_out
+from derive.kernel.interpret import (
+    Family,
+    Interpretation,
+    Schema,
+    automatic,
+    closed,
+    confirm,
+    write_out,
+)
 from derive.kernel.kinks import NoDerivative
 from derive.kernel.linear import contradicting
 from derive.kernel.normal_form import equal, normal_form, take_derivatives
@@ -152,56 +159,11 @@ def context(lhs: sp.Expr, rhs: sp.Expr, facts: tuple[Fact, ...]) -> Context:
     for side in (lhs, rhs, *(f.expr for f in facts)):
         raw.extend(guards(side))
     facts = tuple(facts) + domain_facts(lhs, rhs, facts)
-    facts += _consequences(facts, Context(facts, tuple(raw)))
+    facts += consequences(facts, Context(facts, tuple(raw)))
     extra_facts = [Fact(nf, f.reason, f.relation, f.origin, f.uses) for f in facts
                    for nf in [_sum_form(f.expr)] if nf is not None]
     extra_guards = [nf for g in raw for nf in [_sum_form(g)] if nf is not None]
     return Context(facts + tuple(extra_facts), tuple(raw) + tuple(extra_guards))
-
-
-def _consequences(facts: tuple[Fact, ...], ctx: Context) -> tuple[Fact, ...]:
-    """Each fact in a simpler form, under the same reason: its branches chosen by the facts and
-    the domain (|√x|² − 1 ≥ 0 is x − 1 ≥ 0), and k·u^r + c ≥ 0 (k > 0, r > 0 not an integer,
-    c < 0) as u ≥ (−c/k)^(1/r) when that bound is rational: t ↦ t^r increases on [0, ∞)."""
-    out = []
-    for f in facts:
-        e = resolve_branches(f.expr, ctx) if f.expr.has(
-            sp.Abs, sp.Max, sp.Min, sp.sign, sp.Piecewise, sp.Heaviside) else f.expr
-        if e != f.expr:
-            out.append(Fact(e, f.reason, f.relation, f.origin, f.uses))
-        if e.is_Mul:
-            out.extend(_factor_facts(f, e, ctx))
-        if f.relation is Relation.NONZERO or not e.is_Add or len(e.args) != 2:
-            continue
-        c, term = e.as_coeff_Add()
-        k, power = term.as_coeff_Mul()
-        if not (c.is_Rational and c < 0 and k > 0 and power.is_Pow and power.exp.is_Rational
-                and power.exp > 0 and not power.exp.is_Integer):
-            continue
-        bound = (-c / k) ** (1 / power.exp)
-        if bound.is_Rational:
-            out.append(Fact(power.base - bound, f.reason, f.relation, f.origin, f.uses))
-    return tuple(out)
-
-
-def _factor_facts(f: Fact, e: sp.Expr, ctx: Context) -> list[Fact]:
-    """What a fact about a product says of one factor when every other factor has a known
-    strict sign (x·y ≥ 0 with y < 0: −x ≥ 0); a product ≠ 0 has every factor ≠ 0."""
-    if f.relation is Relation.NONZERO:
-        return [Fact(a, f.reason, f.relation, f.origin, f.uses) for a in e.args
-                if not a.is_number]
-    sign, unknown = 1, []
-    for a in e.args:
-        s = ctx.signs(a)
-        if s == POS:
-            continue
-        if s == NEG:
-            sign = -sign
-        else:
-            unknown.append(a)
-    if len(unknown) != 1:
-        return []
-    return [Fact(sign * unknown[0], f.reason, f.relation, f.origin, f.uses)]
 
 
 def _pins(lhs, rhs, ctx: Context) -> list[tuple[Fact, Fact]]:
@@ -257,19 +219,6 @@ def _signs_of_minus_one(claim, ctx: Context) -> dict:
             if s in (POS, NEG):
                 out[p] = sp.Integer(next(iter(s)))
     return out
-
-
-def _integer_exponents(lhs, rhs, facts):
-    """The claim with each real exponent of a negative constant an integer symbol (the
-    domain allows no other value there: integers.integer_exponents)."""
-    if isinstance(lhs, sp.MatrixBase) or isinstance(rhs, sp.MatrixBase):
-        return lhs, rhs, facts
-    sub = integer_exponents((lhs, rhs, *(f.expr for f in facts)))
-    if not sub:
-        return lhs, rhs, facts
-    return (parity(lhs.xreplace(sub)), parity(rhs.xreplace(sub)),
-            tuple(Fact(parity(f.expr.xreplace(sub)), f.reason, f.relation, f.origin, f.uses)
-                  for f in facts))
 
 
 def _domain_used(ctx: Context) -> tuple[str, ...]:
@@ -497,10 +446,6 @@ def _prove_in_cases(lhs, rhs, facts, whole: Context, open_args: list[sp.Expr]
     return sorted(rules), merged
 
 
-def _closed(*exprs: sp.Expr) -> bool:
-    return not any(e.atoms(sp.Sum, AppliedUndef, sp.Indexed) for e in exprs)
-
-
 def _search_interpretation(lhs, rhs, facts, interp: Interpretation, deadline) -> Witness | None:
     try:
         inst = write_out(lhs, rhs, facts, interp)
@@ -529,7 +474,7 @@ def _refute(lhs, rhs, facts, deadline, family: Family | None,
         return None
     exprs = (lhs, rhs, *(f.expr for f in facts))
     shapes: Iterator[Interpretation]
-    if _closed(*exprs):
+    if closed(exprs):
         shapes = iter([Interpretation("")])
     else:
         shapes = automatic(lhs, rhs, facts) if automatic_too else iter(())
@@ -586,7 +531,7 @@ def decide(
                 if found is not None:  # cannot coexist with a proof, so order is free
                     return Decision(Verdict.REFUTED, "exact witness search", witness=found)
             # the proof is of the claim with the equalities its facts force substituted
-            integers = _integer_exponents(lhs, rhs, facts)
+            integers = integer_exponents(lhs, rhs, facts)
             *claim, equal_by = substituted(*integers)
             try:
                 zero, rules, nf, ctx = _prove(*claim)

@@ -15,6 +15,8 @@ the domain of what it writes (`conditions`), and a witness must be a point of th
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
@@ -153,14 +155,17 @@ def domain(e: sp.Basic) -> list[Condition]:
     """Conditions that hold wherever `e` is defined: one per root, logarithm, negative power
     and Mod evaluated whenever `e` is (outside Σ summands and Piecewise branches, which may be
     skipped; inside a derivative and at the point of a Subs)."""
+    if isinstance(e, sp.MatrixBase):
+        return list(dict.fromkeys(c for entry in e for c in _domain_of(entry)))
+    return list(_domain_of(e))
+
+
+@lru_cache(maxsize=4096)
+def _domain_of(e: sp.Basic) -> tuple[Condition, ...]:
+    """domain(e), once per expression (a claim's context is built for each of its cases)."""
     out: list[Condition] = []
-    for entry in (e if isinstance(e, sp.MatrixBase) else (e,)):
-        _domain(entry, out)
-    unique: list[Condition] = []
-    for c in out:
-        if c not in unique:
-            unique.append(c)
-    return unique
+    _domain(e, out)
+    return tuple(dict.fromkeys(out))
 
 
 def _domain(e: sp.Basic, out: list[Condition]) -> None:
@@ -193,11 +198,19 @@ def _domain(e: sp.Basic, out: list[Condition]) -> None:
         return
     if isinstance(e, DefinedWhere):
         _domain(e.args[0], out)
-        out.extend(c for c in map(lambda c: _simplest(*c), e.conditions) if c is not None)
+        out.extend(c for c in (_simplest(*c) for c in e.conditions) if c is not None)
         return
     for a in e.args:
         _domain(a, out)
     out.extend(operation_conditions(e.func, e.args))
+
+
+def folded_away(written, *exprs: sp.Expr) -> list[Condition]:
+    """The conditions of `written` (a formula's domain as written, `operation_conditions` of
+    each operation) that the domain of `exprs`, the formula as SymPy evaluated it, lost:
+    √x² is x, so x ≥ 0 is folded away."""
+    kept = {c for e in exprs for c in domain(e)}
+    return [c for c in dict.fromkeys(written) if c not in kept]
 
 
 def operation_conditions(func, args) -> list[Condition]:
@@ -249,8 +262,7 @@ def _collect(e: sp.Basic, out: list[Condition]) -> None:
     if e.is_Pow:
         _collect(e.base, out)
         _collect(e.exp, out)
-        if not (e.exp.is_Integer and e.exp >= 0) and e.exp.is_nonnegative is not True or \
-                e.exp.is_integer is not True:
+        if not (e.exp.is_integer and e.exp.is_nonnegative):
             found = power_condition(e.base, e.exp)
             if found is None:  # a disjunction: a nonzero base (integer exponent) or a
                 found = (e.base, NONZERO if e.exp.is_integer else POSITIVE)  # positive one
@@ -398,6 +410,19 @@ def real_power(base: sp.Expr, exp: sp.Expr) -> bool:
     return s == 0 and _sign(exp) == 1
 
 
+def operation_defined(e: sp.Basic, args: list) -> bool:
+    """Whether one operation on concrete real values is defined by the real semantics: a power
+    as `real_power` says, log of a positive number, Mod by a nonzero one; any other operation
+    wherever its arguments are."""
+    if e.is_Pow:
+        return real_power(*args)
+    if isinstance(e, sp.log):
+        return _sign(args[0]) == 1
+    if isinstance(e, sp.Mod):
+        return _sign(args[1]) in (-1, 1)
+    return True
+
+
 def _truth(cond, point: dict, memo: dict):
     """sp.true or sp.false for a condition at `point`, its sides valued node by node (√x > 1
     has no value at x = −1, and √(x−1)·√(x−2) < 0 none at x = 0), or None."""
@@ -464,18 +489,12 @@ def _value(e, point, memo):
     args = [value_if_defined(a, point, memo) for a in e.args]
     if any(a is None for a in args):
         return None
-    concrete = all(isinstance(a, sp.Expr) and a.is_number for a in args)
-    if e.is_Pow:
-        base, exp = args
-        if concrete:
-            if not real_power(base, exp):
-                return None
-        elif not (exp.is_Integer and exp >= 0):
-            return None  # not settled at this point
-    if isinstance(e, sp.log) and not (concrete and _sign(args[0]) == 1):
-        return None
-    if isinstance(e, sp.Mod) and not (concrete and _sign(args[1]) in (-1, 1)):
-        return None
+    if all(isinstance(a, sp.Expr) and a.is_number for a in args):
+        if not operation_defined(e, args):
+            return None
+    elif isinstance(e, (sp.log, sp.Mod)) or (e.is_Pow and not (
+            args[1].is_Integer and args[1] >= 0)):
+        return None  # not settled at this point
     try:
         out = e.func(*args)
     except (ValueError, TypeError):  # max(x, log(2/3) + log(3/2)): SymPy cannot compare

@@ -18,13 +18,12 @@ from __future__ import annotations
 from itertools import islice
 
 import sympy as sp
-from sympy.core.function import AppliedUndef
 
 from derive.kernel.algebra import NotPolynomial, in_domain
 from derive.kernel.evaluate import instantiate, value_at
 from derive.kernel.exact import exact_str
 from derive.kernel.facts import Fact
-from derive.kernel.interpret import Interpretation, _free_symbols, confirm
+from derive.kernel.interpret import Interpretation, _free_symbols, closed, confirm
 from derive.kernel.timebound import Deadline
 from derive.kernel.verdict import Witness
 from derive.kernel.witness import assignments, domain_values
@@ -148,7 +147,7 @@ def refute_by_degree(lhs: sp.Expr, rhs: sp.Expr, facts: tuple[Fact, ...], nf: sp
         points = _lexicographic(q, list(ring_gens), values)
     # as the automatic shapes show them: a claim with Σ or functions names its integer symbols
     # in the shape (N = 8), a closed claim every symbol in the assignment
-    shaped = [] if _closed(claim) else [s for s in symbols if s.is_integer]
+    shaped = [] if closed(claim) else [s for s in symbols if s.is_integer]
     for point in islice(points, MAX_CONFIRMED):
         deadline.check()
         at = dict(zip(symbols, point))
@@ -158,7 +157,3 @@ def refute_by_degree(lhs: sp.Expr, rhs: sp.Expr, facts: tuple[Fact, ...], nf: sp
         if found is not None:
             return found
     return None
-
-
-def _closed(exprs) -> bool:
-    return not any(e.atoms(sp.Sum, AppliedUndef, sp.Indexed) for e in exprs)

@@ -23,10 +23,10 @@ from derive.kernel.definedness import (
     DefinedWhere,
     defined_where,
     kinks,
-    real_power,
+    operation_defined,
     value_if_defined,
 )
-from derive.kernel.exact import exact_sign, is_zero_exact
+from derive.kernel.exact import is_zero_exact
 
 MAX_TERMS = 5000
 """Most Σ terms one instantiation writes out."""
@@ -74,18 +74,6 @@ class AtPoint:
         return value_if_defined(self.expr, {**point, **values}) is not None
 
 
-def _real_operation(e: sp.Expr, args: list) -> bool:
-    """Whether an operation on concrete real values is defined by the real semantics (the
-    other operations are defined wherever their arguments are)."""
-    if e.is_Pow:
-        return real_power(*args)
-    if isinstance(e, sp.log):
-        return exact_sign(args[0]) == 1
-    if isinstance(e, sp.Mod):
-        return exact_sign(args[1]) in (-1, 1)
-    return True
-
-
 class _Writer:
     def __init__(self, symbols, functions, budget):
         self.symbols = symbols
@@ -93,7 +81,7 @@ class _Writer:
         self.budget = budget
         self.kinks: list[sp.Expr] = []
         self.apps: list[tuple[sp.Expr, sp.Expr]] = []
-        self.defined: list[sp.Expr] = []
+        self.defined: list[AtPoint] = []
 
     def run(self, e, env, held):
         if isinstance(e, sp.Symbol):
@@ -142,7 +130,7 @@ class _Writer:
         if any(a is sp.nan for a in args):
             return sp.nan
         if all(isinstance(a, sp.Expr) and a.is_number for a in args) and not \
-                _real_operation(e, args):
+                operation_defined(e, args):
             return sp.nan  # √−1, log 0: undefined, even where SymPy would fold it away
         out = e.func(*args)
         if out.is_number and (not _finite(out) or out.is_finite is not True):

@@ -198,11 +198,14 @@ def parity(e):
     return e.replace(_is_sign_power, lambda p: _sign_power(p.exp))
 
 
-def integer_exponents(exprs) -> dict:
-    """{x: an integer symbol of the same name and assumptions} for each real symbol x that is
-    the exponent of a negative constant somewhere the expressions always evaluate (outside Σ
-    and Piecewise): (−c)^x is real only for an integer x, so the claim says nothing elsewhere
+def integer_exponents(lhs, rhs, facts: Sequence[Fact]):
+    """(lhs, rhs, facts) with each real symbol x that is the exponent of a negative constant
+    where the claim always evaluates (outside Σ and Piecewise) an integer symbol of the same
+    name and sign: (−c)^x is real only for an integer x, so the claim says nothing elsewhere
     and may be proved with x an integer ((−1)^x·sign((−1)^x) = 1)."""
+    if isinstance(lhs, sp.MatrixBase) or isinstance(rhs, sp.MatrixBase):
+        return lhs, rhs, tuple(facts)
+    exprs = (lhs, rhs, *(f.expr for f in facts))
     found: dict = {}
     bound = {v for e in exprs for d in e.atoms(sp.Derivative, sp.Subs) for v in d.variables}
     for e in exprs:
@@ -213,7 +216,11 @@ def integer_exponents(exprs) -> dict:
                                if k in ("positive", "negative", "nonnegative", "nonpositive",
                                         "nonzero", "zero")}
                 found[x] = sp.Symbol(x.name, integer=True, **assumptions)
-    return found
+    if not found:
+        return lhs, rhs, tuple(facts)
+    return (parity(lhs.xreplace(found)), parity(rhs.xreplace(found)),
+            tuple(Fact(parity(f.expr.xreplace(found)), f.reason, f.relation, f.origin, f.uses)
+                  for f in facts))
 
 
 def _negative_powers(e: sp.Basic):

@@ -234,6 +234,11 @@ def _self_contained(functions: dict, exprs) -> tuple:
 
 # --------------------------------------------------------------------------- automatic shapes
 
+def closed(exprs) -> bool:
+    """Whether the expressions need no interpretation: no Σ, undefined function or subscript."""
+    return not any(sp.S(e).atoms(sp.Sum, AppliedUndef, sp.Indexed) for e in exprs)
+
+
 def _free_symbols(exprs) -> set[sp.Symbol]:
     """The symbols free somewhere in the expressions (SymPy's binding: a Σ index is free
     where it occurs outside its Σ), without subscript bases and subscripted names."""

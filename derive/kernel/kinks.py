@@ -17,16 +17,13 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from derive.kernel.algebra import linear_roots
+from derive.kernel.definedness import kinks
 from derive.kernel.signs import Context
 
 
 class NoDerivative(Exception):
     """At every point of the context, a derivative of the claim does not exist there: those
     points are outside the claim's domain."""
-
-    def __init__(self, what: str):
-        super().__init__(what)
-        self.what = what
 
 
 def same_up_to_sign(a: sp.Expr, b: sp.Expr) -> int:
@@ -82,8 +79,6 @@ def _one_sided(e: sp.Expr, u: sp.Expr, side: int) -> sp.Expr | None:
 
 
 def _direct_kinks(e: sp.Basic) -> list[sp.Expr]:
-    from derive.kernel.definedness import kinks
-
     found = kinks(e, tuple(s for s in e.free_symbols if isinstance(s, sp.Symbol)))
     return found or []
 

@@ -18,6 +18,7 @@ are discharged from the symbols' assumptions, the facts and the guards, or the s
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import sympy as sp
 from sympy.core.function import AppliedUndef
@@ -130,15 +131,12 @@ def normal_form(e: sp.Expr, ctx: Context | None = None) -> tuple[sp.Expr, tuple[
     return nf, tuple(sorted(rules))
 
 
-def _signed_factors(factors, ctx: Context, strict: bool = False) -> list[tuple] | None:
-    """The factors as pairs (g, n) with factor = ±gⁿ and g ≥ 0 (g > 0 when `strict`): a
-    factor u ≤ 0 is written (−u)¹, an odd power uⁿ of u ≤ 0 as (−u)ⁿ, an even power uⁿ of u of
-    any sign as |u|ⁿ; when every factor has a known sign and an even number of them is
-    negative (a factor known to be 0 may count either way), so that the product is Π gⁿ.
-    None otherwise."""
-    def known(e):
-        return ctx.positive(e) if strict else ctx.nonnegative(e)
-
+def _signed_factors(factors, ctx: Context) -> list[tuple] | None:
+    """The factors as pairs (g, n) with factor = ±gⁿ and g ≥ 0: a factor u ≤ 0 is written
+    (−u)¹, an odd power uⁿ of u ≤ 0 as (−u)ⁿ, an even power uⁿ of u of any sign as |u|ⁿ; when
+    every factor has a known sign and an even number of them is negative (a factor known to
+    be 0 may count either way), so that the product is Π gⁿ. None otherwise."""
+    known = ctx.nonnegative
     out, flips, flexible = [], 0, None
     for f in factors:
         b, n = (f.base, f.exp) if f.is_Pow and f.exp.is_Integer else (f, sp.S.One)
@@ -149,7 +147,7 @@ def _signed_factors(factors, ctx: Context, strict: bool = False) -> list[tuple] 
         elif known(-b) and n % 2 == 1:
             flips += 1
             out.append((-b, n))
-        elif n % 2 == 0 and (not strict or ctx.nonzero(b)):
+        elif n % 2 == 0:
             out.append((sp.Abs(b), n))
         elif known(f):
             out.append((f, sp.S.One))
@@ -169,6 +167,7 @@ MAX_FACTORED_TERMS = 12
 """A sum under a root or a logarithm is factored (x² − 1 = (x − 1)(x + 1)) up to this size."""
 
 
+@lru_cache(maxsize=4096)
 def _factored(e: sp.Expr) -> sp.Expr:
     """A polynomial in plain symbols as a product of its factors over ℚ (itself otherwise)."""
     if not e.is_Add or len(e.args) > MAX_FACTORED_TERMS or not e.free_symbols or e.atoms(

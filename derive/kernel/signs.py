@@ -20,7 +20,8 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from derive.kernel.algebra import expand
-from derive.kernel.facts import Fact
+from derive.kernel.definedness import DefinedWhere
+from derive.kernel.facts import Fact, Relation
 
 ALL = frozenset({-1, 0, 1})
 POS, NEG, ZERO = frozenset({1}), frozenset({-1}), frozenset({0})
@@ -191,8 +192,6 @@ class Context:
     def holds(self, e: sp.Expr, relation) -> bool:
         """Whether `e ≥ 0`, `e > 0` or `e ≠ 0` (a Relation) holds wherever the claim is
         defined."""
-        from derive.kernel.facts import Relation
-
         if relation is Relation.NONZERO:
             return self.nonzero(e)
         if relation is Relation.POSITIVE:
@@ -316,7 +315,7 @@ class Context:
             if term is None or count is None:
                 return None
             return _count_sum(term, count)
-        if type(e).__name__ == "DefinedWhere":  # its value, where it is defined
+        if isinstance(e, DefinedWhere):  # its value, where it is defined
             return self.signs(e.args[0])
         if isinstance(e, (sp.sin, sp.cos, sp.floor, sp.ceiling)):
             return ALL if self.signs(e.args[0]) is not None else None
