@@ -227,7 +227,9 @@ def _toml(example) -> str:
 EXPECTED_MISTAKES = {"bias_correction_forgotten", "adamw_decay_as_l2", "weight_decay_forgotten",
                      "maximize_negates_decay", "buffer_first_damped", "nesterov_as_momentum",
                      "saving_only_w", "state_lost_on_resume", "moments_reset", "step_count_reset",
-                     "resumed_from_wrong_step"}
+                     "resumed_from_wrong_step",
+                     "eps_inside_sqrt", "lr_decay_off_by_one", "initial_accumulator_ignored",
+                     "centered_as_uncentered"}
 
 
 def test_the_mistakes_are_catalogued_with_both_languages():
