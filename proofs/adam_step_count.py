@@ -4,9 +4,8 @@ next update: the bias corrections 1 − β₁ᵗ and 1 − β₂ᵗ depend on t.
     step 2 from (w_1, m_1, v_1, t = 1)  ≠  step 2 from (w_1, m_1, v_1, t = 0)
 """
 
-from dataclasses import replace
 
-from derive.model.optimizers import Optimizer, State, adam_step
+from derive.optimizers import Optimizer, State, step
 from derive.statements import REFUTED, Instance, Schema, Statement
 
 from .course_data import SINGLE_LR, SINGLE_RECORD, SINGLE_W
@@ -16,9 +15,9 @@ ADAM = Optimizer.make("adam")
 
 
 def second_steps(G, w, eta):
-    w1, state = adam_step(w, G(w), State(), ADAM, eta)
-    full, _ = adam_step(w1, G(w1), state, ADAM, eta)
-    reset, _ = adam_step(w1, G(w1), replace(state, t=0), ADAM, eta)
+    w1, state = step(w, G(w), State(), ADAM, eta)
+    full, _ = step(w1, G(w1), state, ADAM, eta)
+    reset, _ = step(w1, G(w1), state.replace(t=0), ADAM, eta)
     return w1, full, reset
 
 

@@ -6,7 +6,7 @@
 
 import sympy as sp
 
-from derive.model.optimizers import Optimizer, State, adam_step
+from derive.optimizers import Optimizer, State, step
 from derive.statements import REFUTED, Instance, Schema, Statement
 
 from .course_data import SINGLE_LR, SINGLE_RECORD, SINGLE_W
@@ -16,8 +16,8 @@ lam = sp.Symbol("lambda", positive=True)
 
 
 def one_step(G, w, eta, decay):
-    adamw, _ = adam_step(w, G(w), State(), Optimizer.make("adamw", weight_decay=decay), eta)
-    adam, _ = adam_step(w, G(w), State(), Optimizer.make("adam", weight_decay=decay), eta)
+    adamw, _ = step(w, G(w), State(), Optimizer.make("adamw", weight_decay=decay), eta)
+    adam, _ = step(w, G(w), State(), Optimizer.make("adam", weight_decay=decay), eta)
     return adamw, adam
 
 

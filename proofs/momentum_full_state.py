@@ -7,7 +7,7 @@ the next update depends on (w, b) only, so two steps in one run equal a step, a 
 
 import sympy as sp
 
-from derive.model.optimizers import Optimizer, State, sgd_step
+from derive.optimizers import Optimizer, State, step
 from derive.statements import PROVED, Statement, calc
 
 w0 = sp.Symbol("w_0", real=True)
@@ -17,10 +17,10 @@ mu, tau, lam = sp.Symbol("mu", positive=True), sp.Symbol("tau", nonnegative=True
 G = sp.Function("G", real=True)
 opt = Optimizer.make("sgd", momentum=mu, dampening=tau, weight_decay=lam)
 
-w1, state1 = sgd_step(w0, G(w0), State(), opt, eta)
-uninterrupted, _ = sgd_step(w1, G(w1), state1, opt, eta)
+w1, state1 = step(w0, G(w0), State(), opt, eta)
+uninterrupted, _ = step(w1, G(w1), state1, opt, eta)
 saved_w, saved_b = sp.Symbol("w_saved", real=True), sp.Symbol("b_saved", real=True)
-restored, _ = sgd_step(saved_w, G(saved_w), State(buffer=saved_b, t=1), opt, eta)
+restored, _ = step(saved_w, G(saved_w), State(buffer=saved_b, t=1), opt, eta)
 resumed = restored.xreplace({saved_w: w1, saved_b: state1.buffer})
 
 STATEMENT = Statement(

@@ -6,7 +6,7 @@ next update: the lesson's question "why is saving only w not enough".
 
 import sympy as sp
 
-from derive.model.optimizers import Optimizer, State, sgd_step
+from derive.optimizers import Optimizer, State, step
 from derive.statements import REFUTED, Instance, Schema, Statement
 
 from .course_data import SINGLE_LR, SINGLE_RECORD, SINGLE_W
@@ -17,9 +17,9 @@ mu = sp.Symbol("mu", positive=True)
 
 def second_steps(G, w, eta, momentum):
     opt = Optimizer.make("sgd", momentum=momentum)
-    w1, state = sgd_step(w, G(w), State(), opt, eta)
-    full, _ = sgd_step(w1, G(w1), state, opt, eta)
-    reset, _ = sgd_step(w1, G(w1), State(), opt, eta)
+    w1, state = step(w, G(w), State(), opt, eta)
+    full, _ = step(w1, G(w1), state, opt, eta)
+    reset, _ = step(w1, G(w1), State(), opt, eta)
     return w1, state.buffer, full, reset
 
 

@@ -6,7 +6,7 @@ gradient function G, with momentum μ and dampening τ,
 
 import sympy as sp
 
-from derive.model.optimizers import Optimizer, State, sgd_step
+from derive.optimizers import Optimizer, State, step
 from derive.statements import PROVED, Statement, calc
 
 w0 = sp.Symbol("w_0", real=True)
@@ -15,9 +15,9 @@ mu, tau = sp.Symbol("mu", positive=True), sp.Symbol("tau", nonnegative=True)
 G = sp.Function("G", real=True)
 
 opt = Optimizer.make("sgd", momentum=mu, dampening=tau)
-w1, state = sgd_step(w0, G(w0), State(), opt, eta)
-full, _ = sgd_step(w1, G(w1), state, opt, eta)
-reset, _ = sgd_step(w1, G(w1), State(), opt, eta)
+w1, state = step(w0, G(w0), State(), opt, eta)
+full, _ = step(w1, G(w1), state, opt, eta)
+reset, _ = step(w1, G(w1), State(), opt, eta)
 gap = -eta * (mu * G(w0) - tau * G(w1))
 
 STATEMENT = Statement(

@@ -24,6 +24,7 @@ from derive.model.clipping import clip_norm, clip_value
 from derive.model.objective import weighted_sum, weights
 from derive.model.optimizers import Optimizer
 from derive.recipes import RECIPES
+from tests import torch_harness as harness
 
 torch.set_default_dtype(torch.float64)
 REL = 1e-12
@@ -53,14 +54,7 @@ def torch_run(records, w0, b0, lr, opt: Optimizer, steps: int, convention="half"
         params.append(b)
     x = torch.tensor([float(r[0]) for r in records])
     y = torch.tensor([float(r[1]) for r in records])
-    kw = {"lr": float(lr), "weight_decay": float(opt.weight_decay), "maximize": opt.maximize}
-    if opt.name == "sgd":
-        o = torch.optim.SGD(params, momentum=float(opt.momentum), dampening=float(opt.dampening),
-                            nesterov=opt.nesterov, **kw)
-    else:
-        cls = torch.optim.Adam if opt.name == "adam" else torch.optim.AdamW
-        o = cls(params, betas=tuple(float(v) for v in opt.betas), eps=float(opt.eps),
-                amsgrad=opt.amsgrad, **kw)
+    o = harness.make(params, lr, opt)
     out = {"w": [], "grad": [], "buffer": [], "m": [], "v": [], "b": []}
     for _ in range(steps):
         o.zero_grad()

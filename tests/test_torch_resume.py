@@ -27,6 +27,7 @@ else:
 from derive.model.optimizers import Optimizer
 from derive.recipes import RECIPES
 from derive.recipes.base import Context
+from tests import torch_harness as harness
 
 torch.set_default_dtype(torch.float64)
 REL = 1e-12
@@ -68,15 +69,7 @@ class Lab(torch.nn.Module):
 
 
 def _optimizer(params, lr: Fraction, opt: Optimizer):
-    kw = {"lr": float(lr), "weight_decay": float(opt.weight_decay), "maximize": opt.maximize}
-    if opt.name == "sgd":
-        return torch.optim.SGD(params, momentum=float(opt.momentum),
-                               dampening=float(opt.dampening), nesterov=opt.nesterov, **kw)
-    if opt.name == "adam" and opt.decoupled_weight_decay:
-        kw["decoupled_weight_decay"] = True
-    cls = torch.optim.Adam if opt.name == "adam" else torch.optim.AdamW
-    return cls(params, betas=tuple(float(v) for v in opt.betas), eps=float(opt.eps),
-               amsgrad=opt.amsgrad, **kw)
+    return harness.make(params, lr, opt)
 
 
 def _loss(model, records, convention):

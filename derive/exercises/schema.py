@@ -22,7 +22,7 @@ from derive.exercises.variation import parse_require, parse_vary
 from derive.kernel.exact import decimal_str
 from derive.model.linear import LOSS_CONVENTIONS
 from derive.model.memory import COMPONENTS, PRESETS
-from derive.model.optimizers import DEFAULTS, Optimizer
+from derive.optimizers import REGISTRY, Optimizer, option_kinds, slots
 from derive.recipes import RECIPES, Recipe
 from derive.recipes import formulas as author
 
@@ -235,12 +235,9 @@ def _row_groups(value, where, key):
     return author.Rows(columns, tuple(rows), tuple(sizes))
 
 
-OPTIMIZER_KINDS = {"momentum": "nonnegative", "dampening": "number",
-                   "weight_decay": "nonnegative", "eps": "nonnegative", "nesterov": "bool",
-                   "maximize": "bool", "amsgrad": "bool", "betas": "betas",
-                   "decoupled_weight_decay": "bool"}
-"""Each option's kind, as torch 2.13 validates it: momentum, weight_decay and eps at least 0,
-betas in [0, 1); dampening any number (torch does not check it)."""
+OPTIMIZER_KINDS = option_kinds()
+"""Each option's kind, as torch 2.13 validates it (declared in its optimizer's module): for
+example momentum, weight_decay and eps at least 0, betas in [0, 1); dampening any number."""
 
 
 def _optimizer(value, where, key):
@@ -249,22 +246,22 @@ def _optimizer(value, where, key):
         where.fail(key, f"is {kind_of(value)}", 'write a table such as { name = "sgd", '
                    "momentum = 0.9 }")
     name = value.get("name", "sgd")
-    if not isinstance(name, str) or name not in DEFAULTS:
-        hint = did_you_mean(name, DEFAULTS) if isinstance(name, str) else ""
+    if not isinstance(name, str) or name not in REGISTRY:
+        hint = did_you_mean(name, REGISTRY) if isinstance(name, str) else ""
         where.fail(f"{key}.name", f"is {shown(name)}",
-                   hint or f"use one of: {', '.join(DEFAULTS)}")
+                   hint or f"use one of: {', '.join(REGISTRY)}")
+    spec = REGISTRY[name]
+    defaults = spec.defaults()
     options = {}
     for opt_key, raw in value.items():
         if opt_key == "name":
             continue
-        if opt_key == "decoupled_weight_decay" and name == "adamw":
-            where.fail(f"{key}.{opt_key}", "is not an option of adamw",
-                       "AdamW always decouples its weight decay (torch.optim.AdamW takes no "
-                       'such argument); for Adam\'s L2 decay use name = "adam"')
-        if opt_key not in DEFAULTS[name]:
-            hint = did_you_mean(opt_key, DEFAULTS[name])
+        if opt_key in spec.refused:
+            where.fail(f"{key}.{opt_key}", f"is not an option of {name}", spec.refused[opt_key])
+        if opt_key not in defaults:
+            hint = did_you_mean(opt_key, defaults)
             where.fail(f"{key}.{opt_key}", f"is not an option of {name}",
-                       hint or f"use one of: {', '.join(DEFAULTS[name])}")
+                       hint or f"use one of: {', '.join(defaults)}")
         kind, at = OPTIMIZER_KINDS[opt_key], f"{key}.{opt_key}"
         if kind == "bool":
             if not isinstance(raw, bool):
@@ -280,18 +277,16 @@ def _optimizer(value, where, key):
         else:
             options[opt_key] = convert(kind, raw, where, at)
     opt = Optimizer.make(name, **options)
-    if opt.nesterov and (opt.momentum == 0 or opt.dampening != 0):
-        where.fail(f"{key}.nesterov", "needs momentum > 0 and dampening = 0",
-                   "as torch.optim.SGD requires; set momentum, or nesterov = false")
+    for option, what, expected in spec.check(opt):
+        where.fail(f"{key}.{option}", what, expected)
     return opt
 
 
-STATE_KINDS = {"step": "step", "buffer": "number", "b_buffer": "number", "m": "number",
-               "b_m": "number", "v": "nonnegative", "b_v": "nonnegative",
-               "v_max": "nonnegative", "b_v_max": "nonnegative"}
-"""A saved optimizer state's keys (torch's momentum_buffer; step, exp_avg, exp_avg_sq,
-max_exp_avg_sq; of w, and b_… of b) and their kinds. Which of them an exercise needs depends
-on its optimizer: the recipe's check says."""
+STATE_KINDS = {"step": "step", **{p + slot.key: slot.kind for slot in slots()
+                                     for p in ("", "b_")}}
+"""A saved optimizer state's keys (the step count; each registered optimizer's state slots,
+of w, and b_… of b) and their kinds. Which of them an exercise needs depends on its
+optimizer: the recipe's check says."""
 
 
 def _optimizer_state(value, where, key):

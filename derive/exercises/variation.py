@@ -299,14 +299,14 @@ def _option_path(key: str, where: Where, at: str, raw_given: dict) -> tuple:
     """(("optimizer", OPTION[, i…]), default): an option the given optimizer takes, written or
     not (a default it may vary), or an element of a list option (betas[0]); for an element of
     an option that is not written, the option's default as written values (else None)."""
-    from derive.model.optimizers import DEFAULTS
+    from derive.optimizers import REGISTRY
 
     table = raw_given.get("optimizer")
     if not isinstance(table, dict):
         where.fail(at, "names an option of optimizer, which is not given",
                    'give optimizer = { name = "sgd", … } in [exercise.given]')
     name = table.get("name", "sgd")
-    options = DEFAULTS.get(name, {}) if isinstance(name, str) else {}
+    options = REGISTRY[name].defaults() if isinstance(name, str) and name in REGISTRY else {}
     m = OPTION_PATH.match(key)
     option = m.group(1) if m else key.split(".", 1)[1]
     if not m or option not in options:

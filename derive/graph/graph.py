@@ -20,6 +20,16 @@ def members(values) -> dict[int, object]:
     return {m: v for m, v in enumerate(values, 1)}
 
 
+def boundaries(sizes) -> dict[int, int]:
+    """Prefix sums as a family with member 0: c_k = n_1 + … + n_k, c_0 = 0, so that block k
+    (a microbatch, a step's batch) holds records c_{k−1}+1 … c_k."""
+    out, total = {0: 0}, 0
+    for m, s in enumerate(sizes, 1):
+        total += int(s)
+        out[m] = total
+    return out
+
+
 def _as_env(n: Node, v, env) -> object:
     """A node's value as expressions read it: a family as {member: value} (member 0 from the
     node's `start`), a vector as {element: value} or {(member, element): value}."""

@@ -14,7 +14,7 @@ from functools import lru_cache
 import sympy as sp
 
 from derive.graph import Family, Node, Variant, family, symbol
-from derive.graph.graph import Graph, members
+from derive.graph.graph import Graph, boundaries, members
 from derive.graph.notation import blocks, index
 from derive.model import linear
 from derive.recipes.base import Candidate, Example, Input, Mistake, Quantity, Recipe
@@ -142,7 +142,7 @@ def graph(mode: str, tokens: bool) -> Graph:
         inputs.update({
             "x": lambda c_: members([r[0] for r in flat(c_)]),
             "y": lambda c_: members([r[1] for r in flat(c_)]),
-            "c": lambda c_: _boundaries(_sizes(c_)),
+            "c": lambda c_: boundaries(_sizes(c_)),
         })
     else:
         inputs["nabla_L_given"] = lambda c_: members(c_.given["microbatch_mean_gradients"])
@@ -154,15 +154,6 @@ def _sizes(c_):
     if c_.has("microbatches"):
         return [sp.Integer(len(mb)) for mb in c_["microbatches"]]
     return list(c_.given["microbatch_sizes"])
-
-
-def _boundaries(sizes):
-    """c_k = n_1 + … + n_k, with c_0 = 0: microbatch k holds records c_{k−1}+1 … c_k."""
-    out, total = {0: 0}, 0
-    for m, s in enumerate(sizes, 1):
-        total += int(s)
-        out[m] = total
-    return out
 
 
 def graph_of(ctx) -> Graph:

@@ -64,6 +64,10 @@ class Quantity:
     """A further condition on the given inputs for the quantity to exist."""
     when_text: str = ""
     """That condition in words, for error messages."""
+    words: tuple[str, str] = ("", "")
+    """Its heading in English and Chinese (the one Chinese label of the quantity)."""
+    header: str = ""
+    """Its column heading in a steps table (empty: not a column)."""
 
 
 @dataclass(frozen=True)

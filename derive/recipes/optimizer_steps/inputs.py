@@ -1,9 +1,9 @@
 """Cross-input checks of `optimizer_steps`: steps and batches, and a saved state against its
-optimizer (only the state torch keeps for it, and all of it)."""
+optimizer (only the state torch keeps for it, and all of it), from its module's state slots."""
 
 from __future__ import annotations
 
-from derive.model.optimizers import Optimizer
+from derive.optimizers import Optimizer
 
 
 def check(given):
@@ -34,11 +34,11 @@ def check(given):
 def state_keys(opt: Optimizer, with_b: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(the keys a saved state of this optimizer must have, the keys it may have)."""
     params = ("", "b_") if with_b else ("",)
-    if opt.name == "sgd":
-        keys = tuple(p + "buffer" for p in params) if opt.momentum != 0 else ()
+    used = opt.spec.used_slots(opt)
+    keys = tuple(p + s.key for p in params for s in used)
+    if not opt.spec.keeps_step:
         return (), keys
-    moments = ("m", "v", "v_max") if opt.amsgrad else ("m", "v")
-    keys = ("step",) + tuple(p + k for p in params for k in moments)
+    keys = ("step",) + keys
     return keys, keys
 
 
@@ -46,11 +46,9 @@ def _check_state(given) -> list[tuple[str, str, str]]:
     """The saved state against the optimizer: only the state torch keeps for it, and all of it
     (a checkpoint holds the state of every parameter, or none)."""
     opt = given.get("optimizer") or Optimizer.make("sgd")
-    state = given["state"]
+    spec, state = opt.spec, given["state"]
     required, allowed = state_keys(opt, given.get("b") is not None)
-    kind = ("SGD without momentum" if opt.name == "sgd" and opt.momentum == 0
-            else "SGD with momentum" if opt.name == "sgd"
-            else f"{opt.name}{' with amsgrad' if opt.amsgrad else ''}")
+    kind = spec.kind_text(opt)
     for key in state:
         if key not in allowed:
             why = ("b is not given" if key.startswith("b_") and key[2:] in
@@ -58,16 +56,17 @@ def _check_state(given) -> list[tuple[str, str, str]]:
             return [(f"state.{key}", f"is not a state of this exercise ({why})",
                      f"a saved state of {kind} holds {', '.join(allowed)}" if allowed
                      else f"{kind} keeps no state: leave state out")]
-    if opt.name == "sgd" and state and set(state) != set(allowed):
+    if not spec.keeps_step and state and set(state) != set(allowed):
         missing = next(k for k in allowed if k not in state)
         return [(f"state.{missing}", "is missing",
                  "torch saves the momentum buffer of every parameter, or none: give "
                  f"{' and '.join(allowed)}, or leave state out for a fresh optimizer")]
+    torch_keys = ", ".join(["step"] + [s.torch_key for s in spec.used_slots(opt)])
     for key in required:
         if key not in state:
             return [(f"state.{key}", "is missing",
-                     f"a saved state of {kind} holds {', '.join(required)} (torch's step, "
-                     "exp_avg, exp_avg_sq" + (", max_exp_avg_sq" if opt.amsgrad else "") + ")")]
+                     f"a saved state of {kind} holds {', '.join(required)} (torch's "
+                     f"{torch_keys})")]
     if "step" in state and state["step"] > MAX_SAVED_STEP:
         return [("state.step", f"is {state['step']}",
                  f"a saved step count of at most {MAX_SAVED_STEP:,}")]
@@ -75,7 +74,7 @@ def _check_state(given) -> list[tuple[str, str, str]]:
 
 
 MAX_SAVED_STEP = 1000
-"""Largest saved Adam step count t_0, as many as a run may take (MAX_STEPS): β^(t_0 + t) is an
+"""Largest saved step count t_0, as many as a run may take (MAX_STEPS): β^(t_0 + t) is an
 exact rational of about 10·t_0 bits for β₂ = 0.999; at t_0 = 1000 three resumed steps check in
 a few seconds, at 10,000 they pass the time bound."""
 

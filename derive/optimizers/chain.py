@@ -1,0 +1,125 @@
+"""The symbols every optimizer's update is written in: the steps t = 1…T, the learning rate
+η, the saved step count t_0, and one `Chain` per parameter (w, and b with its own state):
+θ_t, its gradient g_t and the families of its state."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+from derive.graph import Family, family, symbol
+from derive.graph.notation import index
+
+t = index("t")
+T = symbol("opt_T", "T", integer=True, positive=True)
+STEPS = Family("steps", t, T)
+eta = symbol("eta", "eta", nonnegative=True)
+T0 = symbol("opt_t0", "t", sub="0", integer=True, nonnegative=True)
+"""The saved step count of a resumed run (torch's state["step"]): step t of the resumed run is
+the optimizer's step t_0 + t."""
+lam = symbol("opt_lambda", "lambda")
+eps = symbol("opt_eps", "varepsilon")
+mu = symbol("opt_mu", "mu")
+
+
+def _join(*parts: str) -> str:
+    return ",".join(p for p in parts if p)
+
+
+@dataclass(frozen=True)
+class Chain:
+    """One parameter's update: `param` (w_t or b_t) moved by the gradient `grad`, node names
+    with `prefix` ("" for w, "b_" for b), subscripts with `sub`."""
+
+    param: sp.IndexedBase
+    grad: sp.IndexedBase
+    prefix: str
+    sub: str
+    start: sp.Symbol
+    param_node: str
+
+    def name(self, node: str) -> str:
+        """The node's name in this chain: m_steps, b_m_steps."""
+        return self.prefix + node
+
+    def family(self, base: str, letter: str, accent: str = "", sub: str = "") -> sp.IndexedBase:
+        """This chain's family `base` (opt_m, opt_m_b), written letter_{chain,sub}."""
+        key = "_" + self.sub if self.sub else ""
+        return family(f"opt_{base}{key}", letter, accent=accent, sub=_join(self.sub, sub))
+
+    def state(self, slot) -> sp.IndexedBase:
+        return self.family(slot.base, slot.letter, sub=slot.sub)
+
+    def saved(self, slot) -> sp.Symbol:
+        """The saved state a resumed run starts from: u_0, v_{max,0}, of b: u_{b,0}."""
+        key = "_" + self.sub if self.sub else ""
+        return symbol(f"opt_{slot.base}0{key}", slot.letter, sub=_join(slot.sub, self.sub, "0"))
+
+    def state_key(self, slot) -> str:
+        """Its key in the exercise's `state` table: m, b_m."""
+        return self.prefix + slot.key
+
+    def decayed(self) -> sp.IndexedBase:
+        return self.family("gt", "g", accent="tilde")
+
+
+g, g_b = family("opt_g", "g"), family("opt_g_b", "g", sub="b")
+W = Chain(family("opt_w", "w"), g, "", "", symbol("w", "w"), "w_steps")
+B = Chain(family("opt_b", "b"), g_b, "b_", "b", symbol("b", "b"), "b_steps")
+
+
+# ---------------------------------------------------------------------------- expressions
+# Written unevaluated, so that each formula shows torch's terms as they are.
+
+def plus(*terms) -> sp.Expr:
+    return sp.Add(*terms, evaluate=False)
+
+
+def times(*factors) -> sp.Expr:
+    return sp.Mul(*factors, evaluate=False)
+
+
+def minus(*factors) -> sp.Expr:
+    return sp.Mul(-1, *factors, evaluate=False)
+
+
+def over(a, b) -> sp.Expr:
+    """a/b as written."""
+    return times(a, sp.Pow(b, -1, evaluate=False))
+
+
+def decayed_gradient(c: Chain, maximize: bool, decay: bool) -> sp.Expr | None:
+    """torch's gradient before the state: −g_t with maximize, + λ·θ_{t−1} with (coupled)
+    weight decay; None when it is g_t itself."""
+    if not maximize and not decay:
+        return None
+    out = -c.grad[t] if maximize else c.grad[t]
+    if decay:
+        out = plus(out, times(lam, c.param[t - 1]))
+    return out
+
+
+def used_gradient(c: Chain, maximize: bool, decay: bool) -> sp.Expr:
+    """The gradient the state reads: g̃_t where torch changes it, else g_t."""
+    return c.decayed()[t] if decayed_gradient(c, maximize, decay) is not None else c.grad[t]
+
+
+def step_count(resumed: bool, shift: int = 0) -> sp.Expr:
+    """The optimizer's step count at step t: t, or t_0 + t resumed (+ `shift`, a mistake)."""
+    if not resumed:
+        return t if not shift else plus(t, shift)
+    return plus(T0, t) if not shift else plus(T0, t, shift)
+
+
+def update(c: Chain, direction: sp.Expr, rate: sp.Expr = eta, shrink: bool = False) -> sp.Expr:
+    """θ_{t−1} − rate·direction (AdamW first shrinks: θ_{t−1}·(1 − η·λ))."""
+    start = c.param[t - 1]
+    if shrink:
+        start = times(start, plus(1, minus(eta, lam)))
+    return plus(start, minus(rate, direction))
+
+
+def fresh_first(first: sp.Expr, later: sp.Expr) -> sp.Expr:
+    """`first` at t = 1, `later` after it (a state started anew)."""
+    return sp.Piecewise((first, sp.Eq(t, 1)), (later, True))

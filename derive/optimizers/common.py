@@ -1,0 +1,25 @@
+"""Declarations several optimizers share: the momentum buffer (SGD and RMSprop keep torch's
+`momentum_buffer`), weight decay forgotten, ε inside the square root."""
+
+from __future__ import annotations
+
+from derive.optimizers.spec import StateSlot
+
+BUFFER = StateSlot(
+    "buffer", "momentum_buffer", "buffer_steps", "u", "u",
+    used=lambda opt: opt.momentum != 0, used_text="with momentum > 0",
+    words=("Momentum buffer", "动量缓冲"), b_words=("Momentum buffer of b", "b 的动量缓冲"),
+    doc="the momentum buffer u_t of w after each step (SGD: first the gradient, or "
+        "μ·u_0 + (1 − τ)·g̃_1 resumed from a saved u_0; RMSprop: μ·u_{t−1} + g̃_t/(√v_t + ε))",
+    b_doc="the momentum buffer of b after each step", header="u_t", claimable=("w", "b"))
+
+WEIGHT_DECAY_FORGOTTEN = ("the weight decay λ left out", "漏掉了权重衰减 λ")
+
+EPS_INSIDE_SQRT = (
+    "ε inside the square root, g̃_t/√(s + ε) as Keras and TensorFlow write it, instead of "
+    "torch's g̃_t/(√s + ε)",
+    "把 ε 放进了平方根: g̃_t/√(s + ε)(Keras、TensorFlow 的写法),而不是 torch 的 "
+    "g̃_t/(√s + ε)")
+
+ONE = {"w": "1", "lr": "0.1", "records": [["2", "4"]]}
+"""The lesson's one record (2, 4) from w = 1, η = 0.1: the examples' exercise."""

@@ -1,0 +1,174 @@
+"""torch.optim.RMSprop (`_single_tensor_rmsprop`, torch 2.13), one coordinate:
+
+    g ← −g if maximize;  t ← t + 1;  g ← g + λ·θ;  v ← α·v + (1 − α)·g²;
+    centered: a ← α·a + (1 − α)·g (torch's lerp), d = √(v − a²) + ε;  else d = √v + ε;
+    momentum > 0: u ← μ·u + g/d, θ ← θ − η·u;  else θ ← θ − η·g/d
+
+from zero state (fresh) or a saved square_avg, grad_avg and momentum_buffer. The step count
+is kept but never read.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import sympy as sp
+
+from derive.graph import Node, symbol
+from derive.graph.evaluate import Undefined
+from derive.optimizers.chain import (
+    STEPS,
+    Chain,
+    decayed_gradient,
+    eps,
+    mu,
+    over,
+    plus,
+    t,
+    times,
+    update,
+    used_gradient,
+)
+from derive.optimizers.common import BUFFER, EPS_INSIDE_SQRT, ONE
+from derive.optimizers.spec import OptimizerMistake, OptimizerSpec, Option, StateSlot
+
+alpha = symbol("opt_alpha", "alpha")
+
+SQUARE_AVG = StateSlot(
+    "square_avg", "square_avg", "square_avg_steps", "sqavg", "v", kind="nonnegative",
+    words=("Running average of squared gradients", "梯度平方的滑动平均"),
+    b_words=("Running average of b's squared gradients", "b 的梯度平方滑动平均"),
+    doc="RMSprop's running average v_t of w's squared gradients after each step",
+    header="v_t", claimable=("w",))
+GRAD_AVG = StateSlot(
+    "grad_avg", "grad_avg", "grad_avg_steps", "gavg", "a",
+    used=lambda opt: bool(opt.centered), used_text="with centered = true",
+    words=("Running average of gradients (centered)", "梯度的滑动平均(centered)"),
+    b_words=("Running average of b's gradients", "b 的梯度滑动平均"),
+    doc="centered RMSprop's running average a_t of w's gradients after each step",
+    header="a_t", claimable=("w",))
+
+
+class Shape(NamedTuple):
+    decay: bool
+    maximize: bool
+    centered: bool
+    momentum: bool
+    resumed: bool
+    """Resumed from a saved state: v_0 (a_0, u_0) in place of zeros."""
+
+
+def shape(opt, saved: frozenset) -> Shape:
+    return Shape(opt.weight_decay != 0, bool(opt.maximize), bool(opt.centered),
+                 opt.momentum != 0, "step" in saved)
+
+
+def _grad(s: Shape, c: Chain) -> sp.Expr:
+    return used_gradient(c, s.maximize, s.decay)
+
+
+def _ema(c: Chain, slot, value) -> sp.Expr:
+    return plus(times(alpha, c.state(slot)[t - 1]), times(plus(1, -alpha), value))
+
+
+def denominator(s: Shape, c: Chain, inside: bool = False, centered: bool | None = None):
+    """√(v_t − a_t²) + ε centered, else √v_t + ε (`inside`, a mistake: √(… + ε))."""
+    centered = s.centered if centered is None else centered
+    v = c.state(SQUARE_AVG)[t]
+    radicand = plus(v, -sp.Pow(c.state(GRAD_AVG)[t], 2)) if centered else v
+    return sp.sqrt(plus(radicand, eps)) if inside else plus(sp.sqrt(radicand), eps)
+
+
+def _step(s: Shape, c: Chain, denom: sp.Expr) -> tuple[list[tuple], sp.Expr]:
+    """(u_t's definition when momentum > 0, the parameter's update)."""
+    if s.momentum:
+        u = c.state(BUFFER)
+        return ([plus(times(mu, u[t - 1]), over(_grad(s, c), denom))], update(c, u[t]))
+    return [], update(c, over(_grad(s, c), denom))
+
+
+def nodes(s: Shape, c: Chain) -> list[Node]:
+    out: list[Node] = []
+    decayed = decayed_gradient(c, s.maximize, s.decay)
+    if decayed is not None:
+        out.append(Node(c.name("decayed_gradient"), c.decayed(), decayed, STEPS))
+
+    def start(slot):
+        return c.saved(slot) if s.resumed else sp.S.Zero
+    grad = _grad(s, c)
+    out.append(Node(c.name(SQUARE_AVG.node), c.state(SQUARE_AVG),
+                    _ema(c, SQUARE_AVG, sp.Pow(grad, 2)), STEPS, start=start(SQUARE_AVG)))
+    if s.centered:
+        out.append(Node(c.name(GRAD_AVG.node), c.state(GRAD_AVG), _ema(c, GRAD_AVG, grad),
+                        STEPS, start=start(GRAD_AVG)))
+    buffer, param = _step(s, c, denominator(s, c))
+    if buffer:
+        out.append(Node(c.name(BUFFER.node), c.state(BUFFER), buffer[0], STEPS,
+                        start=start(BUFFER)))
+    out.append(Node(c.param_node, c.param, param, STEPS, start=c.start))
+    return out
+
+
+def _replacing(s: Shape, c: Chain, denom) -> dict:
+    buffer, param = _step(s, c, denom)
+    return {c.name(BUFFER.node): buffer[0]} if buffer else {c.param_node: param}
+
+
+def _undefined(opt, state, exc):
+    if isinstance(exc, Undefined):
+        if state:
+            return ("given.state", "makes v_t − a_t² negative at some step (a saved "
+                    "square_avg below the saved grad_avg squared, or α > 1): the square root "
+                    "of a negative number, where torch gives nan",
+                    "a saved state with square_avg ≥ grad_avg² (as a run from zeros keeps it)")
+        return ("given.optimizer.alpha", "makes the average of squares negative at some step "
+                "(α > 1 weighs the new square by 1 − α < 0): the square root of a negative "
+                "number, where torch gives nan", "give 0 ≤ alpha ≤ 1 (torch's default is 0.99)")
+    return ("given.optimizer.eps",
+            "is 0, and at some step the denominator √v_t + ε is 0 (every gradient so far 0): "
+            "the update divides by 0, where torch gives nan",
+            "give eps > 0 (torch's default is 1e-8)")
+
+
+MISTAKES = (
+    OptimizerMistake(
+        "eps_inside_sqrt", *EPS_INSIDE_SQRT,
+        lambda s, cs: _replacing(s, cs[0], denominator(s, cs[0], inside=True)),
+        example=({**ONE, "optimizer": {"name": "rmsprop", "alpha": "0.75", "eps": "5"}},
+                 {"w_steps": ["1.133333"]})),
+    OptimizerMistake(
+        "centered_as_uncentered",
+        "centered RMSprop computed as the plain one: √v_t + ε instead of √(v_t − a_t²) + ε "
+        "(the running average of the gradients never subtracted)",
+        "把 centered RMSprop 算成了普通 RMSprop:用 √v_t + ε 而不是 √(v_t − a_t²) + ε"
+        "(没有减去梯度滑动平均的平方)",
+        lambda s, cs: (_replacing(s, cs[0], denominator(s, cs[0], centered=False))
+                       if s.centered else None),
+        example=({**ONE, "optimizer": {"name": "rmsprop", "alpha": "0.75", "centered": "true",
+                                       "eps": "0"}}, {"w_steps": ["1.200"]})),
+)
+
+
+SPEC = OptimizerSpec(
+    name="rmsprop",
+    title="torch.optim.RMSprop: running average of squares, centered, momentum",
+    options=(
+        Option("alpha", sp.Rational(99, 100), "nonnegative", "α, the averages' decay"),
+        Option("eps", sp.Rational(1, 10**8), "nonnegative", "ε, added to the root"),
+        Option("weight_decay", sp.S.Zero, "nonnegative", "λ, added to the gradient"),
+        Option("momentum", sp.S.Zero, "nonnegative", "μ"),
+        Option("centered", False, "bool", "divide by √(v_t − a_t²) + ε"),
+        Option("maximize", False, "bool", "ascend: −g_t"),
+    ),
+    slots=(SQUARE_AVG, GRAD_AVG, BUFFER),
+    shape=shape,
+    nodes=nodes,
+    symbols={"opt_alpha": lambda o: o.alpha, "opt_eps": lambda o: o.eps,
+             "opt_mu": lambda o: o.momentum, "opt_lambda": lambda o: o.weight_decay},
+    torch_class="RMSprop",
+    mistakes=MISTAKES,
+    words={"decayed_gradient": ("The gradient torch uses: sign (maximize) and weight decay",
+                                "torch 实际使用的梯度:符号(maximize)与权重衰减"),
+           "b_decayed_gradient": ("The gradient of b torch uses", "torch 对 b 使用的梯度")},
+    undefined=_undefined,
+)

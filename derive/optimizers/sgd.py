@@ -1,0 +1,173 @@
+"""torch.optim.SGD (`_single_tensor_sgd`, torch 2.13), one coordinate:
+
+    g ← −g if maximize;  g ← g + λ·θ;  u ← g (first step) else μ·u + (1 − τ)·g;
+    g ← g + μ·u if nesterov else u;  θ ← θ − η·g
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import sympy as sp
+
+from derive.graph import Node, symbol
+from derive.optimizers.chain import (
+    STEPS,
+    Chain,
+    decayed_gradient,
+    fresh_first,
+    lam,
+    mu,
+    plus,
+    t,
+    times,
+    update,
+    used_gradient,
+)
+from derive.optimizers.common import BUFFER, ONE, WEIGHT_DECAY_FORGOTTEN
+from derive.optimizers.spec import OptimizerMistake, OptimizerSpec, Option
+
+tau = symbol("opt_tau", "tau")
+
+
+class Shape(NamedTuple):
+    momentum: bool
+    dampening: bool
+    nesterov: bool
+    decay: bool
+    maximize: bool
+    saved_buffer: bool
+    """Resumed with its buffers: every step is μ·u_{t−1} + (1 − τ)·g̃_t."""
+
+
+def shape(opt, saved: frozenset) -> Shape:
+    momentum = opt.momentum != 0
+    return Shape(momentum, momentum and opt.dampening != 0, momentum and bool(opt.nesterov),
+                 opt.weight_decay != 0, bool(opt.maximize), momentum and "buffer" in saved)
+
+
+def buffer_rule(s: Shape, c: Chain, grad: sp.Expr, fresh: bool | None = None) -> sp.Expr:
+    """u_t = μ·u_{t−1} + (1 − τ)·g̃_t, the first buffer the gradient itself (u_0 = 0 gives
+    that when τ = 0; with dampening the first step is a case of its own). Resumed with a saved
+    buffer u_0 (not `fresh`), every step is the later rule (torch's momentum_buffer is not
+    None); `fresh` forces torch's first-step rule at t = 1 (a lost buffer)."""
+    fresh = not s.saved_buffer if fresh is None else fresh
+    if not s.dampening:
+        later = plus(times(mu, c.state(BUFFER)[t - 1]), grad)
+        return fresh_first(grad, later) if fresh and s.saved_buffer else later
+    later = plus(times(mu, c.state(BUFFER)[t - 1]), times(plus(1, -tau), grad))
+    return fresh_first(grad, later) if fresh else later
+
+
+def nodes(s: Shape, c: Chain) -> list[Node]:
+    out: list[Node] = []
+    grad = c.grad[t]
+    decayed = decayed_gradient(c, s.maximize, s.decay)
+    if decayed is not None:
+        out.append(Node(c.name("decayed_gradient"), c.decayed(), decayed, STEPS))
+        grad = c.decayed()[t]
+    direction = grad
+    if s.momentum:
+        u = c.state(BUFFER)
+        out.append(Node(c.name(BUFFER.node), u, buffer_rule(s, c, grad), STEPS,
+                        start=c.saved(BUFFER) if s.saved_buffer else sp.S.Zero))
+        direction = u[t]
+        if s.nesterov:
+            d = c.family("d", "d")
+            out.append(Node(c.name("nesterov_direction"), d, plus(grad, times(mu, u[t])), STEPS))
+            direction = d[t]
+    out.append(Node(c.param_node, c.param, update(c, direction), STEPS, start=c.start))
+    return out
+
+
+def _check(opt) -> list[tuple[str, str, str]]:
+    if opt.nesterov and (opt.momentum == 0 or opt.dampening != 0):
+        return [("nesterov", "needs momentum > 0 and dampening = 0",
+                 "as torch.optim.SGD requires; set momentum, or nesterov = false")]
+    return []
+
+
+def _describe(opt) -> str:
+    return "SGD with momentum" if opt.momentum != 0 else "SGD without momentum"
+
+
+def _used(s: Shape, c: Chain) -> sp.Expr:
+    return used_gradient(c, s.maximize, s.decay)
+
+
+MISTAKES = (
+    OptimizerMistake(
+        "weight_decay_forgotten", *WEIGHT_DECAY_FORGOTTEN,
+        lambda s, cs: ({"decayed_gradient": -cs[0].grad[t] if s.maximize else cs[0].grad[t]}
+                       if s.decay else None),
+        example=({**ONE, "optimizer": {"name": "sgd", "weight_decay": "0.5"}},
+                 {"w_steps": ["1.40"]})),
+    OptimizerMistake(
+        "maximize_negates_decay",
+        "maximize negating the decay term too: −(g_t + λ·w_{t−1}); torch negates only g_t",
+        "maximize 把衰减项也取反了: −(g_t + λ·w_{t−1});torch 只对 g_t 取反",
+        lambda s, cs: ({"decayed_gradient": -plus(cs[0].grad[t], times(lam, cs[0].param[t - 1]))}
+                       if s.decay and s.maximize else None),
+        example=({**ONE, "optimizer": {"name": "sgd", "weight_decay": "0.5",
+                                       "maximize": "true"}}, {"w_steps": ["0.65"]})),
+    OptimizerMistake(
+        "buffer_first_damped",
+        "the first momentum buffer damped: u_1 = (1 − τ)·g_1; torch starts with u_1 = g_1",
+        "第一步的动量缓冲也乘了 (1 − τ): u_1 = (1 − τ)·g_1;torch 第一步 u_1 = g_1",
+        lambda s, cs: ({"buffer_steps": plus(times(mu, cs[0].state(BUFFER)[t - 1]),
+                                             times(plus(1, -tau), _used(s, cs[0])))}
+                       if s.dampening else None),
+        target="buffer_steps",
+        example=({**ONE, "optimizer": {"name": "sgd", "momentum": "0.9", "dampening": "0.5"}},
+                 {"buffer_steps": ["-2"]})),
+    OptimizerMistake(
+        "nesterov_as_momentum",
+        "Nesterov stepping along the buffer u_t instead of g_t + μ·u_t",
+        "Nesterov 沿缓冲 u_t 更新,而不是 g_t + μ·u_t",
+        lambda s, cs: {"nesterov_direction": cs[0].state(BUFFER)[t]} if s.nesterov else None,
+        example=({**ONE, "optimizer": {"name": "sgd", "momentum": "0.5", "nesterov": "true"}},
+                 {"w_steps": ["1.4"]})),
+    # resumed with u_0 = −2: u_1 = 0.5·(−2) + (−4) = −5; the buffer lost: u_1 = g_1 = −4
+    OptimizerMistake(
+        "saving_only_w",
+        "only w saved (the parameters, not the optimizer): the momentum buffers of w and b "
+        "lost, so the resumed first step starts them anew, u_1 = g̃_1, instead of "
+        "μ·u_0 + (1 − τ)·g̃_1 from the saved u_0",
+        "只保存了 w(参数,没有保存优化器状态): w 和 b 的动量缓冲丢失,恢复后的第一步重新开始 "
+        "u_1 = g̃_1,而不是由保存的 u_0 得到 μ·u_0 + (1 − τ)·g̃_1",
+        lambda s, cs: ({c.name(BUFFER.node): buffer_rule(s, c, _used(s, c), fresh=True)
+                        for c in cs} if s.saved_buffer else None),
+        target="buffer_steps", spreads=True,
+        example=({**ONE, "optimizer": {"name": "sgd", "momentum": "0.5"},
+                  "state": {"buffer": "-2"}}, {"buffer_steps": ["-4"]})),
+)
+
+
+SPEC = OptimizerSpec(
+    name="sgd",
+    title="torch.optim.SGD: momentum, dampening, Nesterov, weight decay, maximize",
+    options=(
+        Option("momentum", sp.S.Zero, "nonnegative", "μ"),
+        Option("dampening", sp.S.Zero, "number", "τ (torch does not check it)"),
+        Option("weight_decay", sp.S.Zero, "nonnegative", "λ, added to the gradient"),
+        Option("nesterov", False, "bool", "step along g̃_t + μ·u_t"),
+        Option("maximize", False, "bool", "ascend: −g_t"),
+    ),
+    slots=(BUFFER,),
+    shape=shape,
+    nodes=nodes,
+    symbols={"opt_mu": lambda o: o.momentum, "opt_tau": lambda o: o.dampening,
+             "opt_lambda": lambda o: o.weight_decay},
+    torch_class="SGD",
+    keeps_step=False,
+    mistakes=MISTAKES,
+    words={
+        "decayed_gradient": ("The gradient torch uses: sign (maximize) and weight decay",
+                             "torch 实际使用的梯度:符号(maximize)与权重衰减"),
+        "nesterov_direction": ("Nesterov's direction", "Nesterov 方向"),
+        "b_decayed_gradient": ("The gradient of b torch uses", "torch 对 b 使用的梯度"),
+        "b_nesterov_direction": ("Nesterov's direction for b", "b 的 Nesterov 方向"),
+    },
+    check=_check,
+    describe=_describe,
+)
