@@ -21,6 +21,7 @@ from hypothesis import strategies as st  # noqa: E402
 from derive.exercises import check_exercise  # noqa: E402
 from derive.exercises.errors import ExerciseError  # noqa: E402
 from derive.exercises.schema import exercise  # noqa: E402
+from derive.optimizers import REGISTRY  # noqa: E402
 from derive.recipes import RECIPES  # noqa: E402
 
 torch.set_default_dtype(torch.float64)
@@ -42,10 +43,11 @@ def agree(exact, got: float, what: str) -> None:
 
 
 def torch_optimizer(params, name: str, lr, options: dict):
-    """torch.optim's class for `name`, built from plain floats and bools."""
+    """torch.optim's class for `name` (the registry's), built from plain floats and bools, so
+    that settings derive refuses reach torch as written."""
     kw = {k: (tuple(float(b) for b in v) if k == "betas" else
               v if isinstance(v, bool) else float(v)) for k, v in options.items()}
-    cls = {"sgd": torch.optim.SGD, "adam": torch.optim.Adam, "adamw": torch.optim.AdamW}[name]
+    cls = getattr(torch.optim, REGISTRY[name].torch_class)
     return cls(params, lr=float(lr), **kw)
 
 
