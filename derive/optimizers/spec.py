@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import sympy as sp
 
@@ -192,8 +193,16 @@ class Optimizer:
 
 
 def _exact(v):
+    """An option's value as an exact SymPy number; never parsed from text."""
     if isinstance(v, bool):
         return v
     if isinstance(v, (tuple, list)):
         return tuple(_exact(x) for x in v)
-    return sp.sympify(v)
+    if isinstance(v, Fraction):
+        return sp.Rational(v.numerator, v.denominator)
+    if isinstance(v, int):
+        return sp.Integer(v)
+    if isinstance(v, sp.Expr) and not v.has(sp.Float):  # proofs/ give symbols (λ, μ)
+        return v
+    raise TypeError("an optimizer option is exact (a number, a symbol) or a bool, "
+                    f"not {type(v).__name__}")
