@@ -118,6 +118,16 @@ def _node_words() -> dict[str, tuple[str, str]]:
 _OPTIONS = "; ".join(f"{n}: {', '.join(o.name for o in spec.options)}"
                      for n, spec in REGISTRY.items())
 
+
+def _saved_keys(spec) -> str:
+    """`{ step, m, v, v_max (amsgrad) } for adam`: the keys of a saved state, from the slots."""
+    keys = (["step"] if spec.keeps_step else []) + [
+        s.key + (f" ({s.used_text})" if s.used_text else "") for s in spec.slots]
+    return f"{{ {', '.join(keys)} }} for {spec.name}"
+
+
+_STATES = "; ".join(_saved_keys(spec) for spec in REGISTRY.values())
+
 RECIPE = Recipe(
     name="optimizer_steps",
     title="Several torch.optim updates, fresh or resumed",
@@ -135,10 +145,7 @@ RECIPE = Recipe(
               "PyTorch's default", required=False),
         Input("state", "optimizer_state", "the saved optimizer state the run resumes from "
               "(torch's optimizer.state_dict()): its step and each parameter's state tensors "
-              "(of b: b_…), e.g. { buffer, b_buffer } for SGD with momentum; { step, m, v, "
-              "v_max (amsgrad) } for Adam and AdamW; { step, sum } for Adagrad; { step, "
-              "square_avg, grad_avg (centered), buffer (momentum) } for RMSprop; left out, a "
-              "fresh optimizer", required=False),
+              f"(of b: b_…): {_STATES}; left out, a fresh optimizer", required=False),
     ),
     quantities=QUANTITIES,
     mistakes=mistakes(tuple(q.name for q in QUANTITIES)),
