@@ -86,7 +86,6 @@ class Graphed:
             return self.shape(ctx, gr.by_name[v.target], scope.compute(v.target))
         return compute
 
-
     def mistake(self, m: NamedMistake) -> Mistake:
         """The recipe's `Mistake` of a declaration: its value is its first candidate's, or
         its target in the graph with its definitions replaced (in its own graph, if any)."""
