@@ -97,7 +97,7 @@ def test_every_recipe_node_has_words():
             continue
         for combo in (ONE, TWO_B, SQUARED):
             for node in Working(recipe, combo).graph.nodes:
-                en, zh = recipe.node_words[node.name]
+                en, zh = recipe.words_of(node.name)
                 assert en and zh, node.name
 
 

@@ -130,7 +130,7 @@ def test_every_node_has_a_formula_and_a_working_line():
     for combo in (THREE, SIZES, TOKENS, TOKENS_RECORDS):
         for node in Working(ACC, combo).graph.nodes:
             assert node.name in covered, node.name
-            en, zh = ACC.node_words[node.name]
+            en, zh = ACC.words_of(node.name)
             assert en and zh
 
 

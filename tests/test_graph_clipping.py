@@ -168,7 +168,7 @@ def test_substituted(given_, name, want):
 def test_every_node_has_words_in_every_shape():
     for given_ in CONFIGS:
         for name in _nodes(given_):
-            en, zh = CLIP.node_words[name]
+            en, zh = CLIP.words_of(name)
             assert en and zh, name
 
 

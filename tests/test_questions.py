@@ -114,11 +114,8 @@ def code(name: str, fmt: str) -> str:
 def words(q, lang: str, fmt: str, recipe=None) -> str:
     """The quantity in the course's words, as the output sets prose (a graph recipe's words
     for its nodes)."""
-    if recipe is not None and q.name in recipe.node_words:
-        en, zh = recipe.node_words[q.name]
-        text = zh if lang == "zh" and zh else en
-    else:
-        text = q.zh if lang == "zh" and q.zh else q.doc
+    en, zh = recipe.words_of(q.name) if recipe is not None else (q.doc, "")
+    text = zh if lang == "zh" and zh else en
     return prose_markdown(text) if fmt == "md" else prose_latex(text, cjk=(lang == "zh"))
 
 

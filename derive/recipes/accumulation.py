@@ -13,12 +13,12 @@ from functools import lru_cache
 
 import sympy as sp
 
-from derive.graph import Family, Node, Variant, family, symbol
+from derive.graph import Family, Node, family, symbol
 from derive.graph.graph import Graph, boundaries, members
 from derive.graph.notation import blocks, index
 from derive.model import linear
-from derive.recipes.base import Candidate, Example, Input, Mistake, Quantity, Recipe
-from derive.recipes.graphed import Graphed, as_computed
+from derive.recipes.base import Candidate, Example, Input, Quantity, Recipe
+from derive.recipes.graphed import Graphed, NamedMistake, as_computed
 from derive.wording import plural
 
 i, k = index("i"), index("k")
@@ -163,123 +163,73 @@ def graph_of(ctx) -> Graph:
 STEP = ("w", "lr")
 MICRO = ("microbatches", "lr")
 
-QUANTITIES_SPEC = (
-    # name, doc, wrong, mistake_of, needs, zh (each formula is its node in `graph`)
-    ("microbatch_sizes", "n_k, the records in each microbatch", False, (), (), "微批大小"),
-    ("microbatch_gradient_sums",
-     "each microbatch's gradient summed over its records (its tokens with `tokens`)",
-     False, (), (), "微批梯度和"),
-    ("microbatch_mean_gradients", "∇L_k, each microbatch's mean gradient",
-     False, (), (), "微批平均梯度"),
-    ("weights", "each microbatch's weight in the target: n_k/N (t_k/T with tokens)",
-     False, (), (), "微批权重"),
-    ("gradient", "the target's gradient (A2)", False, (), (), "梯度"),
-    ("mean_of_means", "the 1/K mistake: microbatch means averaged equally",
-     True, ("gradient",), (), "均值的均值"),
-    ("sum_of_means", "the undivided sum of microbatch means", True, ("gradient",), (), "均值之和"),
-    ("w_new", "w after one SGD step on the accumulated gradient (A3)", False, (), STEP, "新权重"),
-    ("w_new_mean_of_means", "w after a step on the 1/K mean of means",
-     True, ("w_new",), STEP, "按均值的均值更新"),
-    ("w_new_sum_of_means", "w after a step on the undivided sum",
-     True, ("w_new",), STEP, "按均值之和更新"),
-    ("micro_step_gradients", "∇L_k at the w reached after the previous per-microbatch step",
-     True, (), MICRO, "逐微批梯度"),
-    ("w_micro_steps", "w after each per-microbatch step (a different trajectory)",
-     True, (), MICRO, "逐微批更新"),
-    ("divisor_gradient", "the microbatch means summed and divided by the fixed divisor d",
-     True, ("gradient",), ("divisor",), "固定分母梯度"),
-    ("w_new_divisor", "w after a step on the fixed-divisor gradient",
-     True, ("w_new",), ("divisor", *STEP), "按固定分母更新"),
+GRAPHED = Graphed(graph_of, lambda: (q.name for q in QUANTITIES), shape=as_computed)
+
+
+def _quantity(name: str, doc: str, words: tuple[str, str], **kw) -> Quantity:
+    return Quantity(name, doc, GRAPHED.value(name), words=words, **kw)
+
+
+QUANTITIES = (  # each formula is its node in `graph`
+    _quantity("microbatch_sizes", "n_k, the records in each microbatch",
+              ("Records in each microbatch", "每个微批的记录数")),
+    _quantity("microbatch_gradient_sums",
+              "each microbatch's gradient summed over its records (its tokens with `tokens`)",
+              ("Gradient sum of each microbatch", "每个微批的梯度和")),
+    _quantity("microbatch_mean_gradients", "∇L_k, each microbatch's mean gradient",
+              ("Mean gradient of each microbatch", "每个微批的平均梯度")),
+    _quantity("weights", "each microbatch's weight in the target: n_k/N (t_k/T with tokens)",
+              ("Weight of each microbatch in the target", "每个微批在目标中的权重")),
+    _quantity("gradient", "the target's gradient (A2)",
+              ("The accumulated gradient (A2)", "累积梯度(A2)")),
+    _quantity("mean_of_means", "the 1/K mistake: microbatch means averaged equally",
+              ("The microbatch means averaged equally", "微批均值等权平均"),
+              wrong=True, mistake_of=("gradient",)),
+    _quantity("sum_of_means", "the undivided sum of microbatch means",
+              ("The microbatch means summed, undivided", "微批均值直接相加,不除"),
+              wrong=True, mistake_of=("gradient",)),
+    _quantity("w_new", "w after one SGD step on the accumulated gradient (A3)",
+              ("The weight after the step (A3)", "更新后的权重(A3)"), needs=STEP),
+    _quantity("w_new_mean_of_means", "w after a step on the 1/K mean of means",
+              ("The weight after a step on the mean of means", "按均值的均值更新后的权重"),
+              wrong=True, mistake_of=("w_new",), needs=STEP),
+    _quantity("w_new_sum_of_means", "w after a step on the undivided sum",
+              ("The weight after a step on the undivided sum", "按均值之和更新后的权重"),
+              wrong=True, mistake_of=("w_new",), needs=STEP),
+    _quantity("micro_step_gradients",
+              "∇L_k at the w reached after the previous per-microbatch step",
+              ("Gradient of each microbatch at the w of the previous step",
+               "每个微批在上一步的 w 处的梯度"), wrong=True, needs=MICRO),
+    _quantity("w_micro_steps", "w after each per-microbatch step (a different trajectory)",
+              ("The weight after each per-microbatch step", "逐微批更新后的权重"),
+              wrong=True, needs=MICRO),
+    _quantity("divisor_gradient",
+              "the microbatch means summed and divided by the fixed divisor d",
+              ("The microbatch means summed and divided by d", "微批均值之和除以固定分母 d"),
+              wrong=True, mistake_of=("gradient",), needs=("divisor",)),
+    _quantity("w_new_divisor", "w after a step on the fixed-divisor gradient",
+              ("The weight after a step on the fixed-divisor gradient",
+               "按固定分母梯度更新后的权重"),
+              wrong=True, mistake_of=("w_new",), needs=("divisor", *STEP)),
 )
+"""The claimable quantities, in derivation order."""
 
-DOCS = {name: doc for name, doc, *_ in QUANTITIES_SPEC}
-"""What each claimable quantity is (`derive recipes`, error messages)."""
-
-WORDS = {
-    "microbatch_sizes": ("Records in each microbatch", "每个微批的记录数"),
+NODE_WORDS = {
     "records_total": ("Records in the window", "窗口内的记录总数"),
     "prediction": ("Prediction of each record at w", "每条记录在 w 处的预测"),
     "record_gradient": ("Gradient of each record by backward", "每条记录的梯度(反向传播)"),
-    "microbatch_gradient_sums": ("Gradient sum of each microbatch", "每个微批的梯度和"),
-    "microbatch_mean_gradients": ("Mean gradient of each microbatch", "每个微批的平均梯度"),
     "tokens_total": ("Valid tokens in the window", "窗口内的有效 token 总数"),
-    "weights": ("Weight of each microbatch in the target", "每个微批在目标中的权重"),
-    "gradient": ("The accumulated gradient (A2)", "累积梯度(A2)"),
-    "mean_of_means": ("The microbatch means averaged equally", "微批均值等权平均"),
-    "sum_of_means": ("The microbatch means summed, undivided", "微批均值直接相加,不除"),
-    "w_new": ("The weight after the step (A3)", "更新后的权重(A3)"),
-    "w_new_mean_of_means": ("The weight after a step on the mean of means",
-                            "按均值的均值更新后的权重"),
-    "w_new_sum_of_means": ("The weight after a step on the undivided sum",
-                           "按均值之和更新后的权重"),
-    "micro_step_gradients": ("Gradient of each microbatch at the w of the previous step",
-                             "每个微批在上一步的 w 处的梯度"),
-    "w_micro_steps": ("The weight after each per-microbatch step", "逐微批更新后的权重"),
-    "divisor_gradient": ("The microbatch means summed and divided by d",
-                         "微批均值之和除以固定分母 d"),
-    "w_new_divisor": ("The weight after a step on the fixed-divisor gradient",
-                      "按固定分母梯度更新后的权重"),
 }
-"""Every node in the course's words, English and Chinese (headings of the working)."""
+"""The words of the graph's other nodes, English and Chinese (headings of the working)."""
 
-CLAIMABLE = tuple(name for name, *_ in QUANTITIES_SPEC)
-GRAPHED = Graphed(graph_of, CLAIMABLE, shape=as_computed)
-
-QUANTITIES = tuple(
-    Quantity(name, doc, GRAPHED.value(name), wrong=wrong, mistake_of=mistake_of,
-             needs=needs, zh=zh)
-    for name, doc, wrong, mistake_of, needs, zh in QUANTITIES_SPEC)
+CLAIMABLE = tuple(q.name for q in QUANTITIES)
+DOCS = {q.name: q.doc for q in QUANTITIES}
+"""Each quantity's docs line (a wrong scheme's is its mistake's English)."""
 
 THREE = {"w": "1", "lr": "0.1", "microbatches": [[["1", "0"], ["2", "0"]], [["3", "0"]]]}
 """The reading's three records (1, 0), (2, 0), (3, 0) in microbatches of 2 and 1."""
 TOKENS = {"microbatch_sizes": ["1", "1"], "microbatch_mean_gradients": ["1", "7"],
           "tokens": ["100", "20"], "w": "1", "lr": "0.1"}
-
-VARIANTS = (
-    # (variant, needs, example): in the order the diagnosis tries them for each target
-    (Variant("weights_by_records", "weights", {"weights": n[k] / N},
-             en="n_k/N although the target is over tokens",
-             zh="目标是 token 均值,却按记录数加权 n_k/N"), ("tokens",),
-     Example(TOKENS, {"weights": ["0.5", "0.5"]})),
-    (Variant("weights_one_over_k", "weights", {"weights": 1 / K},
-             en="1/K for every microbatch", zh="每个微批都取 1/K"), (),
-     Example(THREE, {"weights": ["0.5", "0.5"]})),
-    (Variant("gradient_by_records", "gradient", {"weights": n[k] / N},
-             en="weights n_k/N although the target is over tokens",
-             zh="目标是 token 均值,却按记录数加权"), ("tokens",),
-     Example(TOKENS, {"gradient": "4"})),
-    (Variant("mean_of_means", "gradient", {"gradient": mean_of_means_expr()},
-             en=DOCS["mean_of_means"], zh="1/K 错误:各微批均值直接等权平均"), (),
-     Example(THREE, {"gradient": "5.75"})),
-    (Variant("sum_of_means", "gradient", {"gradient": sum_of_means_expr()},
-             en=DOCS["sum_of_means"], zh="微批均值直接相加,没有除"), (),
-     Example(THREE, {"gradient": "11.5"})),
-    (Variant("divisor_gradient", "gradient", {"gradient": divisor_expr()},
-             en=DOCS["divisor_gradient"],
-             zh="微批均值之和除以固定分母 d(尾部窗口仍按计划个数除)"), ("divisor",),
-     Example({**THREE, "divisor": "4"}, {"gradient": "2.875"})),
-    (Variant("microbatch_gradient_sums", "microbatch_mean_gradients", {},
-             en="the microbatch gradient sums, not divided by n_k",
-             zh="微批梯度和,没有除以 n_k"), (),
-     Example(THREE, {"microbatch_mean_gradients": ["5", "9"]})),
-    (Variant("w_micro_steps", "w_new", {"w_new": w_micro[K]},
-             en="the w reached by stepping after every microbatch",
-             zh="每个微批后都更新得到的 w(另一条轨迹)"), MICRO,
-     Example(THREE, {"w_new": "0.075"})),
-    (Variant("w_new_sign", "w_new", {"w_new": sp.Add(w, sp.Mul(eta, g, evaluate=False),
-                                                     evaluate=False)},
-             en="the update with the wrong sign: w + η·g", zh="更新方向反了: w + η·g"), STEP,
-     Example(THREE, {"w_new": "22/15"})),
-    (Variant("w_new_mean_of_means", "w_new", {"w_new": _step(w, mean_of_means_expr())},
-             en=DOCS["w_new_mean_of_means"], zh="用均值的均值做的更新"), STEP,
-     Example(THREE, {"w_new": "0.425"})),
-    (Variant("w_new_sum_of_means", "w_new", {"w_new": _step(w, sum_of_means_expr())},
-             en=DOCS["w_new_sum_of_means"], zh="用未除的和做的更新"), STEP,
-     Example(THREE, {"w_new": "-0.15"})),
-    (Variant("w_new_divisor", "w_new", {"w_new": _step(w, divisor_expr())},
-             en=DOCS["w_new_divisor"], zh="用固定分母的梯度做的更新"), ("divisor", *STEP),
-     Example({**THREE, "divisor": "4"}, {"w_new": "0.7125"})),
-)
 
 
 def _sums_for_means(ctx):
@@ -289,16 +239,6 @@ def _sums_for_means(ctx):
     sums, means = gr.by_name["microbatch_gradient_sums"].expr, gr.by_name[
         "microbatch_mean_gradients"].expr
     return {"microbatch_mean_gradients": sums.xreplace({G[k]: means})}
-
-
-def _mistake(v: Variant, needs, example) -> Mistake:
-    if v.name == "microbatch_gradient_sums":
-        def compute(ctx):
-            return GRAPHED.variant(Variant(v.name, v.target, _sums_for_means(ctx)))(ctx)
-    else:
-        compute = GRAPHED.variant(v)
-    return Mistake(v.name, v.target, v.en, compute, needs=tuple(needs), zh=v.zh,
-                   example=example)
 
 
 def _tail(ctx) -> tuple[int, list[int], list] | None:
@@ -411,40 +351,79 @@ def tail_means(ctx) -> list[Candidate]:
     return [Candidate(value, en=en, zh=zh, details={"elements": elements})]
 
 
-def _first(candidates):
-    """A candidates mistake's `compute`: its first candidate's value."""
-    def compute(ctx):
-        got = candidates(ctx)
-        if not got:
-            raise KeyError("no tail in this window")
-        return got[0].value
-    return compute
-
-
-TAIL = (
-    ("tail_divided_by_planned", "gradient", tail_gradients, (),
-     "a tail window divided by its planned count: the gradient sum by the planned records "
-     "(K·n_max, or d·n_max with a divisor), or the microbatch means' sum by a planned "
-     "microbatch count K+1 … 4K (the diagnosis names the count)",
-     "尾部窗口仍按计划数除:梯度和除以计划的记录数(K·n_max,或有 divisor 时 d·n_max),"
-     "或微批均值之和除以计划的微批数 K+1 … 4K(诊断会指出是多少)",
-     Example(THREE, {"gradient": "3.5"})),
-    ("w_new_tail_divided_by_planned", "w_new", tail_steps, STEP,
-     "w after a step on the gradient divided by the planned record count",
-     "用按计划记录数除的梯度做的更新", Example(THREE, {"w_new": "0.65"})),
-    ("tail_divided_by_planned_size", "microbatch_mean_gradients", tail_means, ("microbatches",),
-     "a tail microbatch's gradient sum divided by the planned microbatch size n_max (the "
-     "diagnosis names the element)",
-     "尾部微批的梯度和除以了计划的微批大小 n_max(诊断会指出是哪一项)",
-     Example(THREE, {"microbatch_mean_gradients": ["2.5", "4.5"]})),
-)
-"""Tail mistakes: the planned size is inferred from the largest microbatch, the planned count
-from it (or from a declared divisor); each explained with its numbers."""
-
-MISTAKES = tuple(_mistake(v, needs, example) for v, needs, example in VARIANTS) + tuple(
-    Mistake(name, target, doc, _first(cands), needs=needs, zh=zh, example=example,
-            candidates=cands)
-    for name, target, cands, needs, doc, zh, example in TAIL)
+MISTAKES = GRAPHED.mistakes((  # in the order the diagnosis tries them for each target
+    NamedMistake(
+        "weights_by_records", "weights",
+        ("n_k/N although the target is over tokens", "目标是 token 均值,却按记录数加权 n_k/N"),
+        Example(TOKENS, {"weights": ["0.5", "0.5"]}),
+        replace={"weights": n[k] / N}, needs=("tokens",)),
+    NamedMistake(
+        "weights_one_over_k", "weights", ("1/K for every microbatch", "每个微批都取 1/K"),
+        Example(THREE, {"weights": ["0.5", "0.5"]}), replace={"weights": 1 / K}),
+    NamedMistake(
+        "gradient_by_records", "gradient",
+        ("weights n_k/N although the target is over tokens", "目标是 token 均值,却按记录数加权"),
+        Example(TOKENS, {"gradient": "4"}), replace={"weights": n[k] / N}, needs=("tokens",)),
+    NamedMistake(
+        "mean_of_means", "gradient", (DOCS["mean_of_means"], "1/K 错误:各微批均值直接等权平均"),
+        Example(THREE, {"gradient": "5.75"}), replace={"gradient": mean_of_means_expr()}),
+    NamedMistake(
+        "sum_of_means", "gradient", (DOCS["sum_of_means"], "微批均值直接相加,没有除"),
+        Example(THREE, {"gradient": "11.5"}), replace={"gradient": sum_of_means_expr()}),
+    NamedMistake(
+        "divisor_gradient", "gradient",
+        (DOCS["divisor_gradient"], "微批均值之和除以固定分母 d(尾部窗口仍按计划个数除)"),
+        Example({**THREE, "divisor": "4"}, {"gradient": "2.875"}),
+        replace={"gradient": divisor_expr()}, needs=("divisor",)),
+    NamedMistake(
+        "microbatch_gradient_sums", "microbatch_mean_gradients",
+        ("the microbatch gradient sums, not divided by n_k", "微批梯度和,没有除以 n_k"),
+        Example(THREE, {"microbatch_mean_gradients": ["5", "9"]}), replace=_sums_for_means),
+    NamedMistake(
+        "w_micro_steps", "w_new",
+        ("the w reached by stepping after every microbatch",
+         "每个微批后都更新得到的 w(另一条轨迹)"),
+        Example(THREE, {"w_new": "0.075"}), replace={"w_new": w_micro[K]}, needs=MICRO),
+    NamedMistake(
+        "w_new_sign", "w_new", ("the update with the wrong sign: w + η·g", "更新方向反了: w + η·g"),
+        Example(THREE, {"w_new": "22/15"}),
+        replace={"w_new": sp.Add(w, sp.Mul(eta, g, evaluate=False), evaluate=False)},
+        needs=STEP),
+    NamedMistake(
+        "w_new_mean_of_means", "w_new", (DOCS["w_new_mean_of_means"], "用均值的均值做的更新"),
+        Example(THREE, {"w_new": "0.425"}), replace={"w_new": _step(w, mean_of_means_expr())},
+        needs=STEP),
+    NamedMistake(
+        "w_new_sum_of_means", "w_new", (DOCS["w_new_sum_of_means"], "用未除的和做的更新"),
+        Example(THREE, {"w_new": "-0.15"}), replace={"w_new": _step(w, sum_of_means_expr())},
+        needs=STEP),
+    NamedMistake(
+        "w_new_divisor", "w_new", (DOCS["w_new_divisor"], "用固定分母的梯度做的更新"),
+        Example({**THREE, "divisor": "4"}, {"w_new": "0.7125"}),
+        replace={"w_new": _step(w, divisor_expr())}, needs=("divisor", *STEP)),
+    # a tail: the planned size inferred from the largest microbatch, the planned count from it
+    # (or from a declared divisor); each candidate explained with its numbers
+    NamedMistake(
+        "tail_divided_by_planned", "gradient",
+        ("a tail window divided by its planned count: the gradient sum by the planned records "
+         "(K·n_max, or d·n_max with a divisor), or the microbatch means' sum by a planned "
+         "microbatch count K+1 … 4K (the diagnosis names the count)",
+         "尾部窗口仍按计划数除:梯度和除以计划的记录数(K·n_max,或有 divisor 时 d·n_max),"
+         "或微批均值之和除以计划的微批数 K+1 … 4K(诊断会指出是多少)"),
+        Example(THREE, {"gradient": "3.5"}), candidates=tail_gradients),
+    NamedMistake(
+        "w_new_tail_divided_by_planned", "w_new",
+        ("w after a step on the gradient divided by the planned record count",
+         "用按计划记录数除的梯度做的更新"),
+        Example(THREE, {"w_new": "0.65"}), candidates=tail_steps, needs=STEP),
+    NamedMistake(
+        "tail_divided_by_planned_size", "microbatch_mean_gradients",
+        ("a tail microbatch's gradient sum divided by the planned microbatch size n_max (the "
+         "diagnosis names the element)",
+         "尾部微批的梯度和除以了计划的微批大小 n_max(诊断会指出是哪一项)"),
+        Example(THREE, {"microbatch_mean_gradients": ["2.5", "4.5"]}), candidates=tail_means,
+        needs=("microbatches",)),
+))
 
 
 def check(given):
@@ -499,5 +478,5 @@ RECIPE = Recipe(
     mistakes=MISTAKES,
     check=check,
     graph=lambda ctx: graph_of(ctx),
-    node_words=WORDS,
+    node_words=NODE_WORDS,
 )

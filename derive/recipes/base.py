@@ -8,7 +8,7 @@ is also the order in which the first wrong claim is looked for.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from functools import cached_property
 
 import sympy as sp
@@ -45,8 +45,10 @@ class Input:
 
 @dataclass(frozen=True)
 class Quantity:
-    """A named quantity: its meaning and how to compute it (its formula is its node in the
-    recipe's derivation graph).
+    """A named quantity, declared once: its docs line (`doc`: `derive recipes`, error
+    messages), its heading in the course's words (`words`: English, Chinese), its column
+    heading in a steps table (`header`, empty: not a column), and how to compute it (its
+    formula is its node in the recipe's derivation graph).
 
     `wrong` marks a scheme the course warns about (it is computed and rendered like any
     other quantity, and the diagnosis tries it against wrong claims of `mistake_of`).
@@ -60,14 +62,16 @@ class Quantity:
     mistake_of: tuple[str, ...] = ()
     needs: tuple[str, ...] = ()
     zh: str = ""
+    """Deprecated (use `words`): a Chinese label, read only when `words` and the recipe's
+    `node_words` are both silent about the quantity."""
     when: Callable[[Mapping[str, Value]], bool] | None = None
     """A further condition on the given inputs for the quantity to exist."""
     when_text: str = ""
     """That condition in words, for error messages."""
     words: tuple[str, str] = ("", "")
-    """Its heading in English and Chinese (the one Chinese label of the quantity)."""
+    """Its heading in English and in Chinese: the one label every output uses."""
     header: str = ""
-    """Its column heading in a steps table (empty: not a column)."""
+    """Its column heading in a steps table (a recurrent family shown a row per step)."""
 
 
 @dataclass(frozen=True)
@@ -181,7 +185,8 @@ class Recipe:
     """The derivation graph of an exercise's configuration (derive.graph.Graph), for recipes
     whose quantities are its nodes: the working is rendered from it."""
     node_words: Mapping[str, tuple[str, str]] = field(default_factory=dict)
-    """English and Chinese words of the graph's nodes that are not claimable quantities."""
+    """English and Chinese words of the graph's nodes that are not quantities (a quantity's
+    are its own `words`). Read them, a quantity's too, through `words_of`."""
     node_titles: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     """Headings an exercise's author wrote for its quantities (English, Chinese): untrusted
     text, which the renderers escape (`formulas`)."""
@@ -189,15 +194,38 @@ class Recipe:
     """Tables of the working shown before a node's formula: node name → the kind of table
     (`"components"`: the memory ledger, one row per component of a sum); the renderer
     draws them."""
-    steps_columns: Mapping[str, str] = field(default_factory=dict)
-    """Nodes of a recurrent family shown as one table after the working, a row per step:
-    node name → column heading (optimizer_steps: g_t, u_t or m_t and v_t, w_t, b_t, L_t)."""
     members_shown: int | None = None
     """How many members of a family node the working writes out (None: the renderer's
     default); the rest are left to `working`."""
+    steps_columns: InitVar[Mapping[str, str] | None] = None
+    """Deprecated (declare `Quantity.header`): the steps table's columns, node name → column
+    heading; read back through the property `steps_columns`, which is derived from the
+    quantities' headers."""
+
+    def __post_init__(self, steps_columns):
+        object.__setattr__(self, "_given_columns", dict(steps_columns or {}))
 
     def quantity(self, name: str) -> Quantity | None:
         return self._by_name.get(name)
+
+    def words_of(self, name: str) -> tuple[str, str]:
+        """A quantity's or another node's words (English, Chinese): the quantity's own
+        declaration, else the recipe's `node_words`; ("name", "") when neither has any."""
+        q = self.quantity(name)
+        if q is not None and q.words != ("", ""):
+            return q.words
+        if name in self.node_words:
+            return tuple(self.node_words[name])
+        if q is not None and (q.zh or q.doc):  # a quantity declared the deprecated way
+            return (q.doc, q.zh)
+        return (name, "")
+
+    def _steps_columns(self) -> Mapping[str, str]:
+        """Nodes of a recurrent family shown as one table after the working, a row per step:
+        node name → column heading, in derivation order (optimizer_steps: g_t, u_t or m_t and
+        v_t, w_t, b_t, L_t), from the quantities' `header`s."""
+        declared = {q.name: q.header for q in self.quantities if q.header}
+        return declared or self._given_columns
 
     @cached_property
     def _by_name(self) -> dict[str, Quantity]:
@@ -213,6 +241,10 @@ class Recipe:
                  overrides: Mapping[str, Value] | None = None) -> dict[str, Value]:
         ctx = Context(self, given, overrides)
         return {q.name: ctx[q.name] for q in self.available(given)}
+
+
+Recipe.steps_columns = property(Recipe._steps_columns)  # derived; the field above is its
+# deprecated init argument (a dataclass field and a property cannot share one name)
 
 
 SIMPLIFY_NODES = 400

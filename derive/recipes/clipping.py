@@ -10,18 +10,19 @@ min(1, c/(‖g_k‖ + ε)) written so that a zero gradient needs no division by 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 
 import sympy as sp
 
-from derive.graph import Family, Node, Variant, family, symbol
+from derive.graph import Family, Node, family, symbol
 from derive.graph.graph import Graph, members
 from derive.graph.notation import index
 from derive.kernel.exact import decimal_str
 from derive.model.clipping import entries
 from derive.model.objective import weights
-from derive.recipes.base import Example, Input, Mistake, Quantity, Recipe
-from derive.recipes.graphed import Graphed
+from derive.recipes.base import Example, Input, Quantity, Recipe
+from derive.recipes.graphed import Graphed, NamedMistake
 from derive.wording import plural
 
 k, j = index("k"), index("j")
@@ -199,94 +200,88 @@ def _shaped(ctx, node, value):
     return _reshape(value, template)
 
 
-CLAIMABLE = ("mean_gradient", "clipped_gradients", "clip_then_mean", "mean_then_clip",
-             "scaled_mean_gradient", "clip_scaled_then_unscale")
-GRAPHED = Graphed(graph_of, CLAIMABLE, shape=_shaped)
+GRAPHED = Graphed(graph_of, lambda: (q.name for q in QUANTITIES), shape=_shaped)
 
 
-DOCS = {
-    "mean_gradient": "the accumulated gradient, unclipped",
-    "clipped_gradients": "each microbatch gradient clipped on its own",
-    "clip_then_mean": "clip each microbatch gradient, then accumulate",
-    "mean_then_clip": "accumulate, then clip once: the window's clipping",
-    "scaled_mean_gradient": "what .grad holds under AMP after accumulation: S·ḡ",
-    "clip_scaled_then_unscale": "clip the scaled gradient, then unscale (the order PyTorch "
-                                "warns against)",
-}
-"""What each claimable quantity is (`derive recipes`, error messages)."""
+def _quantity(name: str, doc: str, words: tuple[str, str], **kw) -> Quantity:
+    return Quantity(name, doc, GRAPHED.value(name), words=words, **kw)
 
-WORDS = {
+
+SCALED = ("loss_scale",)
+
+QUANTITIES = (
+    _quantity("mean_gradient", "the accumulated gradient, unclipped",
+              ("The accumulated gradient", "平均梯度")),
+    _quantity("clipped_gradients", "each microbatch gradient clipped on its own",
+              ("Each microbatch gradient clipped", "各微批裁剪后梯度")),
+    _quantity("clip_then_mean", "clip each microbatch gradient, then accumulate",
+              ("Clip, then accumulate", "先裁剪再平均"), wrong=True),
+    _quantity("mean_then_clip", "accumulate, then clip once: the window's clipping",
+              ("Accumulate, then clip", "先平均再裁剪")),
+    _quantity("scaled_mean_gradient", "what .grad holds under AMP after accumulation: S·ḡ",
+              ("What .grad holds under AMP", "AMP 下 .grad 中的缩放梯度"), needs=SCALED),
+    _quantity("clip_scaled_then_unscale", "clip the scaled gradient, then unscale (the order "
+              "PyTorch warns against)",
+              ("Clip the scaled gradient, then unscale", "先裁剪再反缩放"), wrong=True,
+              needs=SCALED),
+)
+"""The claimable quantities, in derivation order."""
+
+NODE_WORDS = {
     "microbatch_norms": ("Norm of each microbatch gradient", "各微批梯度的范数"),
     "microbatch_coefficients": ("Clipping factor of each microbatch", "各微批的裁剪系数"),
-    "clipped_gradients": ("Each microbatch gradient clipped", "各微批裁剪后梯度"),
-    "clip_then_mean": ("Clip, then accumulate", "先裁剪再平均"),
-    "mean_gradient": ("The accumulated gradient", "平均梯度"),
     "mean_norm": ("Norm of the accumulated gradient", "平均梯度的范数"),
     "mean_coefficient": ("Clipping factor of the accumulated gradient",
                          "平均梯度的裁剪系数"),
-    "mean_then_clip": ("Accumulate, then clip", "先平均再裁剪"),
-    "scaled_mean_gradient": ("What .grad holds under AMP", "AMP 下 .grad 中的缩放梯度"),
     "scaled_norm": ("Norm of the scaled gradient", "缩放梯度的范数"),
     "scaled_coefficient": ("Clipping factor of the scaled gradient", "缩放梯度的裁剪系数"),
     "clipped_scaled_gradient": ("The scaled gradient clipped", "裁剪后的缩放梯度"),
-    "clip_scaled_then_unscale": ("Clip the scaled gradient, then unscale", "先裁剪再反缩放"),
 }
-"""Every node in the course's words, English and Chinese (headings of the working)."""
+"""The words of the graph's other nodes, English and Chinese (headings of the working)."""
 
-QUANTITY_ZH = {
-    "mean_gradient": "平均梯度", "clipped_gradients": "各微批裁剪后梯度",
-    "clip_then_mean": "先裁剪再平均", "mean_then_clip": "先平均再裁剪",
-    "scaled_mean_gradient": "缩放后的平均梯度", "clip_scaled_then_unscale": "先裁剪再反缩放",
-}
+CLAIMABLE = tuple(q.name for q in QUANTITIES)
+
+
+def _per_shape(node: str, define) -> Callable:
+    """`replace` of a mistake whose definition of `node` is written in the symbols of the
+    exercise's shape (`define(symbols)`, vectors or numbers), built once for each shape."""
+    by_shape = {vector: {node: define(VECTOR if vector else NUMBER)} for vector in (True, False)}
+    return lambda ctx: by_shape[_is_vector(ctx)]
 
 
 _TWO = {"gradients": ["10", "-8"], "max_norm": "1"}
 
-VARIANTS = (
-    # (variant in the vector graph, the same in the number graph, needs, example)
-    ("clip_then_mean", "mean_then_clip",
-     "clip each microbatch gradient, then accumulate", "先裁剪每个微批梯度,再累积",
-     lambda sy: _weighted(sy, sy.clipped), "mean_then_clip", (),
-     Example(_TWO, {"mean_then_clip": "0"})),
-    ("clip_scaled_then_unscale", "mean_then_clip",
-     "clip the scaled gradient, then unscale (the order PyTorch warns against)",
-     "先裁剪缩放后的梯度,再反缩放(PyTorch 要求先 unscale_)",
-     lambda sy: sp.Mul(sy.at(sy.clip_gS), sp.Pow(S, -1, evaluate=False), evaluate=False),
-     "mean_then_clip", ("loss_scale",),
-     Example({**_TWO, "loss_scale": "1024"}, {"mean_then_clip": "1/1024"})),
-    ("mean_then_clip_without_eps", "mean_then_clip",
-     "the accumulated gradient clipped without ε: c/‖ḡ‖ where torch divides by ‖ḡ‖ + ε",
-     "裁剪平均梯度时漏了 ε:torch 除以 ‖ḡ‖ + ε,而不是 ‖ḡ‖",
-     lambda sy: _coefficient(sy.norm_gbar, False), "mean_coefficient", ("max_norm", "eps"),
-     Example({**_TWO, "eps": "1e-6"}, {"mean_then_clip": "1"})),
-    ("mean_gradient_equal_weights", "mean_gradient",
-     "the plain mean (1/K)·Σ_k g_k, not the weighted sum Σ_k w_k·g_k",
-     "用了等权平均 (1/K)·Σ_k g_k,而不是加权和 Σ_k w_k·g_k",
-     lambda sy: sp.Sum(sy.at(sy.g, k), (k, 1, K)) / K, "mean_gradient", ("weights",),
-     Example({"gradients": ["1", "3"], "weights": ["0.25", "0.75"], "max_norm": "5"},
-             {"mean_gradient": "2"})),
-)
-"""The known mistakes: name, target, English, Chinese, the replaced definition (from the
-shape's symbols), which node it replaces, the inputs it needs, and an example that makes it."""
-
-
-def _mistake(name, target, en, zh, define, replaces, needs, example) -> Mistake:
-    by_shape = {vector: Variant(name, target, {replaces: define(VECTOR if vector else NUMBER)},
-                                en=en, zh=zh) for vector in (True, False)}
-    computes = {vector: GRAPHED.variant(v) for vector, v in by_shape.items()}
-    return Mistake(name, target, en, lambda ctx: computes[_is_vector(ctx)](ctx), needs=needs,
-                   zh=zh, example=example)
-
-
-MISTAKES = tuple(_mistake(*row) for row in VARIANTS)
-
-NEEDS = {"scaled_mean_gradient": ("loss_scale",), "clip_scaled_then_unscale": ("loss_scale",)}
-WRONG = ("clip_then_mean", "clip_scaled_then_unscale")
-
-QUANTITIES = tuple(
-    Quantity(name, DOCS[name], GRAPHED.value(name), wrong=name in WRONG,
-             needs=NEEDS.get(name, ()), zh=QUANTITY_ZH[name])
-    for name in CLAIMABLE)
+MISTAKES = GRAPHED.mistakes((
+    NamedMistake(
+        "clip_then_mean", "mean_then_clip",
+        ("clip each microbatch gradient, then accumulate", "先裁剪每个微批梯度,再累积"),
+        Example(_TWO, {"mean_then_clip": "0"}),
+        replace=_per_shape("mean_then_clip", lambda sy: _weighted(sy, sy.clipped))),
+    NamedMistake(
+        "clip_scaled_then_unscale", "mean_then_clip",
+        ("clip the scaled gradient, then unscale (the order PyTorch warns against)",
+         "先裁剪缩放后的梯度,再反缩放(PyTorch 要求先 unscale_)"),
+        Example({**_TWO, "loss_scale": "1024"}, {"mean_then_clip": "1/1024"}),
+        replace=_per_shape("mean_then_clip", lambda sy: sp.Mul(
+            sy.at(sy.clip_gS), sp.Pow(S, -1, evaluate=False), evaluate=False)),
+        needs=SCALED),
+    NamedMistake(
+        "mean_then_clip_without_eps", "mean_then_clip",
+        ("the accumulated gradient clipped without ε: c/‖ḡ‖ where torch divides by ‖ḡ‖ + ε",
+         "裁剪平均梯度时漏了 ε:torch 除以 ‖ḡ‖ + ε,而不是 ‖ḡ‖"),
+        Example({**_TWO, "eps": "1e-6"}, {"mean_then_clip": "1"}),
+        replace=_per_shape("mean_coefficient", lambda sy: _coefficient(sy.norm_gbar, False)),
+        needs=("max_norm", "eps")),
+    NamedMistake(
+        "mean_gradient_equal_weights", "mean_gradient",
+        ("the plain mean (1/K)·Σ_k g_k, not the weighted sum Σ_k w_k·g_k",
+         "用了等权平均 (1/K)·Σ_k g_k,而不是加权和 Σ_k w_k·g_k"),
+        Example({"gradients": ["1", "3"], "weights": ["0.25", "0.75"], "max_norm": "5"},
+                {"mean_gradient": "2"}),
+        replace=_per_shape("mean_gradient", lambda sy: sp.Sum(sy.at(sy.g, k), (k, 1, K)) / K),
+        needs=("weights",)),
+))
+"""The known mistakes, in the order the diagnosis tries them for each target."""
 
 
 def _shape(g):
@@ -349,5 +344,5 @@ RECIPE = Recipe(
     mistakes=MISTAKES,
     check=check,
     graph=graph_of,
-    node_words=WORDS,
+    node_words=NODE_WORDS,
 )

@@ -224,6 +224,10 @@ def recipe_for(raw_given: Mapping, raw_define) -> Recipe:
     return _recipe(key)
 
 
+WORDS = ("Quantity", "量")
+"""The heading of a quantity the exercise defines, when its author wrote no title (a title
+is the author's words: `Recipe.node_titles`)."""
+
 BUILD_SECONDS = 10.0
 """The bound on reading one exercise's derivation (parsing, and every derivative taken)."""
 
@@ -244,13 +248,12 @@ def _recipe(key) -> Recipe:
     graphed = Graphed(lambda ctx: graph, names, shape=one_member_a_number)
     quantities = tuple(
         Quantity(d.name, "a quantity the exercise defines", _guarded(d.name, graphed.value(d.name)),
-                 zh="练习定义的量")
+                 words=WORDS)
         for d in defines)
     inputs = tuple(Input(name, kind, "a given of the exercise") for name, kind in kinds.items())
     return Recipe(name="formulas", title=TITLE, doc=__doc__, inputs=inputs,
                   quantities=quantities, mistakes=mutation_mistakes(graphed, graph, names),
                   graph=lambda ctx: graph,
-                  node_words={n: ("Quantity", "量") for n in names},
                   node_titles={d.name: (d.title, d.title_zh) for d in defines if d.title})
 
 

@@ -1,14 +1,19 @@
 """Quantities and mistakes of a recipe whose quantities are nodes of a derivation graph: the
-`compute` functions the exercises layer calls, all reading one graph per exercise."""
+`compute` functions the exercises layer calls, all reading one graph per exercise, and the
+one declaration of a named mistake (`NamedMistake`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import sympy as sp
 
 from derive.graph import Variant
 from derive.graph.graph import Graph, Values
 from derive.graph.mutate import MAX_MUTATIONS, mutations_of
-from derive.recipes.base import Mistake
+from derive.recipes.base import Candidate, Example, Mistake
 
 GraphOf = Callable[[object], Graph]
 """The graph of an exercise's configuration, from its context (cached by the recipe)."""
@@ -31,15 +36,21 @@ def as_computed(ctx, node, value):
 
 class Graphed:
     """`value(name)` and `variant(v)` computes for a recipe; `claimable` names its quantities
-    (claimed values of those stand in for computed ones when errors are carried forward);
-    `shape` puts a computed value in the shape its claims have, for values and mistakes
-    alike."""
+    (claimed values of those stand in for computed ones when errors are carried forward), or
+    is a function giving them, read at the first computation (the recipe's quantities, which
+    are declared with these computes); `shape` puts a computed value in the shape its claims
+    have, for values and mistakes alike."""
 
-    def __init__(self, graph_of: GraphOf, claimable: Iterable[str],
+    def __init__(self, graph_of: GraphOf, claimable: Iterable[str] | Callable[[], Iterable[str]],
                  shape: Shape = one_member_a_number):
         self.graph_of = graph_of
-        self.claimable = frozenset(claimable)
+        self._claimable = claimable
         self.shape = shape
+
+    @cached_property
+    def claimable(self) -> frozenset[str]:
+        names = self._claimable() if callable(self._claimable) else self._claimable
+        return frozenset(names)
 
     def scope(self, ctx):
         """The exercise's one scope: every node computed once per context (over a plain dict
@@ -74,6 +85,57 @@ class Graphed:
                              shared=lambda n: n in self.claimable and n not in differs)
             return self.shape(ctx, gr.by_name[v.target], scope.compute(v.target))
         return compute
+
+    def mistake(self, m: NamedMistake) -> Mistake:
+        """The recipe's `Mistake` of a declaration: its value is its first candidate's, or
+        its target in the graph with its definitions replaced (in its own graph, if any)."""
+        en, zh = m.words
+        if m.candidates is not None:
+            compute = _first(m.candidates)
+        elif callable(m.replace):
+            def compute(ctx, m=m):
+                return self.variant(Variant(m.name, m.target, m.replace(ctx)), m.graph)(ctx)
+        else:
+            compute = self.variant(Variant(m.name, m.target, m.replace), m.graph)
+        return Mistake(m.name, m.target, en, compute, needs=m.needs, zh=zh, example=m.example,
+                       candidates=m.candidates)
+
+    def mistakes(self, declared: Iterable[NamedMistake]) -> tuple[Mistake, ...]:
+        return tuple(self.mistake(m) for m in declared)
+
+
+Replace = Mapping[str, sp.Expr] | Callable[[object], Mapping[str, sp.Expr]]
+"""Node name → its mistaken definition; or a function of the exercise's context giving them
+(a definition that depends on the exercise's shape or configuration)."""
+
+
+@dataclass(frozen=True)
+class NamedMistake:
+    """A known mistake, declared once: its name, the quantity it gives a wrong value of
+    (`target`), its words (English, Chinese), an example exercise that makes it (the tests
+    check that it is diagnosed by name), the inputs it needs, and what it computes: the
+    target with the definitions in `replace`, in the exercise's graph or in `graph` (another
+    loss convention, ZeRO stage or ledger); or `candidates`, several values each explained in
+    its own words."""
+
+    name: str
+    target: str
+    words: tuple[str, str]
+    example: Example
+    replace: Replace = field(default_factory=dict)
+    graph: GraphOf | None = None
+    needs: tuple[str, ...] = ()
+    candidates: Callable[[object], list[Candidate]] | None = None
+
+
+def _first(candidates):
+    """A candidates mistake's `compute`: its first candidate's value."""
+    def compute(ctx):
+        got = candidates(ctx)
+        if not got:
+            raise KeyError("no candidate for this exercise")
+        return got[0].value
+    return compute
 
 
 def mutation_mistakes(graphed: Graphed, graph: Graph, targets: Iterable[str],

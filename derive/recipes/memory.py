@@ -19,8 +19,8 @@ from derive.graph import Node, Variant, symbol
 from derive.graph.evaluate import compiled, exact_value, sympy_value
 from derive.graph.graph import Graph
 from derive.model import memory as m
-from derive.recipes.base import Candidate, Example, Input, Mistake, Quantity, Recipe
-from derive.recipes.graphed import Graphed
+from derive.recipes.base import Candidate, Example, Input, Quantity, Recipe
+from derive.recipes.graphed import Graphed, NamedMistake
 from derive.wording import joined
 
 P = symbol("mem_P", "P", integer=True, positive=True)
@@ -152,106 +152,31 @@ def stage_values(params, ledger, stage: int, dp, activation_gib) -> dict:
 
 # ------------------------------------------------------------------------ words and mistakes
 
-DOCS = {
-    "bytes_per_param": "the ledger's bytes per parameter, unsharded",
-    "card_bytes_per_param": "bytes per parameter held on one card at this stage",
-    "state_bytes": "training-state bytes per card",
-    "state_gb": "the state in GB (10⁹ bytes)",
-    "state_gib": "the state in GiB (2³⁰ bytes)",
-    "total_gib": "state plus activations per card, in GiB (activations not divided by D)",
-}
-"""What each claimable quantity is (`derive recipes`, error messages)."""
+GRAPHED = Graphed(graph_of, lambda: (q.name for q in QUANTITIES))
 
-WORDS = {
-    "bytes_per_param": ("Bytes per parameter, the whole ledger", "每参数字节"),
-    "card_bytes_per_param": ("Bytes per parameter on one card at this stage", "每卡每参数字节"),
-    "state_bytes": ("Training-state bytes per card", "每卡状态字节"),
-    "state_gb": ("The state in GB (10⁹ bytes)", "状态 GB"),
-    "state_gib": ("The state in GiB (2³⁰ bytes)", "状态 GiB"),
-    "total_gib": ("State plus activations per card, in GiB", "合计 GiB"),
-}
-"""Every node in the course's words, English and Chinese (headings of the working)."""
 
-_COURSE = {"params": "1000000000"}
-_STAGE_1 = {"params": "1000000000", "stage": "1", "dp": "4"}
-_SGD_MOMENTUM = {"params": "1000000000",
-                 "bytes": {"param": "2", "grad": "2", "master": "4", "momentum": "4"}}
-"""Mixed-precision SGD with momentum: one optimizer state, so the master copy is the only
-component worth 4 bytes besides it (the examples of forgetting the master copy)."""
+def _quantity(name: str, doc: str, words: tuple[str, str]) -> Quantity:
+    return Quantity(name, doc, GRAPHED.value(name), words=words)
 
-VARIANTS = (
-    (Variant("state_gb_as_gib", "state_gib", {"state_gib": _per(M, GB)},
-             en="the state in GB written as GiB (10⁹ for 2³⁰)",
-             zh="把 GB(10⁹ 字节)当成 GiB(2³⁰ 字节)"), None,
-     Example(_COURSE, {"state_gib": "16"})),
-    (Variant("state_gib_as_gb", "state_gb", {"state_gb": _per(M, GIB)},
-             en="the state in GiB written as GB (2³⁰ for 10⁹)",
-             zh="把 GiB(2³⁰ 字节)当成 GB(10⁹ 字节)"), None,
-     Example(_COURSE, {"state_gb": "14.901"})),
-    (Variant("activations_divided_by_dp", "total_gib",
-             {"total_gib": _plus(M_gib, _per(A, D))},
-             en="the activations divided by D too", zh="激活也除以了数据并行度 D"), None,
-     Example({"params": "1000000000", "stage": "3", "dp": "4", "activation_gib": "2"},
-             {"total_gib": "4.225"})),
-    (Variant("total_gib_unsharded", "total_gib",
-             en="the stage-0 state: no sharding applied", zh="没有按阶段分片:用了阶段 0 的状态"),
-     _stage_0, Example({"params": "1000000000", "stage": "3", "dp": "4", "activation_gib": "2"},
-                       {"total_gib": "16.901"})),
-    (Variant("total_in_gb", "total_gib", {"total_gib": _plus(M_gb, A)},
-             en="GB state plus GiB activations", zh="GB 的状态加上 GiB 的激活"), None,
-     Example({"params": "1000000000", "activation_gib": "2"}, {"total_gib": "18"})),
-    (Variant("card_bytes_next_stage", "card_bytes_per_param",
-             en="a component this stage keeps whole divided by D too (the next stage's ledger: "
-                "stage 1 shards the gradients, stage 2 the parameters)",
-             zh="把本阶段不分片的部分也除以了 D(用了下一阶段的账:阶段 1 分了梯度,阶段 2 分了参数)"),
-     _next_stage, Example(_STAGE_1, {"card_bytes_per_param": "5.5"})),
-    (Variant("total_gib_next_stage", "total_gib",
-             en="the total with a component this stage keeps whole divided by D too",
-             zh="合计时把本阶段不分片的部分也除以了 D"),
-     _next_stage, Example(_STAGE_1, {"total_gib": "5.122"})),
-    (Variant("bytes_per_param_without_master", "bytes_per_param",
-             en="the fp32 master copy forgotten (mixed precision keeps one beside the "
-                "low-precision parameters)",
-             zh="漏算了 fp32 主副本(混合精度在低精度参数之外还存一份)"),
-     _without("master"),
-     Example(_SGD_MOMENTUM, {"bytes_per_param": "8"})),
-    (Variant("card_bytes_without_master", "card_bytes_per_param",
-             en="the per-card bytes without the fp32 master copy",
-             zh="每卡字节漏算了 fp32 主副本"),
-     _without("master"),
-     Example({**_SGD_MOMENTUM, "stage": "1", "dp": "4"}, {"card_bytes_per_param": "5"})),
-    (Variant("total_gib_without_master", "total_gib",
-             en="the total without the fp32 master copy", zh="合计时漏算了 fp32 主副本"),
-     _without("master"),
-     Example(_SGD_MOMENTUM, {"total_gib": "7.451"})),
-    (Variant("bytes_per_param_one_adam_state", "bytes_per_param",
-             en="Adam's two states m and v counted as one",
-             zh="把 Adam 的两个状态 m 和 v 算成了一个"),
-     _one_adam_state, Example({"params": "1000000000", "preset": "fp32_adam"},
-                              {"bytes_per_param": "12"})),
-    (Variant("card_bytes_one_adam_state", "card_bytes_per_param",
-             en="the per-card bytes with Adam's two states m and v counted as one",
-             zh="每卡字节把 Adam 的两个状态 m 和 v 算成了一个"),
-     _one_adam_state, Example({"params": "1000000000", "preset": "fp32_adam", "stage": "1",
-                               "dp": "4"}, {"card_bytes_per_param": "9"})),
-    (Variant("total_gib_one_adam_state", "total_gib",
-             en="the total with Adam's two states m and v counted as one",
-             zh="合计时把 Adam 的两个状态 m 和 v 算成了一个"),
-     _one_adam_state, Example({"params": "1000000000", "preset": "fp32_adam"},
-                              {"total_gib": "11.176"})),
+
+QUANTITIES = (
+    _quantity("bytes_per_param", "the ledger's bytes per parameter, unsharded",
+              ("Bytes per parameter, the whole ledger", "每参数字节")),
+    _quantity("card_bytes_per_param", "bytes per parameter held on one card at this stage",
+              ("Bytes per parameter on one card at this stage", "每卡每参数字节")),
+    _quantity("state_bytes", "training-state bytes per card",
+              ("Training-state bytes per card", "每卡状态字节")),
+    _quantity("state_gb", "the state in GB (10⁹ bytes)",
+              ("The state in GB (10⁹ bytes)", "状态 GB")),
+    _quantity("state_gib", "the state in GiB (2³⁰ bytes)",
+              ("The state in GiB (2³⁰ bytes)", "状态 GiB")),
+    _quantity("total_gib",
+              "state plus activations per card, in GiB (activations not divided by D)",
+              ("State plus activations per card, in GiB", "合计 GiB")),
 )
-"""The known mistakes: a variant of the graph (definitions replaced, or the graph of other
-components or another stage), with English, Chinese and an example that makes it."""
+"""The claimable quantities, in derivation order (every node of the graph is one)."""
 
-CLAIMABLE = tuple(DOCS)
-GRAPHED = Graphed(graph_of, CLAIMABLE)
-
-QUANTITIES = tuple(
-    Quantity(name, DOCS[name], GRAPHED.value(name), zh=WORDS[name][1])
-    for name in CLAIMABLE)
-
-STAGE_TARGETS = ("card_bytes_per_param", "state_bytes", "state_gb", "state_gib", "total_gib")
-"""The quantities a ZeRO stage changes."""
+CLAIMABLE = tuple(q.name for q in QUANTITIES)
 
 
 COMPONENT_WORDS = {
@@ -291,6 +216,16 @@ def stage_rules(target: str):
     return candidates
 
 
+_COURSE = {"params": "1000000000"}
+_STAGE_1 = {"params": "1000000000", "stage": "1", "dp": "4"}
+_STAGE_3 = {"params": "1000000000", "stage": "3", "dp": "4", "activation_gib": "2"}
+_SGD_MOMENTUM = {"params": "1000000000",
+                 "bytes": {"param": "2", "grad": "2", "master": "4", "momentum": "4"}}
+"""Mixed-precision SGD with momentum: one optimizer state, so the master copy is the only
+component worth 4 bytes besides it (the examples of forgetting the master copy)."""
+_ADAM = {"params": "1000000000", "preset": "fp32_adam"}
+
+
 def _stage_example(stage: str, claims: dict) -> Example:
     return Example({"params": "1000000000", "stage": stage, "dp": "4", "activation_gib": "2"},
                    claims)
@@ -304,20 +239,85 @@ STAGE_EXAMPLES = {
     "state_gib": _stage_example("1", {"state_gib": "5.122"}),  # stage 2's: 5.5·10⁹/2³⁰
     "total_gib": _stage_example("2", {"total_gib": "8.519"}),  # stage 1's: 7·10⁹/2³⁰ + 2
 }
+"""`wrong_stage_rule` for each quantity a ZeRO stage changes, with its example."""
 
 
-def _first_stage_rule(target: str):
-    return lambda ctx: stage_rules(target)(ctx)[0].value
+def _wrong_stage_rule(target: str, example: Example) -> NamedMistake:
+    """A quantity by another ZeRO stage's rule: one candidate per other stage."""
+    zh = next(q.words[1] for q in QUANTITIES if q.name == target)
+    return NamedMistake(
+        "wrong_stage_rule", target,
+        (f"{target} by another ZeRO stage's rule (the diagnosis names the stage)",
+         f"{zh}用了另一个 ZeRO 阶段的规则(诊断会指出是哪个阶段)"),
+        example, candidates=stage_rules(target))
 
 
-MISTAKES = tuple(
-    Mistake(v.name, v.target, v.en, GRAPHED.variant(v, other), zh=v.zh, example=example)
-    for v, other, example in VARIANTS) + tuple(
-    Mistake("wrong_stage_rule", target, f"{target} by another ZeRO stage's rule (the "
-            "diagnosis names the stage)", _first_stage_rule(target),
-            zh=f"{WORDS[target][1]}用了另一个 ZeRO 阶段的规则(诊断会指出是哪个阶段)",
-            example=STAGE_EXAMPLES[target], candidates=stage_rules(target))
-    for target in STAGE_TARGETS)
+MISTAKES = GRAPHED.mistakes((
+    NamedMistake(
+        "state_gb_as_gib", "state_gib",
+        ("the state in GB written as GiB (10⁹ for 2³⁰)", "把 GB(10⁹ 字节)当成 GiB(2³⁰ 字节)"),
+        Example(_COURSE, {"state_gib": "16"}), replace={"state_gib": _per(M, GB)}),
+    NamedMistake(
+        "state_gib_as_gb", "state_gb",
+        ("the state in GiB written as GB (2³⁰ for 10⁹)", "把 GiB(2³⁰ 字节)当成 GB(10⁹ 字节)"),
+        Example(_COURSE, {"state_gb": "14.901"}), replace={"state_gb": _per(M, GIB)}),
+    NamedMistake(
+        "activations_divided_by_dp", "total_gib",
+        ("the activations divided by D too", "激活也除以了数据并行度 D"),
+        Example(_STAGE_3, {"total_gib": "4.225"}),
+        replace={"total_gib": _plus(M_gib, _per(A, D))}),
+    NamedMistake(
+        "total_gib_unsharded", "total_gib",
+        ("the stage-0 state: no sharding applied", "没有按阶段分片:用了阶段 0 的状态"),
+        Example(_STAGE_3, {"total_gib": "16.901"}), graph=_stage_0),
+    NamedMistake(
+        "total_in_gb", "total_gib", ("GB state plus GiB activations", "GB 的状态加上 GiB 的激活"),
+        Example({"params": "1000000000", "activation_gib": "2"}, {"total_gib": "18"}),
+        replace={"total_gib": _plus(M_gb, A)}),
+    NamedMistake(
+        "card_bytes_next_stage", "card_bytes_per_param",
+        ("a component this stage keeps whole divided by D too (the next stage's ledger: "
+         "stage 1 shards the gradients, stage 2 the parameters)",
+         "把本阶段不分片的部分也除以了 D(用了下一阶段的账:阶段 1 分了梯度,阶段 2 分了参数)"),
+        Example(_STAGE_1, {"card_bytes_per_param": "5.5"}), graph=_next_stage),
+    NamedMistake(
+        "total_gib_next_stage", "total_gib",
+        ("the total with a component this stage keeps whole divided by D too",
+         "合计时把本阶段不分片的部分也除以了 D"),
+        Example(_STAGE_1, {"total_gib": "5.122"}), graph=_next_stage),
+    NamedMistake(
+        "bytes_per_param_without_master", "bytes_per_param",
+        ("the fp32 master copy forgotten (mixed precision keeps one beside the "
+         "low-precision parameters)", "漏算了 fp32 主副本(混合精度在低精度参数之外还存一份)"),
+        Example(_SGD_MOMENTUM, {"bytes_per_param": "8"}), graph=_without("master")),
+    NamedMistake(
+        "card_bytes_without_master", "card_bytes_per_param",
+        ("the per-card bytes without the fp32 master copy", "每卡字节漏算了 fp32 主副本"),
+        Example({**_SGD_MOMENTUM, "stage": "1", "dp": "4"}, {"card_bytes_per_param": "5"}),
+        graph=_without("master")),
+    NamedMistake(
+        "total_gib_without_master", "total_gib",
+        ("the total without the fp32 master copy", "合计时漏算了 fp32 主副本"),
+        Example(_SGD_MOMENTUM, {"total_gib": "7.451"}), graph=_without("master")),
+    NamedMistake(
+        "bytes_per_param_one_adam_state", "bytes_per_param",
+        ("Adam's two states m and v counted as one", "把 Adam 的两个状态 m 和 v 算成了一个"),
+        Example(_ADAM, {"bytes_per_param": "12"}), graph=_one_adam_state),
+    NamedMistake(
+        "card_bytes_one_adam_state", "card_bytes_per_param",
+        ("the per-card bytes with Adam's two states m and v counted as one",
+         "每卡字节把 Adam 的两个状态 m 和 v 算成了一个"),
+        Example({**_ADAM, "stage": "1", "dp": "4"}, {"card_bytes_per_param": "9"}),
+        graph=_one_adam_state),
+    NamedMistake(
+        "total_gib_one_adam_state", "total_gib",
+        ("the total with Adam's two states m and v counted as one",
+         "合计时把 Adam 的两个状态 m 和 v 算成了一个"),
+        Example(_ADAM, {"total_gib": "11.176"}), graph=_one_adam_state),
+    *(_wrong_stage_rule(target, example) for target, example in STAGE_EXAMPLES.items()),
+))
+"""The known mistakes: a variant of the graph (definitions replaced, or the graph of other
+components or another stage), or another stage's rule (the diagnosis names the stage)."""
 
 
 def check(given):
@@ -351,6 +351,5 @@ RECIPE = Recipe(
     mistakes=MISTAKES,
     check=check,
     graph=lambda ctx: graph_of(ctx),
-    node_words=WORDS,
     node_tables={"card_bytes_per_param": "components"},
 )

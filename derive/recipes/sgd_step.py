@@ -12,12 +12,12 @@ from functools import lru_cache
 
 import sympy as sp
 
-from derive.graph import Family, Node, Variant, family, symbol
+from derive.graph import Family, Node, family, symbol
 from derive.graph.graph import Graph, members
 from derive.graph.notation import index
 from derive.model import linear
-from derive.recipes.base import Example, Input, Mistake, Quantity, Recipe
-from derive.recipes.graphed import Graphed
+from derive.recipes.base import Example, Input, Quantity, Recipe
+from derive.recipes.graphed import Graphed, NamedMistake
 
 i = index("i")
 N = symbol("N", "N", integer=True, positive=True)
@@ -105,82 +105,89 @@ def graph_of(ctx, other: bool = False) -> Graph:
     return graph(ctx.has("b"), _other(conv) if other else conv)
 
 
-DOCS = {
-    "prediction": "ŷ = w·x + b for each record (a number for one record)",
-    "loss": "batch loss: the mean of the records' losses ℓ_i = (ŷ_i − y_i)²/2",
-    "gradient": "∂L/∂w: the mean of the records' ∂ℓ_i/∂w, each by backward (sympy.diff)",
-    "b_gradient": "∂L/∂b: the mean of the records' ∂ℓ_i/∂b",
-    "w_new": "w after one SGD step",
-    "b_new": "b after one SGD step",
-    "prediction_new": "ŷ at the new parameters",
-    "loss_new": "the batch loss at the new parameters",
-}
-"""What each claimable quantity is (`derive recipes`, error messages)."""
+GRAPHED = Graphed(graph_of, lambda: (q.name for q in QUANTITIES))
 
-WORDS = {
-    "prediction": ("Prediction of each record", "每条记录的预测"),
+
+def _quantity(name: str, doc: str, words: tuple[str, str], **kw) -> Quantity:
+    return Quantity(name, doc, GRAPHED.value(name), words=words, **kw)
+
+
+QUANTITIES = (
+    _quantity("prediction", "ŷ = w·x + b for each record (a number for one record)",
+              ("Prediction of each record", "每条记录的预测")),
+    _quantity("loss", "batch loss: the mean of the records' losses ℓ_i = (ŷ_i − y_i)²/2",
+              ("Batch loss", "批损失")),
+    _quantity("gradient", "∂L/∂w: the mean of the records' ∂ℓ_i/∂w, each by backward "
+              "(sympy.diff)", ("Gradient with respect to w", "对 w 的梯度")),
+    _quantity("b_gradient", "∂L/∂b: the mean of the records' ∂ℓ_i/∂b",
+              ("Gradient with respect to b", "对 b 的梯度"), needs=("b",)),
+    _quantity("w_new", "w after one SGD step", ("The weight after the step", "更新后的权重")),
+    _quantity("b_new", "b after one SGD step", ("The bias after the step", "更新后的偏置"),
+              needs=("b",)),
+    _quantity("prediction_new", "ŷ at the new parameters",
+              ("Prediction at the new parameters", "新参数下的预测")),
+    _quantity("loss_new", "the batch loss at the new parameters",
+              ("Batch loss at the new parameters", "新参数下的批损失")),
+)
+"""The claimable quantities, in derivation order."""
+
+NODE_WORDS = {
     "record_loss": ("Loss of each record", "每条记录的损失"),
-    "loss": ("Batch loss", "批损失"),
     "record_gradient": ("Gradient of each record by backward", "每条记录的梯度(反向传播)"),
-    "gradient": ("Gradient with respect to w", "对 w 的梯度"),
     "record_b_gradient": ("Gradient of each record with respect to b",
                           "每条记录对 b 的梯度"),
-    "b_gradient": ("Gradient with respect to b", "对 b 的梯度"),
-    "w_new": ("The weight after the step", "更新后的权重"),
-    "b_new": ("The bias after the step", "更新后的偏置"),
-    "prediction_new": ("Prediction at the new parameters", "新参数下的预测"),
     "record_loss_new": ("Loss of each record at the new parameters", "新参数下每条记录的损失"),
-    "loss_new": ("Batch loss at the new parameters", "新参数下的批损失"),
 }
-"""Every node in the course's words, English and Chinese (headings of the working)."""
+"""The words of the graph's other nodes, English and Chinese (headings of the working)."""
 
-VARIANTS = (
-    (Variant("loss_other_convention", "loss",
-             en="the loss with the other convention: (ŷ − y)² instead of (ŷ − y)²/2, or back",
-             zh="用了另一种损失约定: (ŷ − y)² 与 (ŷ − y)²/2 混用"), True,
-     Example({"w": "1", "lr": "0.1", "records": [["2", "4"]]}, {"loss": "4"})),
-    (Variant("gradient_other_convention", "gradient",
-             en="the gradient of the other loss convention: factor 2 (MSELoss has no ½)",
-             zh="用了另一种损失约定的梯度:差一个因子 2 (MSELoss 没有 ½ )"), True,
-     Example({"w": "1", "lr": "0.1", "records": [["2", "4"]]}, {"gradient": "-8"})),
-    (Variant("gradient_sum", "gradient", {"gradient": sp.Sum(g_w[i], (i, 1, N))},
-             en="the sum of the record gradients, not their mean",
-             zh="把各记录的梯度相加而没有取平均"), False,
-     Example({"w": "1", "lr": "0.1", "records": [["2", "4"], ["1", "3"]]}, {"gradient": "-6"})),
-    (Variant("gradient_sign", "gradient", {"gradient": -_mean(g_w[i])},
-             en="the gradient with its sign flipped: x·(y − ŷ)", zh="梯度符号取反: x·(y − ŷ)"),
-     False, Example({"w": "1", "lr": "0.1", "records": [["2", "4"]]}, {"gradient": "4"})),
-    (Variant("w_new_sign", "w_new",
-             {"w_new": sp.Add(w, sp.Mul(eta, g, evaluate=False), evaluate=False)},
-             en="the update with the wrong sign: w + η·g", zh="更新方向反了: w + η·g"), False,
-     Example({"w": "1", "lr": "0.1", "records": [["2", "4"]]}, {"w_new": "0.6"})),
-    (Variant("w_new_other_convention", "w_new",
-             en="the update with the other loss convention", zh="用另一种损失约定做的更新"),
-     True, Example({"w": "1", "lr": "0.1", "records": [["2", "4"]]}, {"w_new": "1.8"})),
-    (Variant("loss_new_at_old_w", "loss_new", {"loss_new": L},
-             en="the loss at the old parameters", zh="新损失用了旧参数"), False,
-     Example({"w": "1", "lr": "0.1", "records": [["2", "4"]]}, {"loss_new": "2"})),
-    (Variant("prediction_new_at_old_w", "prediction_new", {"prediction_new": yhat[i]},
-             en="the prediction at the old parameters", zh="新预测用了旧参数"), False,
-     Example({"w": "1", "lr": "0.1", "records": [["2", "4"]]}, {"prediction_new": "2"})),
-)
+CLAIMABLE = tuple(q.name for q in QUANTITIES)
 
-NEEDS = {"b_gradient": ("b",), "b_new": ("b",)}
 
-CLAIMABLE = ("prediction", "loss", "gradient", "b_gradient", "w_new", "b_new", "prediction_new",
-             "loss_new")
-GRAPHED = Graphed(graph_of, CLAIMABLE)
+def _other_graph(ctx) -> Graph:
+    return graph_of(ctx, other=True)
 
-QUANTITIES = tuple(
-    Quantity(name, DOCS[name], GRAPHED.value(name), zh=WORDS[name][1],
-             needs=NEEDS.get(name, ()))
-    for name in CLAIMABLE)
 
-MISTAKES = tuple(
-    Mistake(v.name, v.target, v.en,
-            GRAPHED.variant(v, (lambda c: graph_of(c, other=True)) if other else None),
-            zh=v.zh, example=example)
-    for v, other, example in VARIANTS)
+ONE = {"w": "1", "lr": "0.1", "records": [["2", "4"]]}
+"""One record (2, 4) at w = 1: the lesson's example."""
+
+MISTAKES = GRAPHED.mistakes((
+    NamedMistake(
+        "loss_other_convention", "loss",
+        ("the loss with the other convention: (ŷ − y)² instead of (ŷ − y)²/2, or back",
+         "用了另一种损失约定: (ŷ − y)² 与 (ŷ − y)²/2 混用"),
+        Example(ONE, {"loss": "4"}), graph=_other_graph),
+    NamedMistake(
+        "gradient_other_convention", "gradient",
+        ("the gradient of the other loss convention: factor 2 (MSELoss has no ½)",
+         "用了另一种损失约定的梯度:差一个因子 2 (MSELoss 没有 ½ )"),
+        Example(ONE, {"gradient": "-8"}), graph=_other_graph),
+    NamedMistake(
+        "gradient_sum", "gradient",
+        ("the sum of the record gradients, not their mean", "把各记录的梯度相加而没有取平均"),
+        Example({"w": "1", "lr": "0.1", "records": [["2", "4"], ["1", "3"]]},
+                {"gradient": "-6"}),
+        replace={"gradient": sp.Sum(g_w[i], (i, 1, N))}),
+    NamedMistake(
+        "gradient_sign", "gradient",
+        ("the gradient with its sign flipped: x·(y − ŷ)", "梯度符号取反: x·(y − ŷ)"),
+        Example(ONE, {"gradient": "4"}), replace={"gradient": -_mean(g_w[i])}),
+    NamedMistake(
+        "w_new_sign", "w_new", ("the update with the wrong sign: w + η·g", "更新方向反了: w + η·g"),
+        Example(ONE, {"w_new": "0.6"}),
+        replace={"w_new": sp.Add(w, sp.Mul(eta, g, evaluate=False), evaluate=False)}),
+    NamedMistake(
+        "w_new_other_convention", "w_new",
+        ("the update with the other loss convention", "用另一种损失约定做的更新"),
+        Example(ONE, {"w_new": "1.8"}), graph=_other_graph),
+    NamedMistake(
+        "loss_new_at_old_w", "loss_new", ("the loss at the old parameters", "新损失用了旧参数"),
+        Example(ONE, {"loss_new": "2"}), replace={"loss_new": L}),
+    NamedMistake(
+        "prediction_new_at_old_w", "prediction_new",
+        ("the prediction at the old parameters", "新预测用了旧参数"),
+        Example(ONE, {"prediction_new": "2"}), replace={"prediction_new": yhat[i]}),
+))
+"""The known mistakes, in the order the diagnosis tries them for each target."""
 
 MODEL_INPUTS = (
     Input("w", "number", "the weight before the update"),
@@ -200,5 +207,5 @@ RECIPE = Recipe(
     quantities=QUANTITIES,
     mistakes=MISTAKES,
     graph=lambda ctx: graph_of(ctx),
-    node_words=WORDS,
+    node_words=NODE_WORDS,
 )

@@ -7,7 +7,7 @@ from derive.exercises.check import Report
 from derive.recipes.formulas import Rows
 from derive.render.document import Author, Document, Heading, Items, Math, Paragraph, Table
 from derive.render.escape import escape_latex
-from derive.render.labels import STATUS, explanation, words
+from derive.render.labels import STATUS, explanation, in_language, words
 from derive.render.latex import number
 from derive.render.numbers import (
     decimal_line,
@@ -72,10 +72,6 @@ def quantity_formula(ex, name: str) -> str:
     return got
 
 
-def _label(q, lang: str) -> str:
-    return f"{q.zh} `{q.name}`" if lang == "zh" and q.zh else f"`{q.name}`"
-
-
 def _claim_note(c, lang: str):
     t = words(lang)
     note = f" — {STATUS[lang][c.status]}"
@@ -106,8 +102,7 @@ def _heading(recipe, name: str, q, lang: str):
     if title is not None:
         en, zh = title
         return (Author(zh if lang == "zh" and zh else en), " ", tail + ":")
-    en, zh = recipe.node_words.get(name, (name, ""))
-    return (zh if lang == "zh" and zh else en) + (" " + tail if tail else "") + ":"
+    return in_language(recipe.words_of(name), lang) + (" " + tail if tail else "") + ":"
 
 
 def graph_sections(report: Report, lang: str, claims: bool = True) -> list[tuple[str, list]]:
@@ -214,7 +209,8 @@ def key_document(reports: list[Report], lang: str = "en") -> Document:
         rows = []
         for name, v in r.values.items():
             q = ex.recipe.quantity(name)
-            label = f"{q.zh} (`{name}`)" if lang == "zh" and q.zh else f"`{name}`"
+            zh = ex.recipe.words_of(name)[1]
+            label = f"{zh} (`{name}`)" if lang == "zh" and zh else f"`{name}`"
             label += f" ({t['wrong_scheme']})" if q.wrong else ""
             rows.append((label, ("math", quantity_formula(ex, name)), ("math", exact_latex(v)),
                          decimal_line(v)))

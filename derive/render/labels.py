@@ -56,6 +56,12 @@ def words(lang: str) -> dict[str, str]:
     return WORDS[lang]
 
 
+def in_language(pair: tuple[str, str], lang: str) -> str:
+    """(English, Chinese) in the document's language: English where no Chinese is given."""
+    en, zh = pair
+    return zh if lang == "zh" and zh else en
+
+
 def explanation(diagnosis, lang: str) -> str:
     """A diagnosis's explanation in the document's language."""
     if lang != "zh":

@@ -23,7 +23,7 @@ from derive.recipes.base import Quantity
 from derive.render.derivation import given_math
 from derive.render.document import Author, Document, Heading, InlineMath, Items, Paragraph
 from derive.render.escape import clean_text
-from derive.render.labels import words
+from derive.render.labels import in_language, words
 
 WORDS = {
     "en": {"questions": "Questions", "compute": "Compute",
@@ -104,8 +104,7 @@ def _question(ex: Exercise, q: Quantity, lang: str):
     if title is not None:  # the author's words, escaped
         label = Author(title[1] if lang == "zh" and title[1] else title[0])
         return (label, " ", f"(`{q.name}`{wrong}):", " ", InlineMath(f"{head} = ?"))
-    en, zh = ex.recipe.node_words.get(q.name, (q.doc, q.zh))
-    label = zh if lang == "zh" and zh else en
+    label = in_language(ex.recipe.words_of(q.name), lang)
     return (f"{label} (`{q.name}`{wrong}):", " ", InlineMath(f"{head} = ?"))
 
 

@@ -26,7 +26,7 @@ from derive.render.document import (
     Variant,
 )
 from derive.render.html import WORDS as PAGE_WORDS
-from derive.render.labels import words
+from derive.render.labels import in_language, words
 from derive.render.numbers import rounding_rule
 from derive.render.questions import WORDS as SHEET_WORDS
 from derive.render.questions import _question, asked, states_answer
@@ -155,7 +155,7 @@ def exercise_blocks(original: Report, report: Report, v: int, j: int, lang: str)
     for a in asked_questions(report, names, rules):
         q = ex.recipe.quantity(a.name)
         label = _question(ex, q, lang)
-        plain = (q.zh if lang == "zh" and q.zh else q.doc) or a.name
+        plain = in_language(ex.recipe.words_of(q.name), lang) or a.name
         try:
             check = encode_check(a, keys, plain, lang)
         except ValueError as exc:
