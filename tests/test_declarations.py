@@ -18,10 +18,6 @@ from derive.render.document import to_markdown
 
 ROOT = Path(__file__).resolve().parents[1]
 
-NOT_YET_MIGRATED = {"optimizer_steps"}
-"""Recipes whose quantities still take their words from `node_words` and the deprecated
-`Quantity.zh` (engineer (opt) rewrites optimizer_steps with `words` and `header`)."""
-
 DECLARED = [r for r in RECIPES.values() if r.quantities]
 
 
@@ -37,15 +33,13 @@ def test_every_quantity_has_words_and_a_docs_line(recipe):
         zh_labels[zh], en_labels[en] = q.name, q.name
 
 
-MIGRATED = [r for r in DECLARED if r.name not in NOT_YET_MIGRATED]
 
 
-@pytest.mark.parametrize("recipe", MIGRATED, ids=[r.name for r in MIGRATED])
+@pytest.mark.parametrize("recipe", DECLARED, ids=[r.name for r in DECLARED])
 def test_a_quantity_s_words_have_one_source(recipe):
-    """The words are on the quantity; `node_words` holds only the graph's other nodes; the
-    deprecated `zh` is unused."""
+    """The words are on the quantity; `node_words` holds only the graph's other nodes."""
     for q in recipe.quantities:
-        assert q.words[0] and q.words[1] and not q.zh, q.name
+        assert q.words[0] and q.words[1], q.name
         assert q.name not in recipe.node_words, q.name
 
 
@@ -62,20 +56,15 @@ def test_steps_columns_are_the_quantities_headers_in_order():
     assert dict(recipe.steps_columns) == {"g": "g_t", "w": "w_t"}
     assert list(recipe.steps_columns) == ["g", "w"]
     assert dict(_recipe(Quantity("g", "g", nothing)).steps_columns) == {}
-    # the deprecated argument still gives the columns of a recipe without headers
-    legacy = _recipe(Quantity("g", "g", nothing), steps_columns={"g": "g_t"})
-    assert dict(legacy.steps_columns) == {"g": "g_t"}
 
 
 def test_words_of_reads_the_quantity_then_the_other_nodes():
     def nothing(ctx):
         return 0
     recipe = _recipe(Quantity("g", "the gradient", nothing, words=("Gradient", "梯度")),
-                     Quantity("old", "an old one", nothing, zh="旧的"),
                      node_words={"g": ("Ignored", "忽略"), "x": ("Input", "输入")})
     assert recipe.words_of("g") == ("Gradient", "梯度")
     assert recipe.words_of("x") == ("Input", "输入")
-    assert recipe.words_of("old") == ("an old one", "旧的")
     assert recipe.words_of("unknown") == ("unknown", "")
 
 

@@ -8,7 +8,7 @@ is also the order in which the first wrong claim is looked for.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import InitVar, dataclass, field
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import sympy as sp
@@ -61,9 +61,6 @@ class Quantity:
     wrong: bool = False
     mistake_of: tuple[str, ...] = ()
     needs: tuple[str, ...] = ()
-    zh: str = ""
-    """Deprecated (use `words`): a Chinese label, read only when `words` and the recipe's
-    `node_words` are both silent about the quantity."""
     when: Callable[[Mapping[str, Value]], bool] | None = None
     """A further condition on the given inputs for the quantity to exist."""
     when_text: str = ""
@@ -197,14 +194,6 @@ class Recipe:
     members_shown: int | None = None
     """How many members of a family node the working writes out (None: the renderer's
     default); the rest are left to `working`."""
-    steps_columns: InitVar[Mapping[str, str] | None] = None
-    """Deprecated (declare `Quantity.header`): the steps table's columns, node name → column
-    heading; read back through the property `steps_columns`, which is derived from the
-    quantities' headers."""
-
-    def __post_init__(self, steps_columns):
-        object.__setattr__(self, "_given_columns", dict(steps_columns or {}))
-
     def quantity(self, name: str) -> Quantity | None:
         return self._by_name.get(name)
 
@@ -216,16 +205,14 @@ class Recipe:
             return q.words
         if name in self.node_words:
             return tuple(self.node_words[name])
-        if q is not None and (q.zh or q.doc):  # a quantity declared the deprecated way
-            return (q.doc, q.zh)
         return (name, "")
 
-    def _steps_columns(self) -> Mapping[str, str]:
+    @property
+    def steps_columns(self) -> Mapping[str, str]:
         """Nodes of a recurrent family shown as one table after the working, a row per step:
         node name → column heading, in derivation order (optimizer_steps: g_t, u_t or m_t and
         v_t, w_t, b_t, L_t), from the quantities' `header`s."""
-        declared = {q.name: q.header for q in self.quantities if q.header}
-        return declared or self._given_columns
+        return {q.name: q.header for q in self.quantities if q.header}
 
     @cached_property
     def _by_name(self) -> dict[str, Quantity]:
@@ -241,10 +228,6 @@ class Recipe:
                  overrides: Mapping[str, Value] | None = None) -> dict[str, Value]:
         ctx = Context(self, given, overrides)
         return {q.name: ctx[q.name] for q in self.available(given)}
-
-
-Recipe.steps_columns = property(Recipe._steps_columns)  # derived; the field above is its
-# deprecated init argument (a dataclass field and a property cannot share one name)
 
 
 SIMPLIFY_NODES = 400

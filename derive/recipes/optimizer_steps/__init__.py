@@ -73,21 +73,18 @@ def _state_quantities() -> list[Quantity]:
             name = ("b_" if b else "") + slot.node
             out.append(Quantity(name, slot.b_doc if b else slot.doc, _value(name),
                                 needs=("b",) if b else (), when=when, when_text=text,
-                                zh=(slot.b_words if b else slot.words)[1],
                                 words=slot.b_words if b else slot.words,
                                 header="" if b else slot.header))
     return out
 
 
-def _quantity(name, doc, words, header="", needs=(), zh=""):
-    return Quantity(name, doc, _value(name), needs=needs, zh=zh or words[1], words=words,
-                    header=header)
+def _quantity(name, doc, words, header="", needs=()):
+    return Quantity(name, doc, _value(name), needs=needs, words=words, header=header)
 
 
 QUANTITIES = (
     _quantity("gradient_steps", "∂L/∂w at each step's starting point (w_{t−1}, b_{t−1})",
-              ("Gradient at each step's start, by backward", "各步梯度(反向传播)"), "g_t",
-              zh="各步梯度"),
+              ("Gradient at each step's start, by backward", "各步梯度(反向传播)"), "g_t"),
     _quantity("b_gradient_steps", "∂L/∂b at each step's starting point",
               ("Gradient with respect to b at each step's start", "各步偏置梯度"), "∂L/∂b",
               needs=("b",)),
@@ -103,16 +100,17 @@ then the parameters that state moves, then the loss after them."""
 
 
 def _node_words() -> dict[str, tuple[str, str]]:
-    """Words of every node: the quantities', each state slot's (w's and b's), and each
-    optimizer's other nodes (m̂_t, Nesterov's direction, …)."""
-    out = {q.name: q.words for q in QUANTITIES}
+    """Words of the nodes that are not quantities: each state slot's that cannot be claimed
+    (w's and b's), and each optimizer's other nodes (m̂_t, Nesterov's direction, …)."""
+    claimable = {q.name for q in QUANTITIES}
+    out = {}
     for slot in slots():
         out.setdefault(slot.node, slot.words)
         out.setdefault("b_" + slot.node, slot.b_words)
     for spec in REGISTRY.values():
         for name, words in spec.words.items():
             out.setdefault(name, words)
-    return out
+    return {name: words for name, words in out.items() if name not in claimable}
 
 
 _OPTIONS = "; ".join(f"{n}: {', '.join(o.name for o in spec.options)}"
@@ -152,6 +150,5 @@ RECIPE = Recipe(
     check=check,
     graph=graph_of,
     node_words=_node_words(),
-    steps_columns={q.name: q.header for q in QUANTITIES if q.header},
     members_shown=1,
 )
