@@ -97,9 +97,11 @@ def _exercises_document(target: str, lang: str, seconds: float, total: float,
         variants = variant_reports(reports, page["variants"], page["seed"], seconds, total)
     with writing_bound(seconds, len(reports) * len(variants or [1]), total, "derive export"):
         if page is not None and not questions:
+            from derive.exercises.report import page_exercises
             from derive.render.selfcheck import selfcheck_document
 
-            return (selfcheck_document(reports, lang, name, variants), toml_files([target]))
+            pages = page_exercises(reports, variants)
+            return selfcheck_document(pages, lang, name), toml_files([target])
         if questions:
             from derive.render.questions import questions_document
 

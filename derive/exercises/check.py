@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from derive.exercises.claims import UNDECIDED, WRONG, judge
@@ -10,6 +11,7 @@ from derive.exercises.errors import ExerciseError, ExerciseNotSupported
 from derive.exercises.schema import Exercise
 from derive.graph.evaluate import TooLarge, reset_work
 from derive.kernel import dag, intervals
+from derive.kernel.exact import NoCertifiedDecimal, decimal_str
 from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.limits import EXERCISE_SECONDS as DEFAULT_SECONDS
 from derive.recipes.base import QuantityUndefined, expand_exact
@@ -106,9 +108,6 @@ def printable(ex: Exercise, values: dict) -> None:
     """ExerciseNotSupported naming the file, the exercise and the quantity when a value has no
     certified decimal to show (such as exp(10³⁰), beyond what enclosures reach), instead of a
     message without them from the renderer."""
-    from derive.kernel.exact import NoCertifiedDecimal
-    from derive.render.numbers import decimal_text
-
     def irrational(v) -> bool:  # a rational always has its decimal
         if isinstance(v, (list, tuple)):
             return any(irrational(x) for x in v)
@@ -118,7 +117,7 @@ def printable(ex: Exercise, values: dict) -> None:
         if not irrational(value):
             continue
         try:
-            decimal_text(value)
+            decimal_str(value)  # the decimal column's digits (render.numbers.STYLE)
         except NoCertifiedDecimal:
             raise ExerciseNotSupported(
                 ex.path, ex.id, _quantity_key(ex, name),
@@ -128,8 +127,6 @@ def printable(ex: Exercise, values: dict) -> None:
 
 
 def _check(ex: Exercise, seconds: float | None = None) -> Report:
-    import time
-
     end = time.monotonic() + seconds if seconds else None
     values = answer_key(ex)
     printable(ex, values)

@@ -419,7 +419,8 @@ def exercise(table, path: str, index: int) -> Exercise:
 
             claims[key] = replace(claims[key], formula=prepare(
                 claims[key].formula, recipe, given, key, where, f"claims.{key}.formula"))
-    vary = parse_vary(table["vary"], where, raw_given, recipe) if "vary" in table else ()
+    vary = parse_vary(table["vary"], where, raw_given, recipe, convert, OPTIMIZER_KINDS) \
+        if "vary" in table else ()
     require = parse_require(table["require"], where, names, recipe, raw_given) \
         if "require" in table else {}
     return Exercise(path, ex_id, title, recipe, given, claims, table, vary, require)

@@ -22,6 +22,7 @@ from sympy.core.function import AppliedUndef
 from derive.kernel.algebra import expand
 from derive.kernel.definedness import DefinedWhere
 from derive.kernel.facts import Fact, Relation
+from derive.kernel.prefix import is_prefix
 
 ALL = frozenset({-1, 0, 1})
 POS, NEG, ZERO = frozenset({1}), frozenset({-1}), frozenset({0})
@@ -258,8 +259,6 @@ class Context:
         return out
 
     def _structural(self, e: sp.Expr) -> frozenset[int] | None:
-        from derive.kernel.sums import is_prefix
-
         if e.is_number:
             return _constant_signs(e)
         if isinstance(e, (sp.Symbol, sp.Indexed)):
