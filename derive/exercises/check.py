@@ -8,6 +8,12 @@ from dataclasses import dataclass
 from derive.exercises.claims import UNDECIDED, WRONG, judge
 from derive.exercises.diagnosis import Diagnosis, diagnose, formula_diagnosis
 from derive.exercises.errors import ExerciseError, ExerciseNotSupported
+from derive.exercises.formulas import (
+    FORMULA_SECONDS,
+    Judgement,
+    judge_formula,
+    quantity_formula,
+)
 from derive.exercises.schema import Exercise
 from derive.graph.evaluate import TooLarge, reset_work
 from derive.kernel import dag, intervals
@@ -155,13 +161,6 @@ def _formula(ex: Exercise, name: str, claim, left: float | None
     an undecided one) and the quantity's own formula. Its bound is FORMULA_SECONDS, or less
     when the exercise has less left (with a margin, so that the claim, not the whole
     exercise, is undecided)."""
-    from derive.exercises.formulas import (
-        FORMULA_SECONDS,
-        Judgement,
-        judge_formula,
-        quantity_formula,
-    )
-
     seconds = FORMULA_SECONDS if left is None else min(FORMULA_SECONDS,
                                                        round(0.8 * left - 0.1, 1))
     if seconds <= 0.05:

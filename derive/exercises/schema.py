@@ -10,12 +10,13 @@ Kinds of given inputs (see derive.recipes): `number`, `positive`, `nonnegative`,
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import sympy as sp
 
 from derive.exercises.claims import parse_claim
 from derive.exercises.errors import ExerciseNotSupported, did_you_mean
+from derive.exercises.formulas import prepare
 from derive.exercises.reader import Written
 from derive.exercises.values import Where, kind_of, number, shown
 from derive.exercises.variation import parse_require, parse_vary
@@ -413,9 +414,7 @@ def exercise(table, path: str, index: int) -> Exercise:
             _unknown_key(where, f"claims.{key}", names, f"a quantity of {name}")
         claims[key] = parse_claim(value, where, f"claims.{key}")
         if claims[key].formula is not None:
-            from dataclasses import replace
 
-            from derive.exercises.formulas import prepare
 
             claims[key] = replace(claims[key], formula=prepare(
                 claims[key].formula, recipe, given, key, where, f"claims.{key}.formula"))

@@ -28,7 +28,14 @@ import sympy as sp
 from derive.exercises.errors import did_you_mean
 from derive.exercises.reader import Written
 from derive.exercises.values import Where, kind_of, number, shown
-from derive.kernel.exact import exact_sign, fixed_str, terminating_places, to_expr
+from derive.kernel.exact import (
+    ExactNumberError,
+    exact_sign,
+    fixed_str,
+    parse_exact,
+    terminating_places,
+    to_expr,
+)
 
 MAX_RANGE = 10_000
 """Most values one `{ from, to, step }` range may hold."""
@@ -304,7 +311,7 @@ def _option_path(key: str, where: Where, at: str, raw_given: dict) -> tuple:
     """(("optimizer", OPTION[, i…]), default): an option the given optimizer takes, written or
     not (a default it may vary), or an element of a list option (betas[0]); for an element of
     an option that is not written, the option's default as written values (else None)."""
-    from derive.model.optimizers import DEFAULTS
+    from derive.model.optimizers import DEFAULTS  # (left for the optimizer registry's rewrite)
 
     table = raw_given.get("optimizer")
     if not isinstance(table, dict):
@@ -397,8 +404,6 @@ def _relation_condition(t: str, name: str, where: Where, at: str, names, inputs:
     """`OP OPERAND` or `NAME OP OPERAND` (NAME the key's quantity), else one clear line. A name
     that is both a quantity and a given (`loss` in sgd_step) is the quantity, as in
     `derive.recipes.base.Context`; a given that is not a number cannot be compared."""
-    from derive.kernel.exact import ExactNumberError, parse_exact
-
     m = RELATION.match(t)
     if m.group(1) is not None and m.group(1) != name:
         where.fail(at, f"relates {shown(m.group(1))}, not {name}",

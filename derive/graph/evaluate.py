@@ -10,8 +10,10 @@ from fractions import Fraction as _Fraction
 from functools import lru_cache
 
 import sympy as sp
+from sympy import integer_nthroot
 
-from derive.kernel.exact import to_expr
+from derive.kernel.dag import nodes, tree_size
+from derive.kernel.exact import exact_sign, to_expr
 
 try:  # GMP's exact rationals: the same arithmetic as Fraction, about ten times faster
     from gmpy2 import mpq as Fraction
@@ -86,8 +88,6 @@ def _too_large(bits: int) -> None:
 def _defined(v: sp.Expr) -> sp.Expr:
     """A result SymPy computed, or Undefined when it is not a real number (each distinct
     node of the value visited once)."""
-    from derive.kernel.dag import nodes
-
     for x in nodes(v):
         if x in (sp.zoo, sp.nan, sp.oo, sp.S.NegativeInfinity):
             raise Undefined("a division by zero or log 0")
@@ -104,7 +104,6 @@ def _real_root(a, n) -> None:
     if isinstance(a, Fraction):
         negative = a < 0
     else:
-        from derive.kernel.exact import exact_sign
         negative = exact_sign(_sym(a)) == -1
     if negative:
         raise Undefined("a fractional power of a negative number")
@@ -141,8 +140,6 @@ the same exact value; its decimals and comparisons come from certified enclosure
 def _small(a, b) -> bool:
     """Whether SymPy may combine a and b: few nodes, and no rational of more than ROOT_BITS
     bits (SymPy factors the rationals under a root it multiplies)."""
-    from derive.kernel.dag import nodes, tree_size
-
     if tree_size(a, SIMPLIFY_NODES) + tree_size(b, SIMPLIFY_NODES) > SIMPLIFY_NODES:
         return False
     return all(max(abs(int(x.p)), int(x.q)).bit_length() <= ROOT_BITS
@@ -235,8 +232,6 @@ and denominator are perfect powers, and is otherwise kept as the unevaluated pow
 
 def _large_root(a, n):
     """a^n for a large rational a and a rational n = p/q: exact when a is a q-th power."""
-    from sympy import integer_nthroot
-
     p, q = int(n.numerator), int(n.denominator)
     num, den = abs(int(a.numerator)), int(a.denominator)
     rn, exact_n = integer_nthroot(num, q)
@@ -250,7 +245,6 @@ def _large_root(a, n):
 def _less(a, b) -> bool:
     if isinstance(a, Fraction) and isinstance(b, Fraction):
         return a < b
-    from derive.kernel.exact import exact_sign
     sign = exact_sign(_add(b, _mul(Fraction(-1), a)))
     if sign is None:
         raise NotEvaluable("a comparison that exact arithmetic cannot decide")
@@ -338,7 +332,6 @@ def _build(e: sp.Basic, indices: frozenset):
             v = inner_f(env, idx)
             if isinstance(v, Fraction):
                 return -v if v < 0 else v
-            from derive.kernel.exact import exact_sign
             s = exact_sign(v)
             if s is None:
                 return _exact(sp.Abs(v))
@@ -354,7 +347,6 @@ def _build(e: sp.Basic, indices: frozenset):
                     if v <= 0:
                         raise Undefined(f"log of {v}, a number that is not positive")
                 else:
-                    from derive.kernel.exact import exact_sign
                     if exact_sign(_sym(v)) in (-1, 0):
                         raise Undefined("log of a number that is not positive")
             return _exact(_defined(func(_sym(v))))
@@ -366,7 +358,6 @@ def _build(e: sp.Basic, indices: frozenset):
             v = inner_f(env, idx)
             if isinstance(v, Fraction):
                 return Fraction((v > 0) - (v < 0))
-            from derive.kernel.exact import exact_sign
             s = exact_sign(v)
             if s is None:
                 raise NotEvaluable("a sign that exact arithmetic cannot decide")

@@ -20,6 +20,7 @@ from functools import lru_cache
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
+from derive.kernel.exact import exact_sign
 from derive.kernel.facts import Fact, Relation
 from derive.kernel.prefix import is_prefix
 
@@ -388,7 +389,6 @@ def value_if_defined(e: sp.Expr, point: dict, memo: dict | None = None):
 
 
 def _sign(value) -> int | None:
-    from derive.kernel.exact import exact_sign
 
     return exact_sign(value)
 

@@ -16,6 +16,8 @@ from dataclasses import dataclass, replace
 
 import sympy as sp
 
+from derive.kernel.exact import decimal_str
+
 R = sp.Rational
 
 DEFAULTS = {
@@ -54,8 +56,6 @@ class Optimizer:
 
     def __str__(self) -> str:
         """`adamw(betas=[0.9, 0.99], eps=1e-8, weight_decay=0.01)`: name and every option."""
-        from derive.kernel.exact import decimal_str
-
         def show(v):
             if isinstance(v, bool):
                 return str(v).lower()

@@ -11,6 +11,7 @@ from derive.render.document import Author, Document, Heading, Items, Math, Parag
 from derive.render.escape import escape_latex
 from derive.render.labels import STATUS, explanation, words
 from derive.render.latex import number
+from derive.render.ledger import component_rows
 from derive.render.numbers import (
     decimal_line,
     exact_latex,
@@ -19,6 +20,7 @@ from derive.render.numbers import (
     rounding_rule,
 )
 from derive.render.printer import latex
+from derive.render.steps import steps_table
 from derive.render.symbols import math_symbols
 from derive.render.working import formula_tex
 from derive.render.working import lines as working_lines
@@ -142,7 +144,6 @@ def graph_sections(report: Report, lang: str, claims: bool = True) -> list[tuple
             blocks.append(_claim_note(claimed[node.name], lang))
         sections.append((node.name, blocks))
     if ex.recipe.steps_columns:
-        from derive.render.steps import steps_table
 
         columns = ex.recipe.steps_columns
         sections.append(("", steps_table(work, lang, tuple(columns), columns)))
@@ -156,7 +157,6 @@ def graph_blocks(report: Report, lang: str) -> list:
 
 
 def _components(work, lang):
-    from derive.render.ledger import component_rows
     return component_rows(work, lang)
 
 

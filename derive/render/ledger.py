@@ -82,11 +82,13 @@ def ledger_text(params, ledger, dp, activation_gib) -> str:
 def draw_chart(params, ledger, dp, activation_gib, path: str) -> None:
     """A stacked bar per stage: each component's GiB per card, then activations (hatched)."""
     try:
+        # matplotlib is an optional extra (derive[plot])
         import matplotlib
     except ImportError as exc:
         raise ImportError("drawing the chart needs matplotlib: pip install 'derive[plot]'") \
             from exc
     matplotlib.use("Agg")
+    # matplotlib is an optional extra (derive[plot])
     import matplotlib.pyplot as plt
 
     def plotted(v) -> float:
