@@ -18,7 +18,7 @@ from derive.exercises.claims import parse_claim
 from derive.exercises.errors import ExerciseNotSupported, did_you_mean
 from derive.exercises.formulas import prepare
 from derive.exercises.reader import Written
-from derive.exercises.values import Where, kind_of, number, shown
+from derive.exercises.values import Where, id_problem, kind_of, number, shown
 from derive.exercises.variation import parse_require, parse_vary
 from derive.kernel.exact import decimal_str
 from derive.model.linear import LOSS_CONVENTIONS
@@ -357,10 +357,10 @@ def exercise(table, path: str, index: int) -> Exercise:
     if not isinstance(table, dict):
         where.fail(f"exercise[{index}]", f"is {kind_of(table)}", "write [[exercise]] tables")
     ex_id = table.get("id")
-    if not isinstance(ex_id, str) or not ex_id or len(ex_id) > 100 or set(ex_id) - ID_CHARS:
+    problem = id_problem(ex_id, lambda i: not set(i) - ID_CHARS)
+    if problem:
         where.exercise = f"#{index + 1}"
-        where.fail("id", "is missing" if ex_id is None else f"is {shown(ex_id)}",
-                   "give each exercise an id of letters, digits, '-', '_' or '.', "
+        where.fail("id", problem, "give each exercise an id of letters, digits, '-', '_' or '.', "
                    "such as \"lesson03-ex1\"")
     where.exercise = ex_id
     for key in table:

@@ -22,7 +22,7 @@ from derive.errors import NotSupportedError
 from derive.exercises.bank import toml_files
 from derive.exercises.errors import ExerciseError, did_you_mean
 from derive.exercises.reader import read_toml
-from derive.exercises.values import kind_of, shown
+from derive.exercises.values import id_problem, kind_of, shown
 from derive.graph.language import (
     ALIASES,
     DEFAULT_INDICES,
@@ -196,9 +196,10 @@ def statement(table: dict, path: str, index: int) -> Statement:
     """A validated Statement from the `index`-th [[statement]] table of a file."""
     at = _At(path, None)
     sid = table.get("id")
-    if not isinstance(sid, str) or len(sid) > 100 or not ID_PATTERN.match(sid):
+    problem = id_problem(sid, ID_PATTERN.match)
+    if problem:
         at.statement = f"#{index + 1}"
-        at.fail("id", "is missing" if sid is None else f"is {shown(sid)}",
+        at.fail("id", problem,
                 "give each statement an id: A1, A2, … or lowercase words joined by hyphens, "
                 "such as \"mean-of-means-toml\"")
     at.statement = sid

@@ -251,9 +251,20 @@ def _less(a, b) -> bool:
     return sign > 0
 
 
+_RELATIONS = {sp.Eq: lambda a, b: a == b, sp.Ne: lambda a, b: a != b,
+              sp.Lt: lambda a, b: a < b, sp.Le: lambda a, b: a <= b,
+              sp.Gt: lambda a, b: a > b, sp.Ge: lambda a, b: a >= b}
+
+
 def _build(e: sp.Basic, indices: frozenset):
     """A closure f(env, idx): `env` holds the symbols' values (Fractions where rational),
-    `idx` the members the indices stand for."""
+    `idx` the members the indices stand for. A case's condition is one too: true, or a
+    comparison of index expressions (t = 1, t > 1)."""
+    if e is sp.true:
+        return lambda env, idx: True
+    if type(e) in _RELATIONS:
+        op, left, right = _RELATIONS[type(e)], _build(e.lhs, indices), _build(e.rhs, indices)
+        return lambda env, idx: op(left(env, idx), right(env, idx))
     if e.is_Rational:
         c = Fraction(int(e.p), int(e.q))
         return lambda env, idx: c
@@ -364,7 +375,10 @@ def _build(e: sp.Basic, indices: frozenset):
             return Fraction(s)
         return signum
     if isinstance(e, sp.Piecewise):
-        cases = [(_build(v, indices), _condition(c, indices)) for v, c in e.args]
+        for _, c in e.args:
+            if c is not sp.true and type(c) not in _RELATIONS:
+                raise NotEvaluable(f"cannot evaluate the condition {c}")
+        cases = [(_build(v, indices), _build(c, indices)) for v, c in e.args]
 
         def branch(env, idx):
             for value, holds in cases:
@@ -373,22 +387,6 @@ def _build(e: sp.Basic, indices: frozenset):
             raise NotEvaluable("a case distinction with no case that holds")
         return branch
     raise NotEvaluable(f"cannot evaluate {type(e).__name__} in a recipe's formula")
-
-
-_RELATIONS = {sp.Eq: lambda a, b: a == b, sp.Ne: lambda a, b: a != b,
-              sp.Lt: lambda a, b: a < b, sp.Le: lambda a, b: a <= b,
-              sp.Gt: lambda a, b: a > b, sp.Ge: lambda a, b: a >= b}
-
-
-def _condition(c: sp.Basic, indices: frozenset):
-    """A case's condition: true, or a comparison of index expressions (t = 1, t > 1)."""
-    if c is sp.true:
-        return lambda env, idx: True
-    op = _RELATIONS.get(type(c))
-    if op is None:
-        raise NotEvaluable(f"cannot evaluate the condition {c}")
-    left, right = _build(c.lhs, indices), _build(c.rhs, indices)
-    return lambda env, idx: op(left(env, idx), right(env, idx))
 
 
 @lru_cache(maxsize=4096)

@@ -4,11 +4,11 @@
 
 from __future__ import annotations
 
+from derive import limits
 from derive.exercises.check import Report
 from derive.exercises.errors import ExerciseNotSupported
 from derive.exercises.report import formula_of
 from derive.kernel.dag import TextBudget, TextTooLong
-from derive.limits import JSON_EXACT_CHARS
 from derive.render.document import Author, Document, Heading, Paragraph, Table, to_text
 from derive.render.numbers import decimal_text, exact_text, flat, latex_text
 from derive.wording import joined, plural
@@ -16,7 +16,7 @@ from derive.wording import joined, plural
 
 def json_budget() -> TextBudget:
     """The characters of exact text one exercise's JSON may hold (`JSON_EXACT_CHARS`)."""
-    return TextBudget(JSON_EXACT_CHARS)
+    return TextBudget(limits.JSON_EXACT_CHARS)  # read at each call: a bound one can change
 
 
 def _exact(report: Report, key: str, value, budget: TextBudget | None):
