@@ -33,8 +33,10 @@ demo: $(DEMO_STAMP)
 	$(BIN)/derive prove
 	$(BIN)/derive check proofs/course
 
+# lint-imports checks the import contracts of pyproject.toml (the layers, docs/index.md).
 test: $(STAMP) renderers $(KATEX)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest
 
 # TeX Live, node and Chromium for the export tests (Debian packages; needs root, else says
@@ -62,7 +64,7 @@ golden: $(STAMP)
 	$(BIN)/python tests/golden.py --update
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis tests/katex/node_modules
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis .import_linter_cache tests/katex/node_modules
 
 # Rewrite the outputs shown in README.md and docs/ from real runs (read the diff after).
 docs: $(STAMP)

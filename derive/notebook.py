@@ -33,6 +33,7 @@ class Shown:
 
 
 def statement(statement_id: str, lang: str = "en") -> Shown:
+    # `from derive import notebook` stays light: each helper loads the layers it uses
     from derive.render.derivation import statement_document
     from derive.statements import prove
     from derive.statements.registry import select
@@ -42,18 +43,21 @@ def statement(statement_id: str, lang: str = "en") -> Shown:
 
 
 def _reports(paths):
+    # `from derive import notebook` stays light: each helper loads the layers it uses
     from derive.exercises import check_exercise, load
 
     return [check_exercise(ex) for ex in load(list(paths))]
 
 
 def derivation(*paths: str, lang: str = "en") -> Shown:
+    # `from derive import notebook` stays light: each helper loads the layers it uses
     from derive.render.derivation import exercises_document
 
     return Shown(exercises_document(_reports(paths), lang))
 
 
 def key(*paths: str, lang: str = "en") -> Shown:
+    # `from derive import notebook` stays light: each helper loads the layers it uses
     from derive.render.derivation import key_document
 
     return Shown(key_document(_reports(paths), lang))

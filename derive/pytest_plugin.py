@@ -57,6 +57,7 @@ class ExerciseFile(pytest.File):
     """An exercise file: one item per exercise, or one failing item if the file is invalid."""
 
     def collect(self):
+        # the plugin loads in every pytest run: derive only once an exercise file is collected
         from derive.errors import DeriveError
         from derive.exercises.bank import load_file
         from derive.exercises.reader import read_toml
@@ -94,6 +95,7 @@ class ExerciseItem(pytest.Item):
         self.duplicate_of = None
 
     def runtest(self):
+        # the plugin loads in every pytest run: derive only once an exercise file is collected
         from derive.exercises import check_exercise
 
         if self.duplicate_of is not None:
@@ -108,6 +110,7 @@ class ExerciseItem(pytest.Item):
         if isinstance(excinfo.value, ExerciseFailure):
             if self.report is None:
                 return str(excinfo.value)
+            # the plugin loads in every pytest run: derive only once an exercise file is collected
             from derive.render.keys import check_text
 
             return check_text([self.report])
@@ -130,6 +133,7 @@ class StatementItem(pytest.Item):
         self.outcome = None
 
     def runtest(self):
+        # the plugin loads in every pytest run: derive only once an exercise file is collected
         from derive.statements import prove
 
         self.outcome = prove(self.statement)
@@ -138,6 +142,7 @@ class StatementItem(pytest.Item):
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, StatementFailure) and self.outcome is not None:
+            # the plugin loads in every pytest run: derive only once an exercise file is collected
             from derive.cli.prove import text_report
 
             return text_report([self.outcome])

@@ -12,3 +12,11 @@ def joined(names, conjunction: str = "and") -> str:
     if len(names) <= 1:
         return "".join(names)
     return f"{', '.join(names[:-1])} {conjunction} {names[-1]}"
+
+
+def short(value: str, limit: int = 40) -> str:
+    """An exact value as an explanation shows it: whole up to `limit` characters, else its
+    ends and its length (the JSON witness keeps every digit)."""
+    if len(value) <= limit:
+        return value
+    return f"{value[:12]}…{value[-6:]} ({len(value):,} characters)"

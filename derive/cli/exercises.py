@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import time
 from contextlib import contextmanager
 
 from derive.cli.errors import UsageError
 from derive.cli.output import emit
+from derive.errors import TimeBoundError
+from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.limits import EXERCISE_SECONDS, RUN_SECONDS
 from derive.render import formats
 
@@ -46,6 +49,7 @@ def reports_for(paths, seconds: float, decided: bool = False, total: float = RUN
     """Every exercise checked, each within its time bound and all within `total`; with
     `decided`, an exercise that passed a bound is an error (key and export: exit 2, nothing
     written)."""
+    # start-up: only the commands that check exercises load that layer
     from derive.exercises import load
 
     if not seconds > 0 or not total > 0:
@@ -57,9 +61,7 @@ def reports_for(paths, seconds: float, decided: bool = False, total: float = RUN
 def exercise_reports(exercises, seconds: float, decided: bool = False,
                      total: float = RUN_SECONDS):
     """The reports of exercises already loaded (see `reports_for`)."""
-    import time
-
-    from derive.errors import TimeBoundError
+    # start-up: only the commands that check exercises load that layer
     from derive.exercises import check_exercise
 
     end = time.monotonic() + total
@@ -93,9 +95,6 @@ def writing_bound(seconds: float, count: int, total: float, what: str):
     """Writing a key or an export within --time-limit per exercise (and --total-time-limit):
     past it, one line and nothing written (a working of huge values must not run unbounded
     after every exercise was checked in time)."""
-    from derive.errors import TimeBoundError
-    from derive.kernel.timebound import DecisionTimeout, time_bound
-
     bound = min(total, seconds * max(count, 1))
     try:
         with time_bound(bound):
@@ -107,6 +106,7 @@ def writing_bound(seconds: float, count: int, total: float, what: str):
 
 
 def run_key(args) -> int:
+    # start-up: only the commands that check exercises load that layer
     from derive.exercises.bank import toml_files
 
     reports = reports_for(args.paths, args.time_limit, decided=True,

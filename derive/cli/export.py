@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from derive.cli.errors import UsageError
-from derive.cli.exercises import add_time_limit, reports_for, writing_bound
+from derive.cli.errors import UsageError, did_you_mean
+from derive.cli.exercises import add_time_limit, exercise_reports, reports_for, writing_bound
 from derive.cli.output import emit
 from derive.limits import EXERCISE_SECONDS, RUN_SECONDS
 from derive.render import formats
+from derive.statements import prove, registry
+from derive.statements.statement import ID_PATTERN
 
 
 def add_parser(sub) -> None:
@@ -36,8 +38,6 @@ def add_parser(sub) -> None:
 def _may_be_an_id(target: str) -> bool:
     """Whether `target` is written like a statement id (`A2`, `mean-of-means`): a bare name,
     no folder, no suffix. Any other argument is never an id."""
-    from derive.statements.statement import ID_PATTERN
-
     return target == Path(target).name and bool(ID_PATTERN.match(target))
 
 
@@ -53,11 +53,9 @@ def document_for(target: str, lang: str, seconds: float = EXERCISE_SECONDS,
     {"variants": N or None, "seed": S}) makes an exercise file's document its self-check."""
     if Path(target).exists() and not _may_be_an_id(target):
         return _exercises_document(target, lang, seconds, total, questions, page)
-    from derive.statements.registry import InvalidProofs, statement_ids
-
     try:
-        ids = statement_ids()
-    except InvalidProofs as exc:
+        ids = registry.statement_ids()
+    except registry.InvalidProofs as exc:
         raise UsageError(str(exc)) from None
     if target in ids and Path(target).exists():
         raise UsageError(f"{target!r} is both a statement id and a file here; write "
@@ -69,25 +67,23 @@ def document_for(target: str, lang: str, seconds: float = EXERCISE_SECONDS,
         if questions:
             raise UsageError(f"--questions: {target!r} is a statement, which has no question "
                              f"sheet; name an exercise file or folder")
+        # start-up: only `derive export` loads these layers, each when its output is asked
         from derive.render.derivation import statement_document
-        from derive.statements import prove
-        from derive.statements.registry import select
 
         try:
-            (statement,) = select([target])
-        except InvalidProofs as exc:
+            (statement,) = registry.select([target])
+        except registry.InvalidProofs as exc:
             raise UsageError(str(exc)) from None
         return statement_document(prove(statement), lang), []
     if Path(target).exists():
         return _exercises_document(target, lang, seconds, total, questions, page)
-    from derive.cli.errors import did_you_mean
-
     raise UsageError(f"{target!r} is neither a statement id nor a file"
                      f"{did_you_mean(target, ids)} (`derive prove` lists the ids)")
 
 
 def _exercises_document(target: str, lang: str, seconds: float, total: float,
                         questions: bool, page: dict | None = None):
+    # start-up: only `derive export` loads these layers, each when its output is asked
     from derive.exercises.bank import toml_files
 
     name = Path(target).name
@@ -97,13 +93,18 @@ def _exercises_document(target: str, lang: str, seconds: float, total: float,
         variants = variant_reports(reports, page["variants"], page["seed"], seconds, total)
     with writing_bound(seconds, len(reports) * len(variants or [1]), total, "derive export"):
         if page is not None and not questions:
+            # start-up: only `derive export` loads these layers, each when its output is asked
+            from derive.exercises.report import page_exercises
             from derive.render.selfcheck import selfcheck_document
 
-            return (selfcheck_document(reports, lang, name, variants), toml_files([target]))
+            pages = page_exercises(reports, variants)
+            return selfcheck_document(pages, lang, name), toml_files([target])
         if questions:
+            # start-up: only `derive export` loads these layers, each when its output is asked
             from derive.render.questions import questions_document
 
             return questions_document(reports, lang, name), toml_files([target])
+        # start-up: only `derive export` loads these layers, each when its output is asked
         from derive.render.derivation import exercises_document
 
         return exercises_document(reports, lang, name), toml_files([target])
@@ -117,7 +118,7 @@ def variant_reports(reports, n: int, seed: int, seconds: float, total: float):
     """n variants of the exercises: the i-th of each exercise with [exercise.vary] (verified
     by `derive.exercises.variants.generate`), the exercise as written for the others; each
     checked as an exercise of its own."""
-    from derive.cli.exercises import exercise_reports
+    # start-up: only `derive export` loads these layers, each when its output is asked
     from derive.exercises.variants import generate, variant_exercise
 
     if not any(r.exercise.vary for r in reports):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from derive.cli.errors import UsageError, did_you_mean
 from derive.cli.output import emit
+from derive.kernel.exact import ExactNumberError, parse_exact
 
 
 def add_parser(sub) -> None:
@@ -25,8 +26,6 @@ MAX_COUNT = 10**15
 
 
 def _number(text: str, name: str, whole: bool = False):
-    from derive.kernel.exact import ExactNumberError, parse_exact
-
     try:
         v = parse_exact(text)
     except ExactNumberError as exc:
@@ -41,6 +40,7 @@ def _number(text: str, name: str, whole: bool = False):
 
 
 def run(args) -> int:
+    # start-up: only `derive ledger` loads the memory model and its renderer
     from derive.model.memory import PRESETS
     from derive.render.document import to_markdown, to_tex
     from derive.render.ledger import draw_chart, ledger_document, ledger_text

@@ -108,6 +108,7 @@ def _run(args, command: str) -> int:
         _say(command, "the input is nested too deeply")
         return 2
     except ArithmeticError as exc:  # the evaluator's bounds, where no layer named the exercise
+        # start-up: the graph evaluator is loaded only on this error path
         from derive.graph.evaluate import TooLarge
 
         if os.environ.get("DERIVE_DEBUG"):

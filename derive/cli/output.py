@@ -14,8 +14,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+import derive
 from derive.cli.terminal import safe
 from derive.errors import OutputError
+from derive.statements.registry import proofs_folder
 
 
 def _umask() -> int:
@@ -26,10 +28,7 @@ def _umask() -> int:
 
 def _protected() -> list[Path]:
     """Folders whose files derive never writes: its own package, and the statements."""
-    import derive
-    from derive import proofs
-
-    return [Path(derive.__file__).resolve().parent, Path(proofs.__file__).resolve().parent]
+    return [Path(derive.__file__).resolve().parent, proofs_folder()]
 
 
 def _inside(path: Path, folder: Path) -> bool:

@@ -132,6 +132,7 @@ def statements_for(args: list[str]) -> list[Statement]:
     of files; every id once."""
     if not any(is_path(a) for a in args):
         return _select(args)
+    # start-up: only `derive prove FILE.toml` loads the exercises layer
     from derive.exercises.statements import load_paths
 
     out: list[Statement] = []

@@ -13,6 +13,7 @@ def add_parser(sub) -> None:
 
 
 def describe(name: str) -> str:
+    # start-up: only `derive recipes` loads the recipes
     from derive.recipes import RECIPES
 
     r = RECIPES[name]
@@ -43,6 +44,7 @@ def describe(name: str) -> str:
 
 
 def run(args) -> int:
+    # start-up: only `derive recipes` loads the recipes
     from derive.recipes import RECIPES
 
     if args.name is None:

@@ -4,12 +4,14 @@ has an [exercise.vary] table, each an exercise file whose claims are its exact k
 from __future__ import annotations
 
 import sys
+import time
 
 from derive.cli.errors import UsageError
 from derive.cli.exercises import add_time_limit, check_limits
 from derive.cli.output import emit, emit_bank
 from derive.cli.terminal import safe
 from derive.errors import TimeBoundError
+from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.limits import TOTAL_VARIANTS
 
 MAX_VARIANTS = 10_000
@@ -27,6 +29,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    # start-up: only `derive variants` loads the exercises layer
     from derive.exercises import load
     from derive.exercises.bank import toml_files
 
@@ -59,10 +62,8 @@ def _variant_files(exercises, args, reports: list[str], short: list[str]):
     is made. A scarce exercise (fewer than N variants, or its time bound passed) gives what it
     found and one line in `short`; the others are not held back. Nothing found at all: the
     first exercise's error, nothing written."""
-    import time
-
+    # start-up: only `derive variants` loads the exercises layer
     from derive.exercises.variants import VariantError, generate, render
-    from derive.kernel.timebound import DecisionTimeout, time_bound
 
     end = time.monotonic() + args.total_time_limit
     written, first_error = 0, None

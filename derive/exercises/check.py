@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from derive.exercises.claims import UNDECIDED, WRONG, judge
 from derive.exercises.diagnosis import Diagnosis, diagnose, formula_diagnosis
 from derive.exercises.errors import ExerciseError, ExerciseNotSupported
+from derive.exercises.formulas import (
+    FORMULA_SECONDS,
+    Judgement,
+    judge_formula,
+    quantity_formula,
+)
 from derive.exercises.schema import Exercise
 from derive.graph.evaluate import TooLarge, reset_work
 from derive.kernel import dag, intervals
+from derive.kernel.exact import NoCertifiedDecimal, decimal_str
 from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.limits import EXERCISE_SECONDS as DEFAULT_SECONDS
 from derive.recipes.base import QuantityUndefined, expand_exact
@@ -106,9 +114,6 @@ def printable(ex: Exercise, values: dict) -> None:
     """ExerciseNotSupported naming the file, the exercise and the quantity when a value has no
     certified decimal to show (such as exp(10³⁰), beyond what enclosures reach), instead of a
     message without them from the renderer."""
-    from derive.kernel.exact import NoCertifiedDecimal
-    from derive.render.numbers import decimal_text
-
     def irrational(v) -> bool:  # a rational always has its decimal
         if isinstance(v, (list, tuple)):
             return any(irrational(x) for x in v)
@@ -118,7 +123,7 @@ def printable(ex: Exercise, values: dict) -> None:
         if not irrational(value):
             continue
         try:
-            decimal_text(value)
+            decimal_str(value)  # the decimal column's digits (render.numbers.STYLE)
         except NoCertifiedDecimal:
             raise ExerciseNotSupported(
                 ex.path, ex.id, _quantity_key(ex, name),
@@ -128,8 +133,6 @@ def printable(ex: Exercise, values: dict) -> None:
 
 
 def _check(ex: Exercise, seconds: float | None = None) -> Report:
-    import time
-
     end = time.monotonic() + seconds if seconds else None
     values = answer_key(ex)
     printable(ex, values)
@@ -158,13 +161,6 @@ def _formula(ex: Exercise, name: str, claim, left: float | None
     an undecided one) and the quantity's own formula. Its bound is FORMULA_SECONDS, or less
     when the exercise has less left (with a margin, so that the claim, not the whole
     exercise, is undecided)."""
-    from derive.exercises.formulas import (
-        FORMULA_SECONDS,
-        Judgement,
-        judge_formula,
-        quantity_formula,
-    )
-
     seconds = FORMULA_SECONDS if left is None else min(FORMULA_SECONDS,
                                                        round(0.8 * left - 0.1, 1))
     if seconds <= 0.05:

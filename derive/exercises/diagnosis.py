@@ -23,7 +23,7 @@ from derive.exercises.claims import Claim, holds, round_places
 from derive.graph.evaluate import NotEvaluable
 from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.recipes import Context, Recipe
-from derive.wording import joined, plural
+from derive.wording import joined, plural, short
 
 EARLY_ROUNDING_PLACES = range(0, 5)
 
@@ -80,14 +80,6 @@ class Diagnosis:
         if self.details is not None:
             out["details"] = dict(self.details)
         return out
-
-
-def short(value: str, limit: int = 40) -> str:
-    """An exact value as the explanation shows it: whole up to `limit` characters, else its
-    ends and its length (the JSON witness keeps every digit)."""
-    if len(value) <= limit:
-        return value
-    return f"{value[:12]}…{value[-6:]} ({len(value):,} characters)"
 
 
 def formula_diagnosis(name: str, judgement) -> Diagnosis | None:

@@ -31,13 +31,24 @@ from derive.graph.language import (
 )
 from derive.graph.symbolic import (
     MAX_DERIVATIVES,
+    Inliner,
     NoForm,
     Specialiser,
     TooLarge,
+    _labels,
+    derivatives_taken,
+    reads,
     symbolic_form,
     unsupported,
 )
+from derive.kernel.algebra import expansion_size
+from derive.kernel.binders import rename_bound
+from derive.kernel.claims import NotSupported
+from derive.kernel.decide import decide, refute
 from derive.kernel.definedness import domain_fact, folded_away
+from derive.kernel.exact import exact_str
+from derive.kernel.timebound import DecisionTimeout, time_bound
+from derive.recipes import formulas as author
 from derive.recipes.base import Context, Recipe
 
 FORMULA_SECONDS = 5.0
@@ -105,8 +116,6 @@ class _Symbols:
     def names(self, quantity: str) -> list[str]:
         """The names to suggest for a formula of `quantity`: the inputs, and the quantities
         it is computed from (any quantity may be named; internal names such as `g_w` none)."""
-        from derive.graph.symbolic import reads
-
         before = {self.graph.by_name[n].key for n in reads(self.graph, quantity)}
         shown = {v: k for k, v in ALIASES.items() if k.isascii()}
         out = [shown.get(n, n) for n in [*self.scalars, *self.families] if nameable(n)
@@ -143,8 +152,6 @@ def nameable(name: str) -> bool:
 def _unnamed(graph: Graph, name: str) -> list[str]:
     """The inputs the quantity's form reads that a formula cannot name (internal names such
     as clip_c)."""
-    from derive.graph.symbolic import _labels, reads
-
     used = set()
     for n in reads(graph, name):
         node = graph.by_name[n]
@@ -207,8 +214,6 @@ def _index_sizes(graph: Graph, symbols: _Symbols) -> dict[str, sp.Expr]:
 def _block_meanings(recipe: Recipe, graph: Graph) -> dict:
     """The blocks and names an author's derivation over microbatches reads (B_k, n_k), so
     that a formula answer may write mean_{i in B_k}(…) as its define table does."""
-    from derive.recipes import formulas as author
-
     if recipe.name != author.RECIPE.name or not any(
             f is not None and f.index.name == "k" for n in graph.nodes
             for f in (n.over, n.element)):
@@ -355,8 +360,6 @@ def _terms(e: sp.Basic, limit: int = MAX_EXPANDED_TERMS) -> int:
     """An upper bound on the terms of `e` expanded, or of a Σ's summand, a derivative's
     expression or a denominator expanded on the way (capped just past `limit`): the kernel's
     estimate (algebra.expansion_size), at most C(D + v, v) for total degree D in v atoms."""
-    from derive.kernel.algebra import expansion_size
-
     return expansion_size(e, limit + 1)
 
 
@@ -365,9 +368,6 @@ def _same(claimed: sp.Expr, expected: sp.Expr) -> bool:
     it only by terms that cancel as written (claimed − expected evaluates to 0): then both have
     the same subexpressions, so they are defined at the same points and equal there, with no
     expansion."""
-    from derive.kernel.binders import rename_bound
-    from derive.kernel.claims import NotSupported
-
     if claimed == expected:
         return True
     try:
@@ -384,7 +384,6 @@ def _natural(name: str) -> tuple:
 
 
 def _witness(decision, member: int | None) -> dict:
-    from derive.kernel.exact import exact_str
 
     w = decision.witness
     out = {}
@@ -418,8 +417,6 @@ def judge_formula(answer: FormulaAnswer, recipe: Recipe, given: dict, name: str,
                   seconds: float = FORMULA_SECONDS) -> Judgement:
     """The claim compared with the quantity's symbolic form, member by member for a family
     quantity: equivalent when every member is proved, wrong at the first refuted one."""
-    from derive.kernel.decide import decide, refute
-
     ctx = Context(recipe, given)
     graph = recipe.graph(ctx)
     spec = Specialiser(graph, ctx)
@@ -475,9 +472,6 @@ def _general(answer: FormulaAnswer, graph: Graph, node, seconds: float,
     """Too many records to write out: the formula compared with the general form, sizes
     symbolic. A proof holds for every size, the exercise's among them; a witness at another
     size says nothing about this exercise, so it leaves the claim undecided."""
-    from derive.graph.symbolic import Inliner, derivatives_taken
-    from derive.kernel.decide import decide
-
     try:
         inline = Inliner(graph)
         expected = derivatives_taken(inline(node.head))
@@ -509,8 +503,6 @@ def quantity_formula(recipe: Recipe, given: dict, name: str,
     exercise (one record: x and y), whichever is shorter; None when it has none, or when it
     takes longer than `seconds` to write (`derive key` renders it outside the exercise's
     bound)."""
-    from derive.kernel.timebound import DecisionTimeout, time_bound
-
     try:
         with time_bound(seconds):
             return _quantity_formula(recipe, given, name)

@@ -10,14 +10,15 @@ Kinds of given inputs (see derive.recipes): `number`, `positive`, `nonnegative`,
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import sympy as sp
 
 from derive.exercises.claims import parse_claim
 from derive.exercises.errors import ExerciseNotSupported, did_you_mean
+from derive.exercises.formulas import prepare
 from derive.exercises.reader import Written
-from derive.exercises.values import Where, kind_of, number, shown
+from derive.exercises.values import Where, id_problem, kind_of, number, shown
 from derive.exercises.variation import parse_require, parse_vary
 from derive.kernel.exact import decimal_str
 from derive.model.linear import LOSS_CONVENTIONS
@@ -351,10 +352,10 @@ def exercise(table, path: str, index: int) -> Exercise:
     if not isinstance(table, dict):
         where.fail(f"exercise[{index}]", f"is {kind_of(table)}", "write [[exercise]] tables")
     ex_id = table.get("id")
-    if not isinstance(ex_id, str) or not ex_id or len(ex_id) > 100 or set(ex_id) - ID_CHARS:
+    problem = id_problem(ex_id, lambda i: not set(i) - ID_CHARS)
+    if problem:
         where.exercise = f"#{index + 1}"
-        where.fail("id", "is missing" if ex_id is None else f"is {shown(ex_id)}",
-                   "give each exercise an id of letters, digits, '-', '_' or '.', "
+        where.fail("id", problem, "give each exercise an id of letters, digits, '-', '_' or '.', "
                    "such as \"lesson03-ex1\"")
     where.exercise = ex_id
     for key in table:
@@ -408,13 +409,12 @@ def exercise(table, path: str, index: int) -> Exercise:
             _unknown_key(where, f"claims.{key}", names, f"a quantity of {name}")
         claims[key] = parse_claim(value, where, f"claims.{key}")
         if claims[key].formula is not None:
-            from dataclasses import replace
 
-            from derive.exercises.formulas import prepare
 
             claims[key] = replace(claims[key], formula=prepare(
                 claims[key].formula, recipe, given, key, where, f"claims.{key}.formula"))
-    vary = parse_vary(table["vary"], where, raw_given, recipe) if "vary" in table else ()
+    vary = parse_vary(table["vary"], where, raw_given, recipe, convert, OPTIMIZER_KINDS) \
+        if "vary" in table else ()
     require = parse_require(table["require"], where, names, recipe, raw_given) \
         if "require" in table else {}
     return Exercise(path, ex_id, title, recipe, given, claims, table, vary, require)

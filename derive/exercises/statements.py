@@ -19,9 +19,10 @@ from pathlib import Path
 import sympy as sp
 
 from derive.errors import NotSupportedError
+from derive.exercises.bank import toml_files
 from derive.exercises.errors import ExerciseError, did_you_mean
 from derive.exercises.reader import read_toml
-from derive.exercises.values import kind_of, shown
+from derive.exercises.values import id_problem, kind_of, shown
 from derive.graph.language import (
     ALIASES,
     DEFAULT_INDICES,
@@ -33,8 +34,10 @@ from derive.graph.language import (
 )
 from derive.kernel import Family, InvalidClaim, NotSupported, Verdict, hypothesis, nonzero, positive
 from derive.kernel.claims import ContradictoryFacts
+from derive.kernel.decide import _prepare_facts
 from derive.kernel.definedness import domain_fact, folded_away
 from derive.model import objective
+from derive.statements.registry import proofs_module
 from derive.statements.statement import ID_PATTERN, Statement
 
 STATEMENT_KEYS = ("id", "title", "title_zh", "expect", "lhs", "rhs", "assumptions", "given",
@@ -124,9 +127,8 @@ WINDOWS = {
 def _microbatch_search() -> Family:
     """proofs/families.py: every tuple of microbatch sizes, smallest N first, on the lesson's
     model (ℓ_i(θ) = (θ·x_i − y_i)²/2, θ = w, symbolic records)."""
-    from derive.proofs.families import lesson_window, partitions
-
-    return Family(partitions, lesson_window)
+    families = proofs_module("families")
+    return Family(families.partitions, families.lesson_window)
 
 
 SEARCHES: dict[str, tuple[str, Callable[[], Family]]] = {
@@ -194,9 +196,10 @@ def statement(table: dict, path: str, index: int) -> Statement:
     """A validated Statement from the `index`-th [[statement]] table of a file."""
     at = _At(path, None)
     sid = table.get("id")
-    if not isinstance(sid, str) or len(sid) > 100 or not ID_PATTERN.match(sid):
+    problem = id_problem(sid, ID_PATTERN.match)
+    if problem:
         at.statement = f"#{index + 1}"
-        at.fail("id", "is missing" if sid is None else f"is {shown(sid)}",
+        at.fail("id", problem,
                 "give each statement an id: A1, A2, … or lowercase words joined by hyphens, "
                 "such as \"mean-of-means-toml\"")
     at.statement = sid
@@ -449,8 +452,6 @@ def _assumptions(raw: object, at: _At, meaning: dict, claim_symbols: set,
 def _consistent(facts: tuple, at: _At, window: bool) -> None:
     """Refuse facts that contradict each other or the symbols' domains (the kernel's own
     check, run once when reading rather than at every decision)."""
-    from derive.kernel.decide import _prepare_facts
-
     try:
         _prepare_facts(facts)
     except NotSupported as exc:
@@ -485,8 +486,6 @@ def _search(name: object, at: _At, window: str | None) -> Family | None:
 def load_paths(paths: list[str]) -> list[tuple[Statement, str]]:
     """(statement, file) for every [[statement]] table of the files named and of the *.toml
     files under the folders named (a folder's files without statements are left out)."""
-    from derive.exercises.bank import toml_files
-
     out: list[tuple[Statement, str]] = []
     for p in paths:
         path = Path(p)

@@ -67,3 +67,18 @@ def kind_of(value) -> str:
         return "a number"
     return {list: "a list", dict: "a table", str: "text", bool: "a boolean"}.get(
         type(value), type(value).__name__)
+
+
+MAX_ID = 100
+"""Longest id of an exercise or a statement, in characters."""
+
+
+def id_problem(value, valid) -> str | None:
+    """Why a table's `id` is not an id (missing, not a string, empty, longer than MAX_ID, or
+    not of the form `valid` accepts), as an error's problem; None for a valid id."""
+    if value is None:
+        return "is missing"
+    if not isinstance(value, str) or not value or len(value) > MAX_ID or not valid(value):
+        return f"is {shown(value)}"
+    return None
+

@@ -28,7 +28,15 @@ import sympy as sp
 from derive.exercises.errors import did_you_mean
 from derive.exercises.reader import Written
 from derive.exercises.values import Where, kind_of, number, shown
-from derive.kernel.exact import exact_sign, fixed_str, terminating_places, to_expr
+from derive.optimizers import REGISTRY
+from derive.kernel.exact import (
+    ExactNumberError,
+    exact_sign,
+    fixed_str,
+    parse_exact,
+    terminating_places,
+    to_expr,
+)
 
 MAX_RANGE = 10_000
 """Most values one `{ from, to, step }` range may hold."""
@@ -218,7 +226,11 @@ def _lookup(raw_given, path):
     return node
 
 
-def parse_vary(raw, where: Where, raw_given: dict, recipe) -> tuple[Vary, ...]:
+def parse_vary(raw, where: Where, raw_given: dict, recipe, convert,
+               option_kinds: dict[str, str]) -> tuple[Vary, ...]:
+    """The [exercise.vary] table; `convert` (schema.convert) checks a value as the input it
+    replaces, `option_kinds` (schema.OPTIMIZER_KINDS) an optimizer option's: passed in, as
+    schema imports this module."""
     if not isinstance(raw, dict):
         where.fail("vary", f"is {kind_of(raw)}", "write an [exercise.vary] table")
     inputs = [i.name for i in recipe.inputs]
@@ -251,7 +263,8 @@ def parse_vary(raw, where: Where, raw_given: dict, recipe) -> tuple[Vary, ...]:
                 where.fail(at, "names an element that the given input does not have",
                            "count elements from 0, as in records[0][1]")
         values = _spec_values(spec, where, at)
-        _validate(values, path, recipe, where, at, "choices" in spec, raw_given)
+        _validate(values, path, recipe, where, at, "choices" in spec, convert, option_kinds,
+                  raw_given)
         out.insert(len(out) - sum(1 for v in out if v.path[:2] == ("partition", "targets")
                                   and v.key.startswith(f"{key}.")), Vary(key, path, values,
                                                                          default))
@@ -299,7 +312,6 @@ def _option_path(key: str, where: Where, at: str, raw_given: dict) -> tuple:
     """(("optimizer", OPTION[, i…]), default): an option the given optimizer takes, written or
     not (a default it may vary), or an element of a list option (betas[0]); for an element of
     an option that is not written, the option's default as written values (else None)."""
-    from derive.optimizers import REGISTRY
 
     table = raw_given.get("optimizer")
     if not isinstance(table, dict):
@@ -332,12 +344,10 @@ def _option_path(key: str, where: Where, at: str, raw_given: dict) -> tuple:
     return path, default
 
 
-def _validate(values, path, recipe, where: Where, at: str, choices: bool,
-              raw_given: dict | None = None) -> None:
+def _validate(values, path, recipe, where: Where, at: str, choices: bool, convert,
+              option_kinds: dict[str, str], raw_given: dict | None = None) -> None:
     """Every value a variant may take is checked as the input it replaces would be: a number
     for an element, the input's own kind for a whole input, sizes for a partition."""
-    from derive.exercises.schema import convert
-
     kinds = {i.name: i.kind for i in recipe.inputs}
     for k, v in enumerate(values):
         here = f"{at}.choices[{k}]" if choices else f"{at} (its value {shown(v)})"
@@ -346,9 +356,7 @@ def _validate(values, path, recipe, where: Where, at: str, choices: bool,
                     isinstance(s, int) and not isinstance(s, bool) and s > 0 for s in v)):
                 where.fail(here, f"is {shown(v)}", "write microbatch sizes such as [2, 1]")
         elif path[0] == "optimizer" and len(path) > 1:  # the option's own kind
-            from derive.exercises.schema import OPTIMIZER_KINDS
-
-            kind = OPTIMIZER_KINDS[path[1]]
+            kind = option_kinds[path[1]]
             if kind == "bool":
                 if not isinstance(v, bool):
                     where.fail(here, f"is {kind_of(v)}", "write true or false")
@@ -396,8 +404,6 @@ def _relation_condition(t: str, name: str, where: Where, at: str, names, inputs:
     """`OP OPERAND` or `NAME OP OPERAND` (NAME the key's quantity), else one clear line. A name
     that is both a quantity and a given (`loss` in sgd_step) is the quantity, as in
     `derive.recipes.base.Context`; a given that is not a number cannot be compared."""
-    from derive.kernel.exact import ExactNumberError, parse_exact
-
     m = RELATION.match(t)
     if m.group(1) is not None and m.group(1) != name:
         where.fail(at, f"relates {shown(m.group(1))}, not {name}",

@@ -10,8 +10,10 @@ from fractions import Fraction as _Fraction
 from functools import lru_cache
 
 import sympy as sp
+from sympy import integer_nthroot
 
-from derive.kernel.exact import to_expr
+from derive.kernel.dag import nodes, tree_size
+from derive.kernel.exact import exact_sign, to_expr
 
 try:  # GMP's exact rationals: the same arithmetic as Fraction, about ten times faster
     from gmpy2 import mpq as Fraction
@@ -86,8 +88,6 @@ def _too_large(bits: int) -> None:
 def _defined(v: sp.Expr) -> sp.Expr:
     """A result SymPy computed, or Undefined when it is not a real number (each distinct
     node of the value visited once)."""
-    from derive.kernel.dag import nodes
-
     for x in nodes(v):
         if x in (sp.zoo, sp.nan, sp.oo, sp.S.NegativeInfinity):
             raise Undefined("a division by zero or log 0")
@@ -104,7 +104,6 @@ def _real_root(a, n) -> None:
     if isinstance(a, Fraction):
         negative = a < 0
     else:
-        from derive.kernel.exact import exact_sign
         negative = exact_sign(_sym(a)) == -1
     if negative:
         raise Undefined("a fractional power of a negative number")
@@ -141,8 +140,6 @@ the same exact value; its decimals and comparisons come from certified enclosure
 def _small(a, b) -> bool:
     """Whether SymPy may combine a and b: few nodes, and no rational of more than ROOT_BITS
     bits (SymPy factors the rationals under a root it multiplies)."""
-    from derive.kernel.dag import nodes, tree_size
-
     if tree_size(a, SIMPLIFY_NODES) + tree_size(b, SIMPLIFY_NODES) > SIMPLIFY_NODES:
         return False
     return all(max(abs(int(x.p)), int(x.q)).bit_length() <= ROOT_BITS
@@ -235,8 +232,6 @@ and denominator are perfect powers, and is otherwise kept as the unevaluated pow
 
 def _large_root(a, n):
     """a^n for a large rational a and a rational n = p/q: exact when a is a q-th power."""
-    from sympy import integer_nthroot
-
     p, q = int(n.numerator), int(n.denominator)
     num, den = abs(int(a.numerator)), int(a.denominator)
     rn, exact_n = integer_nthroot(num, q)
@@ -250,16 +245,26 @@ def _large_root(a, n):
 def _less(a, b) -> bool:
     if isinstance(a, Fraction) and isinstance(b, Fraction):
         return a < b
-    from derive.kernel.exact import exact_sign
     sign = exact_sign(_add(b, _mul(Fraction(-1), a)))
     if sign is None:
         raise NotEvaluable("a comparison that exact arithmetic cannot decide")
     return sign > 0
 
 
+_RELATIONS = {sp.Eq: lambda a, b: a == b, sp.Ne: lambda a, b: a != b,
+              sp.Lt: lambda a, b: a < b, sp.Le: lambda a, b: a <= b,
+              sp.Gt: lambda a, b: a > b, sp.Ge: lambda a, b: a >= b}
+
+
 def _build(e: sp.Basic, indices: frozenset):
     """A closure f(env, idx): `env` holds the symbols' values (Fractions where rational),
-    `idx` the members the indices stand for."""
+    `idx` the members the indices stand for. A case's condition is one too: true, or a
+    comparison of index expressions (t = 1, t > 1)."""
+    if e is sp.true:
+        return lambda env, idx: True
+    if type(e) in _RELATIONS:
+        op, left, right = _RELATIONS[type(e)], _build(e.lhs, indices), _build(e.rhs, indices)
+        return lambda env, idx: op(left(env, idx), right(env, idx))
     if e.is_Rational:
         c = Fraction(int(e.p), int(e.q))
         return lambda env, idx: c
@@ -338,7 +343,6 @@ def _build(e: sp.Basic, indices: frozenset):
             v = inner_f(env, idx)
             if isinstance(v, Fraction):
                 return -v if v < 0 else v
-            from derive.kernel.exact import exact_sign
             s = exact_sign(v)
             if s is None:
                 return _exact(sp.Abs(v))
@@ -354,7 +358,6 @@ def _build(e: sp.Basic, indices: frozenset):
                     if v <= 0:
                         raise Undefined(f"log of {v}, a number that is not positive")
                 else:
-                    from derive.kernel.exact import exact_sign
                     if exact_sign(_sym(v)) in (-1, 0):
                         raise Undefined("log of a number that is not positive")
             return _exact(_defined(func(_sym(v))))
@@ -366,14 +369,16 @@ def _build(e: sp.Basic, indices: frozenset):
             v = inner_f(env, idx)
             if isinstance(v, Fraction):
                 return Fraction((v > 0) - (v < 0))
-            from derive.kernel.exact import exact_sign
             s = exact_sign(v)
             if s is None:
                 raise NotEvaluable("a sign that exact arithmetic cannot decide")
             return Fraction(s)
         return signum
     if isinstance(e, sp.Piecewise):
-        cases = [(_build(v, indices), _condition(c, indices)) for v, c in e.args]
+        for _, c in e.args:
+            if c is not sp.true and type(c) not in _RELATIONS:
+                raise NotEvaluable(f"cannot evaluate the condition {c}")
+        cases = [(_build(v, indices), _build(c, indices)) for v, c in e.args]
 
         def branch(env, idx):
             for value, holds in cases:
@@ -382,22 +387,6 @@ def _build(e: sp.Basic, indices: frozenset):
             raise NotEvaluable("a case distinction with no case that holds")
         return branch
     raise NotEvaluable(f"cannot evaluate {type(e).__name__} in a recipe's formula")
-
-
-_RELATIONS = {sp.Eq: lambda a, b: a == b, sp.Ne: lambda a, b: a != b,
-              sp.Lt: lambda a, b: a < b, sp.Le: lambda a, b: a <= b,
-              sp.Gt: lambda a, b: a > b, sp.Ge: lambda a, b: a >= b}
-
-
-def _condition(c: sp.Basic, indices: frozenset):
-    """A case's condition: true, or a comparison of index expressions (t = 1, t > 1)."""
-    if c is sp.true:
-        return lambda env, idx: True
-    op = _RELATIONS.get(type(c))
-    if op is None:
-        raise NotEvaluable(f"cannot evaluate the condition {c}")
-    left, right = _build(c.lhs, indices), _build(c.rhs, indices)
-    return lambda env, idx: op(left(env, idx), right(env, idx))
 
 
 @lru_cache(maxsize=4096)

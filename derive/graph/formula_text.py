@@ -8,12 +8,12 @@ import sympy as sp
 from sympy.printing.precedence import precedence
 from sympy.printing.str import StrPrinter
 
+from derive.graph.language import ALIASES
+
 
 def _spellings() -> dict[str, str]:
     """Canonical names the parser cannot read back as written (`lambda_`, SymPy's name for λ,
     reads as member `_` of lambda) with the ASCII spelling it reads as that name."""
-    from derive.graph.language import ALIASES
-
     out: dict[str, str] = {}
     for spelling, name in ALIASES.items():
         if spelling.isascii() and name.endswith("_") and name not in out:

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from math import comb
 
 import sympy as sp
+from sympy.polys.domains import QQ, ZZ
+from sympy.polys.rings import PolyRing
 
 from derive.kernel.claims import NotSupported
 
@@ -154,8 +156,6 @@ def in_domain(e: sp.Expr, index: dict, domain, negative_powers: bool = False):
     polys), its atoms mapped by `index`: rationals, +, · and integer powers (negative ones only
     with `negative_powers`), each distinct subexpression converted once. NotPolynomial for
     anything else, ZeroDivisionError for a power of 0 with a negative exponent."""
-    from sympy.polys.domains import QQ
-
     memo: dict = {}
 
     def convert(x):
@@ -192,9 +192,6 @@ def ring_zero(e: sp.Expr) -> bool | None:
     and every atom is a symbol (so no evaluation SymPy makes, √x·√x = x, could cancel it).
     None: not a polynomial (a negative power), or a nonzero polynomial in atoms other than
     symbols (then the rational normal form decides)."""
-    from sympy.polys.domains import QQ, ZZ
-    from sympy.polys.rings import PolyRing
-
     gens: dict = {}
 
     def collect(x):

@@ -20,7 +20,9 @@ from functools import lru_cache
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
+from derive.kernel.exact import exact_sign
 from derive.kernel.facts import Fact, Relation
+from derive.kernel.prefix import is_prefix
 
 TOTAL_FUNCTIONS = (sp.exp, sp.sin, sp.cos, sp.Abs, sp.Max, sp.Min, sp.sign, sp.Heaviside,
                    sp.floor, sp.ceiling, sp.re, sp.im, sp.KroneckerDelta, sp.DiracDelta)
@@ -250,8 +252,6 @@ def conditions(e: sp.Expr) -> list[Condition]:
 
 
 def _collect(e: sp.Basic, out: list[Condition]) -> None:
-    from derive.kernel.sums import is_prefix
-
     if e.is_Atom or isinstance(e, (sp.Symbol, sp.Indexed, sp.Idx)):
         if e in (sp.zoo, sp.nan, sp.oo, -sp.oo) or (e.is_number and e.is_extended_real is False):
             out.append((sp.S.Zero, NONZERO))
@@ -389,7 +389,6 @@ def value_if_defined(e: sp.Expr, point: dict, memo: dict | None = None):
 
 
 def _sign(value) -> int | None:
-    from derive.kernel.exact import exact_sign
 
     return exact_sign(value)
 

@@ -18,6 +18,8 @@ from __future__ import annotations
 from itertools import islice
 
 import sympy as sp
+from sympy.polys.domains import QQ
+from sympy.polys.fields import FracField
 
 from derive.kernel.algebra import NotPolynomial, in_domain
 from derive.kernel.evaluate import instantiate, value_at
@@ -50,9 +52,6 @@ MAX_CANDIDATES = 400
 def _polynomials(exprs: list[sp.Expr], symbols: list[sp.Symbol]) -> list[tuple]:
     """Each expression as (numerator, denominator), polynomials over ℚ in `symbols` (in a
     sparse ring: no gcd when there is no denominator); NotPolynomial otherwise."""
-    from sympy.polys.domains import QQ
-    from sympy.polys.fields import FracField
-
     dummies = [sp.Dummy(s.name) for s in symbols]
     fractions = any(p.exp.is_negative for e in exprs for p in e.atoms(sp.Pow))
     field = FracField(dummies, QQ)

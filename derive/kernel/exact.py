@@ -9,10 +9,13 @@ from __future__ import annotations
 import re
 import sys
 from fractions import Fraction
+from math import gcd
 
 import sympy as sp
 
 from derive.errors import NotSupportedError
+from derive.kernel import intervals
+from derive.kernel.dag import shared_str, tree_size
 
 MAX_DIGITS = 60
 """Most significant digits accepted in one written number."""
@@ -118,9 +121,6 @@ def is_zero_exact(value: sp.Expr) -> bool | None:
     when a certified enclosure (derive/kernel/intervals.py) excludes 0, and "zero" only from
     SymPy's exact reasoning or the minimal polynomial of an algebraic number (for values of
     at most EXACT_TEST_NODES nodes); None when neither applies (never guessed)."""
-    from derive.kernel import intervals
-    from derive.kernel.dag import tree_size
-
     value = to_expr(value)
     if value.is_Rational:
         return value == 0
@@ -154,8 +154,6 @@ LOG_BASE_DEGREE = 32
 def coprime_base(numbers) -> list[int] | None:
     """Pairwise coprime integers > 1 of which each of `numbers` (integers > 1) is a product
     (by gcds alone, never by factoring); None past LOG_BASE_COUNT of them."""
-    from math import gcd
-
     base: list[int] = []
     for n in numbers:
         todo = [n]
@@ -224,9 +222,6 @@ def _zero_over_log_base(value: sp.Expr) -> bool:
 def exact_sign(value: sp.Expr) -> int | None:
     """−1, 0 or 1 for a real closed number, decided exactly (certified enclosures, then an
     exact zero test); None when it is not a real number or cannot be told."""
-    from derive.kernel import intervals
-    from derive.kernel.dag import tree_size
-
     value = to_expr(value)
     if value.is_Rational:
         return int(sp.sign(value))
@@ -251,7 +246,6 @@ def exact_str(value: sp.Expr, budget=None) -> str:
         if budget is not None:
             budget.spend(len(text))
         return text
-    from derive.kernel.dag import shared_str
 
     return shared_str(value, budget=budget)
 
@@ -265,8 +259,6 @@ def certified_parts(value: sp.Expr, significant: int) -> tuple[int, int]:
     significant digits, every digit certified by an enclosure (derive/kernel/intervals.py);
     with fewer digits when that many cannot be certified (a value too near a tie); (0, 0) for
     a value the exact zero test shows is 0; NoCertifiedDecimal when no digit can be."""
-    from derive.kernel import intervals
-
     for digits in range(significant, 0, -1):
         parts = intervals.sig_parts(value, digits)
         if parts is not None:

@@ -12,6 +12,7 @@ from enum import StrEnum
 import sympy as sp
 
 from derive.kernel.claims import InvalidClaim, check_expr
+from derive.kernel.exact import exact_sign
 
 
 class Relation(StrEnum):
@@ -29,8 +30,6 @@ class Relation(StrEnum):
     def holds(self, value: sp.Expr) -> bool:
         """Whether the fact holds at an exact real value, decided exactly (False when that
         cannot be told: a point where a fact is not known to hold is no witness)."""
-        from derive.kernel.exact import exact_sign
-
         s = exact_sign(value)
         return s is not None and s in self.signs
 

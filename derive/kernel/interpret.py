@@ -28,6 +28,7 @@ from derive.kernel.facts import Fact
 from derive.kernel.verdict import Witness
 from derive.kernel.witness import (
     Instantiation,
+    _compositions,
     assumptions_of,
     domain_values,
     in_domain,
@@ -333,7 +334,6 @@ def _by_height(choices: list[list]) -> Iterator[tuple]:
     if any(not c for c in choices):
         return
     caps = [len(c) for c in choices]
-    from derive.kernel.witness import _compositions
 
     for height in range(sum(c - 1 for c in caps) + 1):
         for idx in _compositions(height, len(choices), caps):

@@ -107,12 +107,11 @@ def _solve(u: sp.Expr) -> dict | None:
 
 
 def derivative_at_kink(d: sp.Derivative, u: sp.Expr, ctx: Context, rules: set[str],
-                       take) -> sp.Expr | None:
+                       take, equal) -> sp.Expr | None:
     """The first derivative `d` = ∂E/∂x where the context has u = 0, by the rules of the module
     docstring; None when they do not settle it. Raises NoDerivative where it does not exist.
-    `take` takes the one-sided derivatives (normal_form.take_derivatives)."""
-    from derive.kernel.normal_form import equal
-
+    `take` takes the one-sided derivatives (normal_form.take_derivatives) and `equal` decides
+    an identity (normal_form.equal): passed in, as normal_form imports this module."""
     if len(d.variable_count) != 1 or d.variable_count[0][1] != 1:
         return None
     x = d.variable_count[0][0]

@@ -63,7 +63,7 @@ def take_derivatives(e: sp.Expr, ctx: Context, rules: set[str]) -> sp.Expr:
             zero = at[0]
             if ctx.signs(zero) != ZERO or any(not same_up_to_sign(k, zero) for k in at):
                 return e  # a kink the context leaves open, or two at once
-            out = derivative_at_kink(e, zero, ctx, rules, take_derivatives)
+            out = derivative_at_kink(e, zero, ctx, rules, take_derivatives, equal)
             if out is None:
                 return e
             ctx.discharged.update(sp.sstr(k) for k in away)

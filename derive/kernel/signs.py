@@ -19,9 +19,12 @@ from itertools import product
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
+from derive.kernel import intervals
 from derive.kernel.algebra import expand
 from derive.kernel.definedness import DefinedWhere
+from derive.kernel.exact import is_zero_exact
 from derive.kernel.facts import Fact, Relation
+from derive.kernel.prefix import is_prefix
 
 ALL = frozenset({-1, 0, 1})
 POS, NEG, ZERO = frozenset({1}), frozenset({-1}), frozenset({0})
@@ -114,9 +117,6 @@ def _bounded_signs(e: sp.Expr) -> frozenset[int] | None:
 def _constant_signs(e: sp.Expr) -> frozenset[int] | None:
     """A closed constant: its sign from a certified enclosure (derive/kernel/intervals.py),
     or 0 from an exact zero test."""
-    from derive.kernel import intervals
-    from derive.kernel.exact import is_zero_exact
-
     if e.is_Rational:
         return frozenset({int(sp.sign(e))})
     if e.is_real is not True:
@@ -258,8 +258,6 @@ class Context:
         return out
 
     def _structural(self, e: sp.Expr) -> frozenset[int] | None:
-        from derive.kernel.sums import is_prefix
-
         if e.is_number:
             return _constant_signs(e)
         if isinstance(e, (sp.Symbol, sp.Indexed)):

@@ -24,52 +24,13 @@ from sympy.core.function import AppliedUndef
 
 from derive.kernel.algebra import expand, rational_zero
 from derive.kernel.definedness import UnknownDomain, conditions, describe_condition
+from derive.kernel.prefix import _INDEX, Prefix, integer_valued, prefix_class
 
 MAX_OFFSET = 64
 """P_g(a + m) is related to P_g(a) only for |m| up to this (each step adds a term)."""
 
 MAX_CLOSED_FORM_OPS = 80
 """Summands larger than this are not given to SymPy's summation (kept as prefix sums)."""
-
-
-# --------------------------------------------------------------------------- prefix functions
-
-class Prefix(sp.Function):
-    """P(m, p…) = Σ_{i=1}^{m} g(i, p…) for the summand g of the subclass (`body`)."""
-
-    body: sp.Lambda  # Lambda((i, p…), g), set on each subclass
-
-    @classmethod
-    def eval(cls, m, *params):
-        if m == 0:  # the empty prefix
-            return sp.S.Zero
-
-    def summand(self, index: sp.Expr) -> sp.Expr:
-        return self.body(index, *self.args[1:])
-
-    def _eval_is_integer(self):
-        g = self.summand(sp.Dummy("i", integer=True))
-        return True if integer_valued(g) else None
-
-    def _eval_is_real(self):
-        return True if self.summand(sp.Dummy("i", integer=True)).is_real else None
-
-
-_PREFIX: dict[sp.Lambda, type] = {}
-_INDEX = sp.Dummy("i", integer=True)
-
-
-def is_prefix(e) -> bool:
-    return isinstance(e, Prefix)
-
-
-def prefix_class(body: sp.Lambda) -> type:
-    """The prefix-sum function of one summand, the same class for the same summand."""
-    cls = _PREFIX.get(body)
-    if cls is None:
-        cls = type(f"Σ{len(_PREFIX)}", (Prefix,), {"body": body, "nargs": len(body.variables)})
-        _PREFIX[body] = cls
-    return cls
 
 
 def _parameters(g: sp.Expr, i: sp.Symbol) -> tuple[sp.Symbol, ...]:
@@ -122,28 +83,6 @@ def prefix(g: sp.Expr, i: sp.Symbol, m: sp.Expr) -> sp.Expr:
 
 
 # --------------------------------------------------------------------------- helpers
-
-def integer_valued(e: sp.Expr) -> bool:
-    """Whether `e` is an integer wherever it is defined, by its structure and the integer
-    assumptions declared on its symbols and functions."""
-    if e.is_Integer:
-        return True
-    if isinstance(e, (sp.Symbol, sp.Indexed, AppliedUndef)):
-        return e.is_integer is True
-    if is_prefix(e):
-        return integer_valued(e.args[0]) and integer_valued(
-            e.summand(sp.Dummy("i", integer=True)))
-    if e.is_Add or e.is_Mul:
-        return all(integer_valued(a) for a in e.args)
-    if e.is_Pow:
-        return integer_valued(e.base) and e.exp.is_Integer and e.exp >= 0
-    if isinstance(e, sp.Sum):
-        return integer_valued(e.function) and all(
-            integer_valued(a) and integer_valued(b) for _, a, b in e.limits)
-    if isinstance(e, (sp.floor, sp.ceiling)):
-        return True
-    return False
-
 
 def canon_args(e: sp.Expr) -> sp.Expr:
     """Arguments of undefined functions, prefix sums and subscripts expanded, so that

@@ -7,6 +7,8 @@ from enum import StrEnum
 
 import sympy as sp
 
+from derive.kernel.exact import exact_str
+
 
 class Verdict(StrEnum):
     """`proved` only from symbolic reasoning, `refuted` only with an exact witness."""
@@ -39,7 +41,6 @@ class Witness:
         return {**dict(self.symbols), **dict(self.functions)}
 
     def as_dict(self) -> dict:
-        from derive.kernel.exact import exact_str
 
         return {
             "shape": self.shape,
@@ -49,7 +50,6 @@ class Witness:
         }
 
     def describe(self) -> str:
-        from derive.kernel.exact import exact_str
 
         values = ", ".join(f"{name}={exact_str(v)}" for name, v in self.assignment)
         parts = [p for p in (self.shape, values) if p]

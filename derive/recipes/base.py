@@ -13,6 +13,8 @@ from functools import cached_property
 
 import sympy as sp
 
+from derive.kernel.dag import has_type, tree_size
+
 Value = object
 """An exact SymPy number, or a list of values."""
 
@@ -241,7 +243,6 @@ def expand_exact(value: Value, _seen: set | None = None) -> Value:
     if isinstance(value, (list, tuple)):
         return [expand_exact(v, seen) for v in value]
     if isinstance(value, sp.Basic) and not value.is_Rational:
-        from derive.kernel.dag import has_type, tree_size
 
         if has_type(value, sp.Float, seen):
             raise TypeError("a binary float reached an exact value")

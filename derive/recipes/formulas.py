@@ -11,6 +11,7 @@ exercise gets everything a built-in recipe gets.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from functools import lru_cache
 import sympy as sp
 
 from derive.graph import Family, Node
+from derive.graph.evaluate import NotEvaluable, TooLarge, Undefined
 from derive.graph.graph import Graph, members
 from derive.graph.language import (
     ALIASES,
@@ -258,7 +260,6 @@ def _recipe(key) -> Recipe:
 
 
 def _guarded(name, compute):
-    from derive.graph.evaluate import NotEvaluable, TooLarge, Undefined
 
     def value(ctx):
         try:
@@ -703,7 +704,6 @@ def _unknown(name: str, known, indexed: bool = False) -> str:
 
 
 def _hint(name: str, known) -> str:
-    import difflib
     close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
     names = ", ".join(sorted(known)[:20]) or "none"
     return (f"did you mean {close[0]!r}? " if close else "") + (

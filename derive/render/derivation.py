@@ -4,11 +4,14 @@ derivation shows; `document` decides how it looks."""
 from __future__ import annotations
 
 from derive.exercises.check import Report
-from derive.recipes.formulas import Rows
+from derive.exercises.errors import ExerciseNotSupported
+from derive.exercises.report import Rows
+from derive.exercises.working import TooLarge, Working
 from derive.render.document import Author, Document, Heading, Items, Math, Paragraph, Table
 from derive.render.escape import escape_latex
 from derive.render.labels import STATUS, explanation, in_language, words
 from derive.render.latex import number
+from derive.render.ledger import component_rows
 from derive.render.numbers import (
     decimal_line,
     exact_latex,
@@ -17,7 +20,10 @@ from derive.render.numbers import (
     rounding_rule,
 )
 from derive.render.printer import latex
+from derive.render.steps import steps_table
 from derive.render.symbols import math_symbols
+from derive.render.working import formula_tex
+from derive.render.working import lines as working_lines
 from derive.statements import Outcome
 
 # ------------------------------------------------------------------------------- exercises
@@ -64,8 +70,6 @@ def given_math(ex) -> Math:
 
 def quantity_formula(ex, name: str) -> str:
     """A quantity's formula in LaTeX: from its node where the recipe has a graph."""
-    from derive.render.working import formula_tex
-
     got = formula_tex(ex.recipe, ex.given, name)
     if got is None:
         raise ValueError(f"{ex.recipe.name} has no node {name!r}")
@@ -110,8 +114,6 @@ def graph_sections(report: Report, lang: str, claims: bool = True) -> list[tuple
     formula → substitution → exact result, one line per member of a family); a steps table
     last, under the name "". Without `claims`, the author's claims are not shown (a page
     that asks for them)."""
-    from derive.render.working import Working
-
     t = words(lang)
     ex = report.exercise
     work = Working(ex.recipe, ex.given)
@@ -125,7 +127,7 @@ def graph_sections(report: Report, lang: str, claims: bool = True) -> list[tuple
         table = ex.recipe.node_tables.get(node.name)
         if table is not None:
             blocks.append(Table(*NODE_TABLES[table](work, lang)))
-        lines = work.lines(node.name)
+        lines = working_lines(work, node.name)
         shown = [_with_result(text, v) if v is not None else text for text, v in lines]
         if len(shown) > 1:  # a family's lines aligned at their first =
             shown = [line.replace(" = ", " &= ", 1) for line in shown]
@@ -137,7 +139,6 @@ def graph_sections(report: Report, lang: str, claims: bool = True) -> list[tuple
             blocks.append(_claim_note(claimed[node.name], lang))
         sections.append((node.name, blocks))
     if ex.recipe.steps_columns:
-        from derive.render.steps import steps_table
 
         columns = ex.recipe.steps_columns
         sections.append(("", steps_table(work, lang, tuple(columns), columns)))
@@ -151,7 +152,6 @@ def graph_blocks(report: Report, lang: str) -> list:
 
 
 def _components(work, lang):
-    from derive.render.ledger import component_rows
     return component_rows(work, lang)
 
 
@@ -171,9 +171,6 @@ def exercise_blocks(report: Report, lang: str) -> list:
 def _too_large_unsupported(report: Report, doing: str, make, *args):
     """`make(*args)`; a value refused by the evaluator's bounds (TooLarge) as the one
     "not supported" line naming the file and the exercise, never an internal error."""
-    from derive.exercises.errors import ExerciseNotSupported
-    from derive.graph.evaluate import TooLarge
-
     try:
         return make(*args)
     except TooLarge as exc:

@@ -28,24 +28,28 @@ class Format:
 # A document's renderers: every text output but JSON is one of these.
 
 def _tex(doc, standalone: bool = False, **_) -> str:
+    # start-up: loaded only when this format is asked
     from derive.render.document import to_tex
 
     return to_tex(doc, standalone)
 
 
 def _markdown(doc, **_) -> str:
+    # start-up: loaded only when this format is asked
     from derive.render.document import to_markdown
 
     return to_markdown(doc)
 
 
 def _html(doc, **_) -> str:
+    # start-up: loaded only when this format is asked
     from derive.render.html import to_html
 
     return to_html(doc)
 
 
 def _text(doc, **_) -> str:
+    # start-up: loaded only when this format is asked
     from derive.render.document import to_text
 
     return to_text(doc)
@@ -55,12 +59,14 @@ def _text(doc, **_) -> str:
 # What `key` and `check` make into a document, then render with one of the above.
 
 def _key_document(reports, lang: str = "en", **_):
+    # start-up: loaded only when this format is asked
     from derive.render.derivation import key_document
 
     return key_document(reports, lang)
 
 
 def _check_document(reports, **_):
+    # start-up: loaded only when this format is asked
     from derive.render.keys import check_document
 
     return check_document(reports)
@@ -77,6 +83,7 @@ def _via(make: Callable, render: Callable, **fixed) -> Callable[..., str]:
 # JSON is data, not a document: its own serializer (numbers from derive.render.numbers).
 
 def _key_json(reports, **_) -> str:
+    # start-up: loaded only when this format is asked
     from derive.render.keys import key_json
 
     return json.dumps({"exercises": [key_json(r) for r in reports]}, ensure_ascii=False,
@@ -84,6 +91,7 @@ def _key_json(reports, **_) -> str:
 
 
 def _check_json(reports, **_) -> str:
+    # start-up: loaded only when this format is asked
     from derive.render.keys import check_json
 
     return json.dumps({"exercises": [check_json(r) for r in reports]}, ensure_ascii=False,

@@ -38,6 +38,7 @@ def asset(name: str) -> bytes:
 @lru_cache(maxsize=1)
 def _engine():
     try:
+        # quickjs is an optional extra (derive[html])
         import quickjs
     except ImportError:
         raise NotSupportedError("--format html renders math with KaTeX in the QuickJS engine, "

@@ -4,8 +4,10 @@
 
 from __future__ import annotations
 
+from derive import limits
 from derive.exercises.check import Report
 from derive.exercises.errors import ExerciseNotSupported
+from derive.exercises.report import formula_of
 from derive.kernel.dag import TextBudget, TextTooLong
 from derive.render.document import Author, Document, Heading, Paragraph, Table, to_text
 from derive.render.numbers import decimal_text, exact_text, flat, latex_text
@@ -14,9 +16,7 @@ from derive.wording import joined, plural
 
 def json_budget() -> TextBudget:
     """The characters of exact text one exercise's JSON may hold (`JSON_EXACT_CHARS`)."""
-    from derive.limits import JSON_EXACT_CHARS
-
-    return TextBudget(JSON_EXACT_CHARS)
+    return TextBudget(limits.JSON_EXACT_CHARS)  # read at each call: a bound one can change
 
 
 def _exact(report: Report, key: str, value, budget: TextBudget | None):
@@ -39,13 +39,9 @@ def quantities_json(report: Report, budget: TextBudget | None = None) -> dict:
     """Each quantity's exact value, decimal and LaTeX, and `formula`: its symbolic form in
     the formula language (what a formula answer would write; null when it has none). The
     exact texts are charged to `budget` (by default `json_budget()`)."""
-    from derive.exercises.formulas import quantity_formula
-
-    ex = report.exercise
     budget = json_budget() if budget is None else budget
     return {name: {"exact": _exact(report, name, v, budget), "decimal": decimal_text(v),
-                   "latex": latex_text(v),
-                   "formula": quantity_formula(ex.recipe, ex.given, name)}
+                   "latex": latex_text(v), "formula": formula_of(report, name)}
             for name, v in report.values.items()}
 
 

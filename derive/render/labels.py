@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from derive.wording import short
+
 LANGS = ("en", "zh")
 
 WORDS = {
@@ -99,8 +101,6 @@ def explanation(diagnosis, lang: str) -> str:
             f"第一个错误的量是 {diagnosis.first_wrong}"
         return f"没有已知错误给出这个值;{where}"
     if kind == "formula":
-        from derive.exercises.diagnosis import short
-
         w = dict(diagnosis.args[1])
         claimed, expected, member = w.pop("claimed"), w.pop("expected"), w.pop("member", None)
         shown = {k: v for k, v in w.items() if v != "0"} if len(w) > 6 else w

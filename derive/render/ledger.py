@@ -3,11 +3,14 @@
 
 from __future__ import annotations
 
+from derive.exercises.ledger import component_terms, per_card, rows, stage_working
 from derive.kernel.exact import decimal_str
 from derive.model import memory as m
 from derive.render.document import Document, Heading, Math, Paragraph, Table
+from derive.render.formula_tex import formula
 from derive.render.latex import number
 from derive.render.numbers import Style, rounded_text
+from derive.render.working import lines as working_lines
 
 STAGE_NAMES = {0: "0 (DDP)", 1: "1 (P_os)", 2: "2 (P_os+g)", 3: "3 (P_os+g+p)"}
 """The stages as the ZeRO paper names them (the text table and the chart)."""
@@ -17,21 +20,6 @@ STAGE_WORDS = {0: "0: nothing sharded", 1: "1: optimizer states", 2: "2: gradien
 COLORS = {"param": "#4C72B0", "grad": "#DD8452", "grad_fp32_partition": "#DA8BC3",
           "master": "#55A868", "adam_m": "#C44E52",
           "adam_v": "#8172B3", "momentum": "#937860"}
-
-
-def rows(params, ledger, dp, activation_gib):
-    """(stage, sharded, bytes/param on a card, state bytes, GB, GiB, total GiB) per stage: the
-    `memory` recipe's quantities, from its graph of each stage."""
-    from derive.recipes.memory import stage_values
-
-    out = []
-    for stage in (0, 1, 2, 3):
-        values = stage_values(params, ledger, stage, dp, activation_gib)
-        out.append({"stage": stage, "bytes_per_param": values["bytes_per_param"],
-                    "sharded": sorted(set(ledger) & m.SHARDED[stage], key=m.COMPONENTS.index),
-                    **{k: values[k] for k in ("card_bytes_per_param", "state_bytes", "state_gb",
-                                              "state_gib", "total_gib")}})
-    return out
 
 
 LEDGER_STYLE = Style(places=3, terminating=3)
@@ -46,16 +34,12 @@ def _d(v):
 def formula_lines(params, ledger, dp, activation_gib) -> tuple[str, ...]:
     """B = Σ_c b_c with the ledger's numbers, then B_card of each stage: the formulas of the
     `memory` recipe's graph, each term b_c or b_c/D as the stage shards it."""
-    from derive.recipes.memory import RECIPE
-    from derive.render.working import Working
-
     def work(stage):
-        return Working(RECIPE, {"params": params, "bytes": dict(ledger), "preset": None,
-                                "stage": stage, "dp": dp, "activation_gib": activation_gib})
-    (line, value), = work(0).lines("bytes_per_param")
+        return stage_working(params, ledger, stage, dp, activation_gib)
+    (line, value), = working_lines(work(0), "bytes_per_param")
     out = [rf"& {line} = {number(value).text}"]
     for stage in (0, 1, 2, 3):
-        (line, value), = work(stage).lines("card_bytes_per_param")
+        (line, value), = working_lines(work(stage), "card_bytes_per_param")
         out.append(rf"\text{{stage {stage}:}} \quad & {line} = {number(value).text}")
     return tuple(out)
 
@@ -98,11 +82,13 @@ def ledger_text(params, ledger, dp, activation_gib) -> str:
 def draw_chart(params, ledger, dp, activation_gib, path: str) -> None:
     """A stacked bar per stage: each component's GiB per card, then activations (hatched)."""
     try:
+        # matplotlib is an optional extra (derive[plot])
         import matplotlib
     except ImportError as exc:
         raise ImportError("drawing the chart needs matplotlib: pip install 'derive[plot]'") \
             from exc
     matplotlib.use("Agg")
+    # matplotlib is an optional extra (derive[plot])
     import matplotlib.pyplot as plt
 
     def plotted(v) -> float:
@@ -111,13 +97,11 @@ def draw_chart(params, ledger, dp, activation_gib, path: str) -> None:
     fig, ax = plt.subplots(figsize=(7, 4.2), dpi=120)
     stages = [0, 1, 2, 3]
     names = [STAGE_NAMES[s] for s in stages]
-    from derive.recipes.memory import card_terms
-
-    per_card = [card_terms(ledger, s, dp) for s in stages]
+    cards = per_card(ledger, dp)
     totals = [r["total_gib"] for r in rows(params, ledger, dp, activation_gib)]
     bottoms = [0.0] * 4
     for comp, b in ledger.items():
-        heights = [plotted(c[comp] * params / m.GIB) for c in per_card]
+        heights = [plotted(c[comp] * params / m.GIB) for c in cards]
         ax.bar(names, heights, bottom=bottoms, color=COLORS.get(comp, "#999999"),
                label=f"{comp} ({b} B)")
         bottoms = [a + h for a, h in zip(bottoms, heights)]
@@ -143,26 +127,13 @@ def component_rows(working, lang: str = "en"):
     of the `card_bytes_per_param` node (b_c, or b_c/D where the stage shards c): its symbol,
     its bytes, its divisor D_c (D or 1) and what one card holds. The node's formula and its
     substituted line follow the table, once."""
-    import sympy as sp
-
-    from derive.graph.evaluate import compiled, sympy_value
-    from derive.graph.node import leaves
-    from derive.recipes.memory import BYTES, COMPONENT_OF, D
-    from derive.render.formula_tex import formula
-
-    node = working.graph.by_name["card_bytes_per_param"]
-    terms = node.expr.args if isinstance(node.expr, sp.Add) else (node.expr,)
     out = []
-    for t in terms:
-        names = [n for n in leaves(t) if n in COMPONENT_OF]
-        if not names:  # an empty ledger's 0
-            continue
-        b = BYTES[COMPONENT_OF[names[0]]]
-        divisor = (f"{formula(D).text} = {number(working.value(D.name, None)).text}"
-                   if D.name in leaves(t) else "1")
-        out.append((f"`{COMPONENT_OF[b.name]}`", ("math", formula(b).text),
-                    ("math", number(working.value(b.name, None)).text), ("math", divisor),
-                    ("math", number(sympy_value(compiled(t)(working.scope, {}))).text)))
+    for t in component_terms(working):
+        divisor = (f"{formula(t.divisor).text} = {number(t.divisor_value).text}"
+                   if t.divisor is not None else "1")
+        out.append((f"`{t.component}`", ("math", formula(t.symbol).text),
+                    ("math", number(t.bytes).text), ("math", divisor),
+                    ("math", number(t.on_card).text)))
     return HEADER[lang], tuple(out)
 
 

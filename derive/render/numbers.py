@@ -22,7 +22,9 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from derive.kernel.dag import tree_size
 from derive.kernel.exact import decimal_str, exact_str, fixed_str, terminating_places, to_expr
+from derive.render.labels import words
 
 
 @dataclass(frozen=True)
@@ -90,7 +92,6 @@ def is_large(value, style: Style = STYLE) -> bool:
     """Whether a closed form is too long to show (then its decimal is shown, after ≈)."""
     if _is_list(value):
         return any(is_large(v, style) for v in value)
-    from derive.kernel.dag import tree_size
 
     e = to_expr(value)
     if e.is_Rational:
@@ -209,14 +210,10 @@ def latex_text(value) -> str:
 
 def rounding_rule(lang: str, style: Style = STYLE) -> str:
     """The sentence a derivation states once: how its decimals after ≈ are rounded."""
-    from derive.render.labels import words
-
     return words(lang)["rounding"].format(places=style.places)
 
 
 def key_rounding_rule(lang: str, style: Style = STYLE) -> str:
     """The sentence an answer key states once: its exact and decimal columns."""
-    from derive.render.labels import words
-
     return words(lang)["key_rounding"].format(terminating=style.terminating,
                                              significant=style.significant)

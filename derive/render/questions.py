@@ -16,14 +16,15 @@ import sympy as sp
 
 from derive.exercises.check import Report
 from derive.exercises.claims import round_places
+from derive.exercises.report import asked_quantities as asked
 from derive.exercises.schema import Exercise
 from derive.kernel import intervals
 from derive.kernel.exact import to_expr
-from derive.recipes.base import Quantity
 from derive.render.derivation import given_math
 from derive.render.document import Author, Document, Heading, InlineMath, Items, Paragraph
 from derive.render.escape import clean_text
 from derive.render.labels import in_language, words
+from derive.render.working import formula_tex
 
 WORDS = {
     "en": {"questions": "Questions", "compute": "Compute",
@@ -31,14 +32,6 @@ WORDS = {
     "zh": {"questions": "习题", "compute": "求",
            "note": "答案写精确值(分数)或小数。"},
 }
-
-
-def asked(ex: Exercise) -> list[Quantity]:
-    """The quantities the exercise asks for, in derivation order: those it claims, or every
-    quantity its inputs determine when it claims none."""
-    available = ex.recipe.available(ex.given)
-    claimed = [q for q in available if q.name in ex.claims]
-    return claimed or available
 
 
 _NUMBER = re.compile(r"(?<![0-9.])(?:[0-9]+(?:\.[0-9]+)?)(?![0-9]|\.[0-9])")
@@ -91,11 +84,9 @@ def question_blocks(report: Report, lang: str) -> list:
             Items(tuple(_question(ex, q, lang) for q in asked(ex)), numbered=True)]
 
 
-def _question(ex: Exercise, q: Quantity, lang: str):
+def _question(ex: Exercise, q, lang: str):
     """A question in the course's words with the quantity's symbol from its node in the
-    recipe's graph: `Batch loss (`loss`): L = ?`."""
-    from derive.render.working import formula_tex
-
+    recipe's graph (`q`, a recipe's Quantity): `Batch loss (`loss`): L = ?`."""
     tex = formula_tex(ex.recipe, ex.given, q.name)
     t = words(lang)
     wrong = f", {t['wrong_scheme']}" if q.wrong else ""

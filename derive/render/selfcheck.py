@@ -13,7 +13,8 @@ import sympy as sp
 
 from derive.exercises.check import Report
 from derive.exercises.errors import ExerciseNotSupported
-from derive.exercises.selfcheck import Asked, Rule, asked_questions, rule_of
+from derive.exercises.page import Asked, Rule
+from derive.exercises.report import PageExercise
 from derive.kernel import intervals
 from derive.render.derivation import _too_large_unsupported, given_math, graph_sections
 from derive.render.document import (
@@ -29,7 +30,7 @@ from derive.render.html import WORDS as PAGE_WORDS
 from derive.render.labels import in_language, words
 from derive.render.numbers import rounding_rule
 from derive.render.questions import WORDS as SHEET_WORDS
-from derive.render.questions import _question, asked, states_answer
+from derive.render.questions import _question, states_answer
 
 EXACT_DIGITS = 200
 """A rational with more digits than this (in numerator or denominator) is sent as an
@@ -141,18 +142,18 @@ def _hint(value, lang: str) -> str:
     return w["hint_list"].format(n=len(value)) if isinstance(value, list) else w["hint_one"]
 
 
-def exercise_blocks(original: Report, report: Report, v: int, j: int, lang: str) -> list:
-    """One exercise of variant v (`report`, whose givens may differ from `original`'s): its
-    id and title, its givens, its questions."""
+def exercise_blocks(page: PageExercise, v: int, j: int, lang: str) -> list:
+    """One exercise of variant v (`page.report`, whose givens may differ from
+    `page.original`'s): its id and title, its givens, its questions."""
     t = words(lang)
+    original, report = page.original, page.report
     ex, first = report.exercise, original.exercise
-    names = [q.name for q in asked(first)]
-    rules = {n: rule_of(first.claims.get(n)) for n in names}
+    names = [a.name for a in page.asked]
     keys = {n: f"v{v}-e{j}-q{k}" for k, n in enumerate(names)}
     workings = _too_large_unsupported(report, "writing out its working", _workings, report,
                                       names, lang)
     items = []
-    for a in asked_questions(report, names, rules):
+    for a in page.asked:
         q = ex.recipe.quantity(a.name)
         label = _question(ex, q, lang)
         plain = in_language(ex.recipe.words_of(q.name), lang) or a.name
@@ -169,18 +170,18 @@ def exercise_blocks(original: Report, report: Report, v: int, j: int, lang: str)
             Paragraph(f"{SHEET_WORDS[lang]['compute']}:"), Questions(tuple(items))]
 
 
-def selfcheck_document(reports: list[Report], lang: str = "en", name: str = "",
-                       variants: list[list[Report]] | None = None) -> Document:
-    """The self-check page of the exercises: one variant (the exercises as written) or the
-    given variants, each a list of reports in the order of `reports`."""
+def selfcheck_document(pages: list[list[PageExercise]], lang: str = "en",
+                       name: str = "") -> Document:
+    """The self-check page of the exercises: one variant (the exercises as written) or
+    several, each a list of computed exercises (`derive.exercises.report.page_exercises`)."""
     t = words(lang)
-    sets = variants or [reports]
     blocks: list = [Paragraph(PAGE_WORDS[lang]["note"] + " " + rounding_rule(lang))]
-    for v, set_ in enumerate(sets):
+    for v, set_ in enumerate(pages):
         inner: list = []
-        for j, (original, report) in enumerate(zip(reports, set_)):
-            inner += exercise_blocks(original, report, v, j, lang)
+        for j, page in enumerate(set_):
+            inner += exercise_blocks(page, v, j, lang)
         blocks.append(Variant(v, tuple(inner)))
-    title = (Author(name) if name else Author(reports[0].exercise.id) if len(reports) == 1
+    first = pages[0]
+    title = (Author(name) if name else Author(first[0].original.exercise.id) if len(first) == 1
              else t["exercises"])
     return Document((f"{t['self_check']}: ", title), tuple(blocks), lang)

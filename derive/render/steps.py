@@ -3,7 +3,11 @@ step, a column per node, every value from the graph."""
 
 from __future__ import annotations
 
+import sympy as sp
+
+from derive.kernel.exact import decimal_str, to_expr
 from derive.render.document import Paragraph, Table
+from derive.render.numbers import STYLE, exact_latex, latex_decimal
 
 WORDS = {"en": "Every step (exact values; a long one by its decimal):",
          "zh": "每一步(精确值;过长的以小数表示):"}
@@ -14,10 +18,7 @@ a summary (30 SGD steps on 60-digit inputs have values of thousands of digits)."
 
 
 def _cell(v) -> tuple[str, str]:
-    import sympy as sp
 
-    from derive.kernel.exact import decimal_str, to_expr
-    from derive.render.numbers import STYLE, exact_latex, latex_decimal
 
     e = to_expr(v)
     if e.is_Rational and max(abs(e.p), e.q).bit_length() > 4 * CELL_CHARS:

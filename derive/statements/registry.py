@@ -1,4 +1,6 @@
-"""The statements of proofs/, in the order proofs/__init__.py lists them."""
+"""The statements of proofs/, in the order proofs/__init__.py lists them: the one entry to
+proofs/ (installed as derive.proofs). proofs/ is data, the statements written with
+derive.statements and derive.model; nothing else in derive imports it (tests/test_layers.py)."""
 
 from __future__ import annotations
 
@@ -17,12 +19,22 @@ class InvalidProofs(ValueError):
     """A file of proofs/ that does not define a valid statement."""
 
 
+def proofs_module(name: str = ""):
+    """derive.proofs, or its module `name` (a helper of the statements, such as `families`)."""
+    return importlib.import_module(f"derive.proofs.{name}" if name else "derive.proofs")
+
+
+def proofs_folder() -> Path:
+    """The folder of proofs/ as installed."""
+    return Path(proofs_module().__file__).resolve().parent
+
+
 def all_statements() -> list[Statement]:
-    proofs = importlib.import_module("derive.proofs")
+    proofs = proofs_module()
     out, seen = [], {}
     for name in proofs.MODULES:
         try:
-            module = importlib.import_module(f"derive.proofs.{name}")
+            module = proofs_module(name)
         except ValueError as exc:  # a Statement that rejects its own fields
             raise InvalidProofs(f"proofs/{name}.py: {exc}") from None
         statement = getattr(module, "STATEMENT", None)
@@ -41,14 +53,14 @@ def statement_ids() -> list[str]:
     without running them: a command that only needs to know which names are ids (`derive
     export PATH`) does not prove, nor import, the statements, so an invalid statement file
     does not stop it. A file whose id is not written as `Statement(id="…")` is imported."""
-    proofs = importlib.import_module("derive.proofs")
-    folder = Path(proofs.__file__).resolve().parent
+    proofs = proofs_module()
+    folder = proofs_folder()
     ids = []
     for name in proofs.MODULES:
         found = _written_id(folder / f"{name}.py")
         if found is None:
             try:
-                module = importlib.import_module(f"derive.proofs.{name}")
+                module = proofs_module(name)
             except ValueError as exc:
                 raise InvalidProofs(f"proofs/{name}.py: {exc}") from None
             statement = getattr(module, "STATEMENT", None)

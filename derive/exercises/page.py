@@ -1,0 +1,75 @@
+"""What a self-check page judges an answer with, as data: the rule of each asked quantity
+(from the author's claim) and, computed by `derive.exercises.selfcheck`, its exact value, the
+values of known mistakes and its carried-forward forms. The page's renderer draws from these
+(`derive.render.selfcheck`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+from derive.exercises.claims import Claim
+
+__all__ = ["Asked", "Carried", "Known", "Rule", "rule_of"]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """How an answer is judged: `exact`; `places` (a decimal is right rounded half away from
+    zero to at least these places, as the author wrote the claim); or `test` with the claim's
+    own test (places, sig, rel, abs) and tolerance."""
+
+    kind: str
+    places: int | None = None
+    test: str | None = None
+    tolerance: sp.Rational | None = None
+
+
+@dataclass(frozen=True)
+class Known:
+    """A known mistake's value for a quantity, with its words."""
+
+    mistake: str
+    en: str
+    zh: str
+    value: object
+
+
+@dataclass(frozen=True)
+class Carried:
+    """The quantity computed from the student's own answers to `sources` (earlier asked
+    quantities): `form` is its value with a symbol `p` (or `p[i]` for a list's element i) for
+    each source `p`."""
+
+    sources: tuple[str, ...]
+    form: object
+
+
+@dataclass(frozen=True)
+class Asked:
+    name: str
+    value: object
+    rule: Rule
+    known: tuple[Known, ...]
+    carried: tuple[Carried, ...]
+
+
+def rule_of(claim: Claim | None) -> Rule:
+    """The exercise's rule for a quantity, from the author's claim of it: an integer or a
+    fraction asks for the exact value, a decimal for its places, a table for its test. A list
+    claim takes its elements' rule (the fewest places of them)."""
+    if claim is None or claim.formula is not None:
+        return Rule("exact")
+    if claim.is_list:
+        rules = [rule_of(c) for c in claim.value]
+        tests = [r for r in rules if r.kind == "test"]
+        if tests:
+            return tests[0]
+        places = [r.places for r in rules if r.kind == "places"]
+        return Rule("places", places=min(places)) if places else Rule("exact")
+    if claim.test is not None:
+        return Rule("test", test=claim.test, tolerance=claim.tolerance)
+    if claim.places is not None:
+        return Rule("places", places=claim.places)
+    return Rule("exact")

@@ -1,0 +1,66 @@
+"""What the outputs of an exercise draw from, computed here so that the renderers compute
+nothing: the quantities a sheet asks for, each quantity's symbolic form (JSON), and for a
+self-check page each asked question's value, rule, known mistakes' values and carried-forward
+forms. A checked exercise's values, verdicts and diagnoses are its `Report`
+(`derive.exercises.check`); its working is `derive.exercises.working.Working`.
+
+`Rows` (records with named columns, a given of the `formulas` recipe) is re-exported as a
+plain data type the renderers may test for."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from derive.exercises.check import Report
+from derive.exercises.formulas import quantity_formula
+from derive.exercises.page import Asked, rule_of
+from derive.exercises.schema import Exercise
+from derive.exercises.selfcheck import asked_questions
+from derive.graph.evaluate import reset_work
+from derive.recipes.formulas import Rows
+
+__all__ = ["PageExercise", "Rows", "asked_quantities", "formula_of", "page_exercise",
+           "page_exercises"]
+
+
+def asked_quantities(ex: Exercise) -> list:
+    """The quantities the exercise asks for, in derivation order: those it claims, or every
+    quantity its inputs determine when it claims none."""
+    available = ex.recipe.available(ex.given)
+    claimed = [q for q in available if q.name in ex.claims]
+    return claimed or available
+
+
+def formula_of(report: Report, name: str) -> str | None:
+    """A quantity's symbolic form in the formula language (what a formula answer would
+    write), None when it has none."""
+    ex = report.exercise
+    return quantity_formula(ex.recipe, ex.given, name)
+
+
+@dataclass(frozen=True)
+class PageExercise:
+    """One exercise of one variant of a self-check page: the exercise as written
+    (`original`: its id, title and the rules of its claims), this variant's report, and what
+    the page judges each asked quantity with (`asked`, in derivation order)."""
+
+    original: Report
+    report: Report
+    asked: tuple[Asked, ...]
+
+
+def page_exercise(original: Report, report: Report) -> PageExercise:
+    """The page's questions of `report` (a variant of `original`, or itself): the quantities
+    `original` asks for, judged by its claims' rules."""
+    first = original.exercise
+    names = [q.name for q in asked_quantities(first)]
+    rules = {n: rule_of(first.claims.get(n)) for n in names}
+    reset_work()  # its own budget of work (the key's was spent)
+    return PageExercise(original, report, tuple(asked_questions(report, names, rules)))
+
+
+def page_exercises(reports: list[Report], variants: list[list[Report]] | None = None
+                   ) -> list[list[PageExercise]]:
+    """Every variant's exercises (the exercises as written when no variants are given)."""
+    return [[page_exercise(o, r) for o, r in zip(reports, set_)]
+            for set_ in (variants or [reports])]
