@@ -28,7 +28,6 @@ import sympy as sp
 from derive.exercises.errors import did_you_mean
 from derive.exercises.reader import Written
 from derive.exercises.values import Where, kind_of, number, shown
-from derive.optimizers import REGISTRY
 from derive.kernel.exact import (
     ExactNumberError,
     exact_sign,
@@ -37,6 +36,7 @@ from derive.kernel.exact import (
     terminating_places,
     to_expr,
 )
+from derive.optimizers import REGISTRY
 
 MAX_RANGE = 10_000
 """Most values one `{ from, to, step }` range may hold."""
