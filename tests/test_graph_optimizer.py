@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from derive.exercises.bank import load_file
 from derive.exercises.check import check_exercise
-from derive.model.optimizers import Optimizer
+from derive.optimizers import Optimizer
 from derive.recipes import RECIPES
 from derive.render.working import Working
 

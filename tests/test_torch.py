@@ -22,7 +22,7 @@ from derive.model import linear, schemes
 from derive.model.batchnorm import gamma_gradient
 from derive.model.clipping import clip_norm, clip_value
 from derive.model.objective import weighted_sum, weights
-from derive.model.optimizers import Optimizer
+from derive.optimizers import Optimizer
 from derive.recipes import RECIPES
 from tests import torch_harness as harness
 

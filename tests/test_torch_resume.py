@@ -24,7 +24,7 @@ if os.environ.get("DERIVE_SKIP_TORCH") == "1":
 else:
     import torch
 
-from derive.model.optimizers import Optimizer
+from derive.optimizers import Optimizer
 from derive.recipes import RECIPES
 from derive.recipes.base import Context
 from tests import torch_harness as harness

@@ -11,6 +11,8 @@ from fractions import Fraction
 
 import sympy as sp
 
+from derive.kernel.exact import decimal_str
+
 OPTION_KINDS = ("nonnegative", "number", "bool", "betas")
 """As torch validates them: a number ≥ 0, any number, true/false, a pair [β1, β2] in [0, 1)."""
 
@@ -169,8 +171,6 @@ class Optimizer:
 
     def __str__(self) -> str:
         """`adamw(betas=[0.9, 0.99], eps=1e-8, weight_decay=0.01)`: name and every option."""
-        from derive.kernel.exact import decimal_str
-
         def show(v):
             if isinstance(v, bool):
                 return str(v).lower()
