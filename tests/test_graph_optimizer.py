@@ -40,6 +40,7 @@ ADAM_L2_MAX = _given(Optimizer.make("adam", weight_decay=R(1, 10), maximize=True
 ADAMW = _given(Optimizer.make("adamw"))
 ADAMW_NO_DECAY = _given(Optimizer.make("adamw", weight_decay=0))
 AMSGRAD_B = _given(Optimizer.make("adam", amsgrad=True), b=R(1, 2))
+ADAMAX_L2_MAX = _given(Optimizer.make("adamax", weight_decay=R(1, 10), maximize=True))
 
 G = r"g_{t} = \frac{1}{N} \sum_{i=1}^{N} \left(w_{t - 1} \cdot x_{i} - y_{i}\right) \cdot x_{i}"
 G1 = (r"g_{1} = \frac{1}{2} \left(\left(1 \cdot 2 - 4\right) \cdot 2 + "
@@ -129,6 +130,20 @@ TABLE = {
         ("m_hat", MHAT, r"\hat{m}_{1} = \frac{0.31}{1 - 0.9^{1}}"),
         ("v_hat", VHAT, r"\hat{v}_{1} = \frac{0.00961}{1 - 0.999^{1}}"),
         ("w_steps", ADAM_W, r"w_{1} = 1 - 0.1 \cdot \frac{3.1}{\sqrt{9.61} + \frac{1}{100000000}}"),
+        ("loss_steps", L, None),
+    ]),
+    "adamax-l2-maximize": (ADAMAX_L2_MAX, [
+        ("gradient_steps", G, G1),
+        ("decayed_gradient", r"\tilde{g}_{t} = \lambda \cdot w_{t - 1} - g_{t}",
+         r"\tilde{g}_{1} = 0.1 \cdot 1 - \left(-3\right)"),
+        ("m_steps", r"m_{t} = \beta_{1} \cdot m_{t - 1} + \left(1 - \beta_{1}\right) \cdot \tilde{g}_{t}",
+         r"m_{1} = 0.9 \cdot 0 + \left(1 - 0.9\right) \cdot 3.1"),
+        # max is symmetric; SymPy orders its arguments (torch: max(β₂·u_{t−1}, |g̃_t| + ε))
+        ("exp_inf_steps",
+         r"u_{t} = \max\left(\left|\tilde{g}_{t}\right| + \varepsilon, \beta_{2} \cdot u_{t - 1}\right)",
+         r"u_{1} = \max\left(\left|3.1\right| + \frac{1}{100000000}, 0.999 \cdot 0\right)"),
+        ("w_steps", r"w_{t} = w_{t - 1} - \frac{\eta}{1 - \beta_{1}^{t}} \cdot \frac{m_{t}}{u_{t}}",
+         r"w_{1} = 1 - \frac{0.1}{1 - 0.9^{1}} \cdot \frac{0.31}{\frac{310000001}{100000000}}"),
         ("loss_steps", L, None),
     ]),
     "adamw": (ADAMW, [
@@ -229,7 +244,7 @@ EXPECTED_MISTAKES = {"bias_correction_forgotten", "adamw_decay_as_l2", "weight_d
                      "saving_only_w", "state_lost_on_resume", "moments_reset", "step_count_reset",
                      "resumed_from_wrong_step",
                      "eps_inside_sqrt", "lr_decay_off_by_one", "initial_accumulator_ignored",
-                     "centered_as_uncentered"}
+                     "centered_as_uncentered", "exp_inf_bias_corrected"}
 
 
 def test_the_mistakes_are_catalogued_with_both_languages():

@@ -1,4 +1,4 @@
-"""The Adagrad and RMSprop examples (docs/examples/optimizer_steps.toml, claims from torch) go
+"""The Adagrad, RMSprop and Adamax examples (docs/examples/optimizer_steps.toml, claims from torch) go
 through every command: check, key, export (tex, md, html; en, zh) and variants."""
 
 from __future__ import annotations
@@ -22,8 +22,10 @@ def test_check_and_key():
     out = derive("check", EXAMPLES)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "adagrad-two-steps" in out.stdout and "rmsprop-centered-momentum" in out.stdout
+    assert "adamax-weight-decay" in out.stdout
     key = derive("key", EXAMPLES, "--format", "json")
     assert key.returncode == 0 and '"sum_steps"' in key.stdout and '"grad_avg_steps"' in key.stdout
+    assert '"exp_inf_steps"' in key.stdout
 
 
 @pytest.mark.parametrize("fmt,lang", [("tex", "en"), ("tex", "zh"), ("md", "en"), ("md", "zh"),
@@ -32,6 +34,8 @@ def test_export(fmt, lang):
     out = derive("export", EXAMPLES, "--format", fmt, "--lang", lang)
     assert out.returncode == 0, out.stderr
     assert ("梯度平方和" if lang == "zh" else "Sum of squared gradients") in out.stdout
+    assert ("指数加权无穷范数" if lang == "zh" else "Exponentially weighted infinity norm") \
+        in out.stdout
 
 
 VARIED = """[[exercise]]
@@ -47,7 +51,8 @@ optimizer = {{ name = "{name}", {option} = 0.5 }}
 """
 
 
-@pytest.mark.parametrize("name,option", [("adagrad", "lr_decay"), ("rmsprop", "alpha")])
+@pytest.mark.parametrize("name,option", [("adagrad", "lr_decay"), ("rmsprop", "alpha"),
+                                         ("adamax", "weight_decay")])
 def test_variants(tmp_path, name, option):
     path = tmp_path / "varied.toml"
     path.write_text(VARIED.format(name=name, option=option), encoding="utf-8")

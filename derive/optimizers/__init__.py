@@ -2,7 +2,7 @@
 each (its options, state, update rule as graph nodes, named mistakes, torch class): the
 registry below is the one place that lists them."""
 
-from derive.optimizers import adagrad, adam, rmsprop, sgd
+from derive.optimizers import adagrad, adam, adamax, rmsprop, sgd
 from derive.optimizers.spec import (
     SPECS,
     Optimizer,
@@ -14,7 +14,8 @@ from derive.optimizers.spec import (
 )
 from derive.optimizers.step import State, step
 
-REGISTRY = registry(sgd.SPEC, adam.ADAM, adam.ADAMW, adagrad.SPEC, rmsprop.SPEC)
+REGISTRY = registry(sgd.SPEC, adam.ADAM, adam.ADAMW, adagrad.SPEC, rmsprop.SPEC,
+                    adamax.SPEC)
 
 __all__ = ["REGISTRY", "SPECS", "Option", "Optimizer", "OptimizerMistake", "OptimizerSpec",
            "StateSlot", "State", "step", "slots", "option_kinds"]
