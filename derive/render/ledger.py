@@ -143,12 +143,19 @@ def component_rows(working, lang: str = "en"):
     of the `card_bytes_per_param` node (b_c, or b_c/D where the stage shards c): its symbol,
     its bytes, its divisor D_c (D or 1) and what one card holds. The node's formula and its
     substituted line follow the table, once."""
+    from derive.graph.notation import in_scope
+    from derive.recipes.memory import BYTES, COMPONENT_OF, D
+    from derive.render.formula_tex import formula
+
+    with in_scope(working.graph.notation):
+        return _component_rows(working, lang, formula, D, BYTES, COMPONENT_OF)
+
+
+def _component_rows(working, lang, formula, D, BYTES, COMPONENT_OF):
     import sympy as sp
 
     from derive.graph.evaluate import compiled, sympy_value
     from derive.graph.node import leaves
-    from derive.recipes.memory import BYTES, COMPONENT_OF, D
-    from derive.render.formula_tex import formula
 
     node = working.graph.by_name["card_bytes_per_param"]
     terms = node.expr.args if isinstance(node.expr, sp.Add) else (node.expr,)

@@ -3,9 +3,12 @@ member for a family (each record, each microbatch), all from the node's one expr
 
 from __future__ import annotations
 
+import functools
+
 import sympy as sp
 
 from derive.graph.evaluate import reset_work, sympy_value
+from derive.graph.notation import in_scope
 from derive.recipes.base import Context, expand_exact
 from derive.render.formula_tex import Printer, formula, head, substituted
 from derive.render.latex import Tex
@@ -26,11 +29,24 @@ def formula_tex(recipe, given, name: str) -> str | None:
     graph = graph_for(recipe, given)
     if graph is None or name not in graph.by_name:
         return None
-    node = graph.by_name[name]
+    with in_scope(graph.notation):
+        return _formula_tex(graph, graph.by_name[name])
+
+
+def _formula_tex(graph, node) -> str:
     if node.element is not None:  # a vector as a whole: clip(g_k) = s_k · g_k
         return f"{_whole_head(node).text} = {_whole(node).text}"
     shown = head(node.symbol, index=node.over.index if node.over else None).text
     return shown if given_node(graph, node) else f"{shown} = {formula(node.expr).text}"
+
+
+def _scoped(method):
+    """A Working method run in its graph's notation (an exercise's own names, overrides)."""
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        with in_scope(self.graph.notation):
+            return method(self, *args, **kwargs)
+    return run
 
 
 def given_node(graph, node) -> bool:
@@ -88,6 +104,7 @@ class Working:
             self._simplified[name] = expand_exact(self.scope.compute(name))
         return self._simplified[name]
 
+    @_scoped
     def lines(self, name: str) -> list[tuple[str, object]]:
         """(LaTeX line, exact value) of a node: one line for a scalar (formula = numbers =
         result is completed by the caller), the general formula and then one line per
@@ -114,6 +131,7 @@ class Working:
             out.append((f"{head(node.symbol, m).text} = {sub}", values[m - 1]))
         return out
 
+    @_scoped
     def _column(self, node, bound: dict[str, int]) -> Tex:
         """The node's expression with its vectors as columns of numbers: 0.2 · (3, 4)ᵀ."""
         d = int(self.scope[node.element.size.name])
