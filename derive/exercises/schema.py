@@ -14,11 +14,13 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
+from derive.exercises import notation
 from derive.exercises.claims import parse_claim
 from derive.exercises.errors import ExerciseNotSupported, did_you_mean
 from derive.exercises.reader import Written
 from derive.exercises.values import Where, kind_of, number, shown
 from derive.exercises.variation import parse_require, parse_vary
+from derive.graph.notation import Notations
 from derive.kernel.exact import decimal_str
 from derive.model.linear import LOSS_CONVENTIONS
 from derive.model.memory import COMPONENTS, PRESETS
@@ -46,6 +48,9 @@ class Exercise:
     raw: dict
     vary: tuple = ()
     require: dict = field(default_factory=dict)
+    notation: Notations | None = None
+    """How its symbols are written when a course restyles them ([notation]); None: the
+    recipe's own."""
 
 
 def _list(value, where, key, what):
@@ -350,8 +355,9 @@ def _author_recipe(raw_given, raw_define, where: Where) -> Recipe:
                                    exc.expected) from None
 
 
-def exercise(table, path: str, index: int) -> Exercise:
-    """A validated exercise from the `index`-th [[exercise]] table of a file."""
+def exercise(table, path: str, index: int, written=None) -> Exercise:
+    """A validated exercise from the `index`-th [[exercise]] table of a file; `written`, the
+    file's [notation] (derive.exercises.notation), restyles its symbols."""
     where = Where(path, None)
     if not isinstance(table, dict):
         where.fail(f"exercise[{index}]", f"is {kind_of(table)}", "write [[exercise]] tables")
@@ -422,4 +428,5 @@ def exercise(table, path: str, index: int) -> Exercise:
     vary = parse_vary(table["vary"], where, raw_given, recipe) if "vary" in table else ()
     require = parse_require(table["require"], where, names, recipe, raw_given) \
         if "require" in table else {}
-    return Exercise(path, ex_id, title, recipe, given, claims, table, vary, require)
+    recipe, scope = notation.scoped(recipe, given, written or {}, path, ex_id)
+    return Exercise(path, ex_id, title, recipe, given, claims, table, vary, require, scope)

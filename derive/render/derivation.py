@@ -4,9 +4,13 @@ derivation shows; `document` decides how it looks."""
 from __future__ import annotations
 
 from derive.exercises.check import Report
+from derive.graph.notation import in_scope
+from derive.graph.overrides import input_symbols as symbols_of
+from derive.recipes.base import Context
 from derive.recipes.formulas import Rows
 from derive.render.document import Author, Document, Heading, Items, Math, Paragraph, Table
 from derive.render.escape import escape_latex
+from derive.render.formula_tex import symbol_tex
 from derive.render.labels import STATUS, explanation, words
 from derive.render.latex import number
 from derive.render.numbers import (
@@ -22,9 +26,14 @@ from derive.statements import Outcome
 
 # ------------------------------------------------------------------------------- exercises
 
-INPUT_SYMBOLS = {"w": "w", "b": "b", "lr": r"\eta", "divisor": "d", "max_norm": "c",
-                 "clip_value": "c", "eps": r"\varepsilon"}
-
+def input_symbols(ex) -> dict[str, str]:
+    """Each input that is one symbol of the exercise's graph, as the working writes it (lr is
+    \\eta, params is P, or what a course's [notation] says); other inputs are shown by name."""
+    if ex.recipe.graph is None:
+        return {}
+    graph = ex.recipe.graph(Context(ex.recipe, ex.given))
+    with in_scope(graph.notation):
+        return {name: symbol_tex(symbol).text for name, symbol in symbols_of(graph).items()}
 
 
 def _lists(v):
@@ -35,10 +44,11 @@ def given_math(ex) -> Math:
     """The exercise's inputs as one line of math: w = 1, η = 0.1, records = [[2, 4]]. Names and
     values shown as text are escaped for `\\text{…}` in math (LaTeX and KaTeX)."""
     parts = []
+    symbols = input_symbols(ex)
     for name, v in ex.given.items():
         if v is None:
             continue
-        symbol = INPUT_SYMBOLS.get(name, rf"\text{{{escape_latex(name, math=True)}}}")
+        symbol = symbols.get(name, rf"\text{{{escape_latex(name, math=True)}}}")
         if isinstance(v, Rows):  # records with named columns, grouped into microbatches
             cols = ", ".join(rf"\text{{{escape_latex(c, math=True)}}}" for c in v.columns)
             rows = [list(r) for r in v.rows]
