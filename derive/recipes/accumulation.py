@@ -19,6 +19,7 @@ from derive.graph.notation import blocks, index
 from derive.model import linear
 from derive.recipes.base import Candidate, Example, Input, Mistake, Quantity, Recipe
 from derive.recipes.graphed import Graphed, as_computed
+from derive.recipes.sgd_step import eta  # the learning rate, declared once
 from derive.wording import plural
 
 i, k = index("i"), index("k")
@@ -28,7 +29,6 @@ T = symbol("T", "T", integer=True, positive=True)
 RECORDS = Family("records", i, N)
 MICROBATCHES = Family("microbatches", k, K)
 w = symbol("w", "w")
-eta = symbol("eta", "eta", nonnegative=True)
 d = symbol("d", "d", integer=True, positive=True)
 x, y = family("x", "x"), family("y", "y")
 B = family("B", "B")
