@@ -106,7 +106,7 @@ def scoped(recipe: Recipe, given: dict, written: Written, path: str, ex_id: str
     """The exercise's recipe drawing in its own notation, and that notation: the recipe's
     symbols, restyled where the course says so. Two symbols that print the same are one line
     naming the key (exit 2)."""
-    if recipe.graph is None or (not written and recipe.name != "formulas"):
+    if recipe.graph is None:
         return recipe, None
     graph = recipe.graph(Context(recipe, given))
     base = graph.notation or DECLARED

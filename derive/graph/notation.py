@@ -234,6 +234,17 @@ def restyled(n: Notation, written: Notation) -> Notation:
                    sub=written.sub, upright=written.upright, prime=written.prime)
 
 
+KIN: set[frozenset[str]] = set()
+"""Pairs of a scalar and a family the mathematics writes with one letter on purpose (g, the
+accumulated gradient, and g_k, each micro step's): not a collision."""
+
+
+def kin(scalar: str, family_name: str) -> None:
+    """Declare that `scalar` and `family_name` share their letter on purpose (g and g_k). A
+    family whose member 0 is the scalar (w_0 = w) needs no declaration."""
+    KIN.add(frozenset((scalar, family_name)))
+
+
 BLOCKS: dict[str, str] = {}
 """Blocks of a partition of a family, by their boundary family: c_k is the last member of
 block k (c_0 = 0), so Σ_{i=c_{k−1}+1}^{c_k} is written Σ_{i∈B_k} (records of microbatch k)."""

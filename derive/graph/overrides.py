@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 import sympy as sp
 
-from derive.graph.notation import GREEK, GREEK_LATEX, Notation, Notations, restyled
+from derive.graph.notation import GREEK, GREEK_LATEX, KIN, Notation, Notations, restyled
 
 MAX_WRITTEN = 60
 """Longest symbol a course may write."""
@@ -124,38 +124,29 @@ def restyle(scope: Notations, symbols: Mapping[str, Notation]) -> Notations:
                         symbols.items()})
 
 
-def _families(graph) -> set[str]:
-    """The symbols of the graph that are families (written with an index: α_k, ∇L_k)."""
-    out = set()
-    for n in graph.nodes:
-        if n.over is not None:
-            out.add(n.key)
-        for e in (n.expr, n.start):
-            if e is not None:
-                out |= {x.base.label.name for x in e.atoms(sp.Indexed)}
-    return out
-
-
-def _same_quantity(graph) -> dict[str, str]:
-    """Nodes that are another symbol as it is given (∇L_k = the given ∇L_k): one quantity,
-    printed once."""
-    out = {}
+def _same_quantity(graph) -> set[frozenset[str]]:
+    """Pairs that are one quantity, or a sequence and its start, printed with one letter on
+    purpose: a node that is another symbol as it is given (∇L_k = the given ∇L_k), a family
+    whose member 0 is the scalar (w_0 = w), and the pairs the mathematics declares `kin`."""
+    out = set(KIN)
     for n in graph.nodes:
         e = n.expr
         if isinstance(e, sp.Indexed) and n.over is not None and e.indices == (n.over.index,):
-            out[n.key] = e.base.label.name
+            out.add(frozenset((n.key, e.base.label.name)))
         elif isinstance(e, sp.Symbol) and n.over is None:
-            out[n.key] = e.name
+            out.add(frozenset((n.key, e.name)))
+        if n.start is not None and isinstance(n.start, sp.Symbol):
+            out.add(frozenset((n.key, n.start.name)))
     return out
 
 
 def collisions(graph, scope: Notations, restyled: frozenset[str] = frozenset()
                ) -> list[tuple[str, str]]:
     """Pairs of different symbols of the graph that a reader cannot tell apart: printed the
-    same (two scalars, or two families, of one shape), or — for a symbol the course restyled —
-    sharing a letter with a symbol of the other kind (α for the learning rate beside the
-    weights α_k; the recipe's own g beside g_k is its choice)."""
-    families, alias = _families(graph), _same_quantity(graph)
+    same, or a scalar and a family with one letter (α for the learning rate beside the
+    weights α_k) — unless they are one quantity, a sequence and its start (w and w_k), or
+    declared `kin` (g and g_k)."""
+    alias = _same_quantity(graph)
     names = sorted(used(graph) | set(restyled))
     shapes = {name: scope[name].shape() for name in names if name in scope}
     out = []
@@ -163,8 +154,6 @@ def collisions(graph, scope: Notations, restyled: frozenset[str] = frozenset()
         for b in names[i + 1:]:
             if a not in shapes or b not in shapes or shapes[a] != shapes[b]:
                 continue
-            if alias.get(a) == b or alias.get(b) == a:
-                continue
-            if (a in families) == (b in families) or a in restyled or b in restyled:
+            if frozenset((a, b)) not in alias:
                 out.append((a, b))
     return out

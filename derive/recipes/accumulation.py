@@ -15,7 +15,7 @@ import sympy as sp
 
 from derive.graph import Family, Node, Variant, family, symbol
 from derive.graph.graph import Graph, members
-from derive.graph.notation import blocks, index
+from derive.graph.notation import blocks, index, kin
 from derive.model import linear
 from derive.recipes.base import Candidate, Example, Input, Mistake, Quantity, Recipe
 from derive.recipes.graphed import Graphed, as_computed
@@ -51,6 +51,7 @@ w1_mean = symbol("w_new_bar", "w", accent="bar", prime=True)
 w1_sum = symbol("w_new_sum", "w", prime=True, sub=r"\Sigma")
 w1_div = symbol("w_new_d", "w", prime=True, sub="d")
 g_micro = family("g_micro", "g")
+kin("g", "g_micro")  # g_k, each micro step's gradient, beside the accumulated g
 w_micro = family("w_micro", "w")
 
 RECORDS_MODE, GIVEN_MODE = "microbatches", "means"
