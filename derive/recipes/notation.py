@@ -1,21 +1,27 @@
-"""The course's symbols by name, as the recipes declare them (derive.graph.notation): the
-statement printer and proofs/ write η, ŷ, α from these declarations, not from tables of their
-own. A name no recipe declares is written from its spelling (theta is θ)."""
+"""Statements' symbols by name: the lesson's model (w, b and the learning rate η) as the
+recipes declare them (derive.graph.notation), so the statement printer and proofs/ follow
+the one declaration; every other name is written from its spelling (theta is θ, alpha is α,
+yhat is ŷ) — a statement's alpha is not the accumulation weights."""
 
 from __future__ import annotations
 
-import derive.recipes  # noqa: F401  (the declarations: symbol() and family() at import)
-from derive.graph.notation import DECLARED, GREEK, Notation
+from derive.graph.notation import DECLARED, GREEK, Notation, written_as
+from derive.recipes import sgd_step
+
+SHARED = frozenset(s.name for s in (sgd_step.w, sgd_step.b, sgd_step.eta))
+"""The symbols statements share with the recipes: the lesson's model and its learning rate."""
 
 
 def notation(name: str) -> Notation | None:
-    """How the course writes `name`: its declaration, or a Greek name's letter."""
-    n = DECLARED.get(name)
-    if n is not None:
-        return n
+    """How the course writes `name`: the recipes' declaration of a shared symbol, else from
+    its spelling (a Greek name, yhat), else None."""
+    if name in SHARED:
+        return DECLARED[name]
     if name == "epsilon":  # the course's epsilon is ε, as eps is
         return Notation("varepsilon")
-    return Notation(name) if name in GREEK else None
+    if name in GREEK or name == "yhat":
+        return written_as(name)
+    return None
 
 
 def latex_of(name: str) -> str | None:
