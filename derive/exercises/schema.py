@@ -20,7 +20,6 @@ from derive.exercises.errors import ExerciseNotSupported, did_you_mean
 from derive.exercises.reader import Written
 from derive.exercises.values import Where, kind_of, number, shown
 from derive.exercises.variation import parse_require, parse_vary
-from derive.graph.notation import Notations
 from derive.kernel.exact import decimal_str
 from derive.model.linear import LOSS_CONVENTIONS
 from derive.model.memory import COMPONENTS, PRESETS
@@ -48,9 +47,9 @@ class Exercise:
     raw: dict
     vary: tuple = ()
     require: dict = field(default_factory=dict)
-    notation: Notations | None = None
-    """How its symbols are written when a course restyles them ([notation]); None: the
-    recipe's own."""
+    notation: dict = field(default_factory=dict)
+    """The course's [notation] over this exercise's file (derive.exercises.notation.Written);
+    its recipe's graph draws in it."""
 
 
 def _list(value, where, key, what):
@@ -428,5 +427,6 @@ def exercise(table, path: str, index: int, written=None) -> Exercise:
     vary = parse_vary(table["vary"], where, raw_given, recipe) if "vary" in table else ()
     require = parse_require(table["require"], where, names, recipe, raw_given) \
         if "require" in table else {}
-    recipe, scope = notation.scoped(recipe, given, written or {}, path, ex_id)
-    return Exercise(path, ex_id, title, recipe, given, claims, table, vary, require, scope)
+    written = written or notation.Written()
+    recipe, _ = notation.scoped(recipe, given, written, path, ex_id)
+    return Exercise(path, ex_id, title, recipe, given, claims, table, vary, require, written)
