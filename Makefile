@@ -9,7 +9,7 @@ DEMO_STAMP := $(VENV)/.demo-stamp
 STAMP := $(VENV)/.installed-stamp
 KATEX := tests/katex/node_modules/katex/package.json
 
-.PHONY: demo test renderers bench golden docs pages clean
+.PHONY: demo test renderers bench golden docs regen pages clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -66,6 +66,11 @@ golden: $(STAMP)
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis .import_linter_cache tests/katex/node_modules
 
-# Rewrite the outputs shown in README.md and docs/ from real runs (read the diff after).
+# Rewrite the outputs shown in README.md and docs/ from real runs (read the diff after); a
+# line that differs only in its timings keeps the documented figures.
 docs: $(STAMP)
 	$(BIN)/python tests/update_docs.py
+
+# After a deliberate change of output (a symbol, a word): the golden files and every
+# documented session, in one run; then read `git diff`.
+regen: golden docs

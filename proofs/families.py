@@ -11,6 +11,7 @@ from itertools import count
 import sympy as sp
 
 from derive.model import objective
+from derive.recipes.notation import text_of
 from derive.statements import Instantiation, Interpretation, table
 
 w = sp.Symbol("w", real=True)
@@ -56,7 +57,7 @@ def linear_window(sizes, lhs, rhs, with_eta=False):
     mbs, variables, names = records_for(sizes)
     args = (mbs, w, eta) if with_eta else (mbs, w)
     head = [w, eta] if with_eta else [w]
-    names.update({w: "w", eta: "η"})
+    names.update({w: text_of(w.name), eta: text_of(eta.name)})
     return Instantiation(
         shape=f"n = {tuple(sizes)}" if len(sizes) > 1 else f"n = ({sizes[0]},)",
         lhs=sp.expand(lhs(*args)),

@@ -5,6 +5,7 @@ import sympy as sp
 
 from derive.model import linear
 from derive.model.objective import mean
+from derive.recipes.notation import text_of
 from derive.statements import Instantiation
 
 w = sp.Symbol("w", real=True)
@@ -30,7 +31,6 @@ def instantiation(n, build, extra=()):
     """`build(G, w, η)` returns (lhs, rhs) for the batch gradient G of n symbolic records."""
     recs, variables = records(n)
     lhs, rhs = build(batch_gradient(recs), w, eta)
-    greek = {"eta": "η", "mu": "μ", "lambda": "λ", "tau": "τ"}
-    names = {v: greek[v.name] for v in (w, eta, *extra) if v.name in greek}
+    names = {v: text_of(v.name) for v in (w, eta, *extra) if text_of(v.name) != v.name}
     return Instantiation(shape=f"{n} record{'s' if n > 1 else ''}", lhs=lhs, rhs=rhs,
                          variables=(w, eta, *variables, *extra), names=names)

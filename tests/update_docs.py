@@ -6,6 +6,7 @@ Read the diff before committing it: the docs' prose must still say what the outp
 
 from __future__ import annotations
 
+import difflib
 import os
 import sys
 import tempfile
@@ -40,6 +41,20 @@ def rerun(block: td.Block) -> list[str] | None:
     return out
 
 
+def kept_timings(old: list[str], new: list[str]) -> list[str]:
+    """`new`, with the documented line kept wherever the two differ only in timings (seconds
+    of `derive prove`, "seconds" of JSON): a real change rewrites its lines, not the timing
+    columns around it."""
+    def plain(lines):
+        return [td.normalise([t], "derive prove")[0] if t.strip() else "" for t in lines]
+    out = list(new)
+    matcher = difflib.SequenceMatcher(None, plain(old), plain(new), autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            out[j1:j2] = old[i1:i2]
+    return out
+
+
 def main() -> int:
     cut = []
     for page in td.PAGES:
@@ -54,7 +69,7 @@ def main() -> int:
                 continue
             start, end = block.line, block.line + len(block.lines)
             if td.normalise(text[start:end], "derive prove") != td.normalise(new, "derive prove"):
-                text[start:end] = new
+                text[start:end] = kept_timings(text[start:end], new)
                 changed = True
         if changed:
             page.write_text("\n".join(text) + "\n", encoding="utf-8")

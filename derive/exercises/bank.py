@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from derive.exercises.errors import ExerciseError
+from derive.exercises import notation
+from derive.exercises.errors import ExerciseError, did_you_mean
+from derive.exercises.notation import SETTINGS_FILE
 from derive.exercises.reader import read_toml
 from derive.exercises.schema import Exercise, exercise
 
@@ -28,25 +30,26 @@ def _walk(folder: Path, name: str) -> list[Path]:
             continue
         seen.add(real)
         dirs.sort()
-        found.extend(Path(root) / f for f in sorted(files) if f.endswith(".toml"))
+        found.extend(Path(root) / f for f in sorted(files)
+                     if f.endswith(".toml") and f != SETTINGS_FILE)
     return found
 
 
 def toml_files(paths: list[str]) -> list[Path]:
     """The files named, and the *.toml files under the folders named, in a stable order."""
-    return [path for path, _ in _toml_entries(paths)]
+    return [path for path, _, _ in _toml_entries(paths)]
 
 
-def _toml_entries(paths: list[str]) -> list[tuple[Path, bool]]:
-    """(file, whether it was named rather than found in a folder), as `toml_files` orders
-    them."""
+def _toml_entries(paths: list[str]) -> list[tuple[Path, bool, Path]]:
+    """(file, whether it was named rather than found in a folder, the folder named or the
+    file's own: where its derive.toml may be), as `toml_files` orders them."""
     out, seen = [], set()
 
-    def add(path: Path, named: bool = False) -> None:
+    def add(path: Path, named: bool = False, root: Path | None = None) -> None:
         key = path.resolve()
         if key not in seen:
             seen.add(key)
-            out.append((path, named))
+            out.append((path, named, root or path.parent))
 
     for p in paths:
         if p == "":
@@ -58,7 +61,7 @@ def _toml_entries(paths: list[str]) -> list[tuple[Path, bool]]:
                 raise ExerciseError(p, None, None, "is a folder with no *.toml file",
                                     "name a folder that holds exercise files")
             for f in found:
-                add(f)
+                add(f, root=path)
         elif path.exists() or path.is_symlink():
             add(path, named=True)  # read_bytes refuses what is not a regular, readable file
         else:
@@ -66,15 +69,19 @@ def _toml_entries(paths: list[str]) -> list[tuple[Path, bool]]:
     return out
 
 
-def load_file(path: Path, named: bool = True) -> list[Exercise]:
+def load_file(path: Path, named: bool = True, root: Path | None = None) -> list[Exercise]:
     """The exercises of a file. Its [[statement]] tables are `derive prove`'s: a file of
-    statements only is refused when named, and has no exercises when found in a folder."""
+    statements only is refused when named, and has no exercises when found in a folder. Its
+    [notation], over the derive.toml of its bank (from its folder up to `root`), restyles
+    symbols."""
+    path = Path(path)
     doc = read_toml(path)
     name = str(path)
     for key in doc:
-        if key not in ("exercise", "statement"):
+        if key not in ("exercise", "statement", "notation"):
+            hint = did_you_mean(key, ("exercise", "statement", "notation"))
             raise ExerciseError(name, None, key, "is not a top-level key of an exercise file",
-                                "write exercises as [[exercise]] tables")
+                                hint or "write exercises as [[exercise]] tables")
     tables = doc.get("exercise")
     if tables is None and "statement" in doc:
         if not named:
@@ -85,14 +92,16 @@ def load_file(path: Path, named: bool = True) -> list[Exercise]:
     if not isinstance(tables, list) or not tables:
         raise ExerciseError(name, None, "exercise", "holds no [[exercise]] table",
                             "write at least one [[exercise]] table")
-    return [exercise(t, name, i) for i, t in enumerate(tables)]
+    own = notation.read_table(doc["notation"], name) if "notation" in doc else notation.Written()
+    written = notation.merged(notation.bank_settings(path, root or path.parent), own, tables)
+    return [exercise(t, name, i, written) for i, t in enumerate(tables)]
 
 
 def load(paths: list[str]) -> list[Exercise]:
     """Every exercise of every file, validated; ids unique across the whole bank."""
     exercises, seen = [], {}
-    for path, named in _toml_entries(paths):
-        for ex in load_file(path, named):
+    for path, named, root in _toml_entries(paths):
+        for ex in load_file(path, named, root):
             if ex.id in seen:
                 raise ExerciseError(ex.path, ex.id, "id", f"is also the id of an exercise in "
                                     f"{seen[ex.id]}", "give every exercise its own id")

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 
 import sympy as sp
 
+from derive.exercises import notation
 from derive.exercises.claims import parse_claim
 from derive.exercises.errors import ExerciseNotSupported, did_you_mean
 from derive.exercises.formulas import prepare
@@ -47,6 +48,9 @@ class Exercise:
     raw: dict
     vary: tuple = ()
     require: dict = field(default_factory=dict)
+    notation: dict = field(default_factory=dict)
+    """The course's [notation] over this exercise's file (derive.exercises.notation.Written);
+    its recipe's graph draws in it."""
 
 
 def _list(value, where, key, what):
@@ -346,8 +350,9 @@ def _author_recipe(raw_given, raw_define, where: Where) -> Recipe:
                                    exc.expected) from None
 
 
-def exercise(table, path: str, index: int) -> Exercise:
-    """A validated exercise from the `index`-th [[exercise]] table of a file."""
+def exercise(table, path: str, index: int, written=None) -> Exercise:
+    """A validated exercise from the `index`-th [[exercise]] table of a file; `written`, the
+    file's [notation] (derive.exercises.notation), restyles its symbols."""
     where = Where(path, None)
     if not isinstance(table, dict):
         where.fail(f"exercise[{index}]", f"is {kind_of(table)}", "write [[exercise]] tables")
@@ -417,4 +422,6 @@ def exercise(table, path: str, index: int) -> Exercise:
         if "vary" in table else ()
     require = parse_require(table["require"], where, names, recipe, raw_given) \
         if "require" in table else {}
-    return Exercise(path, ex_id, title, recipe, given, claims, table, vary, require)
+    written = written or notation.Written()
+    recipe, _ = notation.scoped(recipe, given, written, path, ex_id)
+    return Exercise(path, ex_id, title, recipe, given, claims, table, vary, require, written)

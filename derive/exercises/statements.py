@@ -45,7 +45,7 @@ STATEMENT_KEYS = ("id", "title", "title_zh", "expect", "lhs", "rhs", "assumption
 """The keys of a [[statement]] table."""
 GIVEN_KEYS = ("window", "functions")
 """The keys of its [statement.given] table."""
-FILE_KEYS = ("statement", "exercise")
+FILE_KEYS = ("statement", "exercise", "notation")  # [notation]: derive.exercises.notation
 """Top-level keys of a file `derive prove` reads (its exercises are for `derive check`)."""
 
 MAX_STATEMENTS = 100

@@ -141,7 +141,7 @@ def generate(ex: Exercise, n: int, seed: int = 0, allow_fewer: bool = False) -> 
             if key in seen:
                 continue
             seen.add(key)
-            candidate = exercise({**base, "given": raw}, ex.path, 0)
+            candidate = exercise({**base, "given": raw}, ex.path, 0, ex.notation)
             values = answer_key(candidate)
             ok = all(c.holds(values.get(name), values, candidate.given)
                      for name, conds in ex.require.items() for c in conds) and (
@@ -200,4 +200,4 @@ def variant_exercise(ex: Exercise, variant: Variant) -> Exercise:
     """The variant as an exercise of its own (the original's id, title and derivation, the
     variant's givens, no claims): what a page of variants derives and checks against."""
     base = {k: v for k, v in ex.raw.items() if k not in ("claims", "vary", "require")}
-    return exercise({**base, "given": variant.given}, ex.path, 0)
+    return exercise({**base, "given": variant.given}, ex.path, 0, ex.notation)

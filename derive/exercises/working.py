@@ -8,6 +8,7 @@ from __future__ import annotations
 import sympy as sp
 
 from derive.graph.evaluate import TooLarge, compiled, reset_work, sympy_value
+from derive.graph.overrides import input_symbols
 from derive.recipes.base import Context, expand_exact
 
 __all__ = ["MEMBERS_SHOWN", "TooLarge", "Working", "given_node", "graph_for"]
@@ -21,6 +22,13 @@ def graph_for(recipe, given):
     if recipe.graph is None:
         return None
     return recipe.graph(Context(recipe, given))
+
+
+def given_symbols(recipe, given) -> tuple[object, dict[str, str]]:
+    """The exercise's graph and each input that is one of its symbols (lr → eta, params → P),
+    or (None, {}) for a recipe without a graph."""
+    graph = graph_for(recipe, given)
+    return (None, {}) if graph is None else (graph, input_symbols(graph))
 
 
 def given_node(graph, node) -> bool:

@@ -10,6 +10,7 @@ import sympy as sp
 
 from derive.graph.evaluate import compiled, exact_value, sympy_value
 from derive.graph.node import Node, leaves
+from derive.graph.notation import Notations
 
 Binder = Callable[[object], object]
 """Reads one symbol's value from a context: a number, or {member: number} for a family."""
@@ -56,8 +57,11 @@ class Graph:
     """Nodes in derivation order; `inputs` binds every symbol that is not a node."""
 
     def __init__(self, nodes: tuple[Node, ...], inputs: Mapping[str, Binder],
-                 opaque: frozenset[str] = frozenset()):
+                 opaque: frozenset[str] = frozenset(), notation: Notations | None = None):
         self.nodes = nodes
+        self.notation = notation
+        """How the graph's symbols are written (an author's own names, a course's
+        overrides); None: the built-in declarations."""
         self.inputs = dict(inputs)
         self.opaque = frozenset(opaque)
         """Inputs the working names but never substitutes (a microbatch B_k is a set of

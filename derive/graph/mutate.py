@@ -21,8 +21,6 @@ a kind, in the expression's pre-order.
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import islice
@@ -32,7 +30,7 @@ import sympy as sp
 from derive.graph.graph import Graph
 from derive.graph.language import ALIASES, evaluated
 from derive.graph.node import Node, Variant
-from derive.graph.notation import notation_of
+from derive.graph.notation import in_scope, notation_of
 
 MAX_MUTATIONS = 200
 """At most this many mutations per target."""
@@ -75,7 +73,12 @@ def mutations(graph: Graph, target: str, limit: int = MAX_MUTATIONS) -> list[Var
 
 def mutations_of(graph: Graph, targets, limit: int = MAX_MUTATIONS) -> dict[str, list[Variant]]:
     """`mutations(graph, target, limit)` for each target, each node's mutations generated
-    once for all of them."""
+    once for all of them (their words in the graph's notation)."""
+    with in_scope(graph.notation):
+        return _mutations_of(graph, targets, limit)
+
+
+def _mutations_of(graph: Graph, targets, limit: int) -> dict[str, list[Variant]]:
     order = {n.name: p for p, n in enumerate(graph.nodes)}
     of_node: dict[str, list[tuple[str, _Candidate]]] = {}
     out = {}
@@ -339,15 +342,6 @@ def _swaps(graph: Graph, node: Node, e: sp.Expr) -> Iterator[_Candidate]:
 _WRITTEN = {v: k for k, v in ALIASES.items() if len(k) <= 2 and not k.isascii()}
 """Internal names as the course writes them (yhat → ŷ, eta → η), for symbols without a
 notation (an author's own)."""
-_ACCENTS = {"hat": "\u0302", "bar": "\u0304", "tilde": "\u0303"}
-_SPECIAL = {"ell": "ℓ", "varepsilon": "ε", "lambda": "λ", "Lambda": "Λ"}
-"""Letters whose Unicode names differ from their LaTeX names (Unicode spells λ LAMDA)."""
-
-
-def _plain(tex: str) -> str:
-    """A fixed subscript's LaTeX as text: \\mathrm{grad} is grad, \\max is max."""
-    return re.sub(r"\\[a-zA-Z]+\{([^{}]*)\}", r"\1", tex).replace("\\", "").replace(
-        "{", "").replace("}", "")
 
 
 def _letter(name: str, ix: str = "") -> str:
@@ -356,21 +350,7 @@ def _letter(name: str, ix: str = "") -> str:
     n = notation_of(name)
     if n is None:
         return _WRITTEN.get(name, name) + ix
-    if n.letter in _SPECIAL:
-        out = _SPECIAL[n.letter]
-    else:
-        case = "CAPITAL" if n.letter[:1].isupper() else "SMALL"
-        try:
-            out = unicodedata.lookup(f"GREEK {case} LETTER {n.letter.upper()}")
-        except KeyError:
-            out = n.letter
-    out = unicodedata.normalize("NFC", out + _ACCENTS.get(n.accent, ""))
-    if n.prime:
-        out += "′"
-    if n.sub:
-        out += "_" + _plain(n.sub)
-    if n.prefix == "nabla":
-        out = "∇" + out
+    out = n.text_letter()
     if n.wrt:
         return f"∂{out}{ix}/∂{n.wrt}"
     return out + ix

@@ -1,15 +1,52 @@
 """Mathematical symbols as structure: a letter (Latin, or a Greek name), an accent, a prefix
-(∇), never identifier text. Indices are SymPy expressions (`w[t - 1]` is w_{t−1})."""
+(∇), never identifier text. Indices are SymPy expressions (`w[t - 1]` is w_{t−1}).
+
+Each symbol is declared once, by `symbol()`/`family()` next to the mathematics that owns it;
+every rendering (LaTeX, Unicode text) is computed from that one `Notation`. Declarations live
+in scopes (`Notations`): the built-in mathematics declares into `DECLARED`; an exercise's
+own names and a course's overrides live in the exercise's scope, never in the global one."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+import unicodedata
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, replace
 
 import sympy as sp
 
 GREEK = frozenset("""alpha beta gamma delta epsilon varepsilon zeta eta theta iota kappa lambda
 mu nu xi pi rho sigma tau upsilon phi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma Phi
 Psi Omega ell""".split())
+
+_UNICODE_SPECIAL = {"ell": "ℓ", "varepsilon": "ε", "lambda": "λ", "Lambda": "Λ"}
+"""Letters whose Unicode names differ from their LaTeX names (Unicode spells λ LAMDA)."""
+
+
+def _greek_char(name: str) -> str:
+    if name in _UNICODE_SPECIAL:
+        return _UNICODE_SPECIAL[name]
+    case = "CAPITAL" if name[0].isupper() else "SMALL"
+    return unicodedata.lookup(f"GREEK {case} LETTER {name.upper()}")
+
+
+GREEK_UNICODE: dict[str, str] = {name: _greek_char(name) for name in sorted(GREEK)}
+"""The one table of Greek letters: LaTeX name (without the backslash) → Unicode character."""
+
+GREEK_LATEX: dict[str, str] = {ch: "\\" + name for name, ch in GREEK_UNICODE.items()
+                               if name != "epsilon"}
+"""Unicode character → LaTeX command (ε is \\varepsilon, the course's epsilon)."""
+
+_ACCENT_TEX = {"hat": r"\hat{{{}}}", "bar": r"\bar{{{}}}", "tilde": r"\tilde{{{}}}"}
+_ACCENT_MARK = {"hat": "\u0302", "bar": "\u0304", "tilde": "\u0303"}
+
+
+def plain_sub(tex: str) -> str:
+    """A fixed subscript's LaTeX as text: \\mathrm{grad} is grad, \\max is max."""
+    return re.sub(r"\\[a-zA-Z]+\{([^{}]*)\}", r"\1", tex).replace("\\", "").replace(
+        "{", "").replace("}", "")
 
 
 @dataclass(frozen=True)
@@ -46,23 +83,109 @@ class Notation:
         if self.func and not (self.func.isascii() and self.func.isalpha()):
             raise ValueError(f"a function name is a Latin word: {self.func!r}")
 
+    # ------------------------------------------------------------------ renderings
+    def latex_letter(self) -> str:
+        """The letter with its accent, prime and prefix in LaTeX: \\hat{y}, w', \\nabla L."""
+        if self.letter in GREEK:
+            core = "\\" + self.letter
+        elif self.upright:
+            core = rf"\mathrm{{{self.letter}}}"
+        else:
+            core = self.letter
+        if self.accent:
+            core = _ACCENT_TEX[self.accent].format(core)
+        if self.prime:
+            core += "'"
+        return (r"\nabla " + core) if self.prefix == "nabla" else core
 
-_NOTATION: dict[str, Notation] = {}
+    def text_letter(self) -> str:
+        """The letter with its accent, prime, fixed subscript and prefix as Unicode text:
+        ŷ, w′, β_1, ∇L."""
+        out = GREEK_UNICODE.get(self.letter, self.letter)
+        out = unicodedata.normalize("NFC", out + _ACCENT_MARK.get(self.accent, ""))
+        if self.prime:
+            out += "′"
+        if self.sub:
+            out += "_" + plain_sub(self.sub)
+        return ("∇" + out) if self.prefix == "nabla" else out
+
+    def shape(self) -> tuple:
+        """What a reader sees of the symbol, family indices aside: two symbols of one exercise
+        with one shape print the same."""
+        return (self.latex_letter(), self.sub, self.wrt, self.norm, self.func)
 
 
-def _register(name: str, n: Notation) -> None:
-    old = _NOTATION.get(name)
-    if old is not None and old != n:
-        raise ValueError(f"symbol {name!r} is already written as {old}")
-    _NOTATION[name] = n
+class Notations(Mapping):
+    """A scope of declarations: its own, over a parent's (None: the root). A name declared
+    here hides the parent's declaration of the same name."""
+
+    def __init__(self, own: Mapping[str, Notation] | None = None,
+                 parent: Notations | None = None):
+        self._own: dict[str, Notation] = dict(own or {})
+        self.parent = parent
+
+    def __getitem__(self, name: str) -> Notation:
+        if name in self._own:
+            return self._own[name]
+        if self.parent is not None:
+            return self.parent[name]
+        raise KeyError(name)
+
+    def __iter__(self) -> Iterator[str]:
+        seen = set(self._own)
+        yield from self._own
+        if self.parent is not None:
+            yield from (n for n in self.parent if n not in seen)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def own(self) -> Mapping[str, Notation]:
+        return dict(self._own)
+
+    def declare(self, name: str, n: Notation) -> None:
+        """Declare `name` here; declaring it again differently is an error."""
+        old = self._own.get(name)
+        if old is not None and old != n:
+            raise ValueError(f"symbol {name!r} is already written as {old}")
+        self._own[name] = n
+
+    def child(self, own: Mapping[str, Notation]) -> Notations:
+        return Notations(own, self)
+
+
+DECLARED = Notations()
+"""The built-in mathematics' declarations (recipes, the course's graphs)."""
+_NOTATION = DECLARED._own  # the old name of the global table (read-only use)
+
+_SCOPE: ContextVar[Notations | None] = ContextVar("derive_notation_scope", default=None)
+
+
+@contextmanager
+def in_scope(scope: Notations | None):
+    """Resolve `notation_of` through `scope` (an exercise's) while the block runs; None keeps
+    the scope in force."""
+    if scope is None:
+        yield current()
+        return
+    token = _SCOPE.set(scope)
+    try:
+        yield scope
+    finally:
+        _SCOPE.reset(token)
+
+
+def current() -> Notations:
+    """The scope in force: the exercise's inside `in_scope`, else the built-in declarations."""
+    return _SCOPE.get() or DECLARED
 
 
 def symbol(name: str, letter: str, accent: str = "", prefix: str = "", sub: str = "",
            upright: bool = False, wrt: str = "", prime: bool = False, norm: bool = False,
            func: str = "", **assumptions) -> sp.Symbol:
     """A scalar symbol with its notation; `name` is internal and unique."""
-    _register(name, Notation(letter, accent, prefix, sub, upright, wrt, prime, norm=norm,
-                             func=func))
+    DECLARED.declare(name, Notation(letter, accent, prefix, sub, upright, wrt, prime,
+                                    norm=norm, func=func))
     return sp.Symbol(name, **assumptions)
 
 
@@ -70,20 +193,56 @@ def family(name: str, letter: str, accent: str = "", prefix: str = "", sub: str 
            upright: bool = False, wrt: str = "", prime: bool = False, vector: bool = False,
            norm: bool = False, func: str = "", **assumptions) -> sp.IndexedBase:
     """An indexed family (x_i, w_t, ∇L_k; g_{k,j} with `vector`) with its notation."""
-    _register(name, Notation(letter, accent, prefix, sub, upright, wrt, prime, vector, norm,
-                             func))
+    DECLARED.declare(name, Notation(letter, accent, prefix, sub, upright, wrt, prime, vector,
+                                    norm, func))
     return sp.IndexedBase(sp.Symbol(name, **assumptions))
 
 
 def notation_of(name: str) -> Notation | None:
-    return _NOTATION.get(name)
+    """How `name` is written in the scope in force (see `in_scope`)."""
+    return current().get(name)
 
 
 def index(name: str) -> sp.Symbol:
     """An index of a family (i over records, k over microbatches, t over steps, j over
     elements): an integer symbol written as its letter."""
-    _register(name, Notation(name))
+    DECLARED.declare(name, Notation(name))
     return sp.Symbol(name, integer=True)
+
+
+def written_as(name: str) -> Notation:
+    """How an author's own name is written, from its spelling alone: w_new is w with the
+    subscript "new", beta1 is β₁, yhat is ŷ, loss is an upright word."""
+    head, _, rest = name.partition("_")
+    m = re.fullmatch(r"([A-Za-z]+?)(\d*)", head)
+    letters, digits = m.group(1), m.group(2)
+    letters = {"eps": "epsilon", "lambda_": "lambda"}.get(letters, letters)
+    subs = [digits] if digits else []
+    if rest:
+        subs.append(r"\mathrm{" + rest.replace("_", r"\_") + "}")
+    accent = ""
+    if letters == "yhat":
+        letters, accent = "y", "hat"
+    upright = len(letters) > 1 and letters not in GREEK
+    return Notation(letters, accent=accent, sub=",".join(subs), upright=upright)
+
+
+def restyled(n: Notation, written: Notation) -> Notation:
+    """`n` written as `written` (a course's override): letter, accent, prefix, subscript and
+    prime from the override; what the symbol is (vector, norm, function, derivative) kept."""
+    return replace(n, letter=written.letter, accent=written.accent, prefix=written.prefix,
+                   sub=written.sub, upright=written.upright, prime=written.prime)
+
+
+KIN: set[frozenset[str]] = set()
+"""Pairs of a scalar and a family the mathematics writes with one letter on purpose (g, the
+accumulated gradient, and g_k, each micro step's): not a collision."""
+
+
+def kin(scalar: str, family_name: str) -> None:
+    """Declare that `scalar` and `family_name` share their letter on purpose (g and g_k). A
+    family whose member 0 is the scalar (w_0 = w) needs no declaration."""
+    KIN.add(frozenset((scalar, family_name)))
 
 
 BLOCKS: dict[str, str] = {}

@@ -15,10 +15,11 @@ import sympy as sp
 
 from derive.graph import Family, Node, family, symbol
 from derive.graph.graph import Graph, boundaries, members
-from derive.graph.notation import blocks, index
+from derive.graph.notation import blocks, index, kin
 from derive.model import linear
 from derive.recipes.base import Candidate, Example, Input, Quantity, Recipe
 from derive.recipes.graphed import Graphed, NamedMistake, as_computed
+from derive.recipes.sgd_step import eta  # the learning rate, declared once
 from derive.wording import plural
 
 i, k = index("i"), index("k")
@@ -28,7 +29,6 @@ T = symbol("T", "T", integer=True, positive=True)
 RECORDS = Family("records", i, N)
 MICROBATCHES = Family("microbatches", k, K)
 w = symbol("w", "w")
-eta = symbol("eta", "eta", nonnegative=True)
 d = symbol("d", "d", integer=True, positive=True)
 x, y = family("x", "x"), family("y", "y")
 B = family("B", "B")
@@ -51,6 +51,7 @@ w1_mean = symbol("w_new_bar", "w", accent="bar", prime=True)
 w1_sum = symbol("w_new_sum", "w", prime=True, sub=r"\Sigma")
 w1_div = symbol("w_new_d", "w", prime=True, sub="d")
 g_micro = family("g_micro", "g")
+kin("g", "g_micro")  # g_k, each micro step's gradient, beside the accumulated g
 w_micro = family("w_micro", "w")
 
 RECORDS_MODE, GIVEN_MODE = "microbatches", "means"

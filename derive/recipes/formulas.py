@@ -29,7 +29,7 @@ from derive.graph.language import (
     FormulaNotSupported,
     parse_formula,
 )
-from derive.graph.notation import GREEK, index, notation_of, symbol
+from derive.graph.notation import DECLARED, Notations, index, symbol, written_as
 from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.recipes.base import Input, Quantity, QuantityUndefined, Recipe
 from derive.recipes.graphed import Graphed, mutation_mistakes, one_member_a_number
@@ -64,7 +64,6 @@ FAMILIES = {
     "k": Family(MICROBATCHES, _k, _K),
     "t": Family(STEPS, _t, _T),
 }
-_GREEK_SPELLING = {"eps": "epsilon", "lambda_": "lambda"}
 
 
 class DefineError(ValueError):
@@ -117,25 +116,6 @@ def columns_of(raw, key: str) -> tuple[str, ...]:
     if len({canonical(c) for c in out}) != len(out):
         raise DefineError(f"{key}.columns", "names one column twice", "give each column once")
     return out
-
-
-def _notation(name: str) -> None:
-    """Register how an author's name is written: w_new is w with the subscript "new", beta1 is
-    β₁, loss is an upright word."""
-    if notation_of(name) is not None:
-        return
-    head, _, rest = name.partition("_")
-    m = re.fullmatch(r"([A-Za-z]+?)(\d*)", head)
-    letters, digits = m.group(1), m.group(2)
-    letters = _GREEK_SPELLING.get(letters, letters)
-    subs = [digits] if digits else []
-    if rest:
-        subs.append(r"\mathrm{" + rest.replace("_", r"\_") + "}")
-    accent = ""
-    if letters == "yhat":
-        letters, accent = "y", "hat"
-    upright = len(letters) > 1 and letters not in GREEK
-    symbol(name, letters, accent=accent, sub=",".join(subs), upright=upright)
 
 
 @dataclass(frozen=True)
@@ -307,8 +287,10 @@ class _Builder:
         if clash:
             raise DefineError(f"given.{sorted(clash)[0]}", "is both a given and a column",
                               "rename one of them")
+        self.notation = Notations(parent=DECLARED)
+        """The exercise's own names, written from their spelling: never a recipe's."""
         for n in [*self.scalars, *self.columns]:
-            _notation(n)
+            self.notation.declare(n, written_as(n))
         self.nodes: dict[str, Node] = {}   # by canonical name
         self.bodies: dict[str, sp.Expr] = {}  # each node's definition, evaluated, for diff
 
@@ -333,7 +315,7 @@ class _Builder:
         if STEPS in self.kinds:
             inputs["T"] = lambda c: c.given[STEPS]
         try:
-            return Graph(tuple(self.nodes.values()), inputs)
+            return Graph(tuple(self.nodes.values()), inputs, notation=self.notation)
         except ValueError as exc:  # a cycle through quantities with no start
             raise DefineError("define", str(exc), "give a recurrence a start") from None
 
@@ -395,7 +377,7 @@ class _Builder:
                 raise DefineError(f"{key}.start", "reads an index",
                                   "a start is member 0: a formula of the givens, such as w0")
         self._check_names(key, expr, d.name, over, start is not None)
-        _notation(canon)
+        self.notation.declare(canon, written_as(canon))
         sym = (sp.IndexedBase(sp.Symbol(canon, real=True)) if over is not None
                else sp.Symbol(canon, real=True))
         expr = self._derivatives(key, expr)

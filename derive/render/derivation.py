@@ -6,9 +6,11 @@ from __future__ import annotations
 from derive.exercises.check import Report
 from derive.exercises.errors import ExerciseNotSupported
 from derive.exercises.report import Rows
-from derive.exercises.working import TooLarge, Working
+from derive.exercises.working import TooLarge, Working, given_symbols
+from derive.graph.notation import in_scope
 from derive.render.document import Author, Document, Heading, Items, Math, Paragraph, Table
 from derive.render.escape import escape_latex
+from derive.render.formula_tex import symbol_tex
 from derive.render.labels import STATUS, explanation, in_language, words
 from derive.render.latex import number
 from derive.render.ledger import component_rows
@@ -28,9 +30,14 @@ from derive.statements import Outcome
 
 # ------------------------------------------------------------------------------- exercises
 
-INPUT_SYMBOLS = {"w": "w", "b": "b", "lr": r"\eta", "divisor": "d", "max_norm": "c",
-                 "clip_value": "c", "eps": r"\varepsilon"}
-
+def input_symbols(ex) -> dict[str, str]:
+    """Each input that is one symbol of the exercise's graph, as the working writes it (lr is
+    \\eta, params is P, or what a course's [notation] says); other inputs are shown by name."""
+    graph, symbols = given_symbols(ex.recipe, ex.given)
+    if graph is None:
+        return {}
+    with in_scope(graph.notation):
+        return {name: symbol_tex(symbol).text for name, symbol in symbols.items()}
 
 
 def _lists(v):
@@ -41,10 +48,11 @@ def given_math(ex) -> Math:
     """The exercise's inputs as one line of math: w = 1, η = 0.1, records = [[2, 4]]. Names and
     values shown as text are escaped for `\\text{…}` in math (LaTeX and KaTeX)."""
     parts = []
+    symbols = input_symbols(ex)
     for name, v in ex.given.items():
         if v is None:
             continue
-        symbol = INPUT_SYMBOLS.get(name, rf"\text{{{escape_latex(name, math=True)}}}")
+        symbol = symbols.get(name, rf"\text{{{escape_latex(name, math=True)}}}")
         if isinstance(v, Rows):  # records with named columns, grouped into microbatches
             cols = ", ".join(rf"\text{{{escape_latex(c, math=True)}}}" for c in v.columns)
             rows = [list(r) for r in v.rows]

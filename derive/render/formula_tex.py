@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 
 import sympy as sp
 
-from derive.graph.notation import BLOCKS, GREEK, Notation, notation_of
+from derive.graph.notation import BLOCKS, Notation, notation_of
 from derive.kernel.exact import to_expr
 from derive.render.latex import ADD, ATOM, MUL, POW, Tex, add, frac, number, paren, power
 
@@ -31,21 +31,8 @@ def _block(lo: sp.Expr, hi: sp.Expr):
 FUNCTION_TEX = {sp.exp: r"\exp", sp.log: r"\log", sp.sign: r"\operatorname{sign}"}
 """Functions of one argument, written with their names: exp(−z_i), log p_i, sign(ŷ_i − y_i)."""
 
-_ACCENT = {"hat": r"\hat{{{}}}", "bar": r"\bar{{{}}}", "tilde": r"\tilde{{{}}}"}
-
-
 def _letter(n: Notation) -> str:
-    if n.letter in GREEK:
-        core = r"\ell" if n.letter == "ell" else "\\" + n.letter
-    elif n.upright:
-        core = rf"\mathrm{{{n.letter}}}"
-    else:
-        core = n.letter
-    if n.accent:
-        core = _ACCENT[n.accent].format(core)
-    if n.prime:
-        core += "'"
-    return (r"\nabla " + core) if n.prefix == "nabla" else core
+    return n.latex_letter()
 
 
 def symbol_tex(name: str, indices: tuple[Tex, ...] = (), whole: bool = False) -> Tex:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from derive.exercises.ledger import component_terms, per_card, rows, stage_working
+from derive.graph.notation import in_scope
 from derive.kernel.exact import decimal_str
 from derive.model import memory as m
 from derive.render.document import Document, Heading, Math, Paragraph, Table
@@ -128,12 +129,13 @@ def component_rows(working, lang: str = "en"):
     its bytes, its divisor D_c (D or 1) and what one card holds. The node's formula and its
     substituted line follow the table, once."""
     out = []
-    for t in component_terms(working):
-        divisor = (f"{formula(t.divisor).text} = {number(t.divisor_value).text}"
-                   if t.divisor is not None else "1")
-        out.append((f"`{t.component}`", ("math", formula(t.symbol).text),
-                    ("math", number(t.bytes).text), ("math", divisor),
-                    ("math", number(t.on_card).text)))
+    with in_scope(working.graph.notation):
+        for t in component_terms(working):
+            divisor = (f"{formula(t.divisor).text} = {number(t.divisor_value).text}"
+                       if t.divisor is not None else "1")
+            out.append((f"`{t.component}`", ("math", formula(t.symbol).text),
+                        ("math", number(t.bytes).text), ("math", divisor),
+                        ("math", number(t.on_card).text)))
     return HEADER[lang], tuple(out)
 
 

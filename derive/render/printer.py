@@ -6,8 +6,7 @@ from __future__ import annotations
 import sympy as sp
 from sympy.printing.latex import LatexPrinter
 
-SYMBOL_NAMES = {"theta": r"\theta", "eta": r"\eta", "alpha": r"\alpha", "tau": r"\tau",
-                "yhat": r"\hat{y}", "epsilon": r"\varepsilon"}
+from derive.recipes.notation import latex_of
 
 
 class CoursePrinter(LatexPrinter):
@@ -18,7 +17,7 @@ class CoursePrinter(LatexPrinter):
         super().__init__({"mul_symbol": "dot", "order": "none", **(settings or {})})
 
     def _print_Symbol(self, expr, style="plain"):
-        name = SYMBOL_NAMES.get(expr.name)
+        name = latex_of(expr.name)
         return name if name else super()._print_Symbol(expr, style)
 
     def _print_Function(self, expr, exp=None):

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import re
 
+from derive.graph.notation import GREEK_LATEX
+
 MATH = {
-    "η": r"\eta", "θ": r"\theta", "ℓ": r"\ell", "Σ": r"\sum", "∇": r"\nabla", "ŷ": r"\hat{y}",
-    "ḡ": r"\bar{g}", "α": r"\alpha", "β": r"\beta", "ε": r"\varepsilon", "λ": r"\lambda",
-    "τ": r"\tau", "ψ": r"\psi", "Ψ": r"\Psi", "γ": r"\gamma", "μ": r"\mu", "σ": r"\sigma",
-    "δ": r"\delta", "Δ": r"\Delta", "π": r"\pi", "ρ": r"\rho", "ω": r"\omega", "φ": r"\phi",
-    "κ": r"\kappa", "ν": r"\nu", "ξ": r"\xi", "ζ": r"\zeta", "χ": r"\chi", "∞": r"\infty",
+    **GREEK_LATEX, "Σ": r"\sum", "∇": r"\nabla", "ŷ": r"\hat{y}", "ḡ": r"\bar{g}", "∞": r"\infty",
     "⁻": "^{-}", "ᵗ": "^{t}", "√": r"\surd", "⁰": "^{0}", "¹": "^{1}", "⁴": "^{4}",
     "⁵": "^{5}", "⁶": "^{6}", "⁷": "^{7}", "⁸": "^{8}", "⁹": "^{9}", "·": r"\cdot",
     "×": r"\times", "−": "-",

@@ -4,8 +4,11 @@ expression. The values come from the computed working (`derive.exercises.working
 
 from __future__ import annotations
 
+import functools
+
 from derive.exercises.working import Working as ComputedWorking
 from derive.exercises.working import given_node, graph_for
+from derive.graph.notation import in_scope
 from derive.render.formula_tex import Printer, formula, head, substituted
 from derive.render.latex import Tex
 
@@ -15,11 +18,25 @@ def formula_tex(recipe, given, name: str) -> str | None:
     graph = graph_for(recipe, given)
     if graph is None or name not in graph.by_name:
         return None
-    node = graph.by_name[name]
+    with in_scope(graph.notation):
+        return _formula_tex(graph, graph.by_name[name])
+
+
+def _formula_tex(graph, node) -> str:
     if node.element is not None:  # a vector as a whole: clip(g_k) = s_k · g_k
         return f"{_whole_head(node).text} = {_whole(node).text}"
     shown = head(node.symbol, index=node.over.index if node.over else None).text
     return shown if given_node(graph, node) else f"{shown} = {formula(node.expr).text}"
+
+
+def _scoped(draw):
+    """A drawing of a computed working in its graph's notation (an exercise's own names, a
+    course's overrides)."""
+    @functools.wraps(draw)
+    def run(work, *args, **kwargs):
+        with in_scope(work.graph.notation):
+            return draw(work, *args, **kwargs)
+    return run
 
 
 def _whole_head(node, member: int | None = None) -> Tex:
@@ -31,6 +48,7 @@ def _whole(node) -> Tex:
     return formula(node.expr, frozenset({node.element.index.name}))
 
 
+@_scoped
 def lines(work: ComputedWorking, name: str) -> list[tuple[str, object]]:
     """(LaTeX line, exact value) of a node: one line for a scalar (formula = numbers =
     result is completed by the caller), the general formula and then one line per
@@ -58,6 +76,7 @@ def lines(work: ComputedWorking, name: str) -> list[tuple[str, object]]:
     return out
 
 
+@_scoped
 def _column(work: ComputedWorking, node, bound: dict[str, int]) -> Tex:
     """The node's expression with its vectors as columns of numbers: 0.2 · (3, 4)ᵀ."""
     d = work.size(node)
