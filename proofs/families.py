@@ -11,8 +11,8 @@ from itertools import count
 import sympy as sp
 
 from derive.model import objective
-from derive.recipes.notation import text_of
 from derive.statements import Instantiation, Interpretation, table
+from derive.statements.notation import text_of
 
 w = sp.Symbol("w", real=True)
 eta = sp.Symbol("eta", positive=True)

@@ -5,8 +5,8 @@ import sympy as sp
 
 from derive.model import linear
 from derive.model.objective import mean
-from derive.recipes.notation import text_of
 from derive.statements import Instantiation
+from derive.statements.notation import text_of
 
 w = sp.Symbol("w", real=True)
 eta = sp.Symbol("eta", positive=True)

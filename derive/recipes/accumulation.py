@@ -15,11 +15,11 @@ import sympy as sp
 
 from derive.graph import Family, Node, family, symbol
 from derive.graph.graph import Graph, boundaries, members
+from derive.graph.lesson import eta
 from derive.graph.notation import blocks, index, kin
 from derive.model import linear
 from derive.recipes.base import Candidate, Example, Input, Quantity, Recipe
 from derive.recipes.graphed import Graphed, NamedMistake, as_computed
-from derive.recipes.sgd_step import eta  # the learning rate, declared once
 from derive.wording import plural
 
 i, k = index("i"), index("k")

@@ -14,6 +14,7 @@ import sympy as sp
 
 from derive.graph import Family, Node, family, symbol
 from derive.graph.graph import Graph, members
+from derive.graph.lesson import b, eta, w
 from derive.graph.notation import index
 from derive.model import linear
 from derive.recipes.base import Example, Input, Quantity, Recipe
@@ -22,9 +23,6 @@ from derive.recipes.graphed import Graphed, NamedMistake
 i = index("i")
 N = symbol("N", "N", integer=True, positive=True)
 RECORDS = Family("records", i, N)
-w = symbol("w", "w")
-b = symbol("b", "b")
-eta = symbol("eta", "eta", nonnegative=True)
 x, y = family("x", "x"), family("y", "y")
 yhat, ell = family("yhat", "y", accent="hat"), family("ell", "ell")
 g_w, g_b = family("g_w", "ell", wrt="w"), family("g_b", "ell", wrt="b")

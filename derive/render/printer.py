@@ -6,7 +6,7 @@ from __future__ import annotations
 import sympy as sp
 from sympy.printing.latex import LatexPrinter
 
-from derive.recipes.notation import latex_of
+from derive.statements.notation import latex_of
 
 
 class CoursePrinter(LatexPrinter):

@@ -1,14 +1,14 @@
-"""Statements' symbols by name: the lesson's model (w, b and the learning rate η) as the
-recipes declare them (derive.graph.notation), so the statement printer and proofs/ follow
+"""Statements' symbols by name: the lesson's model (w, b and the learning rate η) as
+derive/graph/lesson.py declares them, so the statement printer and proofs/ follow
 the one declaration; every other name is written from its spelling (theta is θ, alpha is α,
 yhat is ŷ) — a statement's alpha is not the accumulation weights."""
 
 from __future__ import annotations
 
+from derive.graph import lesson
 from derive.graph.notation import DECLARED, GREEK, Notation, written_as
-from derive.recipes import sgd_step
 
-SHARED = frozenset(s.name for s in (sgd_step.w, sgd_step.b, sgd_step.eta))
+SHARED = frozenset(s.name for s in (lesson.w, lesson.b, lesson.eta))
 """The symbols statements share with the recipes: the lesson's model and its learning rate."""
 
 
