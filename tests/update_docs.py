@@ -1,4 +1,5 @@
-"""Rewrite the outputs of the docs' shell sessions from real runs (`make docs`).
+"""Rewrite the outputs of the docs' shell sessions from real runs, and the tables written from
+declarations (tests/docs_tables.py), for `make docs` and `make regen`.
 
 Only sessions shown in full are rewritten; a session cut with `…` is listed for a hand edit.
 Read the diff before committing it: the docs' prose must still say what the output shows.
@@ -14,6 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import docs_tables  # noqa: E402
 import test_docs as td  # noqa: E402
 
 
@@ -56,6 +58,7 @@ def kept_timings(old: list[str], new: list[str]) -> list[str]:
 
 
 def main() -> int:
+    docs_tables.main()  # the tables written from declarations, before the sessions
     cut = []
     for page in td.PAGES:
         text = page.read_text(encoding="utf-8").splitlines()
