@@ -33,11 +33,13 @@ demo: $(DEMO_STAMP)
 	$(BIN)/derive prove
 	$(BIN)/derive check proofs/course
 
-# lint-imports checks the import contracts of pyproject.toml (the layers, docs/index.md).
+# lint-imports checks the import contracts of pyproject.toml (the layers, docs/index.md); the
+# suite runs on every core (pytest-xdist; `make test JOBS=0` runs it in one process).
+JOBS ?= auto
 test: $(STAMP) renderers $(KATEX)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(JOBS)
 
 # TeX Live, node and Chromium for the export tests (Debian packages; needs root, else says
 # what to do).

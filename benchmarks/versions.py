@@ -45,6 +45,8 @@ def extract(commit: str, into: Path) -> Path:
                            "pyproject.toml"], check=True, capture_output=True).stdout
     with tarfile.open(fileobj=BytesIO(data)) as tar:
         tar.extractall(into, filter="data")
+    # proofs/ is installed as derive.proofs: inside the package, the import finds that tree's
+    (into / "derive" / "proofs").symlink_to(into / "proofs", target_is_directory=True)
     return into
 
 

@@ -1,8 +1,7 @@
 """`optimizer_steps`: several updates, exactly as torch.optim computes them (every optimizer of
-the registry in derive/optimizers: SGD with momentum, dampening, weight decay, Nesterov,
-maximize; Adam; AdamW; amsgrad; Adagrad; RMSprop; Adamax), on the same batch or on a batch of
-its own at each step (`batches`), from a fresh optimizer or resumed from a saved state (`state`: the
-per-parameter tensors of torch's state_dict and its step count).
+the registry in derive/optimizers, with every option torch takes), on the same batch or on a
+batch of its own at each step (`batches`), from a fresh optimizer or resumed from a saved
+state (`state`: the per-parameter tensors of torch's state_dict and its step count).
 
 The steps t = 1…T are a recurrent family of the derivation graph: g_t is the batch-mean
 gradient at (w_{t−1}, b_{t−1}) by backward (`sympy.diff` through the prediction, as in
