@@ -204,3 +204,19 @@ def test_two_quantities_printing_the_same_is_a_collision(tmp_path):
 def test_no_built_in_exercise_has_a_collision():
     """Every exercise of the course loads (the course's own notation has no collision)."""
     assert load([str(ROOT / "proofs" / "course"), str(ROOT / "docs" / "examples")])
+
+
+def test_a_built_in_symbol_is_declared_once():
+    """One declaration per symbol: a second `symbol()` of a built-in name, even written alike,
+    is an error naming the place that holds the shared ones; the lesson's w, b, η are one
+    object wherever a recipe or an optimizer uses them."""
+    from derive.graph import lesson
+    from derive.graph.notation import symbol
+    from derive.optimizers import chain
+    from derive.recipes import accumulation, sgd_step
+
+    with pytest.raises(ValueError, match="declared twice.*lesson.py"):
+        symbol("eta", "eta", nonnegative=True)
+    assert sgd_step.eta is lesson.eta and accumulation.eta is lesson.eta
+    assert chain.eta is lesson.eta and chain.W.start is lesson.w and chain.B.start is lesson.b
+    assert sgd_step.x is accumulation.x is lesson.x

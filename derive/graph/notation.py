@@ -143,16 +143,25 @@ class Notations(Mapping):
     def own(self) -> Mapping[str, Notation]:
         return dict(self._own)
 
-    def declare(self, name: str, n: Notation) -> None:
-        """Declare `name` here; declaring it again differently is an error."""
+    def declare(self, name: str, n: Notation, once: bool = False) -> None:
+        """Declare `name` here; declaring it again differently is an error, and so is any
+        second declaration with `once` (the built-in mathematics: one declaration per
+        symbol)."""
         old = self._own.get(name)
-        if old is not None and old != n:
-            raise ValueError(f"symbol {name!r} is already written as {old}")
+        if old is not None and once and name in _INDICES and old == n:
+            return  # t over steps and the tokens t_k: one letter, written alike
+        if old is not None and (once or old != n):
+            raise ValueError(f"symbol {name!r} is declared twice (as {old}, then as {n}): "
+                             "declare it once and import it (derive/graph/lesson.py holds "
+                             "the symbols the course shares)")
         self._own[name] = n
 
     def child(self, own: Mapping[str, Notation]) -> Notations:
         return Notations(own, self)
 
+
+_INDICES: set[str] = set()
+"""Names declared by `index`: a family may share an index's name and letter (t, t_k)."""
 
 DECLARED = Notations()
 """The built-in mathematics' declarations (recipes, the course's graphs)."""
@@ -185,7 +194,7 @@ def symbol(name: str, letter: str, accent: str = "", prefix: str = "", sub: str 
            func: str = "", **assumptions) -> sp.Symbol:
     """A scalar symbol with its notation; `name` is internal and unique."""
     DECLARED.declare(name, Notation(letter, accent, prefix, sub, upright, wrt, prime,
-                                    norm=norm, func=func))
+                                    norm=norm, func=func), once=True)
     return sp.Symbol(name, **assumptions)
 
 
@@ -194,7 +203,7 @@ def family(name: str, letter: str, accent: str = "", prefix: str = "", sub: str 
            norm: bool = False, func: str = "", **assumptions) -> sp.IndexedBase:
     """An indexed family (x_i, w_t, ∇L_k; g_{k,j} with `vector`) with its notation."""
     DECLARED.declare(name, Notation(letter, accent, prefix, sub, upright, wrt, prime, vector,
-                                    norm, func))
+                                    norm, func), once=True)
     return sp.IndexedBase(sp.Symbol(name, **assumptions))
 
 
@@ -206,7 +215,8 @@ def notation_of(name: str) -> Notation | None:
 def index(name: str) -> sp.Symbol:
     """An index of a family (i over records, k over microbatches, t over steps, j over
     elements): an integer symbol written as its letter."""
-    DECLARED.declare(name, Notation(name))
+    DECLARED.declare(name, Notation(name), once=True)
+    _INDICES.add(name)
     return sp.Symbol(name, integer=True)
 
 

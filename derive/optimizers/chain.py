@@ -5,16 +5,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import sympy as sp
 
-from derive.graph import Family, family, symbol
-from derive.graph.notation import index
+from derive.graph import Family, family, lesson, symbol
+from derive.graph.lesson import eta, t
 
-t = index("t")
 T = symbol("opt_T", "T", integer=True, positive=True)
 STEPS = Family("steps", t, T)
-eta = symbol("eta", "eta", nonnegative=True)
+
 T0 = symbol("opt_t0", "t", sub="0", integer=True, nonnegative=True)
 """The saved step count of a resumed run (torch's state["step"]): step t of the resumed run is
 the optimizer's step t_0 + t."""
@@ -25,6 +25,18 @@ mu = symbol("opt_mu", "mu")
 
 def _join(*parts: str) -> str:
     return ",".join(p for p in parts if p)
+
+
+@lru_cache(maxsize=None)
+def _declared_family(name: str, letter: str, accent: str, sub: str) -> sp.IndexedBase:
+    """A state family of the chains, declared the first time an optimizer asks for it."""
+    return family(name, letter, accent=accent, sub=sub)
+
+
+@lru_cache(maxsize=None)
+def _declared_symbol(name: str, letter: str, sub: str) -> sp.Symbol:
+    """A saved state u_0, v_{max,0}, declared the first time an optimizer asks for it."""
+    return symbol(name, letter, sub=sub)
 
 
 @dataclass(frozen=True)
@@ -46,7 +58,7 @@ class Chain:
     def family(self, base: str, letter: str, accent: str = "", sub: str = "") -> sp.IndexedBase:
         """This chain's family `base` (opt_m, opt_m_b), written letter_{chain,sub}."""
         key = "_" + self.sub if self.sub else ""
-        return family(f"opt_{base}{key}", letter, accent=accent, sub=_join(self.sub, sub))
+        return _declared_family(f"opt_{base}{key}", letter, accent, _join(self.sub, sub))
 
     def state(self, slot) -> sp.IndexedBase:
         return self.family(slot.base, slot.letter, sub=slot.sub)
@@ -54,7 +66,8 @@ class Chain:
     def saved(self, slot) -> sp.Symbol:
         """The saved state a resumed run starts from: u_0, v_{max,0}, of b: u_{b,0}."""
         key = "_" + self.sub if self.sub else ""
-        return symbol(f"opt_{slot.base}0{key}", slot.letter, sub=_join(slot.sub, self.sub, "0"))
+        return _declared_symbol(f"opt_{slot.base}0{key}", slot.letter,
+                                _join(slot.sub, self.sub, "0"))
 
     def state_key(self, slot) -> str:
         """Its key in the exercise's `state` table: m, b_m."""
@@ -65,8 +78,8 @@ class Chain:
 
 
 g, g_b = family("opt_g", "g"), family("opt_g_b", "g", sub="b")
-W = Chain(family("opt_w", "w"), g, "", "", symbol("w", "w"), "w_steps")
-B = Chain(family("opt_b", "b"), g_b, "b_", "b", symbol("b", "b"), "b_steps")
+W = Chain(family("opt_w", "w"), g, "", "", lesson.w, "w_steps")
+B = Chain(family("opt_b", "b"), g_b, "b_", "b", lesson.b, "b_steps")
 
 
 # ---------------------------------------------------------------------------- expressions

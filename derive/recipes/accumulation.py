@@ -15,38 +15,30 @@ import sympy as sp
 
 from derive.graph import Family, Node, family, symbol
 from derive.graph.graph import Graph, boundaries, members
-from derive.graph.lesson import eta
-from derive.graph.notation import blocks, index, kin
+from derive.graph.lesson import K, N, T, eta, g, i, k, w, x, y, yhat
+from derive.graph.lesson import w_new as w1
+from derive.graph.notation import blocks, kin
 from derive.model import linear
 from derive.recipes.base import Candidate, Example, Input, Quantity, Recipe
 from derive.recipes.graphed import Graphed, NamedMistake, as_computed
 from derive.wording import plural
 
-i, k = index("i"), index("k")
-N = symbol("N", "N", integer=True, positive=True)
-K = symbol("K", "K", integer=True, positive=True)
-T = symbol("T", "T", integer=True, positive=True)
 RECORDS = Family("records", i, N)
 MICROBATCHES = Family("microbatches", k, K)
-w = symbol("w", "w")
 d = symbol("d", "d", integer=True, positive=True)
-x, y = family("x", "x"), family("y", "y")
 B = family("B", "B")
 c = family("c", "c", integer=True)
 blocks("c", "B")
 t = family("t", "t", integer=True, positive=True)
 n = family("n", "n", integer=True, positive=True)
-yhat = family("yhat", "y", accent="hat")
 grad = family("nabla_ell", "ell", prefix="nabla")
 S = family("S", "S")
 G = family("nabla_L", "L", prefix="nabla")
 G_given = family("nabla_L_given", "L", prefix="nabla")
 alpha = family("alpha", "alpha")
-g = symbol("g", "g")
 g_mean = symbol("g_bar", "g", accent="bar")
 g_sum = symbol("g_sum", "g", sub=r"\Sigma")
 g_div = symbol("g_d", "g", sub="d")
-w1 = symbol("w_new", "w", prime=True)
 w1_mean = symbol("w_new_bar", "w", accent="bar", prime=True)
 w1_sum = symbol("w_new_sum", "w", prime=True, sub=r"\Sigma")
 w1_div = symbol("w_new_d", "w", prime=True, sub="d")

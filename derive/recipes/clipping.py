@@ -35,6 +35,13 @@ eps = symbol("clip_eps", "varepsilon", nonnegative=True)
 S = symbol("clip_S", "S", positive=True)
 P = symbol("clip_p", "p", positive=True)
 w = family("clip_w", "w")
+NORM = family("clip_norm_g", "g", norm=True)
+SCALE = family("clip_s", "s")
+NORM_GBAR = symbol("clip_norm_gbar", "g", accent="bar", norm=True)
+SBAR = symbol("clip_sbar", "s", accent="bar")
+NORM_GS = symbol("clip_norm_gS", "g", accent="bar", sub="S", norm=True)
+SS = symbol("clip_sS", "s", sub="S")
+"""The norms and scales, numbers for either shape (declared once, shared by both)."""
 
 
 class _Symbols:
@@ -50,17 +57,17 @@ class _Symbols:
 
         self.vector = vector
         self.g = family(f"clip_g{tag}", "g", vector=vector)
-        self.norm = family("clip_norm_g", "g", norm=True)
-        self.s = family("clip_s", "s")
+        self.norm = NORM
+        self.s = SCALE
         self.clipped = family(f"clip_clipped{tag}", "g", func="clip", vector=vector)
         self.gtilde = vec("gtilde", "g", accent="tilde")
         self.gbar = vec("gbar", "g", accent="bar")
-        self.norm_gbar = symbol("clip_norm_gbar", "g", accent="bar", norm=True)
-        self.sbar = symbol("clip_sbar", "s", accent="bar")
+        self.norm_gbar = NORM_GBAR
+        self.sbar = SBAR
         self.clip_gbar = vec("clip_gbar", "g", accent="bar", func="clip")
         self.gS = vec("gS", "g", accent="bar", sub="S")
-        self.norm_gS = symbol("clip_norm_gS", "g", accent="bar", sub="S", norm=True)
-        self.sS = symbol("clip_sS", "s", sub="S")
+        self.norm_gS = NORM_GS
+        self.sS = SS
         self.clip_gS = vec("clip_gS", "g", accent="bar", sub="S", func="clip")
         self.ghat = vec("ghat", "g", accent="hat")
 

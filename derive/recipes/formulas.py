@@ -19,7 +19,7 @@ from functools import lru_cache
 
 import sympy as sp
 
-from derive.graph import Family, Node
+from derive.graph import Family, Node, lesson
 from derive.graph.evaluate import NotEvaluable, TooLarge, Undefined
 from derive.graph.graph import Graph, members
 from derive.graph.language import (
@@ -29,7 +29,7 @@ from derive.graph.language import (
     FormulaNotSupported,
     parse_formula,
 )
-from derive.graph.notation import DECLARED, Notations, index, symbol, written_as
+from derive.graph.notation import DECLARED, Notations, written_as
 from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.recipes.base import Input, Quantity, QuantityUndefined, Recipe
 from derive.recipes.graphed import Graphed, mutation_mistakes, one_member_a_number
@@ -55,14 +55,10 @@ RESERVED = frozenset({*FUNCTIONS, "min", "max", "grad", "sum", "mean", "d", "i",
 sizes, the tables' keys."""
 DEFAULT_COLUMNS = ("x", "y")
 
-_i, _k, _t = index("i"), index("k"), index("t")
-_N = symbol("N", "N", integer=True, positive=True)
-_K = symbol("K", "K", integer=True, positive=True)
-_T = symbol("T", "T", integer=True, positive=True)
 FAMILIES = {
-    "i": Family(RECORDS, _i, _N),
-    "k": Family(MICROBATCHES, _k, _K),
-    "t": Family(STEPS, _t, _T),
+    "i": Family(RECORDS, lesson.i, lesson.N),
+    "k": Family(MICROBATCHES, lesson.k, lesson.K),
+    "t": Family(STEPS, lesson.t, lesson.T),
 }
 
 

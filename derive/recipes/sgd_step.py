@@ -14,20 +14,17 @@ import sympy as sp
 
 from derive.graph import Family, Node, family, symbol
 from derive.graph.graph import Graph, members
-from derive.graph.lesson import b, eta, w
-from derive.graph.notation import index
+from derive.graph.lesson import N, b, eta, g, i, w, x, y, yhat
+from derive.graph.lesson import w_new as w1
 from derive.model import linear
 from derive.recipes.base import Example, Input, Quantity, Recipe
 from derive.recipes.graphed import Graphed, NamedMistake
 
-i = index("i")
-N = symbol("N", "N", integer=True, positive=True)
 RECORDS = Family("records", i, N)
-x, y = family("x", "x"), family("y", "y")
-yhat, ell = family("yhat", "y", accent="hat"), family("ell", "ell")
+ell = family("ell", "ell")
 g_w, g_b = family("g_w", "ell", wrt="w"), family("g_b", "ell", wrt="b")
-L, g, gb = symbol("L", "L"), symbol("g", "g"), symbol("g_b_mean", "g", sub="b")
-w1, b1 = symbol("w_new", "w", prime=True), symbol("b_new", "b", prime=True)
+L, gb = symbol("L", "L"), symbol("g_b_mean", "g", sub="b")
+b1 = symbol("b_new", "b", prime=True)
 yhat1 = family("yhat_new", "y", accent="hat", prime=True)
 ell1 = family("ell_new", "ell", prime=True)
 L1 = symbol("L_new", "L", prime=True)
