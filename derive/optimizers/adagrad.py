@@ -17,7 +17,7 @@ from derive.graph.evaluate import Undefined
 from derive.optimizers.chain import (
     STEPS,
     Chain,
-    decayed_gradient,
+    decayed_nodes,
     eps,
     eta,
     fresh_first,
@@ -83,10 +83,7 @@ def _direction(s: Shape, c: Chain, inside: bool = False) -> sp.Expr:
 
 
 def nodes(s: Shape, c: Chain) -> list[Node]:
-    out: list[Node] = []
-    decayed = decayed_gradient(c, s.maximize, s.decay)
-    if decayed is not None:
-        out.append(Node(c.name("decayed_gradient"), c.decayed(), decayed, STEPS))
+    out: list[Node] = decayed_nodes(c, s.maximize, s.decay)
     out.append(Node(c.name(SUM.node), c.state(SUM), _accumulate(s, c), STEPS,
                     start=c.saved(SUM) if s.started else sp.S.Zero))
     out.append(Node(c.param_node, c.param, update(c, _direction(s, c), rate(s)), STEPS,

@@ -16,7 +16,7 @@ from derive.graph import Node, symbol
 from derive.optimizers.chain import (
     STEPS,
     Chain,
-    decayed_gradient,
+    decayed_nodes,
     eps,
     fresh_first,
     lam,
@@ -92,10 +92,7 @@ def _grad(s: Shape, c: Chain) -> sp.Expr:
 
 
 def nodes(s: Shape, c: Chain) -> list[Node]:
-    out: list[Node] = []
-    decayed = decayed_gradient(c, s.maximize, s.decay and not s.decoupled)
-    if decayed is not None:
-        out.append(Node(c.name("decayed_gradient"), c.decayed(), decayed, STEPS))
+    out: list[Node] = decayed_nodes(c, s.maximize, s.decay and not s.decoupled)
     m_def, v_def = moments(c, _grad(s, c))
     start = (lambda slot: c.saved(slot)) if s.resumed else (lambda slot: sp.S.Zero)
     out += [Node(c.name(M.node), c.state(M), m_def, STEPS, start=start(M)),

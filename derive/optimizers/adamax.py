@@ -20,11 +20,12 @@ from derive.optimizers.adam import M, beta1, beta2
 from derive.optimizers.chain import (
     STEPS,
     Chain,
-    decayed_gradient,
+    decayed_nodes,
     eps,
     eta,
     over,
     plus,
+    saved_or_zero,
     step_count,
     t,
     times,
@@ -74,13 +75,10 @@ def _update(s: Shape, c: Chain, norm: sp.Expr | None = None) -> sp.Expr:
 
 
 def nodes(s: Shape, c: Chain) -> list[Node]:
-    out: list[Node] = []
-    decayed = decayed_gradient(c, s.maximize, s.decay)
-    if decayed is not None:
-        out.append(Node(c.name("decayed_gradient"), c.decayed(), decayed, STEPS))
+    out: list[Node] = decayed_nodes(c, s.maximize, s.decay)
 
     def start(slot):
-        return c.saved(slot) if s.resumed else sp.S.Zero
+        return saved_or_zero(c, slot, s.resumed)
     out += [Node(c.name(M.node), c.state(M),
                  plus(times(beta1, c.state(M)[t - 1]), times(plus(1, -beta1), _grad(s, c))),
                  STEPS, start=start(M)),

@@ -9,7 +9,7 @@ from functools import lru_cache
 
 import sympy as sp
 
-from derive.graph import Family, family, lesson, symbol
+from derive.graph import Family, Node, family, lesson, symbol
 from derive.graph.lesson import eta, t
 
 T = symbol("opt_T", "T", integer=True, positive=True)
@@ -111,6 +111,19 @@ def decayed_gradient(c: Chain, maximize: bool, decay: bool) -> sp.Expr | None:
     if decay:
         out = plus(out, times(lam, c.param[t - 1]))
     return out
+
+
+def decayed_nodes(c: Chain, maximize: bool, decay: bool) -> list:
+    """The node g̃_t = torch's gradient before the state, where it is not g_t itself."""
+    decayed = decayed_gradient(c, maximize, decay)
+    if decayed is None:
+        return []
+    return [Node(c.name("decayed_gradient"), c.decayed(), decayed, STEPS)]
+
+
+def saved_or_zero(c: Chain, slot, resumed: bool) -> sp.Expr:
+    """A state's start: the saved value of a resumed run, else a fresh optimizer's 0."""
+    return c.saved(slot) if resumed else sp.S.Zero
 
 
 def used_gradient(c: Chain, maximize: bool, decay: bool) -> sp.Expr:

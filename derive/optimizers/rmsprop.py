@@ -19,11 +19,12 @@ from derive.graph.evaluate import Undefined
 from derive.optimizers.chain import (
     STEPS,
     Chain,
-    decayed_gradient,
+    decayed_nodes,
     eps,
     mu,
     over,
     plus,
+    saved_or_zero,
     t,
     times,
     update,
@@ -88,13 +89,10 @@ def _step(s: Shape, c: Chain, denom: sp.Expr) -> tuple[list[tuple], sp.Expr]:
 
 
 def nodes(s: Shape, c: Chain) -> list[Node]:
-    out: list[Node] = []
-    decayed = decayed_gradient(c, s.maximize, s.decay)
-    if decayed is not None:
-        out.append(Node(c.name("decayed_gradient"), c.decayed(), decayed, STEPS))
+    out: list[Node] = decayed_nodes(c, s.maximize, s.decay)
 
     def start(slot):
-        return c.saved(slot) if s.resumed else sp.S.Zero
+        return saved_or_zero(c, slot, s.resumed)
     grad = _grad(s, c)
     out.append(Node(c.name(SQUARE_AVG.node), c.state(SQUARE_AVG),
                     _ema(c, SQUARE_AVG, sp.Pow(grad, 2)), STEPS, start=start(SQUARE_AVG)))

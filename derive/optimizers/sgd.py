@@ -14,7 +14,7 @@ from derive.graph import Node, symbol
 from derive.optimizers.chain import (
     STEPS,
     Chain,
-    decayed_gradient,
+    decayed_nodes,
     fresh_first,
     lam,
     mu,
@@ -60,12 +60,8 @@ def buffer_rule(s: Shape, c: Chain, grad: sp.Expr, fresh: bool | None = None) ->
 
 
 def nodes(s: Shape, c: Chain) -> list[Node]:
-    out: list[Node] = []
-    grad = c.grad[t]
-    decayed = decayed_gradient(c, s.maximize, s.decay)
-    if decayed is not None:
-        out.append(Node(c.name("decayed_gradient"), c.decayed(), decayed, STEPS))
-        grad = c.decayed()[t]
+    out: list[Node] = decayed_nodes(c, s.maximize, s.decay)
+    grad = used_gradient(c, s.maximize, s.decay)
     direction = grad
     if s.momentum:
         u = c.state(BUFFER)
