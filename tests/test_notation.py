@@ -4,15 +4,18 @@ load. Expected strings are written by hand."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from derive.errors import InputError
 from derive.exercises.bank import load, load_file
-from derive.graph.notation import DECLARED, Notation
+from derive.graph.notation import DECLARED, GREEK, GREEK_LATEX, Notation
 from derive.graph.overrides import WrittenError, parse_written
 from derive.render.working import formula_tex
 
@@ -220,3 +223,41 @@ def test_a_built_in_symbol_is_declared_once():
     assert sgd_step.eta is lesson.eta and accumulation.eta is lesson.eta
     assert chain.eta is lesson.eta and chain.W.start is lesson.w and chain.B.start is lesson.b
     assert sgd_step.x is accumulation.x is lesson.x
+
+
+# ------------------------------------------------------------------ the override parser, any text
+
+_PIECES = st.sampled_from(["\\alpha", "\\hat{", "\\bar{", "}", "{", "_", "^", "'", "\\nabla ",
+                           "\\mathrm{", "w", "lr", "1", " ", "\\", "\\input", "<", "$", "α",
+                           "\\tilde{", "\\beta_1", "%", "#", "&", "\n"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.text(max_size=30), st.lists(_PIECES, max_size=8).map("".join)))
+def test_any_text_is_a_symbol_or_one_clear_refusal(text):
+    """Whatever a course writes, the parser gives a Notation whose LaTeX holds only letters,
+    digits, braces, _, ', and commands it knows, or refuses it (WrittenError): never another
+    exception, never the text passed through."""
+    try:
+        n = parse_written(text)
+    except WrittenError:
+        return
+    allowed = set("\\{}_', ") | set("0123456789") | set(GREEK_LATEX)
+    assert all(ch.isascii() and ch.isalpha() or ch in allowed for ch in text.strip()), \
+        f"accepted {text!r} as {n}"  # nothing dropped silently
+    latex = n.latex_letter() + (f"_{{{n.sub}}}" if n.sub else "")
+    for command in re.findall(r"\\([A-Za-z]+)", latex):
+        assert command in {"hat", "bar", "tilde", "nabla", "mathrm", "prime", "varepsilon"} \
+            or command in GREEK, (text, latex)
+    assert not set(latex) & set("$%#&<>\n^~"), (text, latex)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(["w", "g", "L", "alpha", "eta", "beta", "omega", "Delta"]),
+       st.sampled_from(["", "hat", "bar", "tilde"]), st.sampled_from(["", "1", "k", "max"]),
+       st.booleans())
+def test_written_symbols_read_back(letter, accent, sub, prime):
+    """A symbol written as LaTeX reads back as the same notation."""
+    n = Notation(letter, accent=accent, sub=sub, prime=prime)
+    text = n.latex_letter() + (f"_{{{sub}}}" if sub else "")
+    assert parse_written(text) == n, text
