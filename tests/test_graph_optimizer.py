@@ -6,6 +6,7 @@ Fraction arithmetic of torch's SGD, written here."""
 from __future__ import annotations
 
 import os
+from decimal import Decimal
 from fractions import Fraction as F
 
 import pytest
@@ -17,6 +18,7 @@ from derive.exercises.bank import load_file
 from derive.exercises.check import check_exercise
 from derive.optimizers import REGISTRY, Optimizer
 from derive.recipes import RECIPES
+from derive.recipes.base import Example
 from derive.render.working import Working
 
 R = sp.Rational
@@ -533,3 +535,25 @@ def test_an_invalid_resume_is_one_line_naming_the_key(tmp_path, capsys, text, ke
     assert code == 2 and out == ""
     lines = err.strip().splitlines()
     assert len(lines) == 1 and f"key '{key}'" in lines[0] and words in lines[0], err
+
+
+def _nudged(text: str, units: int) -> str:
+    """A claimed decimal moved by `units` in its last written place (1.08 → 1.09)."""
+    d = Decimal(text)
+    return str(d + units * Decimal(1).scaleb(d.as_tuple().exponent))
+
+
+@pytest.mark.parametrize("mistake", RECIPE.mistakes, ids=[m.name for m in RECIPE.mistakes])
+@pytest.mark.parametrize("units", [-3, 2])
+def test_a_near_miss_of_a_mistake_is_not_named(mistake, units, tmp_path):
+    """The example's wrong claim moved by a few units in its last place: still wrong, and not
+    this mistake (a mistake is named only when it gives the claim)."""
+    claims = {k: [_nudged(v[0], units)] + v[1:] for k, v in mistake.example.claims.items()}
+    path = tmp_path / "near.toml"
+    path.write_text(_toml(Example(mistake.example.given, claims)), encoding="utf-8")
+    report = check_exercise(load_file(path)[0])
+    claim = next(c for c in report.claims if c.name == mistake.target)
+    if claim.status == "exact":  # the nudge landed on the right value (nesterov's 1.6)
+        return
+    assert claim.status == "wrong", claim
+    assert mistake.name not in {claim.diagnosis.mistake, *claim.diagnosis.also}, claim.diagnosis
