@@ -448,3 +448,41 @@ def test_a_size_in_a_subscript_is_the_size_the_sums_run_to():
     assert total == sp.Sum(xs[N + 1 - i], (i, 1, N))
     assert total.limits[0][2] is N and total.function.indices[0].free_symbols == {N, i}
     assert evaluated(parse_formula("x_{i+1}")).indices[0] == sp.Symbol("i", integer=True) + 1
+
+
+# ------------------------------------------------------------------ aliases apply to whole names
+
+@pytest.mark.parametrize("text, name", [
+    ("lr", "eta"), ("η", "eta"), ("lambda", "lambda_"), ("λ", "lambda_"),
+    ("lr_decay", "lr_decay"), ("lambda_wd", "lambda_wd"), ("epsilon_min", "epsilon_min"),
+    ("λ_wd", "lambda_wd"), ("η_min", "eta_min"), ("exp_avg", "exp_avg"),
+])
+def test_an_alias_is_a_whole_name(text, name):
+    """lr is η, but lr_decay is its own name (it was read as eta_decay, lambda_wd as
+    lambda__wd); a Greek letter heading a longer name is spelled by its name."""
+    assert parse_formula(text) == sp.Symbol(name, real=True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(["lr", "lambda", "epsilon", "theta", "w", "exp"]),
+       st.lists(st.from_regex(r"[a-z]{2,5}", fullmatch=True), min_size=1, max_size=2))
+def test_a_compound_name_is_read_as_written(head, parts):
+    """A name whose parts after "_" are words is one symbol spelled as written: no part is
+    rewritten by an alias of its own."""
+    text = "_".join([head, *parts])
+    assert parse_formula(text) == sp.Symbol(text, real=True)
+
+
+def test_an_authors_lr_decay_is_its_own_given(tmp_path):
+    """An Adagrad-style rate written with a given named lr_decay: 0.1/(1 + 2·0.5) = 0.05 by
+    hand (before, lr_decay was read as an undefined eta_decay)."""
+    from derive.exercises.bank import load_file
+    from derive.exercises.check import check_exercise
+
+    path = tmp_path / "decay.toml"
+    path.write_text('[[exercise]]\nid = "decay"\nrecipe = "formulas"\n[exercise.given]\n'
+                    'lr = 0.1\nlr_decay = 0.5\nstep = 3\n[exercise.define]\n'
+                    'rate = "lr/(1 + (step - 1)*lr_decay)"\n[exercise.claims]\n'
+                    'rate = 0.05\n', encoding="utf-8")
+    (claim,) = check_exercise(load_file(path)[0]).claims
+    assert claim.status == "exact" and claim.expected == sp.Rational(1, 20)

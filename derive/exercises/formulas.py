@@ -28,6 +28,7 @@ from derive.graph.language import (
     _tokens,
     evaluated,
     parse_formula,
+    written_name,
 )
 from derive.graph.symbolic import (
     MAX_DERIVATIVES,
@@ -166,20 +167,26 @@ def _columns(text: str) -> dict[str, int]:
     """The column of each name's first occurrence, by its canonical spelling (η and lr are
     eta)."""
     out: dict[str, int] = {}
-    subscripts = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
     try:
         tokens = _tokens(text)
     except (FormulaError, FormulaNotSupported):
         return out
     subscripted: dict[str, int] = {}
     previous = None
-    for t in tokens:
+    k = 0
+    while k < len(tokens):
+        t = tokens[k]
         if t.kind == "name":
-            word = t.text.translate(subscripts) if t.text[0] == "β" else t.text
-            name = ALIASES.get(t.text, ALIASES.get(word, word))
+            rest = ""
+            while (k + 2 < len(tokens) and tokens[k + 1].text == "_"
+                   and tokens[k + 2].kind == "name" and len(tokens[k + 2].text) > 1):
+                rest += "_" + tokens[k + 2].text  # lr_decay: one name, no alias of a part
+                k += 2
+            word = written_name(t.text, rest)
             after_underscore = previous is not None and previous.text == "_"
-            (subscripted if after_underscore else out).setdefault(name, t.column)
-        previous = t
+            (subscripted if after_underscore else out).setdefault(word, t.column)
+        previous = tokens[k]
+        k += 1
     return {**subscripted, **out}  # a name written bare is shown where it stands bare
 
 

@@ -297,6 +297,10 @@ class _Parser:
     def name_or_call(self) -> sp.Expr:
         t = self._take()
         word = t.text
+        compound = (self._is("_") and self.toks[self.pos + 1].kind == "name"
+                    and len(self.toks[self.pos + 1].text) > 1)  # exp_avg, lr_decay: a name
+        if compound:  # an alias or a caller's name applies to the whole name, never a prefix
+            return self.name(t)
         canonical = _canonical(word)
         if canonical in self.functions and canonical not in self.bound:
             return self.declared_call(t, canonical)
@@ -319,8 +323,6 @@ class _Parser:
             return sp.Derivative(args[0], args[1], evaluate=False)
         if word == "d" and self._is("("):
             return self.derivative(t)
-        compound = (self._is("_") and self.toks[self.pos + 1].kind == "name"
-                    and len(self.toks[self.pos + 1].text) > 1)  # exp_avg, log_loss: a name
         if word in ("sum", "mean") and self._is("_") and not compound:
             return self.reduction(t)
         if word in ("sum", "mean", "grad", "min", "max", *FUNCTIONS) and not compound:
@@ -428,13 +430,16 @@ class _Parser:
                                                     evaluate=False)
 
     def name(self, t: _Token) -> sp.Expr:
-        word = _canonical(t.text)
+        word = t.text
         # w_new, b_gradient: a part of two or more characters after "_" is part of the name
         # (an index is one letter, digits or {…})
         while (self._is("_") and self.toks[self.pos + 1].kind == "name"
                and len(self.toks[self.pos + 1].text) > 1):
             self._take()
             word += "_" + self._take().text
+        word = written_name(t.text, word[len(t.text):])
+        if word != t.text and word in self.names and word not in self.bound:
+            return self.named(t, word, self.names[word])
         if word.startswith("_") or word.endswith("_") and word != "lambda_":
             raise FormulaError(f"{t.text!r} is not a name", t.column)
         if self._is("_"):
@@ -771,6 +776,15 @@ def _block_bounds(bounds: object, letter: str) -> tuple[sp.Expr, sp.Expr, sp.Exp
         raise TypeError(f"block {letter} must give (first, last, size) as three exact SymPy "
                         f"expressions, not {bounds!r}")
     return bounds
+
+
+def written_name(head: str, rest: str = "") -> str:
+    """The name a formula reads for `head` followed by `rest` ("_decay"): an alias applies to
+    the whole name only (lr is eta, lr_decay stays lr_decay); a Greek letter is its name as
+    the first part of a longer one (λ_wd is lambda_wd, η_min is eta_min)."""
+    if not rest:
+        return _canonical(head)
+    return (head if head.isascii() else _canonical(head).rstrip("_")) + rest
 
 
 def _canonical(word: str) -> str:
