@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from derive.cli.main import main
-from derive.graph.formula_text import formula_text
+from derive.graph.formula_text import NotWritable, formula_text
 from derive.graph.language import evaluated, parse_formula
 from derive.graph.symbolic import symbolic_form
 from derive.recipes import RECIPES
@@ -658,3 +658,47 @@ def test_sizes_are_called_sizes_and_indices_indices(tmp_path, capsys, formula, w
     assert main(["check", path]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and words in err, err
+
+
+# ------------------------------------------------------------------ printed formulas read back
+
+_a, _b, _c = (sp.Symbol(n, real=True) for n in "abc")
+_leaves = st.sampled_from([_a, _b, _c, sp.Integer(2), sp.Integer(3), sp.Integer(-2),
+                           sp.Rational(1, 2), sp.Rational(-3, 4)])
+_trees = st.recursive(
+    _leaves,
+    lambda inner: st.one_of(
+        st.tuples(inner, inner).map(lambda p: sp.Add(*p)),
+        st.tuples(inner, inner).map(lambda p: sp.Mul(*p)),
+        st.tuples(inner, inner).map(lambda p: sp.Pow(*p, evaluate=False)),
+        st.tuples(inner, inner).map(lambda p: p[0] / p[1] if p[1] != 0 else p[0])),
+    max_leaves=6)
+
+
+@pytest.mark.parametrize("expr, text", [
+    (_a ** (1 / _b), "a^(1/b)"), ((_a ** _b) ** _c, "(a^b)^c"), (_a ** (_b ** _c), "a^(b^c)"),
+    (sp.Pow(-2, _a, evaluate=False), "(-2)^a"), (sp.Rational(1, 2) ** _a, "(1/2)^a"),
+    ((_a + _b) ** 2, "(a + b)^2"),
+])
+def test_powers_are_written_as_they_read(expr, text):
+    """x^1/m read back as x/m and (a^b)^c as a^(b^c): a power's base and exponent are bare
+    only when they are one name, a member, a call or a whole number."""
+    assert formula_text(expr) == text
+
+
+@settings(max_examples=300, deadline=None)
+@given(_trees)
+def test_a_printed_formula_reads_back_to_the_same_expression(expr):
+    """Every formula derive prints (the key's `formula`, a witness's sides) parses back to the
+    very function it printed (operation for operation, or SymPy's own regrouping of it:
+    1/(2·(a + b)) comes back as 1/(2a + 2b))."""
+    def rebuilt(e):  # the expression as the parser builds it: every operation evaluated
+        return e.func(*(rebuilt(a) for a in e.args)) if e.args else e
+
+    try:
+        text = formula_text(expr)
+    except NotWritable:  # √−2 = √2·i, 1/0: no real value to write
+        assert expr.has(sp.I, sp.zoo, sp.oo, sp.nan), expr
+        return
+    back = evaluated(parse_formula(text))
+    assert back == rebuilt(expr) or sp.simplify(back - expr) == 0, (expr, text, back)

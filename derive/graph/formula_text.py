@@ -37,11 +37,14 @@ class _Printer(StrPrinter):
         if expr.exp.is_negative and expr.exp.is_Rational:  # 1/x, 1/x^2
             inner = sp.Pow(expr.base, -expr.exp, evaluate=False) if expr.exp != -1 else expr.base
             return f"1/{self.parenthesize(inner, precedence(expr) + 1)}"
-        base = self.parenthesize(expr.base, precedence(expr), strict=True)
-        exp = self.parenthesize(expr.exp, precedence(expr), strict=True)
-        if expr.exp.is_Rational and not expr.exp.is_Integer or expr.exp.is_negative:
-            exp = f"({self._print(expr.exp)})"
-        return f"{base}^{exp}"
+        return f"{self._operand(expr.base)}^{self._operand(expr.exp)}"
+
+    def _operand(self, e) -> str:
+        """A power's base or exponent: bare only when it is one name, a member, a call or a
+        whole number ≥ 0, so that x^(1/m), (a^b)^c and a^(b^c) read back as written."""
+        bare = (isinstance(e, (sp.Symbol, sp.Indexed, sp.Function, sp.Abs, sp.Min, sp.Max))
+                or e.is_Integer and e >= 0)
+        return self._print(e) if bare else f"({self._print(e)})"
 
     def _print_Indexed(self, expr):
         name = self._print(expr.base.label)
@@ -85,6 +88,14 @@ class _Printer(StrPrinter):
 
     def _print_Float(self, expr):
         raise NotWritable("a float")
+
+    def _print_ImaginaryUnit(self, expr):
+        raise NotWritable("a complex number")
+
+    def _not_real(self, expr):
+        raise NotWritable("an infinite or undefined value")
+
+    _print_ComplexInfinity = _print_Infinity = _print_NegativeInfinity = _print_NaN = _not_real
 
 
 def formula_text(expr: sp.Expr) -> str:
