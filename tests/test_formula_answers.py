@@ -702,3 +702,21 @@ def test_a_printed_formula_reads_back_to_the_same_expression(expr):
         return
     back = evaluated(parse_formula(text))
     assert back == rebuilt(expr) or sp.simplify(back - expr) == 0, (expr, text, back)
+
+
+def test_a_wrong_constant_formula_names_no_empty_point(tmp_path):
+    """Both sides constant: no "at  the formula gives" with nothing between, in either
+    language (log 27/log 3 = 3 by hand, the quantity 2 + 2 = 4)."""
+    from derive.exercises.bank import load_file
+    from derive.exercises.check import check_exercise
+    from derive.render.labels import explanation
+
+    path = tmp_path / "const.toml"
+    path.write_text('[[exercise]]\nid = "const"\nrecipe = "formulas"\n[exercise.given]\n'
+                    'a = 2\n[exercise.define]\ntotal = "2 + 2"\n[exercise.claims]\n'
+                    'total = { formula = "log(27)/log(3)" }\n', encoding="utf-8")
+    (claim,) = check_exercise(load_file(path)[0]).claims
+    assert claim.status == "wrong"
+    assert explanation(claim.diagnosis, "en") == \
+        "the formula gives log(27)/log(3), but total is 4"
+    assert explanation(claim.diagnosis, "zh") == "公式给出 log(27)/log(3),而 total 是 4"

@@ -92,7 +92,8 @@ def formula_diagnosis(name: str, judgement) -> Diagnosis | None:
         if len(shown) < len(w):
             at = f"{at} and every other symbol 0" if at else "every symbol 0"
         of = f" (member {member})" if member else ""
-        return Diagnosis(name, explanation=f"at {at}{of} the formula gives {short(claimed)}, "
+        where = f"at {at}{of} " if at else (f"for member {member} " if member else "")
+        return Diagnosis(name, explanation=f"{where}the formula gives {short(claimed)}, "
                          f"but {name} is {short(expected)}", args=("formula", judgement.witness),
                          witness=judgement.witness)
     if judgement.status == "undecided":
