@@ -56,6 +56,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/formula_answers.py
 	$(BIN)/python benchmarks/page.py
 	$(BIN)/python benchmarks/semantics.py
+	$(BIN)/python benchmarks/near_misses.py
 
 # The export pictures of docs/export.md (TeX Live and pdftoppm from poppler-utils).
 pages: $(STAMP)
