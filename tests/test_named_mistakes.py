@@ -488,3 +488,16 @@ def test_rounded_early_is_not_named_below_the_places_the_author_wrote(tmp_path):
     with_rounded = _diagnosis_of(tmp_path, "state_bytes = 7\ncard_bytes_per_param = 7",
                                  "state_bytes")
     assert with_rounded.carried_from == "card_bytes_per_param"
+
+
+def test_a_fraction_that_equals_an_early_rounding_is_not_named(tmp_path):
+    """The reading's example, w = 1 and records (1, 0), (2, 0) | (3, 0): gradient (1 + 4 + 9)/3
+    = 14/3 by hand. Rounding the first microbatch's mean 5/2 to 0 places (3) gives
+    (2·3 + 9)/3 = 5, which 15/3 equals; but an author who writes 15/3 computed exactly and
+    slipped a digit: not `rounded_early`. Written as 5, it still is."""
+    text = _exercise("accumulation", "w = 1\nlr = 0.1\nmicrobatches = [[[1, 0], [2, 0]], "
+                     "[[3, 0]]]", "gradient = {}")
+    slip = _claims(_report(tmp_path, text.replace("{}", '"15/3"')))["gradient"]
+    assert slip.status == "wrong" and slip.diagnosis.mistake != "rounded_early"
+    early = _claims(_report(tmp_path, text.replace("{}", "5")))["gradient"]
+    assert early.status == "wrong" and early.diagnosis.mistake == "rounded_early"

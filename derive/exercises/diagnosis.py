@@ -348,8 +348,12 @@ def _shown_places(claim: Claim | None, expected) -> int:
 def _rounded_early(recipe: Recipe, given, claims: dict[str, Claim], name: str,
                    order: list[str], expected: dict, first: str) -> Diagnosis | None:
     """An earlier quantity rounded to 0…4 places before computing this one (never to fewer
-    places than the author's own exact claim of it shows)."""
+    places than the author's own exact claim of it shows). Not for a claim written as a
+    fraction (15/3, 8/16): a value computed from a rounded decimal is written as a decimal, and
+    a fraction that happens to equal one is a slip of the exact computation."""
     claim = claims[name]
+    if not claim.is_list and "/" in claim.text:
+        return None
     for p in order[: order.index(name)]:
         shown = _shown_places(claims.get(p), expected[p])
         for places in EARLY_ROUNDING_PLACES:
