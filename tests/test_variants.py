@@ -173,3 +173,19 @@ def test_a_long_trajectory_writes_variants_that_check(tmp_path, capsys):
     assert main(["variants", str(src), "-n", "2", "-o", str(out)]) == 0
     capsys.readouterr()
     assert main(["check", str(out)]) == 0
+
+
+def test_an_element_of_records_given_as_columns_varies(tmp_path, capsys):
+    """`records[1][0]` of records written as columns is the second row's x (it was refused as
+    an element the input does not have). By hand, w = 0.5 and rows (1, 1), (3, 0): residuals
+    −0.5 and 1.5, loss (0.25 + 2.25)/4 = 0.625, gradient (−0.5 + 4.5)/2 = 2, w_new 0.3."""
+    path = tmp_path / "cols.toml"
+    path.write_text('[[exercise]]\nid = "cols"\nrecipe = "formulas"\n[exercise.given]\n'
+                    'w = 0.5\nlr = 0.1\nrecords = { columns = ["x", "y"], rows = [[1, 1], '
+                    '[2, 0]] }\n[exercise.define]\nloss = "mean_i((w*x_i - y_i)^2/2)"\n'
+                    'w_new = "w - lr*grad(loss, w)"\n[exercise.vary]\n'
+                    '"records[1][0]" = { choices = [3] }\n', encoding="utf-8")
+    assert main(["variants", str(path), "-n", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "rows = [[1, 1], [3, 0]]" in out
+    assert "loss = 0.625" in out and "w_new = 0.3" in out

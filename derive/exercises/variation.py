@@ -253,7 +253,10 @@ def parse_vary(raw, where: Where, raw_given: dict, recipe, convert,
                 name = m.group(1) if m else key
                 where.fail(at, "is not an input (or an element of one) of " + recipe.name,
                            did_you_mean(name, inputs) or f"use one of: {', '.join(inputs)}")
-            rows = ("rows",) if m.group(2).startswith(".rows") else ()
+            table = raw_given.get(m.group(1))
+            columns = isinstance(table, dict) and "rows" in table  # records as columns
+            rows = ("rows",) if m.group(2).startswith(".rows") or (
+                columns and m.group(2).startswith("[")) else ()
             path = (m.group(1), *rows,
                     *(int(i) for i in re.findall(r"\[([0-9]+)\]", m.group(2))))
             if m.group(1) not in raw_given and len(path) > 1:
