@@ -16,7 +16,17 @@ torch.set_default_dtype(torch.float64)
 def make(params, lr, opt: Optimizer):
     """torch.optim.<the spec's class>(params, lr, **the options as torch's arguments)."""
     cls = getattr(torch.optim, opt.spec.torch_class)
-    return cls(params, lr=float(lr), **opt.spec.torch_kwargs(opt))
+    return cls(params, lr=float(lr),
+               **{k: _plain(v) for k, v in opt.spec.torch_kwargs(opt).items()})
+
+
+def _plain(v):
+    """An exact option as torch takes it: bools as they are, numbers as floats."""
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, tuple):
+        return tuple(_plain(x) for x in v)
+    return float(v)
 
 
 def record_state(o, named_params, opt: Optimizer, out) -> None:

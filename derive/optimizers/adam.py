@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 from typing import NamedTuple
 
 import sympy as sp
@@ -57,13 +58,12 @@ class Shape(NamedTuple):
     """AdamW's decay θ·(1 − η·λ) (AdamW, or Adam with decoupled_weight_decay)."""
 
 
-def _decoupled(opt) -> bool:
-    return opt.name == "adamw" or bool(opt.decoupled_weight_decay)
-
-
-def shape(opt, saved: frozenset) -> Shape:
+def shape(opt, saved: frozenset, decoupled: bool | None = None) -> Shape:
+    """Adam's shape; AdamW's always `decoupled` (it has no decoupled_weight_decay option)."""
+    if decoupled is None:
+        decoupled = bool(opt.decoupled_weight_decay)
     return Shape(opt.weight_decay != 0, bool(opt.maximize), bool(opt.amsgrad),
-                 "step" in saved, _decoupled(opt))
+                 "step" in saved, decoupled)
 
 
 def moments(c: Chain, grad: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
@@ -224,11 +224,8 @@ _OPTIONS = (
     Option("amsgrad", False, "bool", "divide by the running maximum of v̂"),
 )
 _WORDS = {
-    "decayed_gradient": ("The gradient torch uses: sign (maximize) and weight decay",
-                         "torch 实际使用的梯度:符号(maximize)与权重衰减"),
     "m_hat": ("Bias-corrected first moment", "偏差修正后的一阶矩"),
     "v_hat": ("Bias-corrected second moment", "偏差修正后的二阶矩"),
-    "b_decayed_gradient": ("The gradient of b torch uses", "torch 对 b 使用的梯度"),
     "b_m_hat": ("Bias-corrected first moment of b", "b 的偏差修正一阶矩"),
     "b_v_hat": ("Bias-corrected second moment of b", "b 的偏差修正二阶矩"),
 }
@@ -256,6 +253,7 @@ ADAMW = replace(
     options=tuple(replace(o, default=R(1, 100)) if o.name == "weight_decay" else o
                   for o in _OPTIONS),
     torch_class="AdamW",
+    shape=partial(shape, decoupled=True),
     refused={"decoupled_weight_decay":
              "AdamW always decouples its weight decay (torch.optim.AdamW takes no such "
              'argument); for Adam\'s L2 decay use name = "adam"'})

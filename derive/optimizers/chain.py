@@ -113,6 +113,14 @@ def decayed_gradient(c: Chain, maximize: bool, decay: bool) -> sp.Expr | None:
     return out
 
 
+DECAYED_WORDS = {
+    "decayed_gradient": ("The gradient torch uses: sign (maximize) and weight decay",
+                         "torch 实际使用的梯度:符号(maximize)与权重衰减"),
+    "b_decayed_gradient": ("The gradient of b torch uses", "torch 对 b 使用的梯度"),
+}
+"""The words of `decayed_nodes`' node g̃_t, w's and b's (every optimizer's)."""
+
+
 def decayed_nodes(c: Chain, maximize: bool, decay: bool) -> list:
     """The node g̃_t = torch's gradient before the state, where it is not g_t itself."""
     decayed = decayed_gradient(c, maximize, decay)

@@ -165,8 +165,5 @@ SPEC = OptimizerSpec(
              "opt_mu": lambda o: o.momentum, "opt_lambda": lambda o: o.weight_decay},
     torch_class="RMSprop",
     mistakes=MISTAKES,
-    words={"decayed_gradient": ("The gradient torch uses: sign (maximize) and weight decay",
-                                "torch 实际使用的梯度:符号(maximize)与权重衰减"),
-           "b_decayed_gradient": ("The gradient of b torch uses", "torch 对 b 使用的梯度")},
     undefined=_undefined,
 )

@@ -158,10 +158,7 @@ SPEC = OptimizerSpec(
     keeps_step=False,
     mistakes=MISTAKES,
     words={
-        "decayed_gradient": ("The gradient torch uses: sign (maximize) and weight decay",
-                             "torch 实际使用的梯度:符号(maximize)与权重衰减"),
         "nesterov_direction": ("Nesterov's direction", "Nesterov 方向"),
-        "b_decayed_gradient": ("The gradient of b torch uses", "torch 对 b 使用的梯度"),
         "b_nesterov_direction": ("Nesterov's direction for b", "b 的 Nesterov 方向"),
     },
     check=_check,

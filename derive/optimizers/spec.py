@@ -120,14 +120,9 @@ class OptimizerSpec:
         return tuple(s for s in self.slots if s.used(opt))
 
     def torch_kwargs(self, opt) -> dict:
-        """Keyword arguments of the torch class (floats: for differential tests only)."""
-        def plain(v):
-            if isinstance(v, bool):
-                return v
-            if isinstance(v, tuple):
-                return tuple(plain(x) for x in v)
-            return float(v)
-        return {o.name: plain(opt[o.name]) for o in self.options}
+        """Keyword arguments of the torch class, by torch's option names, exact (the
+        differential tests make them floats)."""
+        return {o.name: opt[o.name] for o in self.options}
 
     def kind_text(self, opt) -> str:
         return self.describe(opt) if self.describe else self.name

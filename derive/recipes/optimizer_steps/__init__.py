@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from derive.graph.evaluate import Undefined
 from derive.optimizers import REGISTRY, slots
+from derive.optimizers.chain import DECAYED_WORDS
 from derive.recipes import sgd_step as sgd
 from derive.recipes.base import Input, Quantity, QuantityUndefined, Recipe
 from derive.recipes.optimizer_steps.graph import (
@@ -109,6 +110,7 @@ def _node_words() -> dict[str, tuple[str, str]]:
     for spec in REGISTRY.values():
         for name, words in spec.words.items():
             out.setdefault(name, words)
+    out.update(DECAYED_WORDS)
     return {name: words for name, words in out.items() if name not in claimable}
 
 
