@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from contextlib import contextmanager
 
@@ -87,6 +88,10 @@ def run_check(args) -> int:
     with writing_bound(args.time_limit, len(reports), args.total_time_limit, "derive check"):
         text = formats.render("check", args.format, reports)
     emit(text, None)
+    for r in reports:
+        for w in r.warnings:
+            print(f"warning: {r.exercise.path}: exercise {r.exercise.id!r}: {w}",
+                  file=sys.stderr)
     return 0 if all(r.ok for r in reports) else 1
 
 

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from derive.exercises import notation
+from derive.exercises.declared import unapplied
 from derive.exercises.errors import ExerciseError, did_you_mean
 from derive.exercises.notation import SETTINGS_FILE
 from derive.exercises.reader import read_toml
@@ -100,11 +101,15 @@ def load_file(path: Path, named: bool = True, root: Path | None = None) -> list[
 def load(paths: list[str]) -> list[Exercise]:
     """Every exercise of every file, validated; ids unique across the whole bank."""
     exercises, seen = [], {}
+    bank, applied = {}, set()
     for path, named, root in _toml_entries(paths):
         for ex in load_file(path, named, root):
+            bank.update({(d.path, d.key): d for d in getattr(ex.notation, "mistakes", ())})
+            applied |= ex.bank_applied
             if ex.id in seen:
                 raise ExerciseError(ex.path, ex.id, "id", f"is also the id of an exercise in "
                                     f"{seen[ex.id]}", "give every exercise its own id")
             seen[ex.id] = ex.path
             exercises.append(ex)
+    unapplied(tuple(bank.values()), applied)
     return exercises

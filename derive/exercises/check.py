@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass
 
 from derive.exercises.claims import UNDECIDED, WRONG, judge
+from derive.exercises.declared import warnings as declared_warnings
 from derive.exercises.diagnosis import Diagnosis, diagnose, formula_diagnosis
 from derive.exercises.errors import ExerciseError, ExerciseNotSupported
 from derive.exercises.formulas import (
@@ -44,6 +45,9 @@ class Report:
     claims: tuple[ClaimResult, ...]
     undecided: str = ""
     """Why the exercise has no outcome (the time bound it passed), or empty."""
+    warnings: tuple[str, ...] = ()
+    """What `derive check` warns about (a declared mistake that gives the right answer, or
+    the value of another mistake, on the exercise's own values): never an error."""
 
     @property
     def ok(self) -> bool:
@@ -152,7 +156,8 @@ def _check(ex: Exercise, seconds: float | None = None) -> Report:
                     None if name in forms else values[name], diagnoses.get(name),
                     ex.claims[name].as_written(), forms.get(name))
         for name in sorted(ex.claims, key=order.index))
-    return Report(ex, values, results)
+    return Report(ex, values, results, warnings=declared_warnings(
+        ex.recipe, ex.given, ex.declared, values) if ex.declared else ())
 
 
 def _formula(ex: Exercise, name: str, claim, left: float | None

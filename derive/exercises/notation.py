@@ -9,6 +9,7 @@ import copy
 from dataclasses import replace
 from pathlib import Path
 
+from derive.exercises import declared
 from derive.exercises.errors import ExerciseError, did_you_mean
 from derive.exercises.reader import read_toml
 from derive.graph.notation import DECLARED, Notation, Notations
@@ -24,12 +25,16 @@ from derive.recipes import RECIPES, Context, Recipe
 
 SETTINGS_FILE = "derive.toml"
 """The bank's settings, beside its exercise files."""
-SETTINGS_KEYS = ("notation",)
+SETTINGS_KEYS = ("notation", "mistakes")
 MAX_ENTRIES = 200
 
 
 class Written(dict):
-    """A validated `[notation]` table: name → (Notation, the LaTeX written, where it was)."""
+    """A validated `[notation]` table: name → (Notation, the LaTeX written, where it was).
+    `mistakes` holds the bank's declared mistakes (derive.toml `[[mistakes]]`,
+    derive.exercises.declared), which go wherever the bank's settings go."""
+
+    mistakes: tuple = ()
 
 
 def known_names() -> set[str]:
@@ -79,14 +84,19 @@ def _read_settings(settings: Path) -> Written:
         if key not in SETTINGS_KEYS:
             hint = did_you_mean(key, SETTINGS_KEYS)
             raise ExerciseError(name, None, key, "is not a key of derive.toml",
-                                hint or "derive.toml holds a [notation] table")
-    return read_table(doc.get("notation", {}), name) if "notation" in doc else Written()
+                                hint or "derive.toml holds a [notation] table and "
+                                "[[mistakes]] tables")
+    out = read_table(doc.get("notation", {}), name) if "notation" in doc else Written()
+    if "mistakes" in doc:
+        out.mistakes = declared.read_list(doc["mistakes"], name, None, "mistakes", bank=True)
+    return out
 
 
 def merged(bank: Written, own: Written, tables: list) -> Written:
     """The file's notation over the bank's; a name no exercise could have is refused (with the
     closest name)."""
     out = Written(bank)
+    out.mistakes = bank.mistakes
     out.update(own)
     names = known_names()
     for t in tables:

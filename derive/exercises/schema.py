@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 
 import sympy as sp
 
-from derive.exercises import notation
+from derive.exercises import declared, notation
 from derive.exercises.claims import parse_claim
 from derive.exercises.errors import ExerciseNotSupported, did_you_mean
 from derive.exercises.formulas import prepare
@@ -32,7 +32,8 @@ MAX_ITEMS = 100_000
 """Most numbers one key may hold."""
 
 ID_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
-EXERCISE_KEYS = ("id", "title", "recipe", "given", "define", "claims", "vary", "require")
+EXERCISE_KEYS = ("id", "title", "recipe", "given", "define", "claims", "vary", "require",
+                 "mistakes")
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,11 @@ class Exercise:
     notation: dict = field(default_factory=dict)
     """The course's [notation] over this exercise's file (derive.exercises.notation.Written);
     its recipe's graph draws in it."""
+    declared: tuple[str, ...] = ()
+    """The names of its declared mistakes (derive.exercises.declared), its own and its bank's:
+    the first of its recipe's mistakes."""
+    bank_applied: frozenset = frozenset()
+    """Which of its bank's declared mistakes apply to it ((file, key) of each)."""
 
 
 def _list(value, where, key, what):
@@ -422,6 +428,14 @@ def exercise(table, path: str, index: int, written=None) -> Exercise:
         if "vary" in table else ()
     require = parse_require(table["require"], where, names, recipe, raw_given) \
         if "require" in table else {}
+    bank = getattr(written, "mistakes", ())  # an empty Written is falsy: read it first
     written = written or notation.Written()
+    own = declared.read_list(table["mistakes"], path, ex_id, "mistakes") \
+        if "mistakes" in table else ()
+    bound = declared.bind(own, bank, recipe, given, raw_given, table.get("define"), path,
+                          ex_id, convert)
+    if bound.mistakes:
+        recipe = replace(recipe, mistakes=bound.mistakes + tuple(recipe.mistakes))
     recipe, _ = notation.scoped(recipe, given, written, path, ex_id)
-    return Exercise(path, ex_id, title, recipe, given, claims, table, vary, require, written)
+    return Exercise(path, ex_id, title, recipe, given, claims, table, vary, require, written,
+                    tuple(m.name for m in bound.mistakes), bound.applied)

@@ -59,6 +59,8 @@ def check_json(report: Report) -> dict:
     out["outcome"] = report.outcome
     if report.undecided:
         out["undecided"] = report.undecided
+    if report.warnings:
+        out["warnings"] = list(report.warnings)
     out["claims"] = [
         {"name": c.name, "claimed": c.claimed_json, "status": c.status,
          "expected": (_exact(report, f"claims.{c.name}", c.expected, budget)
