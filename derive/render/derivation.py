@@ -84,14 +84,20 @@ def quantity_formula(ex, name: str) -> str:
     return got
 
 
-def _claim_note(c, lang: str):
+def _claim_note(c, lang: str, declared: tuple[str, ...] = ()):
+    """The claim's status and diagnosis; the words of a mistake the author declared are
+    author text (escaped), never prose read for formulas."""
     t = words(lang)
     note = f" — {STATUS[lang][c.status]}"
+    said: tuple = ()
     if c.diagnosis:
         d = c.diagnosis
         name_ = d.mistake or (f"← {', '.join(d.carried)}" if d.carried else "")
-        note += f"; {t['diagnosis']}: " + (f"{name_}: " if name_ else "") + explanation(d, lang)
-    return Paragraph((f"{t['claimed']}: ", Author(c.claimed, number=True), note), emphasis=True)
+        note += f"; {t['diagnosis']}: " + (f"{name_}: " if name_ else "")
+        said = (Author(explanation(d, lang)),) if d.mistake in declared else (
+            explanation(d, lang),)
+    return Paragraph((f"{t['claimed']}: ", Author(c.claimed, number=True), note, *said),
+                     emphasis=True)
 
 
 def _with_result(line: str, v) -> str:
@@ -144,7 +150,8 @@ def graph_sections(report: Report, lang: str, claims: bool = True) -> list[tuple
         if hidden:
             blocks.append(Paragraph(t["more_members"].format(count=hidden)))
         if node.name in claimed:
-            blocks.append(_claim_note(claimed[node.name], lang))
+            blocks.append(_claim_note(claimed[node.name], lang,
+                                      getattr(ex, "declared", ())))
         sections.append((node.name, blocks))
     if ex.recipe.steps_columns:
 
