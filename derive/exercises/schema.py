@@ -428,8 +428,9 @@ def exercise(table, path: str, index: int, written=None) -> Exercise:
         if "vary" in table else ()
     require = parse_require(table["require"], where, names, recipe, raw_given) \
         if "require" in table else {}
-    bank = getattr(written, "mistakes", ())  # an empty Written is falsy: read it first
-    written = written or notation.Written()
+    bank = getattr(written, "mistakes", ())
+    if not isinstance(written, notation.Written):  # (an empty Written is falsy: kept)
+        written = written or notation.Written()
     own = declared.read_list(table["mistakes"], path, ex_id, "mistakes") \
         if "mistakes" in table else ()
     bound = declared.bind(own, bank, recipe, given, raw_given, table.get("define"), path,
