@@ -437,3 +437,19 @@ def test_hostile_words_are_escaped_in_every_output(tmp_path):
         assert "\\u003cscript\\u003e" in out  # inside the page's JSON, as text
     code, out, _ = run("check", f)
     assert "bias_gradient_summed" in out and "\x1b" not in out
+
+
+def test_the_bundled_example_names_its_declared_mistake(tmp_path):
+    """docs/examples/formulas.toml `two-features`: gb written with x2_i is w2's gradient,
+    2·mean((ŷ − y)·x2) = −10/3 (by hand: ŷ = −1.25, 2.75, −0.75)."""
+    root = Path(__file__).resolve().parent.parent
+    text = (root / "docs" / "examples" / "formulas.toml").read_text(encoding="utf-8")
+    start = text.index('id = "two-features"')
+    block = "[[exercise]]\n" + text[start:text.index("[[exercise]]", start)]
+    rows = [(1, 2, 1), (3, -1, 2), (0, 1, -1)]
+    g2 = sum(2 * (F(1, 2) * a - b + F(1, 4) - y) * b for a, b, y in rows) / 3
+    assert g2 == F(-10, 3)
+    block = block.split("[exercise.claims]")[0] + '[exercise.claims]\ngb = "-10/3"\n'
+    _, ex, err = check_json(write(tmp_path, block))
+    assert diagnosis_of(ex, "gb")["mistake"] == "bias_gradient_with_x2"
+    assert "warning" not in err
