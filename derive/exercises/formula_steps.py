@@ -24,9 +24,12 @@ def step_quantity(graph: Graph, name: str) -> bool:
     """Whether `name` is computed per step from the step before: a member t of a family over
     steps that is, or reads, a recurrence (a quantity with a start)."""
     node = graph.by_name[name]
-    if node.over is None or node.element is not None or name not in graph.recurrent:
+    if node.over is None or node.element is not None:
         return False
-    read = [graph.by_name[n] for n in reads(graph, name)]  # a formula can name w_{t-1}
+    read = [graph.by_name[n] for n in reads(graph, name)]
+    if not any(n.start is not None or n.name in graph.recurrent for n in read):
+        return False  # a family over steps of its own (lr_t = eta*min(1, t/W))
+    # a formula can name the members it reads, w_{t-1}
     return all(n.key == n.name for n in read if n.start is not None or n.name == name)
 
 

@@ -331,6 +331,12 @@ def prepare(text: object, recipe: Recipe, given: dict, name: str, where: Where,
     if _derivatives(e) > MAX_DERIVATIVES:
         not_supported(f"{shown!r}: more than {MAX_DERIVATIVES} derivatives")
     expr, subs = _resolve(e, text, shown, graph, symbols, name, where, key)
+    if step_quantity(graph, name):
+        try:
+            StepForm(graph, name)(expr)
+        except NoForm as exc:
+            not_supported(f"{shown!r}: {exc}", "write it from the step before: members t "
+                          "and t-1 (w_{t-1}, g_t)")
     return FormulaAnswer(text, expr, tuple(folded_away(
         [(c.xreplace(subs), relation) for c, relation in written], expr)))
 
