@@ -264,3 +264,21 @@ def test_sgd_step_witness_has_a_positive_learning_rate(tmp_path, capsys):
         assert values[0] > 0, (name, wit)
         assert F(wit["expected"]) == expected(*values)
         assert F(wit["claimed"]) == claimed(*values)
+
+
+def test_the_documented_domains_are_the_declared_ones():
+    """docs/exercises.md's table of domains names every declared input, with its domain."""
+    from pathlib import Path
+
+    from derive.graph.domains import DECAY, RATE, STABILISER
+    text = Path(__file__).resolve().parent.parent.joinpath("docs/exercises.md").read_text(
+        encoding="utf-8")
+    rows = text.split("| input (as a formula writes it) | domain |")[1].split("\n\n")[0]
+    shown = {"η > 0": RATE, "0 ≤ β < 1": DECAY, "ε > 0": STABILISER}
+    documented = {}
+    for row in rows.strip().splitlines()[1:]:
+        names, domain = row.strip().strip("|").rsplit("|", 1)
+        for part in names.split("`")[1::2]:
+            documented[part] = shown[domain.strip()]
+    for name, domain in DOMAINS.items():
+        assert documented.get(name) is domain, name
