@@ -17,11 +17,13 @@ from dataclasses import dataclass
 import sympy as sp
 
 from derive.exercises.errors import ExerciseNotSupported, did_you_mean
+from derive.exercises.formula_names import _Symbols, _unnamed
+from derive.exercises.formula_steps import StepForm, step_quantity
 from derive.exercises.values import Where
+from derive.graph.domains import domain_facts
 from derive.graph.formula_text import NotWritable, formula_text
 from derive.graph.graph import Graph
 from derive.graph.language import (
-    ALIASES,
     DEFAULT_INDICES,
     FormulaError,
     FormulaNotSupported,
@@ -36,9 +38,7 @@ from derive.graph.symbolic import (
     NoForm,
     Specialiser,
     TooLarge,
-    _labels,
     derivatives_taken,
-    reads,
     symbolic_form,
     unsupported,
 )
@@ -48,6 +48,7 @@ from derive.kernel.claims import NotSupported
 from derive.kernel.decide import decide, refute
 from derive.kernel.definedness import domain_fact, folded_away
 from derive.kernel.exact import exact_str
+from derive.kernel.facts import hypothesis
 from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.recipes import formulas as author
 from derive.recipes.base import Context, Recipe
@@ -87,82 +88,6 @@ class Judgement:
     """{symbol: value, …, "claimed": value, "expected": value}, exact strings."""
 
 
-class _Symbols:
-    """The names a formula for one exercise's quantity may use: the graph's inputs and the
-    nodes it defines (scalars and families), with the number of members of each family."""
-
-    def __init__(self, graph: Graph, spec: Specialiser):
-        self.scalars: dict[str, sp.Symbol] = {}
-        self.families: dict[str, sp.IndexedBase] = {}
-        for n in graph.nodes:
-            if isinstance(n.symbol, sp.IndexedBase):
-                self.families[n.key] = n.symbol
-            else:
-                self.scalars[n.key] = n.symbol
-            for e in (n.expr,) + ((n.start,) if n.start is not None else ()):
-                for a in sp.preorder_traversal(e):
-                    if isinstance(a, sp.Indexed) and a.base.label.name in graph.inputs:
-                        self.families.setdefault(a.base.label.name, a.base)
-                    elif isinstance(a, sp.Symbol) and a.name in graph.inputs:
-                        self.scalars.setdefault(a.name, a)
-        for name in self.families:  # a family's label is a Symbol too: never a scalar
-            self.scalars.pop(name, None)
-        self.sizes = {}
-        for n in graph.nodes:
-            if n.over is not None:
-                self.sizes[n.key] = n.over
-        self.spec = spec
-        self.graph = graph
-
-    def names(self, quantity: str) -> list[str]:
-        """The names to suggest for a formula of `quantity`: the inputs, and the quantities
-        it is computed from (any quantity may be named; internal names such as `g_w` none)."""
-        before = {self.graph.by_name[n].key for n in reads(self.graph, quantity)}
-        shown = {v: k for k, v in ALIASES.items() if k.isascii()}
-        out = [shown.get(n, n) for n in [*self.scalars, *self.families] if nameable(n)
-               and (n in self.graph.inputs or n in before)]
-        return sorted(set(out), key=lambda s: (s not in ("w", "b", "x", "y"), s))
-
-    def members(self, name: str) -> int | None:
-        """The members of a family in this exercise (None when not known)."""
-        if name in self.spec.members:
-            return self.spec.members[name]
-        fam = self.sizes.get(name)
-        if fam is None:
-            return None
-        try:
-            n = self.spec(fam.size)
-        except (NoForm, TooLarge):
-            return None
-        return int(n) if n.is_Integer else None
-
-
-def nameable(name: str) -> bool:
-    """Whether a formula can write `name` as itself (`w`, `eta`, `w_new`; not `clip_c`, which
-    the language reads as member c of clip): asked of the parser, so that the answer follows
-    the language."""
-    if name in ALIASES.values():  # lambda_ is written λ or lambda
-        return True
-    try:
-        e = parse_formula(name, {})
-    except (FormulaError, FormulaNotSupported, TypeError):
-        return False
-    return isinstance(e, sp.Symbol) and e.name == name
-
-
-def _unnamed(graph: Graph, name: str) -> list[str]:
-    """The inputs the quantity's form reads that a formula cannot name (internal names such
-    as clip_c)."""
-    used = set()
-    for n in reads(graph, name):
-        node = graph.by_name[n]
-        used |= {a.base.label.name if isinstance(a, sp.Indexed) else a.name
-                 for a in sp.preorder_traversal(node.expr)
-                 if isinstance(a, (sp.Indexed, sp.Symbol))}
-    return sorted(k for k in set(_labels(graph)) & used
-                  if not nameable(k) and k not in graph.opaque)
-
-
 def _columns(text: str) -> dict[str, int]:
     """The column of each name's first occurrence, by its canonical spelling (η and lr are
     eta)."""
@@ -197,10 +122,16 @@ def _derivatives(e: sp.Basic) -> int:
     return sum(_derivatives(a) for a in e.args) if e.args else 0
 
 
-def _index_sizes(graph: Graph, symbols: _Symbols) -> dict[str, sp.Expr]:
+COUNTS = {"i": "N", "k": "K"}
+"""The input that counts each family of the given records (N records, K microbatches)."""
+
+
+def _index_sizes(graph: Graph, symbols: _Symbols, ctx: Context | None = None
+                 ) -> dict[str, sp.Expr]:
     """The exercise's families by index letter, each with its size: the graph's own size
     symbol (N, K: `mean_i` then divides by N, which takes the exercise's value when the
-    formula is compared), or the number of members when the size is no such symbol."""
+    formula is compared), or the number of members when the size is no such symbol; the
+    records' count when no quantity is a family over them."""
     out: dict[str, sp.Expr] = {}
     for n in graph.nodes:
         for fam in (n.over, n.element):
@@ -215,6 +146,14 @@ def _index_sizes(graph: Graph, symbols: _Symbols) -> dict[str, sp.Expr]:
                 continue
             if size.is_Integer and 1 <= int(size) <= 1000:
                 out[fam.index.name] = size
+    for letter, count in COUNTS.items():  # records with no quantity over them: mean_i(x_i)
+        if letter not in out and count in graph.inputs and ctx is not None:
+            try:
+                size = sp.sympify(graph.inputs[count](ctx))
+            except (KeyError, TypeError, ValueError, AttributeError):
+                continue
+            if size.is_Integer and 1 <= int(size) <= 1000:
+                out[letter] = size
     return out
 
 
@@ -244,6 +183,12 @@ def prepare(text: object, recipe: Recipe, given: dict, name: str, where: Where,
         not_supported(f"formula answers for {recipe.name}'s {name} (it has no derivation "
                       "graph)")
     why = unsupported(graph, name)
+    if why and step_quantity(graph, name):
+        try:
+            StepForm(graph, name)(graph.by_name[name].head)
+            why = None
+        except NoForm as exc:
+            why = f"{why}; one step of it: {exc}"
     if why:
         not_supported(f"formula answers for {name}: {why}")
     hidden = _unnamed(graph, name)
@@ -251,11 +196,11 @@ def prepare(text: object, recipe: Recipe, given: dict, name: str, where: Where,
         not_supported(f"formula answers for {recipe.name}'s {name}: it reads "
                       f"{', '.join(hidden)}, which the formula language cannot name")
     spec = Specialiser(graph, ctx)
-    symbols = _Symbols(graph, spec)
+    symbols = _Symbols(graph, spec, ctx)
     shown = text if len(text) <= 60 else text[:57] + "…"
     written: list = []
     try:
-        e = evaluated(parse_formula(text, _index_sizes(graph, symbols),
+        e = evaluated(parse_formula(text, _index_sizes(graph, symbols, ctx),
                                     **_block_meanings(recipe, graph)), written)
     except FormulaNotSupported as exc:
         not_supported(f"{shown!r}: {exc}", f"see {FORMULA_DOCS} for the language's limits")
@@ -271,6 +216,12 @@ def prepare(text: object, recipe: Recipe, given: dict, name: str, where: Where,
     if _derivatives(e) > MAX_DERIVATIVES:
         not_supported(f"{shown!r}: more than {MAX_DERIVATIVES} derivatives")
     expr, subs = _resolve(e, text, shown, graph, symbols, name, where, key)
+    if step_quantity(graph, name):
+        try:
+            StepForm(graph, name)(expr)
+        except NoForm as exc:
+            not_supported(f"{shown!r}: {exc}", "write it from the step before: members t "
+                          "and t-1 (w_{t-1}, g_t)")
     return FormulaAnswer(text, expr, tuple(folded_away(
         [(c.xreplace(subs), relation) for c, relation in written], expr)))
 
@@ -438,14 +389,24 @@ def judge_formula(answer: FormulaAnswer, recipe: Recipe, given: dict, name: str,
             return Judgement("undecided", f"{name} has {size} members; a formula is compared "
                              f"on at most {MAX_MEMBERS}")
         members = list(range(1, int(size) + 1))
+    step = StepForm(graph, name) if step_quantity(graph, name) else None
+    if step is not None:
+        proved = _every_step(answer, step, spec, node, seconds)
+        if proved is not None:
+            return proved
+
+    def written(e: sp.Basic, m: int | None) -> sp.Basic:
+        if step is not None:  # step m of a per-step quantity, from the members of step m − 1
+            return spec(step.at_step(step(e), m))
+        return spec(_at_member(e, {} if m is None else {node.indices[0]: sp.Integer(m)}))
+
     reasons = []
     for m in members:
-        at = {} if m is None else {i: sp.Integer(m) for i in node.indices[:1]}
         try:
-            expected = spec(_at_member(node.head, at))
-            claimed = spec(_at_member(answer.expr, at))
-            facts = tuple(domain_fact(spec(_at_member(c, at)), relation)
-                          for c, relation in answer.domain)
+            expected = written(node.head, m)
+            claimed = written(answer.expr, m)
+            facts = tuple(domain_fact(written(c, m), relation) for c, relation in answer.domain)
+            facts += domain_facts(claimed.free_symbols | expected.free_symbols)
         except TooLarge as exc:
             if m is not None:
                 return Judgement("undecided", f"the formula, written out: {exc}")
@@ -474,6 +435,27 @@ def judge_formula(answer: FormulaAnswer, recipe: Recipe, given: dict, name: str,
     return Judgement(EQUIVALENT)
 
 
+def _every_step(answer: FormulaAnswer, step: StepForm, spec: Specialiser, node,
+                seconds: float) -> Judgement | None:
+    """A per-step claim proved for general t ≥ 1, the members of step t − 1 free: equivalent,
+    else None (then it is compared step by step)."""
+    t = step.t
+    try:
+        expected = spec(step(node.head))
+        claimed = spec(step(answer.expr))
+        facts = tuple(domain_fact(spec(step(c)), relation) for c, relation in answer.domain)
+        facts += domain_facts(claimed.free_symbols | expected.free_symbols)
+        facts += (hypothesis(t - 1, "a step t >= 1"),)
+    except (NoForm, TooLarge, RecursionError):
+        return None
+    if _same(claimed, expected):
+        return Judgement(EQUIVALENT)
+    if _terms(claimed) > MAX_EXPANDED_TERMS or _terms(expected) > MAX_EXPANDED_TERMS:
+        return None
+    d = decide(claimed, expected, facts, seconds / 2, search=False)
+    return Judgement(EQUIVALENT) if d.proved else None
+
+
 def _general(answer: FormulaAnswer, graph: Graph, node, seconds: float,
              why: str) -> Judgement:
     """Too many records to write out: the formula compared with the general form, sizes
@@ -485,6 +467,7 @@ def _general(answer: FormulaAnswer, graph: Graph, node, seconds: float,
         claimed = derivatives_taken(inline(answer.expr))
         facts = tuple(domain_fact(derivatives_taken(inline(c)), relation)
                       for c, relation in answer.domain)
+        facts += domain_facts(claimed.free_symbols | expected.free_symbols)
     except (NoForm, TooLarge, RecursionError) as exc:
         return Judgement("undecided", f"{why}; in general: {exc}")
     if _same(claimed, expected):

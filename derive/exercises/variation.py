@@ -141,7 +141,9 @@ def target_w(recipe: str, given: dict):
     own at each step: the mean of the steps' batch losses (1/T) Σ_t L_t(w), each L_t a mean
     over its n_t records, so w* = Σ_t (1/n_t) Σ x·(y − b) / Σ_t (1/n_t) Σ x² (with batches
     of one size, the least-squares w of all their records together)."""
-    if recipe == "accumulation":
+    if recipe == "formulas":
+        batches = _xy_records(given.get("records"))
+    elif recipe == "accumulation":
         groups = given.get("microbatches")
         batches = [[r for g in groups for r in g]] if isinstance(groups, list) else None
     elif recipe == "optimizer_steps" and given.get("batches") is not None:
@@ -162,11 +164,19 @@ def target_w(recipe: str, given: dict):
     return sxy / sxx
 
 
-def _toward(values: dict, given: dict, recipe: str) -> bool:
+def _toward(values: dict, given: dict, recipe) -> bool:
     """|w_after − w*| < |w − w*|, decided exactly: w_after is `w_new`, or the last of
-    `w_steps`; w* as `target_w` says."""
-    w, star = given.get("w"), target_w(recipe, given)
-    after = values.get("w_steps", [None])[-1] if "w_steps" in values else values.get("w_new")
+    `w_steps`; w* as `target_w` says. For `formulas` (recipe is ("formulas", before, after)):
+    w is the given `before`, w_after the quantity `after` (its last step for a recurrence)."""
+    if isinstance(recipe, tuple):
+        _, before, name = recipe
+        w, star, after = given.get(before), target_w("formulas", given), values.get(name)
+        if isinstance(after, list):
+            after = after[-1] if after else None
+    else:
+        w, star = given.get("w"), target_w(recipe, given)
+        after = values.get("w_steps", [None])[-1] if "w_steps" in values else \
+            values.get("w_new")
     if w is None or star is None or after is None or isinstance(after, list):
         return False
     return _relation(sp.Abs(to_expr(after) - star), sp.Abs(to_expr(w) - star), (-1,))
@@ -381,12 +391,51 @@ def _validate(values, path, recipe, where: Where, at: str, choices: bool, conver
 TOWARD_RECIPES = ("sgd_step", "optimizer_steps", "accumulation")
 
 
+def _xy_records(records) -> list | None:
+    """The (x, y) pairs of a `formulas` exercise's records (a list of pairs, or a table whose
+    columns include x and y, raw or read), as one batch; None without both columns."""
+    columns, rows = ("x", "y"), records
+    if isinstance(records, dict):
+        columns, rows = records.get("columns"), records.get("rows")
+    elif hasattr(records, "columns") and hasattr(records, "rows"):
+        columns, rows = records.columns, records.rows
+    if not isinstance(columns, (list, tuple)) or "x" not in columns or "y" not in columns or \
+            not isinstance(rows, (list, tuple)):
+        return None
+    jx, jy = list(columns).index("x"), list(columns).index("y")
+    if not all(isinstance(r, (list, tuple)) and len(r) == len(columns) for r in rows):
+        return None
+    return [[[r[jx], r[jy]] for r in rows]]
+
+
+def _formulas_toward(where: Where, at: str, recipe, raw_given: dict) -> tuple:
+    """("formulas", the given w starts from, the quantity w ends at): a given `w` and a
+    quantity `w_new`, or a recurrence `w` whose start is a given (`start = "w0"`); the
+    records need columns x and y."""
+    graph = recipe.graph(None)
+    node = graph.by_name.get("w")
+    if "w_new" in graph.by_name and "w" in raw_given:
+        before, after = "w", "w_new"
+    elif node is not None and isinstance(node.start, sp.Symbol) and any(
+            k in raw_given for k in (node.start.name,)):
+        before, after = node.start.name, "w"
+    else:
+        where.fail(at, "needs the weight w of a formulas derivation",
+                   'a given w and a quantity w_new, or a recurrence w with start = "w0"')
+    if _xy_records(raw_given.get("records")) is None:
+        where.fail(at, "needs records with columns x and y (w* is the least-squares w of "
+                   "y ≈ w·x + b)", 'records = [[x, y], …], or columns = ["x", "y", …]')
+    return ("formulas", before, after)
+
+
 def _toward_condition(spec, where: Where, recipe, raw_given: dict) -> "Condition":
     at = f"require.{TOWARD}"
     if spec != "w":
         where.fail(at, f"is {shown(spec)}", 'write toward = "w" (the update moves w toward '
                    "the w that minimises the batch loss)")
     name = getattr(recipe, "name", None)
+    if name == "formulas":
+        return Condition(TOWARD, _formulas_toward(where, at, recipe, raw_given))
     if name not in TOWARD_RECIPES or "w" not in raw_given or (
             name == "accumulation" and ("microbatches" not in raw_given or
                                         "tokens" in raw_given or "divisor" in raw_given)):
