@@ -113,4 +113,8 @@ def explanation(diagnosis, lang: str) -> str:
                 f"{short(expected)}")
     if kind == "undecided":
         return f"未判定:{diagnosis.args[1]}"
+    if kind == "near":  # a mistake offered, not named (derive.exercises.diagnosis)
+        could = diagnosis.args[1]
+        return (f"与正确值只差一次笔误(一位数字写错,或舍入了两次),因此不指明错误;"
+                f"也可能是 {could.mistake}:{explanation(could, 'zh')}")
     return diagnosis.zh or diagnosis.explanation  # each mistake carries its own Chinese
