@@ -23,6 +23,7 @@ from itertools import combinations
 
 from derive.exercises import artefacts
 from derive.exercises.claims import Claim, holds, round_places
+from derive.exercises.formula_mistakes import formula_mistake
 from derive.exercises.near_miss import near_miss
 from derive.graph.evaluate import NotEvaluable
 from derive.kernel.timebound import DecisionTimeout, time_bound
@@ -87,8 +88,11 @@ class Diagnosis:
         return out
 
 
-def formula_diagnosis(name: str, judgement) -> Diagnosis | None:
-    """The diagnosis of a formula answer: where it differs (wrong), or why it is undecided."""
+def formula_diagnosis(name: str, judgement, answer=None, recipe: Recipe | None = None,
+                      given=None) -> Diagnosis | None:
+    """The diagnosis of a formula answer: where it differs (wrong), and the named mutation of
+    the right formula it is exactly (derive.exercises.formula_mistakes) when `answer`,
+    `recipe` and `given` are passed; or why it is undecided."""
     if judgement.status == "wrong":
         w = dict(judgement.witness)
         claimed, expected, member = w.pop("claimed"), w.pop("expected"), w.pop("member", None)
@@ -98,8 +102,14 @@ def formula_diagnosis(name: str, judgement) -> Diagnosis | None:
             at = f"{at} and every other symbol 0" if at else "every symbol 0"
         of = f" (member {member})" if member else ""
         where = f"at {at}{of} " if at else (f"for member {member} " if member else "")
-        return Diagnosis(name, explanation=f"{where}the formula gives {short(claimed)}, "
-                         f"but {name} is {short(expected)}", args=("formula", judgement.witness),
+        said = (f"{where}the formula gives {short(claimed)}, but {name} is {short(expected)}")
+        named = None if answer is None or recipe is None else \
+            formula_mistake(answer, recipe, given, name)
+        if named is not None:
+            return Diagnosis(name, mistake=named.name, explanation=f"{named.en}; {said}",
+                             zh=named.zh, also=named.also, args=("formula", judgement.witness),
+                             witness=judgement.witness)
+        return Diagnosis(name, explanation=said, args=("formula", judgement.witness),
                          witness=judgement.witness)
     if judgement.status == "undecided":
         return Diagnosis(name, explanation=f"undecided: {judgement.reason}",
