@@ -69,6 +69,7 @@ def test_near_misses_of_right_values_are_never_named(tmp_path_factory, w, lr, re
 def test_a_digit_slip_is_a_near_miss(value, data):
     text = _places(value, 3)
     slip = data.draw(st.sampled_from(_slips(text)))
+    assume(not slip.lstrip("-").startswith("0") or slip.lstrip("-").startswith("0."))
     exact = sp.Rational(value.numerator, value.denominator)
     assert near_miss(literal(slip), exact)
 

@@ -8,6 +8,7 @@ slip, so the diagnosis offers it as a possibility instead of naming it (docs/dia
 from __future__ import annotations
 
 import dataclasses
+from decimal import Decimal
 
 from derive.exercises.claims import Claim, holds, round_places
 from derive.exercises.reader import written
@@ -36,16 +37,40 @@ def _value_text(c: Claim) -> str:
     return c.text.rsplit(" (", 1)[0] if c.test else c.text
 
 
+def _right_text(c: Claim, expected) -> str | None:
+    """The right value written the way the claim is: a fraction in lowest terms, a decimal
+    to the claim's places, an integer rounded to 0 places; None where it has no such form."""
+    if c.places is not None:
+        r = round_places(expected, c.places)
+        return None if r is None else f"{Decimal(r.p) / Decimal(r.q):.{c.places}f}"
+    if "/" in c.text:
+        return str(expected) if getattr(expected, "is_Rational", False) else None
+    r = round_places(expected, 0)
+    return None if r is None else str(r)
+
+
 def _slipped(c: Claim, expected) -> bool:
-    """Whether the number claim `c` is the right value with one digit off."""
+    """Whether the number claim `c` is the right value, written as `c` is, with one digit off
+    (a claim with a stated test: some digit of it put back one makes it hold)."""
+    if c.test is None:
+        right = _right_text(c, expected)
+        if right is None:
+            return False
+        zero = ["-" + right] if written(right).value == 0 else []  # -0.0000 as printed
+        for t in [u for r in [right, *zero] for u in digit_slips(r)]:
+            try:
+                if written(t).value == c.value:
+                    return True
+            except (ExactNumberError, ValueError, ZeroDivisionError):
+                continue
+        return False
     for t in digit_slips(_value_text(c)):
         try:
             w = written(t)
         except (ExactNumberError, ValueError, ZeroDivisionError):
             continue
-        text = t if c.test is None else c.text.replace(_value_text(c), t, 1)
-        places = w.places if c.test is None else c.places
-        if holds(dataclasses.replace(c, value=w.value, text=text, places=places), expected):
+        text = c.text.replace(_value_text(c), t, 1)
+        if holds(dataclasses.replace(c, value=w.value, text=text), expected):
             return True
     return False
 
