@@ -174,4 +174,4 @@ def _formula(ex: Exercise, name: str, claim, left: float | None
     else:
         j = judge_formula(claim.formula, ex.recipe, ex.given, name, seconds)
     form = quantity_formula(ex.recipe, ex.given, name)
-    return j.status, formula_diagnosis(name, j), form
+    return j.status, formula_diagnosis(name, j, claim.formula, ex.recipe, ex.given), form

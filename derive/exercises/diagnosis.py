@@ -10,7 +10,10 @@ For each wrong claim, in the derivation's order:
    `carried_from_all` all of them);
 4. otherwise the catalogue of known mistakes is tried: named wrong quantities (such as
    `mean_of_means`) and the recipe's mistakes (sign, convention, sum for mean, …), and an
-   earlier quantity rounded too early (`rounded_early`).
+   earlier quantity rounded too early (`rounded_early`);
+5. no name by coincidence: a mistake that matches a claim one slip from the right value (one
+   digit off, a rounding of a rounding) cannot be told from the slip, so it is offered
+   ("could also be", `also`) and not named.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from itertools import combinations
 
 from derive.exercises import artefacts
 from derive.exercises.claims import Claim, holds, round_places
+from derive.exercises.formula_mistakes import formula_mistake
+from derive.exercises.near_miss import near_miss
 from derive.graph.evaluate import NotEvaluable
 from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.recipes import Context, Recipe
@@ -51,8 +56,9 @@ class Diagnosis:
     """The facts behind the explanation, for other languages: ("shape", claimed, expected),
     ("rounded", quantity, places, target), ("unknown", first_wrong_is_this_one),
     ("formula", witness), ("undecided", reason), ("float", ((index, claimed, write), …),
-    suggested test) or ("half_even", ((index, claimed, exact, "places" |
-    "sig", digits, half away), …)); an index is 1-based, 0 for a number."""
+    suggested test), ("half_even", ((index, claimed, exact, "places" |
+    "sig", digits, half away), …)) or ("near", the mistake's own Diagnosis) for a mistake
+    offered but not named; an index is 1-based, 0 for a number."""
     witness: dict | None = None
     """A wrong formula answer's witness: {symbol: value, …, "claimed": value, "expected":
     value}, exact strings."""
@@ -82,8 +88,11 @@ class Diagnosis:
         return out
 
 
-def formula_diagnosis(name: str, judgement) -> Diagnosis | None:
-    """The diagnosis of a formula answer: where it differs (wrong), or why it is undecided."""
+def formula_diagnosis(name: str, judgement, answer=None, recipe: Recipe | None = None,
+                      given=None) -> Diagnosis | None:
+    """The diagnosis of a formula answer: where it differs (wrong), and the named mutation of
+    the right formula it is exactly (derive.exercises.formula_mistakes) when `answer`,
+    `recipe` and `given` are passed; or why it is undecided."""
     if judgement.status == "wrong":
         w = dict(judgement.witness)
         claimed, expected, member = w.pop("claimed"), w.pop("expected"), w.pop("member", None)
@@ -93,8 +102,14 @@ def formula_diagnosis(name: str, judgement) -> Diagnosis | None:
             at = f"{at} and every other symbol 0" if at else "every symbol 0"
         of = f" (member {member})" if member else ""
         where = f"at {at}{of} " if at else (f"for member {member} " if member else "")
-        return Diagnosis(name, explanation=f"{where}the formula gives {short(claimed)}, "
-                         f"but {name} is {short(expected)}", args=("formula", judgement.witness),
+        said = (f"{where}the formula gives {short(claimed)}, but {name} is {short(expected)}")
+        named = None if answer is None or recipe is None else \
+            formula_mistake(answer, recipe, given, name)
+        if named is not None:
+            return Diagnosis(name, mistake=named.name, explanation=f"{named.en}; {said}",
+                             zh=named.zh, also=named.also, args=("formula", judgement.witness),
+                             witness=judgement.witness)
+        return Diagnosis(name, explanation=said, args=("formula", judgement.witness),
                          witness=judgement.witness)
     if judgement.status == "undecided":
         return Diagnosis(name, explanation=f"undecided: {judgement.reason}",
@@ -368,6 +383,18 @@ def _rounded_early(recipe: Recipe, given, claims: dict[str, Claim], name: str,
     return None
 
 
+def _not_by_coincidence(claim: Claim, expected, found: Diagnosis | None) -> Diagnosis | None:
+    """A named mistake, unless the claim is also one slip from the right value (a digit off,
+    a rounding of a rounding): then the slip and the mistake cannot be told apart, and the
+    mistake is offered as a possibility (`also`), not named."""
+    if found is None or found.mistake is None or not near_miss(claim, expected):
+        return found
+    return Diagnosis(found.first_wrong, also=(found.mistake, *found.also), explanation=(
+        f"one slip from the right value (a digit off, or a rounding of a rounding), so no "
+        f"mistake is named; it could also be {found.mistake}: {found.explanation}"),
+        args=("near", found))
+
+
 def diagnose(recipe: Recipe, given, claims: dict[str, Claim], wrong: list[str],
              expected: dict) -> dict[str, Diagnosis]:
     """A diagnosis for each wrong claim (names in derivation order)."""
@@ -391,8 +418,10 @@ def diagnose(recipe: Recipe, given, claims: dict[str, Claim], wrong: list[str],
         found = (_float_artefact(claim, expected[name], first)
                  or _half_to_even(claim, expected[name], first)
                  or _carried(recipe, given, claims, name, earlier_wrong, expected[name], first)
-                 or _known(recipe, given, claim, name, first)
-                 or _rounded_early(recipe, given, claims, name, order, expected, first))
+                 or _not_by_coincidence(
+                     claim, expected[name],
+                     _known(recipe, given, claim, name, first)
+                     or _rounded_early(recipe, given, claims, name, order, expected, first)))
         if found is None:
             where = ("this is the first wrong quantity" if name == first
                      else f"the first wrong quantity is {first}")

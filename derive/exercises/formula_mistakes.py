@@ -1,0 +1,128 @@
+"""Named mistakes of a wrong formula answer: the mutations of the quantity's right formula
+(derive.graph.mutate: a constant factor such as ½ or 2 dropped, the sign flipped, a mean taken
+as a sum, a term dropped, a chain-rule factor dropped, …), the first one the kernel proves
+equal to the claim named.
+
+Equality is decided exactly, with the exercise's real inputs (w, η, x_i, y_i) left as symbols,
+so a mutation is named only when it is the claim as a function: no numerical coincidence
+names one."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import sympy as sp
+
+from derive.exercises.formulas import MAX_MEMBERS, FormulaAnswer, _at_member, _same
+from derive.graph.graph import Graph
+from derive.graph.mutate import mutations
+from derive.graph.symbolic import NoForm, Specialiser, TooLarge, symbolic_form
+from derive.kernel.decide import decide
+from derive.kernel.definedness import domain_fact
+from derive.kernel.timebound import DecisionTimeout, time_bound
+from derive.recipes.base import Context, Recipe
+
+MUTATION_SECONDS = 3.0
+"""The most time spent looking for the mutation a wrong formula answer is."""
+
+DECIDE_SECONDS = 0.5
+"""The kernel's bound for one mutation's equality with the claim."""
+
+PROBES = ((sp.Rational(3, 7), sp.Rational(11, 13)), (sp.Rational(-5, 17), sp.Rational(7, 19)))
+"""Exact points (a base and a step: the k-th symbol takes base + k·step) where a mutation
+and the claim are compared first: a difference there rules the mutation out, exactly."""
+
+
+@dataclass(frozen=True)
+class FormulaMistake:
+    name: str
+    en: str
+    zh: str
+    also: tuple[str, ...] = ()
+    """Other mutations equal to the claim (the same mistake described another way)."""
+
+
+def formula_mistake(answer: FormulaAnswer, recipe: Recipe, given: dict, name: str,
+                    seconds: float = MUTATION_SECONDS) -> FormulaMistake | None:
+    """The named mutation of `name`'s right formula that the wrong claim `answer` equals
+    exactly (the most specific first, as derive.graph.mutate orders them), or None."""
+    try:
+        with time_bound(seconds):
+            return _formula_mistake(answer, recipe, given, name)
+    except DecisionTimeout:
+        return None
+    except (NoForm, TooLarge, ValueError, TypeError, ArithmeticError, RecursionError):
+        return None
+
+
+def _members(spec: Specialiser, node) -> list[dict] | None:
+    """The index values a family quantity is compared at ({} for a scalar), None when unknown."""
+    if node.over is None:
+        return [{}]
+    size = spec(node.over.size)
+    if not size.is_Integer or int(size) > MAX_MEMBERS:
+        return None
+    return [{node.indices[0]: sp.Integer(m)} for m in range(1, int(size) + 1)]
+
+
+def _differ_at_probe(a: sp.Expr, b: sp.Expr) -> bool:
+    """Whether a and b are shown to differ at an exact probe point (both defined there)."""
+    symbols = sorted(a.free_symbols | b.free_symbols, key=sp.default_sort_key)
+    for base, step in PROBES:
+        at = {s: base + k * step for k, s in enumerate(symbols)}
+        u, v = a.xreplace(at), b.xreplace(at)
+        if u.is_Rational and v.is_Rational:
+            return u != v
+    return False
+
+
+def _equal(a: sp.Expr, b: sp.Expr, facts: tuple) -> bool:
+    if _same(a, b):
+        return True
+    if _differ_at_probe(a, b):
+        return False
+    return decide(a, b, facts, DECIDE_SECONDS).proved
+
+
+def _named_indices(e: sp.Expr) -> sp.Expr:
+    """`e` with each Σ's dummy index (printed `_i`) replaced by a plain index of its name, so
+    that a mutation's words read x_i; a name the expression already uses is kept a dummy."""
+    taken = {s.name for s in e.free_symbols}
+    plain = {d: sp.Symbol(d.name, integer=True) for d in e.atoms(sp.Dummy)
+             if d.name not in taken}
+    return e.xreplace(plain) if len(set(plain.values())) == len(plain) else e
+
+
+def _formula_mistake(answer: FormulaAnswer, recipe: Recipe, given: dict,
+                     name: str) -> FormulaMistake | None:
+    ctx = Context(recipe, given)
+    graph = recipe.graph(ctx) if recipe.graph is not None else None
+    if graph is None or name not in graph.by_name:
+        return None
+    node = graph.by_name[name]
+    spec = Specialiser(graph, ctx)
+    form = _named_indices(symbolic_form(graph, name))
+    ats = _members(spec, node)
+    if ats is None:
+        return None
+    # the right formula as one node over the inputs, so that its mutations edit what an
+    # author writes (the chain rule's factor x_i is in it, not in a node it reads)
+    alone = Graph((dataclasses.replace(node, expr=form),), graph.inputs, graph.opaque,
+                  graph.notation)
+    claimed = [spec(_at_member(answer.expr, at)) for at in ats]
+    right = [spec(_at_member(form, at)) for at in ats]
+    facts = tuple(domain_fact(spec(_at_member(c, at)), relation)
+                  for at in ats for c, relation in answer.domain)
+    found = []
+    for v in mutations(alone, name):
+        mutant = [spec(_at_member(v.replace[name], at)) for at in ats]
+        if all(_same(m, r) or not _differ_at_probe(m, r) and decide(m, r, (), DECIDE_SECONDS)
+               .proved for m, r in zip(mutant, right)):
+            continue  # no mistake for this exercise (a sum for the mean of one record)
+        if all(_equal(c, m, facts) for c, m in zip(claimed, mutant)):
+            found.append(v)
+    if not found:
+        return None
+    first = found[0]
+    return FormulaMistake(first.name, first.en, first.zh, tuple(v.name for v in found[1:]))
