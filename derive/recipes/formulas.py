@@ -288,6 +288,7 @@ class _Builder:
         """The exercise's own names, written from their spelling: never a recipe's."""
         for n in [*self.scalars, *self.columns]:
             self.notation.declare(n, written_as(n))
+        self.step = None  # the index of the quantity being read, if it is per step
         self.nodes: dict[str, Node] = {}   # by canonical name
         self.bodies: dict[str, sp.Expr] = {}  # each node's definition, evaluated, for diff
 
@@ -397,6 +398,7 @@ class _Builder:
         self.notation.declare(canon, written_as(canon))
         sym = (sp.IndexedBase(sp.Symbol(canon, real=True)) if over is not None
                else sp.Symbol(canon, real=True))
+        self.step = over.index if over is not None and over.index.name in ("t", "k") else None
         expr = self._derivatives(key, expr)
         self.nodes[canon] = Node(d.name, sym, expr, over, start=start)
         self.bodies[canon] = expr
@@ -530,7 +532,7 @@ class _Builder:
         partials), or a family member of v's family at another member (∂L/∂ŷ_1 through a Σ
         over i, or ŷ_i against ŷ_j)."""
         try:
-            partials.check(self.loop, f, v, _leaves)
+            partials.check(self.loop, f, v, _leaves, step=self.step)
         except partials.PartialRefused as exc:
             raise DefineError(key, exc.problem, exc.expected, supported=False) from None
         if isinstance(v, sp.Indexed):

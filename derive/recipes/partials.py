@@ -98,10 +98,13 @@ def written_out(loop: Loop, e: sp.Expr, keep) -> sp.Expr:
     return walk(e)
 
 
-def check(loop: Loop, f: sp.Expr, v, reads) -> None:
+def check(loop: Loop, f: sp.Expr, v, reads, step=None) -> None:
     """Raise PartialRefused unless ∂f/∂v of f as written out (`written_out`) is the derivative
-    meant: every recurrence's member f reads but v is a leaf of the step v starts, and none is
-    computed from v in its own step. `reads` yields the members f reads."""
+    meant: every recurrence's member f reads but v is a leaf of the step after v's. A leaf m
+    computed from v in its own step (w_{t−1} from its buffer u_{t−1}) is held fixed only when
+    f is computed in the step after v's (`step`, the index of the quantity f is in) and reads
+    v itself: ∂w_t/∂u_{t−1} = −lr·μ holding w_{t−1}; ∂loss_t/∂u_{t−1} would be 0 only because
+    w_{t−1} is held, and ∂w_t/∂u_t is not ∂(leaf)/∂(leaf). `reads` yields the members f reads."""
     held = sorted({x for x in reads(f) if is_recurrence_member(loop, x) and x != v},
                   key=loop.text)
     if not held:
@@ -124,11 +127,7 @@ def check(loop: Loop, f: sp.Expr, v, reads) -> None:
             back = sp.expand(v.indices[0] - x.indices[0])
         if back == 0:
             if computed_from(loop, x.base.label.name, name):
-                raise PartialRefused(
-                    f"takes a derivative with respect to {loop.text(v)} holding {shown} "
-                    f"fixed, but {shown} is computed from {loop.text(v)} in the same step",
-                    "vary a member that no held-fixed one is computed from, as in "
-                    f"grad(loss_t, w_{{t-1}}), or write {shown}'s formula into this one")
+                _held_from_v(loop, f, v, x, step)
             continue
         before = v.base[v.indices[0] - 1]
         if back is not None and back.is_Integer and back > 0:
@@ -143,6 +142,25 @@ def check(loop: Loop, f: sp.Expr, v, reads) -> None:
             f"{shown}, which is neither of {loop.text(v)}'s step nor the step after it",
             "take it with respect to a member of the step before the formula's, as in "
             "grad(loss_t, w_{t-1}) (derivatives through time are not supported)")
+
+
+def _held_from_v(loop: Loop, f, v, m, step) -> None:
+    """Refuse holding m fixed, m computed from v in their step, unless f is of the step after
+    theirs and reads v itself (see `check`)."""
+    after = step is not None and sp.expand(step - v.indices[0]) == 1
+    if not after:
+        raise PartialRefused(
+            f"takes a derivative with respect to {loop.text(v)} holding {loop.text(m)} fixed, "
+            f"but {loop.text(m)} is computed from {loop.text(v)} in the same step",
+            f"write {loop.text(m)}'s formula into this one, or differentiate with respect to a "
+            "member of the step before, as in grad(w_t, w_{t-1})")
+    if not f.has(v):
+        raise PartialRefused(
+            f"takes a derivative with respect to {loop.text(v)} of a formula that reads it only "
+            f"through {loop.text(m)}, which is computed from {loop.text(v)} in the same step and "
+            "held fixed (the derivative would be 0 for that reason alone)",
+            f"differentiate with respect to {loop.text(m)}, or write {loop.text(m)}'s formula "
+            "into this one")
 
 
 def computed_from(loop: Loop, name: str, source: str) -> bool:
