@@ -5,9 +5,8 @@ autograd takes it on one step: its leaves are every recurrence's member at step 
 step starts from) and the givens; v varies, every other leaf is held fixed. f is written in
 those leaves (the quantities it reads inlined, the members of step s + 1 written out once) and
 differentiated by `sympy.diff`. Refused: a formula that still reads a member of another step
-(the derivative through time), a leaf computed from v in its own step (w_{t−1} from its buffer
-u_{t−1}: holding it fixed is not the derivative meant), and any recurrence's member when v is
-not one (lr, w0: every step reads them).
+(the derivative through time), a held leaf computed from v in their own step unless f is of
+the next step and reads v itself, and any recurrence's member when v is not one (lr, w0).
 """
 
 from __future__ import annotations
