@@ -146,10 +146,74 @@ def decay_accumulation():
             "gradient": accumulated + 0.01 * 1.0, "w_new": w.item()}
 
 
+LAB_X, LAB_Y = [0.5, 1.2, -0.8, 2.0], [3.5, 5.6, -0.4, 8.0]
+"""The lab's records, of y = 3x + 2, as the examples write them."""
+
+
+def _two_parameter_run(make_opt, steps, w0=0.0, b0=0.0, buffers=None):
+    """w and b trained together on the lab's records by a torch.optim optimizer, the loss
+    F.mse_loss (the mean of squares); per step: the loss, both gradients, the optimizer's
+    state, w and b. `buffers` (vw, vb) loads a saved SGD momentum buffer, as
+    optimizer.load_state_dict does on resuming."""
+    w, b = param(w0), param(b0)
+    x, y = t(LAB_X), t(LAB_Y)
+    opt = make_opt([w, b])
+    if buffers is not None:
+        state = opt.state_dict()
+        state["state"] = {0: {"momentum_buffer": t(buffers[0])},
+                          1: {"momentum_buffer": t(buffers[1])}}
+        opt.load_state_dict(state)
+    out = {k: [] for k in ("loss", "gw", "gb", "vw", "vb", "mw", "mb", "w", "b")}
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = torch.nn.functional.mse_loss(w * x + b, y)
+        loss.backward()
+        out["loss"].append(loss.item())
+        out["gw"].append(w.grad.item())
+        out["gb"].append(b.grad.item())
+        opt.step()
+        for p, suffix in ((w, "w"), (b, "b")):
+            state = opt.state[p]
+            if "momentum_buffer" in state:
+                out["v" + suffix].append(state["momentum_buffer"].item())
+            if "exp_avg" in state:
+                out["m" + suffix].append(state["exp_avg"].item())
+                out["v" + suffix].append(state["exp_avg_sq"].item())
+        out["w"].append(w.item())
+        out["b"].append(b.item())
+    return {k: v for k, v in out.items() if v}
+
+
+def lab_momentum():
+    return _two_parameter_run(lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.9), 4)
+
+
+SAVED = {"w": 1.6689308125, "b": 1.124068125, "vw": -20.98361625, "vb": -14.1313625}
+"""The lab's state after step 2 as the resumed examples give it (w_2, b_2 and the buffers,
+terminating decimals: torch float64 holds them to 1e-16)."""
+
+
+def lab_resume():
+    return _two_parameter_run(lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.9), 3,
+                              SAVED["w"], SAVED["b"], buffers=(SAVED["vw"], SAVED["vb"]))
+
+
+def lab_resume_fresh_buffer():
+    # a new optimizer: torch's first step sets the buffer to the gradient (0·μ + g)
+    return _two_parameter_run(lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.9), 3,
+                              SAVED["w"], SAVED["b"])
+
+
+def lab_adam():
+    return _two_parameter_run(lambda p: torch.optim.Adam(p, lr=0.1), 3)
+
+
 REFERENCES = {
     "logistic-bce": logistic_bce, "two-features": two_features,
     "absolute-error": absolute_error, "sgd-warmup": sgd_warmup, "rmsprop": rmsprop,
     "adagrad": adagrad, "decay-accumulation": decay_accumulation,
+    "lab-momentum": lab_momentum, "lab-resume": lab_resume,
+    "lab-resume-fresh-buffer": lab_resume_fresh_buffer, "lab-adam": lab_adam,
 }
 
 

@@ -31,6 +31,7 @@ from derive.graph.language import (
 )
 from derive.graph.notation import DECLARED, Notations, written_as
 from derive.kernel.timebound import DecisionTimeout, time_bound
+from derive.recipes import partials
 from derive.recipes.base import Input, Quantity, QuantityUndefined, Recipe
 from derive.recipes.graphed import Graphed, mutation_mistakes, one_member_a_number
 
@@ -287,12 +288,17 @@ class _Builder:
         """The exercise's own names, written from their spelling: never a recipe's."""
         for n in [*self.scalars, *self.columns]:
             self.notation.declare(n, written_as(n))
+        self.step = None  # the index of the quantity being read, if it is per step
         self.nodes: dict[str, Node] = {}   # by canonical name
         self.bodies: dict[str, sp.Expr] = {}  # each node's definition, evaluated, for diff
 
     # ---------------------------------------------------------------- the graph
     def graph(self, defines) -> Graph:
         self.pending = self._recurrences(defines)
+        spelling = {**{c: n for c, n in self.scalars.items()},
+                    **{canonical(d.name): d.name for d in defines}}
+        self.loop = partials.Loop(self.nodes, self.bodies, dict(self.pending),
+                                  self._same_step(defines), spelling)
         for d in defines:
             self._define(d)
             self.pending.pop(canonical(d.name), None)
@@ -331,6 +337,22 @@ class _Builder:
                                   "a start belongs to a recurrence: w = { formula = "
                                   '"w_{t-1} - lr*g_t", start = "w0" }')
             out[canonical(d.name)] = self.families[free.pop()]
+        return out
+
+    def _same_step(self, defines) -> dict[str, frozenset[str]]:
+        """For each quantity over steps or microbatches, the quantities it reads at its own
+        member (w_t reads u_t). A formula that does not read yet is left to its turn."""
+        out = {}
+        for d in defines:
+            try:
+                expr = self._parse(f"define.{d.name}", d.text)
+            except DefineError:
+                continue
+            ix = [s for s in expr.free_symbols if s.is_integer and s.name in ("t", "k")]
+            if len(ix) == 1:
+                out[canonical(d.name)] = frozenset(
+                    x.base.label.name for x in _leaves(expr)
+                    if isinstance(x, sp.Indexed) and x.indices[0] == ix[0])
         return out
 
     def _parse(self, key: str, text: str) -> sp.Expr:
@@ -376,6 +398,7 @@ class _Builder:
         self.notation.declare(canon, written_as(canon))
         sym = (sp.IndexedBase(sp.Symbol(canon, real=True)) if over is not None
                else sp.Symbol(canon, real=True))
+        self.step = over.index if over is not None and over.index.name in ("t", "k") else None
         expr = self._derivatives(key, expr)
         self.nodes[canon] = Node(d.name, sym, expr, over, start=start)
         self.bodies[canon] = expr
@@ -436,10 +459,16 @@ class _Builder:
             return
         if base == "c" and ix == family.index - 1:  # a block's first record, c_{k−1} + 1
             return
-        what = ("the step before, " + f"{base}_{{{family.index}-1}}" if recurrence
-                else f"{base}_{family.index}")
-        raise DefineError(key, f"reads {base}_{{{ix}}}, a member that does not exist for "
-                          f"every {family.index}", f"read {what}", supported=not recurrence)
+        shown = str(ix).replace(" ", "")
+        if recurrence:
+            raise DefineError(key, f"reads {base}_{{{shown}}}: a formula reads a recurrence at "
+                              "its own step or the step before (a derivative with respect to "
+                              "an earlier step goes through whole steps: derivatives through "
+                              "time are not supported)",
+                              f"read the step before, {base}_{{{family.index}-1}}",
+                              supported=False)
+        raise DefineError(key, f"reads {base}_{{{shown}}}, a member that does not exist for "
+                          f"every {family.index}", f"read {base}_{family.index}")
 
     def _family_of(self, name: str):
         """The family of a column or an earlier quantity; False for a number; None if
@@ -498,24 +527,14 @@ class _Builder:
                               supported=False)
 
     def _through(self, key: str, f: sp.Expr, v) -> None:
-        """Refuse a derivative that `sympy.diff` of the written-out f would get wrong: f still
-        reads a member of a recurrence other than v (∂w_t/∂lr needs every earlier step: the
-        derivative through time is not supported), or a family member of v's family at
-        another member (∂L/∂ŷ_1 through a Σ over i, or ŷ_i against ŷ_j)."""
-        others = set()
-        for x in _leaves(f):
-            if isinstance(x, sp.Indexed) and x != v:
-                node = self.nodes.get(x.base.label.name)
-                if (node is not None and node.start is not None) or \
-                        x.base.label.name in self.pending:
-                    others.add(x)
-        if others:
-            shown = ", ".join(sorted(_member_text(x) for x in others))
-            raise DefineError(key, f"takes a derivative of {shown}, a member of a "
-                              "recurrence, which depends on its earlier steps in turn",
-                              "take it with respect to the step before, as in "
-                              "grad(loss_t, w_{t-1}) (derivatives through time are not "
-                              "supported)", supported=False)
+        """Refuse a derivative that `sympy.diff` of the written-out f would get wrong: a
+        recurrence's member it holds fixed that is not a leaf of v's step (derive.recipes.
+        partials), or a family member of v's family at another member (∂L/∂ŷ_1 through a Σ
+        over i, or ŷ_i against ŷ_j)."""
+        try:
+            partials.check(self.loop, f, v, _leaves, step=self.step)
+        except partials.PartialRefused as exc:
+            raise DefineError(key, exc.problem, exc.expected, supported=False) from None
         if isinstance(v, sp.Indexed):
             base = v.base
             for x in sp.preorder_traversal(f):
@@ -557,31 +576,9 @@ class _Builder:
 
     def _inline(self, e: sp.Expr, keep) -> sp.Expr:
         """e with every quantity replaced by its definition, down to the givens; `keep` (the
-        variable of a derivative) and a recurrence's members stay as they are."""
-        def walk(x):
-            if x == keep:
-                return x
-            if isinstance(x, sp.Indexed) and isinstance(keep, sp.Indexed) and \
-                    x.base == keep.base and not _one_step_after(x, keep):
-                return x  # another member of keep's family: `_through` decides
-            if isinstance(x, sp.Indexed):
-                name = x.base.label.name
-                node = self.nodes.get(name)
-                if node is not None and (node.start is None or _one_step_after(x, keep)):
-                    # a recurrence's member one step after `keep` (w_t for ∂/∂w_{t−1}) is
-                    # written out once: its formula reads `keep`
-                    body = self.bodies[name].subs(node.over.index, x.indices[0])
-                    return walk(body) if node.start is None else body
-                return x
-            if isinstance(x, sp.Symbol):
-                node = self.nodes.get(x.name)
-                if node is not None:
-                    return walk(self.bodies[x.name])
-                return x
-            if not x.args:
-                return x
-            return x.func(*[walk(a) for a in x.args])
-        return walk(e)
+        variable of a derivative) and a recurrence's members stay as they are, but for those
+        of the step after keep's, written out once (`partials.written_out`)."""
+        return partials.written_out(self.loop, e, keep)
 
 
 def _rebinding(key: str, expr: sp.Expr, bound: frozenset = frozenset()) -> None:
@@ -599,16 +596,7 @@ def _rebinding(key: str, expr: sp.Expr, bound: frozenset = frozenset()) -> None:
             _rebinding(key, a, bound)
 
 
-def _one_step_after(x: sp.Indexed, keep) -> bool:
-    """Whether x is the member after `keep` of the same family (w_t after w_{t−1})."""
-    return (isinstance(keep, sp.Indexed) and x.base == keep.base
-            and sp.expand(x.indices[0] - keep.indices[0]) == 1)
-
-
-def _member_text(x: sp.Indexed) -> str:
-    ix = x.indices[0]
-    shown = str(ix) if ix.is_Atom else "{" + str(ix).replace(" ", "") + "}"
-    return f"{x.base.label.name}_{shown}"
+_member_text = partials.member_text
 
 
 def _substituted(e: sp.Expr, old: sp.Expr, new: sp.Expr) -> sp.Expr:
