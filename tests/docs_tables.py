@@ -82,6 +82,8 @@ def optimizer_mistakes() -> list[str]:
     out = ["| mistake | optimizers | for | computes |", "| --- | --- | --- | --- |"]
     for m, names in rows.values():
         target = f"`{m.target}`" + (" and every later quantity it changes" if m.spreads else "")
+        if m.at_step:  # named at each quantity its example claims
+            target = ", ".join(f"`{q}`" for q in dict.fromkeys((m.target, *m.example[1])))
         shown = ", ".join(n if n == "every optimizer" else f"`{n}`" for n in names)
         out.append(f"| `{m.name}` | {shown} | {target} | "
                    f"{_cell(m.en)} |")

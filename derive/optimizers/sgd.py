@@ -105,6 +105,50 @@ u = −4, −4.4 (u_2 = 0.5·(−4) + (2.8 − 4)·2)."""
 
 MISTAKES = (
     OptimizerMistake(
+        "weight_decay_forgotten", *WEIGHT_DECAY_FORGOTTEN,
+        lambda s, cs: ({"decayed_gradient": -cs[0].grad[t] if s.maximize else cs[0].grad[t]}
+                       if s.decay else None),
+        example=({**ONE, "optimizer": {"name": "sgd", "weight_decay": "0.5"}},
+                 {"w_steps": ["1.40"]})),
+    OptimizerMistake(
+        "maximize_negates_decay",
+        "maximize negating the decay term too: −(g_t + λ·w_{t−1}); torch negates only g_t",
+        "maximize 把衰减项也取反了: −(g_t + λ·w_{t−1});torch 只对 g_t 取反",
+        lambda s, cs: ({"decayed_gradient": -plus(cs[0].grad[t], times(lam, cs[0].param[t - 1]))}
+                       if s.decay and s.maximize else None),
+        example=({**ONE, "optimizer": {"name": "sgd", "weight_decay": "0.5",
+                                       "maximize": "true"}}, {"w_steps": ["0.65"]})),
+    OptimizerMistake(
+        "buffer_first_damped",
+        "the first momentum buffer damped: u_1 = (1 − τ)·g_1; torch starts with u_1 = g_1",
+        "第一步的动量缓冲也乘了 (1 − τ): u_1 = (1 − τ)·g_1;torch 第一步 u_1 = g_1",
+        lambda s, cs: ({"buffer_steps": plus(times(mu, cs[0].state(BUFFER)[t - 1]),
+                                             times(plus(1, -tau), _used(s, cs[0])))}
+                       if s.dampening else None),
+        target="buffer_steps",
+        example=({**ONE, "optimizer": {"name": "sgd", "momentum": "0.9", "dampening": "0.5"}},
+                 {"buffer_steps": ["-2"]})),
+    OptimizerMistake(
+        "nesterov_as_momentum",
+        "Nesterov stepping along the buffer u_t instead of g_t + μ·u_t",
+        "Nesterov 沿缓冲 u_t 更新,而不是 g_t + μ·u_t",
+        lambda s, cs: {"nesterov_direction": cs[0].state(BUFFER)[t]} if s.nesterov else None,
+        example=({**ONE, "optimizer": {"name": "sgd", "momentum": "0.5", "nesterov": "true"}},
+                 {"w_steps": ["1.4"]})),
+    # resumed with u_0 = −2: u_1 = 0.5·(−2) + (−4) = −5; the buffer lost: u_1 = g_1 = −4
+    OptimizerMistake(
+        "saving_only_w",
+        "only w saved (the parameters, not the optimizer): the momentum buffers of w and b "
+        "lost, so the resumed first step starts them anew, u_1 = g̃_1, instead of "
+        "μ·u_0 + (1 − τ)·g̃_1 from the saved u_0",
+        "只保存了 w(参数,没有保存优化器状态): w 和 b 的动量缓冲丢失,恢复后的第一步重新开始 "
+        "u_1 = g̃_1,而不是由保存的 u_0 得到 μ·u_0 + (1 − τ)·g̃_1",
+        lambda s, cs: ({c.name(BUFFER.node): buffer_rule(s, c, _used(s, c), fresh=True)
+                        for c in cs} if s.saved_buffer else None),
+        target="buffer_steps", spreads=True,
+        example=({**ONE, "optimizer": {"name": "sgd", "momentum": "0.5"},
+                  "state": {"buffer": "-2"}}, {"buffer_steps": ["-4"]})),
+    OptimizerMistake(
         "momentum_forgotten",
         "momentum forgotten: plain SGD, θ_t = θ_{t−1} − η·g̃_t, instead of a step along the "
         "momentum buffer u_t = μ·u_{t−1} + (1 − τ)·g̃_t",
@@ -153,50 +197,6 @@ MISTAKES = (
         example=({**_TWO, "b": "0"}, {"buffer_steps": ["-4", "-2"], "w_steps": ["1.4", "1.6"],
                                      "b_steps": ["0.2", "0.3"],
                                      "loss_steps": ["0.5", "0.125"]})),
-    OptimizerMistake(
-        "weight_decay_forgotten", *WEIGHT_DECAY_FORGOTTEN,
-        lambda s, cs: ({"decayed_gradient": -cs[0].grad[t] if s.maximize else cs[0].grad[t]}
-                       if s.decay else None),
-        example=({**ONE, "optimizer": {"name": "sgd", "weight_decay": "0.5"}},
-                 {"w_steps": ["1.40"]})),
-    OptimizerMistake(
-        "maximize_negates_decay",
-        "maximize negating the decay term too: −(g_t + λ·w_{t−1}); torch negates only g_t",
-        "maximize 把衰减项也取反了: −(g_t + λ·w_{t−1});torch 只对 g_t 取反",
-        lambda s, cs: ({"decayed_gradient": -plus(cs[0].grad[t], times(lam, cs[0].param[t - 1]))}
-                       if s.decay and s.maximize else None),
-        example=({**ONE, "optimizer": {"name": "sgd", "weight_decay": "0.5",
-                                       "maximize": "true"}}, {"w_steps": ["0.65"]})),
-    OptimizerMistake(
-        "buffer_first_damped",
-        "the first momentum buffer damped: u_1 = (1 − τ)·g_1; torch starts with u_1 = g_1",
-        "第一步的动量缓冲也乘了 (1 − τ): u_1 = (1 − τ)·g_1;torch 第一步 u_1 = g_1",
-        lambda s, cs: ({"buffer_steps": plus(times(mu, cs[0].state(BUFFER)[t - 1]),
-                                             times(plus(1, -tau), _used(s, cs[0])))}
-                       if s.dampening else None),
-        target="buffer_steps",
-        example=({**ONE, "optimizer": {"name": "sgd", "momentum": "0.9", "dampening": "0.5"}},
-                 {"buffer_steps": ["-2"]})),
-    OptimizerMistake(
-        "nesterov_as_momentum",
-        "Nesterov stepping along the buffer u_t instead of g_t + μ·u_t",
-        "Nesterov 沿缓冲 u_t 更新,而不是 g_t + μ·u_t",
-        lambda s, cs: {"nesterov_direction": cs[0].state(BUFFER)[t]} if s.nesterov else None,
-        example=({**ONE, "optimizer": {"name": "sgd", "momentum": "0.5", "nesterov": "true"}},
-                 {"w_steps": ["1.4"]})),
-    # resumed with u_0 = −2: u_1 = 0.5·(−2) + (−4) = −5; the buffer lost: u_1 = g_1 = −4
-    OptimizerMistake(
-        "saving_only_w",
-        "only w saved (the parameters, not the optimizer): the momentum buffers of w and b "
-        "lost, so the resumed first step starts them anew, u_1 = g̃_1, instead of "
-        "μ·u_0 + (1 − τ)·g̃_1 from the saved u_0",
-        "只保存了 w(参数,没有保存优化器状态): w 和 b 的动量缓冲丢失,恢复后的第一步重新开始 "
-        "u_1 = g̃_1,而不是由保存的 u_0 得到 μ·u_0 + (1 − τ)·g̃_1",
-        lambda s, cs: ({c.name(BUFFER.node): buffer_rule(s, c, _used(s, c), fresh=True)
-                        for c in cs} if s.saved_buffer else None),
-        target="buffer_steps", spreads=True,
-        example=({**ONE, "optimizer": {"name": "sgd", "momentum": "0.5"},
-                  "state": {"buffer": "-2"}}, {"buffer_steps": ["-4"]})),
 )
 
 
