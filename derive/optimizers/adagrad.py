@@ -110,9 +110,9 @@ MISTAKES = (
     # s_1 = 16: w_1 = 1 + 0.1·4/16 = 1.025 (right: 1 + 0.1·4/4 = 1.1)
     OptimizerMistake(
         "sqrt_forgotten", *SQRT_FORGOTTEN,
-        lambda s, cs: {cs[0].param_node: update(cs[0], _direction(s, cs[0], sqrt=False),
-                                                rate(s))},
-        example=({**ONE, "optimizer": {"name": "adagrad", "eps": "0"}},
+        lambda s, cs: {c.param_node: update(c, _direction(s, c, sqrt=False), rate(s))
+                       for c in cs},
+        spreads=True, example=({**ONE, "optimizer": {"name": "adagrad", "eps": "0"}},
                  {"w_steps": ["1.025"]})),
     OptimizerMistake(
         "lr_decay_off_by_one",

@@ -141,7 +141,9 @@ MISTAKES = (
     # v_1 = 0.25·16 = 4: w_1 = 1 + 0.1·4/4 = 1.1 (right: 1 + 0.1·4/√4 = 1.2)
     OptimizerMistake(
         "sqrt_forgotten", *SQRT_FORGOTTEN,
-        lambda s, cs: _replacing(s, cs[0], denominator(s, cs[0], root=False)),
+        lambda s, cs: {k: v for c in cs for k, v in
+                       _replacing(s, c, denominator(s, c, root=False)).items()},
+        spreads=True,
         example=({**ONE, "optimizer": {"name": "rmsprop", "alpha": "0.75", "eps": "0"}},
                  {"w_steps": ["1.1"]})),
     OptimizerMistake(

@@ -1,0 +1,185 @@
+"""Issue 24's wider catalogue, named by the diagnosis: each mistake's wrong claim computed
+independently (torch in float64 with the mistaken setting: dampening = momentum, momentum 0,
+a fresh optimizer mid-run, the loss read before the step, a summed loss; or Fractions where torch
+has no such setting: RMSprop and Adagrad without the square root), claimed as torch prints it to
+6 places on ordinary data, and named; the same claim one unit off in its last place is not."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from fractions import Fraction as F
+
+import pytest
+import torch
+
+from derive.exercises.bank import load_file
+from derive.exercises.check import check_exercise
+
+torch.set_default_dtype(torch.float64)
+
+W0, B0, LR = "0.3", "-0.1", "0.05"
+RECORDS = [["0.5", "1.7"], ["1.3", "2.9"], ["-0.8", "0.4"]]
+MU = "0.9"
+
+
+def _six(v: float) -> str:
+    return f"{v:.6f}"
+
+
+def _off(text: str, units: int = 1) -> str:
+    d = Decimal(text)
+    return str(d + units * Decimal(1).scaleb(d.as_tuple().exponent))
+
+
+def _toml(given: str, claims: dict[str, list[str]]) -> str:
+    rows = ", ".join(f"[{x}, {y}]" for x, y in RECORDS)
+    lines = ["[[exercise]]", 'id = "catalogue"', 'recipe = "optimizer_steps"', "[exercise.given]",
+             f"w = {W0}", f"b = {B0}", f"lr = {LR}", f"records = [{rows}]", given,
+             "[exercise.claims]"]
+    lines += [f"{k} = [{', '.join(repr(v).replace(chr(39), chr(34)) for v in vs)}]"
+              for k, vs in claims.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _diagnosed(tmp_path, given: str, claims: dict, name: str):
+    path = tmp_path / "ex.toml"
+    path.write_text(_toml(given, claims), encoding="utf-8")
+    report = check_exercise(load_file(path)[0])
+    claim = next(c for c in report.claims if c.name == name)
+    assert claim.status == "wrong", claim
+    return claim.diagnosis
+
+
+def _named(d) -> set:
+    return {d.mistake, *d.also} if d is not None else set()
+
+
+def _torch_run(steps: int, fresh_at: int | None = None, **sgd) -> dict[str, list[float]]:
+    """SGD on ŷ = w·x + b with the mean of (ŷ − y)²/2 over RECORDS; a fresh optimizer (buffers
+    lost) before step `fresh_at`; per step w, b, the buffer of w, the loss after the step."""
+    w = torch.tensor(float(W0), requires_grad=True)
+    b = torch.tensor(float(B0), requires_grad=True)
+    x = torch.tensor([float(r[0]) for r in RECORDS])
+    y = torch.tensor([float(r[1]) for r in RECORDS])
+    opt = torch.optim.SGD([w, b], lr=float(LR), **sgd)
+    out: dict[str, list[float]] = {"w_steps": [], "b_steps": [], "buffer_steps": [],
+                                   "loss_steps": [], "loss_before": []}
+    for t in range(1, steps + 1):
+        if t == fresh_at:
+            opt = torch.optim.SGD([w, b], lr=float(LR), **sgd)
+        opt.zero_grad()
+        loss = ((w * x + b - y) ** 2 / 2).mean()
+        out["loss_before"].append(loss.item())
+        loss.backward()
+        opt.step()
+        out["w_steps"].append(w.item())
+        out["b_steps"].append(b.item())
+        if opt.state[w].get("momentum_buffer") is not None:
+            out["buffer_steps"].append(opt.state[w]["momentum_buffer"].item())
+        with torch.no_grad():
+            out["loss_steps"].append(((w * x + b - y) ** 2 / 2).mean().item())
+    return out
+
+
+MOMENTUM = f'optimizer = {{ name = "sgd", momentum = {MU} }}\nsteps = 3'
+
+CASES = [
+    # (name, the mistaken run, quantity claimed)
+    ("buffer_as_average", lambda: _torch_run(3, momentum=0.9, dampening=0.9), "buffer_steps"),
+    ("buffer_as_average", lambda: _torch_run(3, momentum=0.9, dampening=0.9), "w_steps"),
+    ("momentum_forgotten", lambda: _torch_run(3), "w_steps"),
+    ("momentum_forgotten", lambda: _torch_run(3), "b_steps"),
+    ("buffer_reset_mid_run", lambda: _torch_run(3, fresh_at=3, momentum=0.9), "w_steps"),
+    ("buffer_reset_mid_run", lambda: _torch_run(3, fresh_at=3, momentum=0.9), "buffer_steps"),
+    ("buffer_reset_mid_run", lambda: _torch_run(3, fresh_at=2, momentum=0.9), "loss_steps"),
+]
+
+
+@pytest.mark.parametrize(("name", "run", "quantity"), CASES,
+                         ids=[f"{c[0]}-{c[2]}" for c in CASES])
+def test_sgd_mistakes_against_torch(name, run, quantity, tmp_path):
+    values = [_six(v) for v in run()[quantity]]
+    d = _diagnosed(tmp_path, MOMENTUM, {quantity: values}, quantity)
+    assert name in _named(d), d
+    near = values[:-1] + [_off(values[-1])]
+    assert name not in _named(_diagnosed(tmp_path, MOMENTUM, {quantity: near}, quantity))
+
+
+def test_the_reset_step_is_named(tmp_path):
+    values = [_six(v) for v in _torch_run(3, fresh_at=3, momentum=0.9)["w_steps"]]
+    d = _diagnosed(tmp_path, MOMENTUM, {"w_steps": values}, "w_steps")
+    assert d.mistake == "buffer_reset_mid_run" and "k = 3" in d.explanation, d
+
+
+def test_the_loss_before_the_step_against_torch(tmp_path):
+    run = _torch_run(2, momentum=0.9)
+    values = [_six(v) for v in run["loss_before"]]
+    given = f'optimizer = {{ name = "sgd", momentum = {MU} }}\nsteps = 2'
+    assert values != [_six(v) for v in run["loss_steps"]]
+    assert _diagnosed(tmp_path, given, {"loss_steps": values}, "loss_steps").mistake == \
+        "loss_before_step"
+    near = [_off(values[0], -1), values[1]]
+    assert "loss_before_step" not in _named(
+        _diagnosed(tmp_path, given, {"loss_steps": near}, "loss_steps"))
+
+
+def test_the_bias_gradient_summed_against_torch(tmp_path):
+    """torch's gradient of the records' summed loss with respect to b."""
+    b = torch.tensor(float(B0), requires_grad=True)
+    x = torch.tensor([float(r[0]) for r in RECORDS])
+    y = torch.tensor([float(r[1]) for r in RECORDS])
+    ((float(W0) * x + b - y) ** 2 / 2).sum().backward()
+    value = _six(b.grad.item())
+    for claimed, named in ((value, True), (_off(value), False), (_off(value, -2), False)):
+        d = _diagnosed(tmp_path, "steps = 1", {"b_gradient_steps": [claimed]},
+                       "b_gradient_steps")
+        assert ("b_gradient_sum" in _named(d)) is named, (claimed, d)
+
+
+def _adaptive(kind: str, steps: int) -> list[F]:
+    """w_t of RMSprop (α = 0.9) or Adagrad with ε = 1/10⁸ and the square root forgotten:
+    g̃/(s + ε) in place of g̃/(√s + ε), in Fractions (b along the same rule)."""
+    w, b, lr, eps, alpha = F(W0), F(B0), F(LR), F(1, 10**8), F(9, 10)
+    rec = [(F(x), F(y)) for x, y in RECORDS]
+    s_w = s_b = F(0)
+    out = []
+    for _ in range(steps):
+        r = [w * x + b - y for x, y in rec]
+        gw = sum(e * x for e, (x, _) in zip(r, rec)) / len(rec)
+        gb = sum(r) / len(rec)
+        if kind == "rmsprop":
+            s_w, s_b = alpha * s_w + (1 - alpha) * gw**2, alpha * s_b + (1 - alpha) * gb**2
+        else:
+            s_w, s_b = s_w + gw**2, s_b + gb**2
+        w, b = w - lr * gw / (s_w + eps), b - lr * gb / (s_b + eps)
+        out.append(w)
+    return out
+
+
+@pytest.mark.parametrize("kind", ["rmsprop", "adagrad"])
+def test_the_square_root_forgotten_against_fractions(kind, tmp_path):
+    given = (f'optimizer = {{ name = "{kind}", eps = 1e-8'
+             + (", alpha = 0.9" if kind == "rmsprop" else "") + " }\nsteps = 2")
+    values = [f"{float(v):.6f}" for v in _adaptive(kind, 2)]
+    assert _diagnosed(tmp_path, given, {"w_steps": values}, "w_steps").mistake == \
+        "sqrt_forgotten"
+    near = [values[0], _off(values[1], 1)]
+    assert "sqrt_forgotten" not in _named(_diagnosed(tmp_path, given, {"w_steps": near},
+                                                     "w_steps"))
+
+
+def test_the_bias_gradient_summed_in_sgd_step(tmp_path):
+    """sgd_step: Σ_i (w·x_i + b − y_i) by Fractions, and b − η·Σ."""
+    rec = [(F(x), F(y)) for x, y in RECORDS]
+    total = sum(F(W0) * x + F(B0) - y for x, y in rec)
+    rows = ", ".join(f"[{x}, {y}]" for x, y in RECORDS)
+    for name, quantity, value in (("b_gradient_sum", "b_gradient", total),
+                                  ("b_new_b_gradient_sum", "b_new", F(B0) - F(LR) * total)):
+        for claimed, named in ((value, True), (value + F(1, 100), False)):
+            path = tmp_path / "ex.toml"
+            path.write_text("[[exercise]]\nid = \"s\"\nrecipe = \"sgd_step\"\n[exercise.given]\n"
+                            f"w = {W0}\nb = {B0}\nlr = {LR}\nrecords = [{rows}]\n"
+                            f'[exercise.claims]\n{quantity} = "{claimed}"\n', encoding="utf-8")
+            claim = check_exercise(load_file(path)[0]).claims[0]
+            assert claim.status == "wrong"
+            assert (name in _named(claim.diagnosis)) is named, (claimed, claim.diagnosis)
