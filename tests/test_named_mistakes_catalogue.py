@@ -6,7 +6,7 @@ has no such setting: RMSprop and Adagrad without the square root), claimed as to
 
 from __future__ import annotations
 
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction as F
 
 import pytest
@@ -183,3 +183,176 @@ def test_the_bias_gradient_summed_in_sgd_step(tmp_path):
             claim = check_exercise(load_file(path)[0]).claims[0]
             assert claim.status == "wrong"
             assert (name in _named(claim.diagnosis)) is named, (claimed, claim.diagnosis)
+
+
+# ------------------------------------------------------------- the formulas recipe's patterns
+
+def _formulas(given: str, define: str, claim: str) -> str:
+    return ("[[exercise]]\nid = \"f\"\nrecipe = \"formulas\"\n[exercise.given]\n" + given +
+            "\n[exercise.define]\n" + define + "\n[exercise.claims]\n" + claim + "\n")
+
+
+def _claim_text(name: str, v) -> str:
+    if isinstance(v, list):
+        return f"{name} = [{', '.join(chr(34) + str(x) + chr(34) for x in v)}]"
+    return f'{name} = "{v}"'
+
+
+def _formula_diagnosis(tmp_path, given, define, name, value):
+    path = tmp_path / "f.toml"
+    path.write_text(_formulas(given, define, _claim_text(name, value)), encoding="utf-8")
+    claim = check_exercise(load_file(path)[0]).claims[0]
+    assert claim.status == "wrong", claim
+    return claim.diagnosis
+
+
+REC2 = [(F("0.5"), F("1.7")), (F("1.3"), F("2.9"))]
+ROWS2 = "records = [[0.5, 1.7], [1.3, 2.9]]"
+LOOP = ('loss = "mean_i((w_{t-1}*x_i - y_i)^2/2)"\ng = "grad(loss_t, w_{t-1})"\n')
+
+
+def _g(w) -> F:
+    return sum((w * x - y) * x for x, y in REC2) / len(REC2)
+
+
+def _warmup_from_t_minus_1() -> list[F]:
+    w, out = F("0.3"), []
+    for t in range(1, 4):
+        w -= F("0.05") * min(F(1), F(t - 1, 3)) * _g(w)
+        out.append(w)
+    return out
+
+
+def _rmsprop_no_root() -> list[F]:
+    w, v, out = F("0.3"), F(0), []
+    for _ in range(2):
+        g = _g(w)
+        v = F("0.9") * v + F("0.1") * g * g
+        w -= F("0.05") * g / (v + F("0.001"))
+        out.append(w)
+    return out
+
+
+def _plain_sgd() -> list[F]:
+    w, out = F("0.3"), []
+    for _ in range(2):
+        w -= F("0.05") * _g(w)
+        out.append(w)
+    return out
+
+
+def _momentum_dropped() -> list[F]:
+    """u_t = g_t (μ·u_{t−1} dropped): the same as plain SGD's gradients."""
+    w, out = F("0.3"), []
+    for _ in range(2):
+        out.append(_g(w))
+        w -= F("0.05") * out[-1]
+    return out
+
+
+def _adam_w1_no_correction() -> F:
+    """One Adam step without m̂'s correction: w − η·(1 − β₁)·g/(|g| + ε), v̂ = g² exactly."""
+    g = _g(F("0.3"))
+    return F("0.3") - F("0.05") * F("0.1") * g / (abs(g) + F("0.001"))
+
+
+MB = "microbatches = [[[0.5, 1.7], [1.3, 2.9]], [[-0.8, 0.4]]]"
+
+
+def _mean_of_means() -> F:
+    w = F("0.3")
+    blocks = [[(F("0.5"), F("1.7")), (F("1.3"), F("2.9"))], [(F("-0.8"), F("0.4"))]]
+    return sum(sum((w * x - y) * x for x, y in b) / len(b) for b in blocks) / len(blocks)
+
+
+TWO = ('w1 = 0.5\nw2 = -1\nb = 0.25\nlr = 0.05\n'
+       'records = { columns = ["x1", "x2", "y"], rows = [[1.5, 2, 1], [3, -1.2, 2], '
+       '[0.4, 1, -1]] }')
+TWO_DEFINE = ('yhat = "w1*x1_i + w2*x2_i + b"\nloss = "mean_i((yhat_i - y_i)^2)"\n'
+              'g2 = "grad(loss, w2)"\ngb = "grad(loss, b)"')
+TWO_ROWS = [(F("1.5"), F(2), F(1)), (F(3), F("-1.2"), F(2)), (F("0.4"), F(1), F(-1))]
+
+
+def _residuals() -> list[F]:
+    return [F("0.5") * a + F(-1) * c + F("0.25") - y for a, c, y in TWO_ROWS]
+
+
+L1_ROWS = "records = [[0.5, 1.7], [2, 0.6], [1.3, 2.9]]"
+
+
+def _l1_sign_zero_as_one() -> F:
+    """|w·x − y| at w = 0.3: the second record's residual is 0; sign(0) taken as +1."""
+    rows = [(F("0.5"), F("1.7")), (F(2), F("0.6")), (F("1.3"), F("2.9"))]
+    signs = [1 if F("0.3") * x - y >= 0 else -1 for x, y in rows]
+    return sum(s * x for s, (x, _) in zip(signs, rows)) / 3
+
+
+FORMULA_CASES = [
+    ("rate_counted_from_t_minus_1", "w0 = 0.3\nlr = 0.05\nwarmup = 3\nsteps = 3\n" + ROWS2,
+     'rate = "lr*min(1, t/warmup)"\n' + LOOP + 'w = { formula = "w_{t-1} - rate_t*g_t", '
+     'start = "w0" }', "w", lambda: [_dec(v) for v in _warmup_from_t_minus_1()]),
+    ("w_sqrt_forgotten", "w0 = 0.3\nlr = 0.05\nalpha = 0.9\neps = 0.001\nsteps = 2\n" + ROWS2,
+     LOOP + 'v = { formula = "alpha*v_{t-1} + (1 - alpha)*g_t^2", start = "0" }\n'
+     'w = { formula = "w_{t-1} - lr*g_t/(sqrt(v_t) + eps)", start = "w0" }', "w",
+     lambda: [_dec(v) for v in _rmsprop_no_root()]),
+    ("w_momentum_forgotten_g", "w0 = 0.3\nlr = 0.05\nmu = 0.9\nsteps = 2\n" + ROWS2,
+     LOOP + 'u = { formula = "mu*u_{t-1} + g_t", start = "0" }\n'
+     'w = { formula = "w_{t-1} - lr*u_t", start = "w0" }', "w",
+     lambda: [_dec(v) for v in _plain_sgd()]),
+    ("u_momentum_forgotten", "w0 = 0.3\nlr = 0.05\nmu = 0.9\nsteps = 2\n" + ROWS2,
+     LOOP + 'u = { formula = "mu*u_{t-1} + g_t", start = "0" }\n'
+     'w = { formula = "w_{t-1} - lr*u_t", start = "w0" }', "u",
+     lambda: [_dec(v) for v in _momentum_dropped()]),
+    ("mhat_bias_correction_forgotten",
+     "w0 = 0.3\nlr = 0.05\nbeta1 = 0.9\nbeta2 = 0.999\neps = 0.001\nsteps = 1\n" + ROWS2,
+     LOOP + 'm = { formula = "beta1*m_{t-1} + (1 - beta1)*g_t", start = "0" }\n'
+     'v = { formula = "beta2*v_{t-1} + (1 - beta2)*g_t^2", start = "0" }\n'
+     'mhat = "m_t/(1 - beta1^t)"\nvhat = "v_t/(1 - beta2^t)"\n'
+     'w = { formula = "w_{t-1} - lr*mhat_t/(sqrt(vhat_t) + eps)", start = "w0" }', "w",
+     lambda: _dec(_adam_w1_no_correction())),
+    ("accumulated_weights_one_over_k", "w = 0.3\nlr = 0.05\n" + MB,
+     'ell = "(w*x_i - y_i)^2/2"\nmb_loss = "mean_{i in B_k}(ell_i)"\n'
+     'accumulated = "sum_k(n_k/N * grad(mb_loss_k, w))"', "accumulated",
+     lambda: str(_mean_of_means())),
+    ("g2_column_swapped_x2_x1", TWO, TWO_DEFINE, "g2",
+     lambda: str(sum(2 * r * a for r, (a, _, _) in zip(_residuals(), TWO_ROWS)) / 3)),
+    ("gb_sum_for_mean", TWO, TWO_DEFINE, "gb", lambda: str(sum(2 * r for r in _residuals()))),
+    ("gradient_sign_at_zero_as_one", "w = 0.3\nlr = 0.1\n" + L1_ROWS,
+     'ell = "|w*x_i - y_i|"\nloss = "mean_i(ell_i)"\ngradient = "grad(loss, w)"', "gradient",
+     lambda: str(_l1_sign_zero_as_one())),
+]
+
+
+def _dec(v: F) -> str:
+    """An exact Fraction as an author writes it: its exact decimal when it ends within 12
+    places, else rounded half up to 6 places (never through a float)."""
+    d = Decimal(v.numerator) / Decimal(v.denominator)
+    exact = d.quantize(Decimal(1).scaleb(-12))
+    if F(exact) == v:
+        return str(exact.normalize()) if exact != exact.to_integral() else str(int(exact))
+    return str(d.quantize(Decimal("0.000001"), rounding=ROUND_HALF_UP))
+
+
+def _nudge(value):
+    if isinstance(value, list):
+        return value[:-1] + [_nudge(value[-1])]
+    if "/" in value:
+        return str(F(value) + F(1, 100))
+    return _off(value)
+
+
+@pytest.mark.parametrize(("name", "given", "define", "quantity", "value"), FORMULA_CASES,
+                         ids=[c[0] for c in FORMULA_CASES])
+def test_a_formulas_pattern_is_named(name, given, define, quantity, value, tmp_path):
+    claimed = value()
+    d = _formula_diagnosis(tmp_path, given, define, quantity, claimed)
+    assert d.mistake == name, d
+    near = _formula_diagnosis(tmp_path, given, define, quantity, _nudge(claimed))
+    assert name not in _named(near), near
+
+
+def test_a_column_is_printed_in_the_course_notation(tmp_path):
+    """x_{2,i}, not x_2_i (issue 24)."""
+    value = str(sum(2 * r * a for r, (a, _, _) in zip(_residuals(), TWO_ROWS)) / 3)
+    d = _formula_diagnosis(tmp_path, TWO, TWO_DEFINE, "g2", value)
+    assert "x_{1,i} in place of x_{2,i}" in d.explanation and "x_2_i" not in d.explanation
