@@ -7,16 +7,18 @@ dropped (c → 1) or doubled (c → 2c), the sign flipped (−e, or one term of 
 back, a recurrent member read one step early or late (w_{t−1} for w_t and back), two inputs of
 one kind swapped (x_i ↔ y_i), a term dropped (b of w·x + b) or a factor dropped (x_i of
 (ŷ_i − y_i)·x_i), the whole definition doubled (a squared loss's ½ missing, seen downstream) or
-halved. Every e′ is in SymPy's evaluated form; one that equals e, or an earlier e′ of the same
-node, is dropped.
+halved; and the patterns the course names (`NAMED`: Adam's bias correction forgotten, √
+forgotten, momentum forgotten, a warmup counted from t − 1, sign(0) as +1, 1/K for n_k/N, one
+column read for another). Every e′ is in SymPy's evaluated form; one that equals e, or an
+earlier e′ of the same node, is dropped.
 
-Order (the diagnosis names the first mutation that gives a claimed value): first every edit of
-what is written, then the two scale guesses (the whole definition ×2, ×½), which explain many
-values by coincidence. Within each, the target's own node first, then the nodes it reads,
-nearest first (ties: later in the derivation first): a mistake in the quantity itself is the
-specific explanation, one upstream explains it only through what it feeds. Within a node, by
-kind as in `KINDS`, from the smallest edit (one constant) to the largest (a factor gone); within
-a kind, in the expression's pre-order.
+Order (the diagnosis names the first mutation that gives a claimed value): first every edit of what
+is written (a named pattern before a generic edit of the same node), then the two scale guesses (the
+whole definition ×2, ×½), which explain many values by coincidence. Within each, the target's own
+node first, then the nodes it reads, nearest first (ties: later in the derivation first): a mistake
+in the quantity itself is the specific explanation, one upstream explains it only through what it
+feeds. Within a node, by kind as in `KINDS`, from the smallest edit (one constant) to the largest (a
+factor gone); within a kind, in the expression's pre-order.
 """
 
 from __future__ import annotations
@@ -354,9 +356,9 @@ def _counted_from_previous(node: Node, e: sp.Expr) -> Iterator[_Candidate]:
 
 
 def _read_for(graph: Graph, node: Node, e: sp.Expr, sites) -> Iterator[_Candidate]:
-    """One member read in place of another, at one place: a record column for another (x_{1,i}
-    as the chain factor of w_2: `column_for`), or a recurrence's member for the step along
-    what it accumulates (g_t in place of the buffer u_t: `momentum_forgotten`)."""
+    """One member read in place of another, at one place: a record column for another of the same
+    letter (x_{1,i} as the chain factor of w_2: `column_swapped`), or a recurrence's member for the
+    step along what it accumulates (g_t in place of the buffer u_t: `momentum_forgotten`)."""
     columns = sorted({a.base for n in graph.nodes for a in sp.preorder_traversal(n.expr)
                       if isinstance(a, sp.Indexed) and a.base.label.name not in graph.by_key},
                      key=lambda b: b.label.name)
@@ -367,7 +369,7 @@ def _read_for(graph: Graph, node: Node, e: sp.Expr, sites) -> Iterator[_Candidat
         owner = graph.by_key.get(name)
         if owner is None:
             for other in columns:
-                if other == sub.base:
+                if other == sub.base or not _same_letter(other, sub.base):
                     continue
                 new = other[sub.indices]
                 a, b = _text(sub), _text(new)
@@ -388,6 +390,13 @@ def _read_for(graph: Graph, node: Node, e: sp.Expr, sites) -> Iterator[_Candidat
                                      "recurrence accumulates)",
                                      f"{node.name}:用 {_text(a)} 代替了 {_text(sub)}"
                                      "(忘了动量:直接沿被累积的量更新)")
+
+
+def _same_letter(u: sp.IndexedBase, v: sp.IndexedBase) -> bool:
+    """Two columns written with one letter and two subscripts: x_1 and x_2."""
+    nu, nv = notation_of(u.label.name), notation_of(v.label.name)
+    return (nu is not None and nv is not None and nu.letter == nv.letter
+            and bool(nu.sub) and bool(nv.sub))
 
 
 def _count(s: sp.Sum) -> sp.Expr:
