@@ -11,6 +11,8 @@ from fractions import Fraction as F
 
 import pytest
 import torch
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from derive.exercises.bank import load_file
 from derive.exercises.check import check_exercise
@@ -356,3 +358,49 @@ def test_a_column_is_printed_in_the_course_notation(tmp_path):
     value = str(sum(2 * r * a for r, (a, _, _) in zip(_residuals(), TWO_ROWS)) / 3)
     d = _formula_diagnosis(tmp_path, TWO, TWO_DEFINE, "g2", value)
     assert "x_{1,i} in place of x_{2,i}" in d.explanation and "x_2_i" not in d.explanation
+
+
+# ---------------------------------------------------------------- property: any data, torch
+
+def _ten(v: float) -> str | None:
+    """v to 10 places, or None where float64 cannot tell the rounding (next to a tie)."""
+    scaled = abs(v) * 1e10
+    if abs(scaled - int(scaled) - 0.5) < 1e-3:
+        return None
+    return f"{v:.10f}"
+
+
+tenth = st.integers(-30, 30).map(lambda n: F(n, 10))
+
+
+@settings(deadline=None)
+@given(w=tenth, b=tenth, mu=st.integers(1, 99).map(lambda n: F(n, 100)),
+       records=st.lists(st.tuples(tenth, tenth), min_size=1, max_size=3),
+       steps=st.integers(2, 3), mistake=st.sampled_from(["buffer_as_average",
+                                                           "momentum_forgotten"]))
+def test_sgd_mistakes_against_torch_on_any_data(w, b, mu, records, steps, mistake,
+                                                tmp_path_factory):
+    """torch with dampening = μ (or momentum 0): its w_t named, on any data."""
+    wt = torch.tensor(float(w), requires_grad=True)
+    bt = torch.tensor(float(b), requires_grad=True)
+    x = torch.tensor([float(r[0]) for r in records])
+    y = torch.tensor([float(r[1]) for r in records])
+    kw = {"momentum": float(mu), "dampening": float(mu)} if mistake == "buffer_as_average" else {}
+    opt = torch.optim.SGD([wt, bt], lr=0.05, **kw)
+    claimed = []
+    for _ in range(steps):
+        opt.zero_grad()
+        ((wt * x + bt - y) ** 2 / 2).mean().backward()
+        opt.step()
+        claimed.append(_ten(wt.item()))
+    assume(None not in claimed)
+    rows = ", ".join(f'["{p}", "{q}"]' for p, q in records)
+    text = ("[[exercise]]\nid = \"p\"\nrecipe = \"optimizer_steps\"\n[exercise.given]\n"
+            f'w = "{w}"\nb = "{b}"\nlr = 0.05\nrecords = [{rows}]\nsteps = {steps}\n'
+            f'optimizer = {{ name = "sgd", momentum = "{mu}" }}\n[exercise.claims]\n'
+            f"w_steps = [{', '.join(chr(34) + c + chr(34) for c in claimed)}]\n")
+    path = tmp_path_factory.mktemp("p") / "p.toml"
+    path.write_text(text, encoding="utf-8")
+    claim = check_exercise(load_file(path)[0]).claims[0]
+    assume(claim.status == "wrong")  # a gradient of 0 at every step: the mistake changes nothing
+    assert mistake in _named(claim.diagnosis), (text, claim.diagnosis)
