@@ -12,6 +12,7 @@ from pathlib import Path
 from derive.kernel.exact import decimal_str
 from derive.optimizers import REGISTRY
 from derive.recipes import RECIPES
+from derive.recipes.optimizer_steps.mistakes import STEP_MISTAKES
 
 ROOT = Path(__file__).resolve().parents[1]
 BLOCK = re.compile(r"(<!-- generated: ([a-z_]+) -->\n)(.*?)(<!-- end generated -->)", re.S)
@@ -73,7 +74,7 @@ def optimizer_quantities() -> list[str]:
 
 def optimizer_mistakes() -> list[str]:
     """Every optimizer's named mistakes: the quantity each is for, in the module's words."""
-    rows: dict[str, list] = {}
+    rows: dict[str, list] = {m.name: [m, ["every optimizer"]] for m in STEP_MISTAKES}
     for name, spec in REGISTRY.items():
         for m in spec.mistakes:
             row = rows.setdefault(m.name, [m, []])
@@ -81,7 +82,10 @@ def optimizer_mistakes() -> list[str]:
     out = ["| mistake | optimizers | for | computes |", "| --- | --- | --- | --- |"]
     for m, names in rows.values():
         target = f"`{m.target}`" + (" and every later quantity it changes" if m.spreads else "")
-        out.append(f"| `{m.name}` | {', '.join(f'`{n}`' for n in names)} | {target} | "
+        if m.at_step:  # named at each quantity its example claims
+            target = ", ".join(f"`{q}`" for q in dict.fromkeys((m.target, *m.example[1])))
+        shown = ", ".join(n if n == "every optimizer" else f"`{n}`" for n in names)
+        out.append(f"| `{m.name}` | {shown} | {target} | "
                    f"{_cell(m.en)} |")
     return out
 

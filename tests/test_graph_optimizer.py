@@ -19,6 +19,7 @@ from derive.exercises.check import check_exercise
 from derive.optimizers import REGISTRY, Optimizer
 from derive.recipes import RECIPES
 from derive.recipes.base import Example
+from derive.recipes.optimizer_steps.mistakes import STEP_MISTAKES
 from derive.render.working import Working
 
 R = sp.Rational
@@ -246,9 +247,12 @@ def test_the_mistakes_are_catalogued_with_both_languages():
     """The recipe's mistakes are its optimizers' (the docs' catalogue is written from them and
     tests/test_declarations.py keeps it current); each with words in both languages."""
     declared = {m.name for spec in REGISTRY.values() for m in spec.mistakes}
-    assert {m.name for m in RECIPE.mistakes} == declared
+    own = {m.name for m in STEP_MISTAKES}
+    assert {m.name for m in RECIPE.mistakes} == declared | own
     assert {"bias_correction_forgotten", "saving_only_w", "eps_inside_sqrt",
-            "initial_accumulator_ignored", "centered_as_uncentered"} <= declared
+            "initial_accumulator_ignored", "centered_as_uncentered", "momentum_forgotten",
+            "buffer_as_average", "buffer_reset_mid_run", "sqrt_forgotten"} <= declared
+    assert own == {"loss_before_step", "gradient_sum", "b_gradient_sum"}
     for m in RECIPE.mistakes:
         assert m.doc and m.zh and m.example is not None, m.name
 

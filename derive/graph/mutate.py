@@ -7,16 +7,18 @@ dropped (c → 1) or doubled (c → 2c), the sign flipped (−e, or one term of 
 back, a recurrent member read one step early or late (w_{t−1} for w_t and back), two inputs of
 one kind swapped (x_i ↔ y_i), a term dropped (b of w·x + b) or a factor dropped (x_i of
 (ŷ_i − y_i)·x_i), the whole definition doubled (a squared loss's ½ missing, seen downstream) or
-halved. Every e′ is in SymPy's evaluated form; one that equals e, or an earlier e′ of the same
-node, is dropped.
+halved; and the patterns the course names (`NAMED`: Adam's bias correction forgotten, √
+forgotten, momentum forgotten, a warmup counted from t − 1, sign(0) as +1, 1/K for n_k/N, one
+column read for another). Every e′ is in SymPy's evaluated form; one that equals e, or an
+earlier e′ of the same node, is dropped.
 
-Order (the diagnosis names the first mutation that gives a claimed value): first every edit of
-what is written, then the two scale guesses (the whole definition ×2, ×½), which explain many
-values by coincidence. Within each, the target's own node first, then the nodes it reads,
-nearest first (ties: later in the derivation first): a mistake in the quantity itself is the
-specific explanation, one upstream explains it only through what it feeds. Within a node, by
-kind as in `KINDS`, from the smallest edit (one constant) to the largest (a factor gone); within
-a kind, in the expression's pre-order.
+Order (the diagnosis names the first mutation that gives a claimed value): first every edit of what
+is written (a named pattern before a generic edit of the same node), then the two scale guesses (the
+whole definition ×2, ×½), which explain many values by coincidence. Within each, the target's own
+node first, then the nodes it reads, nearest first (ties: later in the derivation first): a mistake
+in the quantity itself is the specific explanation, one upstream explains it only through what it
+feeds. Within a node, by kind as in `KINDS`, from the smallest edit (one constant) to the largest (a
+factor gone); within a kind, in the expression's pre-order.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import sympy as sp
 from derive.graph.graph import Graph
 from derive.graph.language import ALIASES, evaluated
 from derive.graph.node import Node, Variant
-from derive.graph.notation import in_scope, notation_of
+from derive.graph.notation import in_scope, notation_of, plain_sub
 
 MAX_MUTATIONS = 200
 """At most this many mutations per target."""
@@ -46,10 +48,20 @@ MAX_REEVALUATED = 100
 MAX_TRIED = 4 * MAX_PER_NODE
 """At most this many candidates of one node built (duplicates included)."""
 
-KINDS = ("constant_dropped", "constant_doubled", "sign", "sum_for_mean", "mean_for_sum",
+KINDS = ("bias_correction_forgotten", "sqrt_forgotten", "momentum_forgotten",
+         "counted_from_t_minus_1", "sign_at_zero_as_one", "weights_one_over_k", "column_swapped",
+         "constant_dropped", "constant_doubled", "sign", "sum_for_mean", "mean_for_sum",
          "previous_step", "current_step", "swapped", "term_dropped", "term_sign",
          "factor_dropped", "doubled", "halved")
-"""The kinds of mutation, in the order a diagnosis prefers them."""
+"""The kinds of mutation, in the order a diagnosis prefers them: first the named patterns of
+the course's catalogue (`NAMED`), then the generic edits."""
+NAMED = KINDS[:7]
+"""Mutations that are a mistake the course names: Adam's bias correction forgotten (a factor
+1/(1 − β^t) dropped), √ forgotten (√v → v), momentum forgotten (a recurrence's carried term
+μ·u_{t−1} dropped, or the step along g_t in place of the buffer u_t that accumulates it), a
+step counted from t − 1 (a warmup's t/W as (t − 1)/W), sign(0) taken as +1 (|u|′ at a zero
+residual), 1/K for each microbatch's weight n_k/N, and one record column read for another in
+one place (x_{1,i} as the chain factor of w_2)."""
 RANK = {k: r for r, k in enumerate(KINDS)}
 GENERIC = frozenset({"doubled", "halved"})
 """The scale guesses, tried after every edit of what is written."""
@@ -198,6 +210,7 @@ def _candidates(graph: Graph, node: Node, e: sp.Expr) -> Iterator[_Candidate]:
     constant 1/3 dropped)."""
     q = node.name
     sites = list(_sites(e))
+    yield from _named(graph, node, e, sites)
     for pos, (path, sub, parent) in enumerate(sites):
         if isinstance(sub, sp.Mul):
             for f in sub.args:
@@ -230,6 +243,10 @@ def _candidates(graph: Graph, node: Node, e: sp.Expr) -> Iterator[_Candidate]:
             for j, t in enumerate(sub.args):
                 rest = sub.args[:j] + sub.args[j + 1:]
                 tt = _text(t)
+                if _carried(node, t):
+                    yield _Candidate("momentum_forgotten", pos, _at(e, path, sub.func(*rest)),
+                                     _slug(t), f"{q}: the carried term {tt} dropped (momentum "
+                                     "forgotten)", f"{q}:漏掉了从上一步带来的项 {tt}(忘了动量)")
                 yield _Candidate("term_sign", pos, _at(e, path, sub.func(*rest, -t)), _slug(t),
                                  f"{q}: the sign of the term {tt} flipped",
                                  f"{q}:项 {tt} 的符号反了")
@@ -243,6 +260,11 @@ def _candidates(graph: Graph, node: Node, e: sp.Expr) -> Iterator[_Candidate]:
                     continue  # what remains is a constant, or 1/N: not a forgotten factor
                 rest = sub.args[:j] + sub.args[j + 1:]
                 ft = _text(f)
+                if _bias_correction(f):
+                    yield _Candidate("bias_correction_forgotten", pos,
+                                     _at(e, path, sub.func(*rest)), "",
+                                     f"{q}: the bias correction {ft} forgotten",
+                                     f"{q}:忘了偏差修正 {ft}")
                 yield _Candidate("factor_dropped", pos, _at(e, path, sub.func(*rest)), _slug(f),
                                  f"{q}: the factor {ft} dropped (a chain-rule factor forgotten)",
                                  f"{q}:漏掉了因子 {ft}(链式法则少乘了一项)")
@@ -255,6 +277,126 @@ def _candidates(graph: Graph, node: Node, e: sp.Expr) -> Iterator[_Candidate]:
             yield _Candidate("halved", 0, e / 2, "",
                              f"{q}: halved (a ½ added: the other loss convention)",
                              f"{q}:多乘了因子 ½(另一种损失约定)")
+
+
+def _named(graph: Graph, node: Node, e: sp.Expr, sites) -> Iterator[_Candidate]:
+    """The named patterns that are not a generic edit renamed (see `NAMED`)."""
+    q = node.name
+    for pos, (path, sub, _) in enumerate(sites):
+        if isinstance(sub, sp.Pow) and sub.exp in (sp.S.Half, -sp.S.Half):
+            yield _Candidate("sqrt_forgotten", pos, _at(e, path, sub.base ** (2 * sub.exp)), "",
+                             f"{q}: the square root of {_text(sub.base)} forgotten",
+                             f"{q}:忘了对 {_text(sub.base)} 开平方")
+        if isinstance(sub, sp.sign):
+            u = sub.args[0]
+            yield _Candidate("sign_at_zero_as_one", pos,
+                             _at(e, path, sp.Piecewise((1, sp.Eq(u, 0)), (sub, True))), "",
+                             f"{q}: sign(0) taken as +1 (the derivative of |u| at u = 0, "
+                             "where torch takes 0)",
+                             f"{q}:把 sign(0) 当成了 +1(|u| 在 u = 0 处的导数,torch 取 0)")
+        if isinstance(sub, sp.Sum):
+            yield from _one_over_k(q, e, pos, path, sub)
+    yield from _counted_from_previous(node, e)
+    yield from _read_for(graph, node, e, sites)
+
+
+def _carried(node: Node, term: sp.Expr) -> bool:
+    """A recurrence's term that carries its own previous member with a factor: μ·u_{t−1}."""
+    if node.over is None or not isinstance(term, sp.Mul):
+        return False
+    t = node.over.index
+    return any(isinstance(a, sp.Indexed) and a.base == node.symbol and a.indices[0] == t - 1
+               for a in term.args)
+
+
+def _bias_correction(f: sp.Expr) -> bool:
+    """1/(1 − β^t): the reciprocal of 1 minus a power with a symbolic exponent."""
+    return (isinstance(f, sp.Pow) and f.exp == -1 and isinstance(f.base, sp.Add)
+            and 1 in f.base.args
+            and any(isinstance(p, sp.Pow) and p.exp.free_symbols for p in f.base.args
+                    for p in sp.preorder_traversal(p)))
+
+
+def _one_over_k(q: str, e: sp.Expr, pos: int, path, s: sp.Sum) -> Iterator[_Candidate]:
+    """Σ_k (1/N)·Σ_{i∈B_k} (the microbatches weighted n_k/N, n_k cancelled) with 1/K for each
+    microbatch's weight: Σ_k (1/K)·(1/n_k)·Σ_{i∈B_k}, the mean of the microbatch means."""
+    k = s.limits[0][0]
+    body = s.function
+    if not isinstance(body, sp.Mul):
+        return
+    inner = [a for a in body.args if isinstance(a, sp.Sum) and k in a.limits[0][1].free_symbols]
+    totals = [a for a in body.args if isinstance(a, sp.Pow) and a.exp == -1
+              and isinstance(a.base, sp.Symbol)]
+    if len(inner) != 1 or len(totals) != 1:
+        return
+    count, size = _count(s), _count(inner[0])
+    new = body.xreplace({totals[0]: 1}) / (count * size)
+    yield _Candidate("weights_one_over_k", pos, _at(e, path, s.func(new, *s.limits)), "",
+                     f"{q}: 1/{_text(count)} for every microbatch in place of its share "
+                     f"n_k/{_text(totals[0].base)} (the mean of the microbatch means)",
+                     f"{q}:每个微批都取 1/{_text(count)},而不是它的份额 "
+                     f"n_k/{_text(totals[0].base)}(微批均值的均值)")
+
+
+def _counted_from_previous(node: Node, e: sp.Expr) -> Iterator[_Candidate]:
+    """The step t read as t − 1 where it is a number in the formula (not a member's index):
+    a warmup's t/W as (t − 1)/W."""
+    if node.over is None:
+        return
+    t = node.over.index
+    members = {a: sp.Dummy() for a in sp.preorder_traversal(e) if isinstance(a, sp.Indexed)}
+    bare = e.xreplace(members)
+    if t not in bare.free_symbols:
+        return
+    back = {d: a for a, d in members.items()}
+    yield _Candidate("counted_from_t_minus_1", 0, bare.xreplace({t: t - 1}).xreplace(back), "",
+                     f"{node.name}: the step counted from t − 1 (t − 1 in place of t, as a "
+                     "warmup counted from 0)",
+                     f"{node.name}:步数从 t − 1 数起(用 t − 1 代替 t,如从 0 开始数的 warmup)")
+
+
+def _read_for(graph: Graph, node: Node, e: sp.Expr, sites) -> Iterator[_Candidate]:
+    """One member read in place of another, at one place: a record column for another of the same
+    letter (x_{1,i} as the chain factor of w_2: `column_swapped`), or a recurrence's member for the
+    step along what it accumulates (g_t in place of the buffer u_t: `momentum_forgotten`)."""
+    columns = sorted({a.base for n in graph.nodes for a in sp.preorder_traversal(n.expr)
+                      if isinstance(a, sp.Indexed) and a.base.label.name not in graph.by_key},
+                     key=lambda b: b.label.name)
+    for pos, (path, sub, _) in enumerate(sites):
+        if not isinstance(sub, sp.Indexed):
+            continue
+        name = sub.base.label.name
+        owner = graph.by_key.get(name)
+        if owner is None:
+            for other in columns:
+                if other == sub.base or not _same_letter(other, sub.base):
+                    continue
+                new = other[sub.indices]
+                a, b = _text(sub), _text(new)
+                yield _Candidate("column_swapped", pos, _at(e, path, new),
+                                 f"{_slug(sub)}_{_slug(new)}",
+                                 f"{node.name}: {b} in place of {a} (one column read for "
+                                 "another)", f"{node.name}:在一处用了 {b} 而不是 {a}(读错了列)")
+        elif owner.over is not None and owner is not node and owner.start is not None:
+            t = owner.over.index
+            if sub.indices[0] != t:
+                continue
+            for a in sp.preorder_traversal(owner.expr):
+                if (isinstance(a, sp.Indexed) and a.base != owner.symbol
+                        and a.indices[0] == t and a.base.label.name in graph.by_key):
+                    yield _Candidate("momentum_forgotten", pos, _at(e, path, a), _slug(a),
+                                     f"{node.name}: {_text(a)} in place of {_text(sub)} "
+                                     "(momentum forgotten: the step along what the "
+                                     "recurrence accumulates)",
+                                     f"{node.name}:用 {_text(a)} 代替了 {_text(sub)}"
+                                     "(忘了动量:直接沿被累积的量更新)")
+
+
+def _same_letter(u: sp.IndexedBase, v: sp.IndexedBase) -> bool:
+    """Two columns written with one letter and two subscripts: x_1 and x_2."""
+    nu, nv = notation_of(u.label.name), notation_of(v.label.name)
+    return (nu is not None and nv is not None and nu.letter == nv.letter
+            and bool(nu.sub) and bool(nv.sub))
 
 
 def _count(s: sp.Sum) -> sp.Expr:
@@ -346,8 +488,10 @@ notation (an author's own)."""
 
 def _letter(name: str, ix: str = "") -> str:
     """A symbol as the course writes it, with the member `ix` (ŷ_i, ∂ℓ_i/∂w, w_(t − 1))."""
-    ix = "" if not ix else "_" + (ix if len(ix) == 1 else f"({ix})")
     n = notation_of(name)
+    if n is not None and n.sub and ix and not n.wrt:  # x_2 at record i: x_{2,i}
+        return f"{n.text_letter()[:-len(plain_sub(n.sub))]}{{{plain_sub(n.sub)},{ix}}}"
+    ix = "" if not ix else "_" + (ix if len(ix) == 1 else f"({ix})")
     if n is None:
         return _WRITTEN.get(name, name) + ix
     out = n.text_letter()

@@ -29,7 +29,7 @@ from derive.optimizers.chain import (
     update,
     used_gradient,
 )
-from derive.optimizers.common import EPS_INSIDE_SQRT, ONE
+from derive.optimizers.common import EPS_INSIDE_SQRT, ONE, SQRT_FORGOTTEN
 from derive.optimizers.spec import OptimizerMistake, OptimizerSpec, Option, StateSlot
 
 delta = symbol("opt_delta", "delta")
@@ -75,10 +75,10 @@ def _accumulate(s: Shape, c: Chain) -> sp.Expr:
     return plus(c.state(SUM)[t - 1], sp.Pow(_grad(s, c), 2))
 
 
-def _direction(s: Shape, c: Chain, inside: bool = False) -> sp.Expr:
-    """g̃_t/(√s_t + ε), or (`inside`, a mistake) g̃_t/√(s_t + ε)."""
+def _direction(s: Shape, c: Chain, inside: bool = False, sqrt: bool = True) -> sp.Expr:
+    """g̃_t/(√s_t + ε), or (mistakes) `inside` g̃_t/√(s_t + ε), not `sqrt` g̃_t/(s_t + ε)."""
     total = c.state(SUM)[t]
-    root = sp.sqrt(plus(total, eps)) if inside else plus(sp.sqrt(total), eps)
+    root = sp.sqrt(plus(total, eps)) if inside else plus(sp.sqrt(total) if sqrt else total, eps)
     return over(_grad(s, c), root)
 
 
@@ -107,6 +107,13 @@ MISTAKES = (
                                                 rate(s))},
         example=({**ONE, "optimizer": {"name": "adagrad", "eps": "9"}},
                  {"w_steps": ["1.08"]})),
+    # s_1 = 16: w_1 = 1 + 0.1·4/16 = 1.025 (right: 1 + 0.1·4/4 = 1.1)
+    OptimizerMistake(
+        "sqrt_forgotten", *SQRT_FORGOTTEN,
+        lambda s, cs: {c.param_node: update(c, _direction(s, c, sqrt=False), rate(s))
+                       for c in cs},
+        spreads=True, example=({**ONE, "optimizer": {"name": "adagrad", "eps": "0"}},
+                 {"w_steps": ["1.025"]})),
     OptimizerMistake(
         "lr_decay_off_by_one",
         "Adagrad's decayed rate at step t as η/(1 + t·δ) instead of torch's "

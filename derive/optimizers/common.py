@@ -1,5 +1,5 @@
 """Declarations several optimizers share: the momentum buffer (SGD and RMSprop keep torch's
-`momentum_buffer`), weight decay forgotten, ε inside the square root."""
+`momentum_buffer`), weight decay forgotten, ε inside the square root, the square root forgotten."""
 
 from __future__ import annotations
 
@@ -20,6 +20,11 @@ EPS_INSIDE_SQRT = (
     "torch's g̃_t/(√s + ε)",
     "把 ε 放进了平方根: g̃_t/√(s + ε)(Keras、TensorFlow 的写法),而不是 torch 的 "
     "g̃_t/(√s + ε)")
+
+SQRT_FORGOTTEN = (
+    "the square root forgotten: g̃_t/(s + ε) instead of g̃_t/(√s + ε) (s the average or sum "
+    "of the squared gradients)",
+    "忘了开平方: g̃_t/(s + ε),而不是 g̃_t/(√s + ε)(s 为梯度平方的平均或累加和)")
 
 ONE = {"w": "1", "lr": "0.1", "records": [["2", "4"]]}
 """The lesson's one record (2, 4) from w = 1, η = 0.1: the examples' exercise."""

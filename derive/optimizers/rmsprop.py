@@ -30,7 +30,7 @@ from derive.optimizers.chain import (
     update,
     used_gradient,
 )
-from derive.optimizers.common import BUFFER, EPS_INSIDE_SQRT, ONE
+from derive.optimizers.common import BUFFER, EPS_INSIDE_SQRT, ONE, SQRT_FORGOTTEN
 from derive.optimizers.spec import OptimizerMistake, OptimizerSpec, Option, StateSlot
 
 alpha = symbol("opt_alpha", "alpha")
@@ -72,11 +72,15 @@ def _ema(c: Chain, slot, value) -> sp.Expr:
     return plus(times(alpha, c.state(slot)[t - 1]), times(plus(1, -alpha), value))
 
 
-def denominator(s: Shape, c: Chain, inside: bool = False, centered: bool | None = None):
-    """√(v_t − a_t²) + ε centered, else √v_t + ε (`inside`, a mistake: √(… + ε))."""
+def denominator(s: Shape, c: Chain, inside: bool = False, centered: bool | None = None,
+                root: bool = True):
+    """√(v_t − a_t²) + ε centered, else √v_t + ε (mistakes: `inside` √(… + ε), not `root`
+    v_t + ε)."""
     centered = s.centered if centered is None else centered
     v = c.state(SQUARE_AVG)[t]
     radicand = plus(v, -sp.Pow(c.state(GRAD_AVG)[t], 2)) if centered else v
+    if not root:
+        return plus(radicand, eps)
     return sp.sqrt(plus(radicand, eps)) if inside else plus(sp.sqrt(radicand), eps)
 
 
@@ -134,6 +138,14 @@ MISTAKES = (
         lambda s, cs: _replacing(s, cs[0], denominator(s, cs[0], inside=True)),
         example=({**ONE, "optimizer": {"name": "rmsprop", "alpha": "0.75", "eps": "5"}},
                  {"w_steps": ["1.133333"]})),
+    # v_1 = 0.25·16 = 4: w_1 = 1 + 0.1·4/4 = 1.1 (right: 1 + 0.1·4/√4 = 1.2)
+    OptimizerMistake(
+        "sqrt_forgotten", *SQRT_FORGOTTEN,
+        lambda s, cs: {k: v for c in cs for k, v in
+                       _replacing(s, c, denominator(s, c, root=False)).items()},
+        spreads=True,
+        example=({**ONE, "optimizer": {"name": "rmsprop", "alpha": "0.75", "eps": "0"}},
+                 {"w_steps": ["1.1"]})),
     OptimizerMistake(
         "centered_as_uncentered",
         "centered RMSprop computed as the plain one: √v_t + ε instead of √(v_t − a_t²) + ε "

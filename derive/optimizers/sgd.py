@@ -59,6 +59,14 @@ def buffer_rule(s: Shape, c: Chain, grad: sp.Expr, fresh: bool | None = None) ->
     return fresh_first(grad, later) if fresh else later
 
 
+def average_rule(s: Shape, c: Chain, grad: sp.Expr, from_zero: bool) -> sp.Expr:
+    """A mistake: the buffer as an average, u_t = μ·u_{t−1} + (1 − μ)·g̃_t (torch's
+    dampening = momentum: its first buffer is still g̃_1), or `from_zero` every step so,
+    u_0 = 0 (an exponential average, as Adam's m_t)."""
+    later = plus(times(mu, c.state(BUFFER)[t - 1]), times(plus(1, -mu), grad))
+    return later if from_zero or s.saved_buffer else fresh_first(grad, later)
+
+
 def nodes(s: Shape, c: Chain) -> list[Node]:
     out: list[Node] = decayed_nodes(c, s.maximize, s.decay)
     grad = used_gradient(c, s.maximize, s.decay)
@@ -90,6 +98,10 @@ def _describe(opt) -> str:
 def _used(s: Shape, c: Chain) -> sp.Expr:
     return used_gradient(c, s.maximize, s.decay)
 
+
+_TWO = {**ONE, "steps": "2", "optimizer": {"name": "sgd", "momentum": "0.5"}}
+"""Two steps with μ = 0.5 from the lesson's record: torch gives w = 1.4, 1.84 and
+u = −4, −4.4 (u_2 = 0.5·(−4) + (2.8 − 4)·2)."""
 
 MISTAKES = (
     OptimizerMistake(
@@ -136,6 +148,55 @@ MISTAKES = (
         target="buffer_steps", spreads=True,
         example=({**ONE, "optimizer": {"name": "sgd", "momentum": "0.5"},
                   "state": {"buffer": "-2"}}, {"buffer_steps": ["-4"]})),
+    OptimizerMistake(
+        "momentum_forgotten",
+        "momentum forgotten: plain SGD, θ_t = θ_{t−1} − η·g̃_t, instead of a step along the "
+        "momentum buffer u_t = μ·u_{t−1} + (1 − τ)·g̃_t",
+        "忘了动量:按普通 SGD θ_t = θ_{t−1} − η·g̃_t 更新,而不是沿动量缓冲 "
+        "u_t = μ·u_{t−1} + (1 − τ)·g̃_t 更新",
+        lambda s, cs: ({c.param_node: update(c, _used(s, c)) for c in cs}
+                       if s.momentum else None),
+        spreads=True, example=(_TWO, {"w_steps": ["1.4", "1.64"]})),
+    # torch with dampening = 0.5 = μ: u_2 = 0.5·(−4) + 0.5·(−2.4) = −3.2, w_2 = 1.72
+    OptimizerMistake(
+        "buffer_as_average",
+        "the momentum buffer written as an average, u_t = μ·u_{t−1} + (1 − μ)·g̃_t (torch's "
+        "dampening = momentum), instead of u_t = μ·u_{t−1} + (1 − τ)·g̃_t",
+        "把动量缓冲写成了平均: u_t = μ·u_{t−1} + (1 − μ)·g̃_t(torch 的 dampening = momentum),"
+        "而不是 u_t = μ·u_{t−1} + (1 − τ)·g̃_t",
+        lambda s, cs: ({c.name(BUFFER.node): average_rule(s, c, _used(s, c), False)
+                        for c in cs} if s.momentum else None),
+        target="buffer_steps", spreads=True,
+        example=(_TWO, {"buffer_steps": ["-4", "-3.2"], "w_steps": ["1.4", "1.72"]})),
+    # u_1 = 0.5·(−4) = −2, w_1 = 1.2; u_2 = 0.5·(−2) + 0.5·(2.4 − 4)·2 = −2.6, w_2 = 1.46
+    OptimizerMistake(
+        "buffer_as_average_from_zero",
+        "the momentum buffer written as an average from u_0 = 0 at every step, "
+        "u_t = μ·u_{t−1} + (1 − μ)·g̃_t with u_1 = (1 − μ)·g̃_1 (as Adam's m_t), instead of "
+        "torch's u_1 = g̃_1, u_t = μ·u_{t−1} + (1 − τ)·g̃_t",
+        "把动量缓冲写成了从 u_0 = 0 开始的平均: u_t = μ·u_{t−1} + (1 − μ)·g̃_t,"
+        "u_1 = (1 − μ)·g̃_1(像 Adam 的 m_t),而不是 torch 的 u_1 = g̃_1、"
+        "u_t = μ·u_{t−1} + (1 − τ)·g̃_t",
+        lambda s, cs: ({c.name(BUFFER.node): average_rule(s, c, _used(s, c), True)
+                        for c in cs} if s.momentum and not s.saved_buffer else None),
+        target="buffer_steps", spreads=True,
+        example=(_TWO, {"buffer_steps": ["-2", "-2.6"], "w_steps": ["1.2", "1.46"]})),
+    # with b = 0, restarted at step 2: g_2 = (3 − 4)·(2, 1), u_2 = (−2, −1), w_2 = 1.6,
+    # b_2 = 0.3, L_2 = (3.5 − 4)²/2 (right: u_2 = (−4, −2), w_2 = 1.8, b_2 = 0.4, L_2 = 0)
+    OptimizerMistake(
+        "buffer_reset_mid_run",
+        "the momentum buffer restarted in the middle of the run (a resumed run written as "
+        "one trajectory with the buffer lost at the resume step k): u_k = g̃_k instead of "
+        "μ·u_{k−1} + (1 − τ)·g̃_k",
+        "动量缓冲在训练中途重新开始(把恢复训练写成一条轨迹,恢复的第 k 步丢了缓冲):"
+        "u_k = g̃_k,而不是 μ·u_{k−1} + (1 − τ)·g̃_k",
+        lambda s, cs, k: ({c.name(BUFFER.node): sp.Piecewise(
+            (_used(s, c), sp.Eq(t, k)), (buffer_rule(s, c, _used(s, c)), True)) for c in cs}
+            if s.momentum else None),
+        target="buffer_steps", spreads=True, at_step=True,
+        example=({**_TWO, "b": "0"}, {"buffer_steps": ["-4", "-2"], "w_steps": ["1.4", "1.6"],
+                                     "b_steps": ["0.2", "0.3"],
+                                     "loss_steps": ["0.5", "0.125"]})),
 )
 
 

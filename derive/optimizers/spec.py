@@ -67,7 +67,8 @@ class OptimizerMistake:
     """A named mistake: words (en, zh), the quantity it gives (`target`; with `spreads`, it is
     named at any claimed quantity it changes), an exercise that makes it with the wrong claim,
     and `build(shape, chains)`: the replaced node definitions of its variant, or None where it
-    does not apply."""
+    does not apply. A mistake `at_step` is made at one step k of the run (a buffer restarted
+    at step k): `build(shape, chains, k)`, tried at each k = 2…T, the diagnosis naming k."""
 
     name: str
     en: str
@@ -76,6 +77,7 @@ class OptimizerMistake:
     target: str = "w_steps"
     example: tuple[Mapping, Mapping] | None = None
     spreads: bool = False
+    at_step: bool = False
 
 
 @dataclass(frozen=True)

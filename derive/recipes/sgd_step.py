@@ -163,6 +163,21 @@ MISTAKES = GRAPHED.mistakes((
                 {"gradient": "-6"}),
         replace={"gradient": sp.Sum(g_w[i], (i, 1, N))}),
     NamedMistake(
+        "b_gradient_sum", "b_gradient",
+        ("the bias's gradient summed over the records, not averaged (Σ_i ∂ℓ_i/∂b not divided "
+         "by N)", "把偏置的各记录梯度相加而没有取平均(Σ_i ∂ℓ_i/∂b 没有除以 N)"),
+        Example({"w": "1", "b": "0", "lr": "0.1", "records": [["2", "4"], ["1", "3"]]},
+                {"b_gradient": "-4"}),
+        replace={"b_gradient": sp.Sum(g_b[i], (i, 1, N))}, needs=("b",)),
+    NamedMistake(
+        "b_new_b_gradient_sum", "b_new",
+        ("b after a step on the bias's gradient summed, not averaged",
+         "用相加(而非平均)的偏置梯度做的更新"),
+        Example({"w": "1", "b": "0", "lr": "0.1", "records": [["2", "4"], ["1", "3"]]},
+                {"b_new": "0.4"}),
+        replace={"b_new": _step(b, sp.Sum(g_b[i], (i, 1, N)))},
+        needs=("b",)),
+    NamedMistake(
         "gradient_sign", "gradient",
         ("the gradient with its sign flipped: x·(y − ŷ)", "梯度符号取反: x·(y − ŷ)"),
         Example(ONE, {"gradient": "4"}), replace={"gradient": -_mean(g_w[i])}),

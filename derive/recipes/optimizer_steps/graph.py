@@ -63,6 +63,25 @@ def _gradient(cfg: Config, param: sp.Indexed) -> sp.Expr:
     return _batch_mean(cfg, record)
 
 
+def batch_sum(cfg: Config, term: sp.Expr) -> sp.Expr:
+    """Σ_i term over the step's batch (a mistake's gradient: the sum, not the mean)."""
+    if not cfg.batches:
+        return sp.Sum(term, (i, 1, N))
+    return sp.Sum(term, (i, CUT[t - 1] + 1, CUT[t]))
+
+
+def gradient_summed(cfg: Config, param: sp.Indexed) -> sp.Expr:
+    """A mistake: Σ_i ∂ℓ_i/∂param, the records' gradients summed instead of averaged."""
+    predict = _predict(cfg, t - 1)
+    return batch_sum(cfg, _in_place(sgd._backward(cfg.convention, param, predict),
+                                    sgd.yhat[i], predict))
+
+
+def loss_before(cfg: Config) -> sp.Expr:
+    """A mistake: L at (w_{t−1}, b_{t−1}), the loss before the step instead of after it."""
+    return _batch_mean(cfg, sgd._loss(_predict(cfg, t - 1), cfg.convention))
+
+
 def _batch_mean(cfg: Config, term: sp.Expr) -> sp.Expr:
     """(1/N) Σ_i term over the one batch, or (1/|B_t|) Σ_{i∈B_t} term over step t's own batch
     (records c_{t−1}+1 … c_t of the batches one after the other)."""
