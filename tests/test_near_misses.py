@@ -9,6 +9,7 @@ from __future__ import annotations
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 
+import pytest
 import sympy as sp
 from hypothesis import assume, given
 from hypothesis import strategies as st
@@ -72,6 +73,17 @@ def test_a_digit_slip_is_a_near_miss(value, data):
     assume(not slip.lstrip("-").startswith("0") or slip.lstrip("-").startswith("0."))
     exact = sp.Rational(value.numerator, value.denominator)
     assert near_miss(literal(slip), exact)
+
+
+@pytest.mark.parametrize("claim,right,slip", [
+    ("33/15", (43, 15), True),    # a digit of 43/15 one off, as written
+    ("11/5", (43, 15), False),    # the same value, worked out: not a slip of the text
+    ("14/4", (14, 3), True),
+    ("7/2", (14, 3), False),      # 14/4 in lowest terms
+    ("2.2", (43, 15), False),
+])
+def test_a_fraction_is_a_slip_only_as_written(claim, right, slip):
+    assert near_miss(literal(claim), sp.Rational(*right)) is slip
 
 
 def test_a_rounding_of_a_rounding_is_a_near_miss():

@@ -51,13 +51,17 @@ def _right_text(c: Claim, expected) -> str | None:
 
 def _slipped(c: Claim, expected) -> bool:
     """Whether the number claim `c` is the right value, written as `c` is, with one digit off
-    (a claim with a stated test: some digit of it put back one makes it hold)."""
+    (a claim with a stated test: some digit of it put back one makes it hold). A fraction is
+    a slip only as written: a slip of 43/15 is 33/15, and 11/5, its value, is worked out."""
     if c.test is None:
         right = _right_text(c, expected)
         if right is None:
             return False
         zero = ["-" + right] if written(right).value == 0 else []  # -0.0000 as printed
-        for t in [u for r in [right, *zero] for u in digit_slips(r)]:
+        slips = [u for r in [right, *zero] for u in digit_slips(r)]
+        if "/" in c.text:  # 11/5 is not a slip of 43/15, though 33/15 is
+            return "".join(_value_text(c).split()).lstrip("+") in slips
+        for t in slips:
             try:
                 if written(t).value == c.value:
                     return True
