@@ -1,6 +1,7 @@
 """A SymPy expression written back in the formula language (docs/formulas.md), so that what
 `derive key` shows as a quantity's formula can be pasted into a claim `{ formula = "…" }`:
-`^` for powers, `x_i` and `x_{i - 1}` for members, `sum_i(…)` for Σ_{i=1}^{N}, `abs(…)`."""
+`^` for powers, `x_i` and `x_{i - 1}` for members, `sum_i(…)` for Σ_{i=1}^{N}, `abs(…)`, and
+the language's functions by their names (`relu(…)`, `clamp(x, lo, hi)`, `pi`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from sympy.printing.precedence import precedence
 from sympy.printing.str import StrPrinter
 
 from derive.graph.language import ALIASES
+from derive.kernel.functions import BY_CLASS, DECLARED
 
 
 def _spellings() -> dict[str, str]:
@@ -79,7 +81,8 @@ class _Printer(StrPrinter):
 
     def _print_Function(self, expr):
         name = type(expr).__name__
-        if name not in ("exp", "log"):
+        if name not in ("exp", "log", *DECLARED) or DECLARED.get(name, None) not in (
+                None, BY_CLASS.get(type(expr))):
             raise NotWritable(f"the function {name}")
         return f"{name}(" + ", ".join(self._print(a) for a in expr.args) + ")"
 

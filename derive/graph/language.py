@@ -11,8 +11,9 @@ dependency and still need all three.
     product  := unary (("*" | "·" | "×" | "/") unary)*
     unary    := ("-" | "−" | "+") unary | power
     power    := atom (("^" | "**") unary)?                 right-associative: a^b^c = a^(b^c)
-    atom     := number | name | call | "(" sum ")" | "|" sum "|" | "√" atom
-    call     := function "(" sum ("," sum)* ")"      sqrt abs exp log min max grad
+    atom     := number | name | "pi" | call | "(" sum ")" | "|" sum "|" | "√" atom
+    call     := function "(" sum ("," sum)* ")"      sqrt abs exp log cos sin tanh sigmoid
+                                                      softplus relu sign clamp min max grad
                 | ("sum" | "mean") "_" index "(" sum ")"   Σ over the index's family
                 | ("sum" | "mean") "_{" letter ("in" | "∈") block "_" index "}(" sum ")"
                                                             Σ over a block, Σ_{i∈B_k}
@@ -43,6 +44,7 @@ import sympy as sp
 
 from derive.kernel import definedness, intervals
 from derive.kernel.definedness import operation_conditions
+from derive.kernel.functions import DECLARED
 
 MAX_LENGTH = 2_000
 """Longest formula, in characters."""
@@ -72,14 +74,21 @@ ALIASES = {
     "η": "eta", "lr": "eta", "θ": "theta", "ε": "eps", "epsilon": "eps", "ŷ": "yhat",
     "β₁": "beta1", "β₂": "beta2", "β": "beta", "μ": "mu", "τ": "tau", "λ": "lambda_",
     "lambda": "lambda_", "α": "alpha", "γ": "gamma", "σ": "sigma", "ℓ": "ell", "∇": "nabla",
+    "π": "pi",
 }
 """Unicode and ASCII spellings of one name: the canonical name is on the right."""
 
-FUNCTIONS = {"sqrt": sp.sqrt, "abs": sp.Abs, "exp": sp.exp, "log": sp.log}
-"""One-argument functions."""
+FUNCTIONS = {"sqrt": sp.sqrt, "abs": sp.Abs, "exp": sp.exp, "log": sp.log,
+             **{name: d.func for name, d in DECLARED.items()}}
+"""Functions of a fixed number of arguments (ARITY; one unless said): sqrt, abs, exp, log and
+those of derive/kernel/functions.py (cos, sin, tanh, sigmoid, softplus, relu, sign, clamp)."""
+ARITY = {name: d.arity for name, d in DECLARED.items()}
+
+CONSTANTS = {"pi": sp.pi}
+"""Names that are numbers: `pi` (and π) is π."""
 
 _SUBSCRIPT_DIGITS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
-_NAME_LETTERS = set("ηθεβμτλαγσℓŷ∇")
+_NAME_LETTERS = set("ηθεβμτλαγσℓŷ∇π")
 
 
 @dataclass(frozen=True)
@@ -165,6 +174,9 @@ def _number(tok: _Token) -> sp.Rational:
 Block = Callable[[sp.Symbol, sp.Expr], tuple[sp.Expr, sp.Expr, sp.Expr]]
 """A block of a family: (index symbol i, block index k) -> (first i, last i, size), so that
 `sum_{i in B_k}(f)` is Σ_{i=first}^{last} f and `mean_{i in B_k}(f)` is that over the size."""
+
+
+_ARGUMENTS = {1: "one argument", 3: "three arguments: clamp(x, lo, hi)"}
 
 
 class _Parser:
@@ -308,9 +320,12 @@ class _Parser:
             return self.named(t, canonical, self.names[canonical])
         if word in FUNCTIONS and self._is("("):
             args = self._arguments()
-            if len(args) != 1:
-                raise FormulaError(f"{word} takes one argument", t.column)
-            return FUNCTIONS[word](args[0], evaluate=False)
+            arity = ARITY.get(word, 1)
+            if len(args) != arity:
+                raise FormulaError(f"{word} takes {_ARGUMENTS[arity]}", t.column)
+            return FUNCTIONS[word](*args, evaluate=False)
+        if canonical in CONSTANTS and not self._is("_") and canonical not in self.bound:
+            return CONSTANTS[canonical]
         if word in ("min", "max") and self._is("("):
             args = self._arguments()
             if len(args) < 2:
@@ -335,7 +350,7 @@ class _Parser:
         declared = ", ".join(sorted(self.functions))
         return FormulaNotSupported(
             f"the function {word!r} (column {t.column}) is not supported; the language has "
-            "sqrt, abs, exp, log, min, max, grad(L, w), d(L)/d(w), sum_i(…) and mean_i(…)"
+            f"{', '.join(FUNCTIONS)}, min, max, grad(L, w), d(L)/d(w), sum_i(…) and mean_i(…)"
             + (f", and the functions declared here: {declared}" if declared else ""))
 
     def declared_call(self, t: _Token, word: str) -> sp.Expr:
@@ -722,7 +737,7 @@ def _program_size(size: object) -> bool:
             and all(s.is_integer and s.is_positive for s in size.free_symbols))
 
 
-RESERVED = frozenset({"sum", "mean", "d", "grad", "min", "max", "in", *FUNCTIONS})
+RESERVED = frozenset({"sum", "mean", "d", "grad", "min", "max", "in", *FUNCTIONS, *CONSTANTS})
 """Words of the language that a caller's functions and names may not take."""
 
 
