@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import sympy as sp
+from sympy.core.logic import fuzzy_and
 
 
 def _exp_rational(x: sp.Expr) -> sp.Expr | None:
@@ -25,7 +26,16 @@ def _exp_rational(x: sp.Expr) -> sp.Expr | None:
     return e if e.is_Rational else None
 
 
-class relu(sp.Function):  # noqa: N801 — the name the language reads and prints
+class _Named(sp.Function):
+    """A function of this module: printed by SymPy's LaTeX printers with its declared name."""
+
+    def _latex(self, printer, exp=None):
+        out = (BY_CLASS[type(self)].tex + r"\left("
+               + ", ".join(printer._print(a) for a in self.args) + r"\right)")
+        return out if exp is None else rf"{out}^{{{exp}}}"
+
+
+class relu(_Named):  # noqa: N801 — the name the language reads and prints
     """max(x, 0); its derivative is [x > 0] (0 at x = 0, as torch.relu's backward)."""
 
     nargs = 1
@@ -48,7 +58,7 @@ class relu(sp.Function):  # noqa: N801 — the name the language reads and print
         return sp.Max(x, 0)
 
 
-class sigmoid(sp.Function):  # noqa: N801
+class sigmoid(_Named):  # noqa: N801
     """1/(1 + e^(−x)): ½ at 0, q/(1 + q) at log q."""
 
     nargs = 1
@@ -72,7 +82,7 @@ class sigmoid(sp.Function):  # noqa: N801
         return 1 / (1 + sp.exp(-x))
 
 
-class softplus(sp.Function):  # noqa: N801
+class softplus(_Named):  # noqa: N801
     """log(1 + e^x): log 2 at 0 (torch's softplus with beta = 1, without its threshold)."""
 
     nargs = 1
@@ -96,7 +106,7 @@ class softplus(sp.Function):  # noqa: N801
         return sp.log(1 + sp.exp(x))
 
 
-class clamp(sp.Function):  # noqa: N801
+class clamp(_Named):  # noqa: N801
     """min(max(x, lo), hi) (hi when lo > hi, as torch.clamp); the gradient goes to x where
     lo ≤ x ≤ hi, to lo where x < lo < hi, to hi where x > hi or hi < lo (torch's backward)."""
 
@@ -117,7 +127,7 @@ class clamp(sp.Function):  # noqa: N801
         return 1 - (1 - H(x - hi, 0)) * (1 - H(lo - hi, 0))
 
     def _eval_is_extended_real(self):
-        return sp.fuzzy_and(a.is_extended_real for a in self.args)
+        return fuzzy_and(a.is_extended_real for a in self.args)
 
     def _eval_rewrite_as_Max(self, x, lo, hi, **kwargs):
         return sp.Min(sp.Max(x, lo), hi)

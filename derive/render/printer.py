@@ -6,7 +6,6 @@ from __future__ import annotations
 import sympy as sp
 from sympy.printing.latex import LatexPrinter
 
-from derive.kernel.functions import BY_CLASS, OWN
 from derive.statements.notation import latex_of
 
 
@@ -29,9 +28,6 @@ class CoursePrinter(LatexPrinter):
             out = rf"\ell_{{{self._print(expr.args[0])}}}\left({self._print(expr.args[1])}\right)"
         elif name.startswith("G_") and len(expr.args) == 1:
             out = rf"G_{{{name[2:]}}}\left({self._print(expr.args[0])}\right)"
-        elif isinstance(expr, OWN):  # relu, sigmoid, softplus, clamp: their declared names
-            inner = ", ".join(self._print(a) for a in expr.args)
-            out = rf"{BY_CLASS[expr.func].tex}\left({inner}\right)"
         else:
             return super()._print_Function(expr, exp)
         return out if exp is None else rf"{out}^{{{exp}}}"
