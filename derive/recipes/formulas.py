@@ -24,6 +24,7 @@ from derive.graph.evaluate import NotEvaluable, TooLarge, Undefined
 from derive.graph.graph import Graph, members
 from derive.graph.language import (
     ALIASES,
+    CONSTANTS,
     FUNCTIONS,
     FormulaError,
     FormulaNotSupported,
@@ -49,8 +50,8 @@ RECORDS, MICROBATCHES, STEPS = "records", "microbatches", "steps"
 TABLES = (RECORDS, MICROBATCHES, STEPS)
 """Givens that are not numbers: the records (a table with named columns), the records grouped
 into microbatches, and the number of steps of a recurrence."""
-RESERVED = frozenset({*FUNCTIONS, "min", "max", "grad", "sum", "mean", "d", "i", "j", "k", "t",
-                      "N", "K", "T", "n", "c", "B", "in", *TABLES})
+RESERVED = frozenset({*FUNCTIONS, *CONSTANTS, "min", "max", "grad", "sum", "mean", "d", "i", "j",
+                      "k", "t", "N", "K", "T", "n", "c", "B", "in", *TABLES})
 """Names an author may not give: the language's functions, the indices and the families'
 sizes, the tables' keys."""
 DEFAULT_COLUMNS = ("x", "y")
