@@ -11,6 +11,9 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from derive.errors import InputError
+from derive.exercises.bank import load_file
+from derive.exercises.check import check_exercise
 from derive.graph.evaluate import NotEvaluable, compiled, exact_value, sympy_value
 from derive.graph.formula_text import formula_text
 from derive.graph.language import FormulaError, evaluated, parse_formula
@@ -269,3 +272,58 @@ def test_formula_text_of_the_functions_reads_back(text):
         return  # 0^-1, a constant too large: refused, not printed
     back = evaluated(parse_formula(formula_text(e)))
     assert back == e, (text, formula_text(e))
+
+
+# ------------------------------------------------------------------ in an exercise
+
+EXERCISE = '''
+[[exercise]]
+id = "kink"
+recipe = "formulas"
+
+[exercise.given]
+w = {w}
+lr = 0.1
+records = [[1, 2]]
+
+[exercise.define]
+m = "max(w*x_i, 1)"
+loss = "mean_i((m_i - y_i)^2/2)"
+g = "grad(loss, w)"
+
+[exercise.claims]
+g = {claim}
+'''
+
+
+def _check(tmp_path, w: str, claim: str):
+    path = tmp_path / "kink.toml"
+    path.write_text(EXERCISE.format(w=w, claim=claim))
+    return check_exercise(load_file(path)[0])
+
+
+@pytest.mark.parametrize("w,g", [("1", "-0.5"), ("2", "0"), ("0.5", "0"), ("1.5", "-0.5")])
+def test_a_derivative_through_max_is_taken_at_the_exercise_s_values(tmp_path, w, g):
+    """g = (max(w·x, 1) − y)·∂max/∂w: at w·x = 1 torch.maximum splits the gradient, ½·(1 − 2);
+    off the tie it is (w·x − y)·x or 0 (computed here by hand)."""
+    report = _check(tmp_path, w, f'"{g}"')
+    assert report.ok, [(c.name, c.status, c.claimed) for c in report.claims]
+
+
+def test_a_formula_claimed_for_a_derivative_through_a_kink(tmp_path):
+    """A right formula is not compared symbolically (torch's convention at the tie is not a
+    derivative); a wrong one is still shown wrong by a witness."""
+    report = _check(tmp_path, "1", '{ formula = "mean_i((max(w*x_i, 1) - y_i)*x_i*'
+                    '(1 + sign(w*x_i - 1))/2)" }')
+    c = report.claims[0]
+    assert c.status == "undecided"
+    assert "derivative through a kink" in c.diagnosis.explanation
+    report = _check(tmp_path, "1", '{ formula = "mean_i((max(w*x_i, 1) - y_i)*x_i)" }')
+    assert report.claims[0].status == "wrong"
+
+
+def test_pi_is_not_a_name_an_author_may_give(tmp_path):
+    path = tmp_path / "pi.toml"
+    path.write_text(EXERCISE.format(w="1", claim='"0"').replace("lr = 0.1", "pi = 3"))
+    with pytest.raises(InputError, match="'pi' is a reserved name"):
+        check_exercise(load_file(path)[0])
