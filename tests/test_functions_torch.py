@@ -6,7 +6,9 @@ never from derive's output."""
 
 from __future__ import annotations
 
+import json
 import os
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -171,3 +173,77 @@ def test_functions_agree_with_torch(ex_id):
 def test_examples_claims_hold(ex_id):
     report = check_exercise(EXERCISES[ex_id])
     assert report.ok, [(c.name, c.status, c.claimed) for c in report.claims]
+
+
+# ------------------------------------------------------------------ the self-check page
+
+def _page_data(tmp_path):
+    from derive.cli.main import main
+    out = tmp_path / "page.html"
+    assert main(["export", str(EXAMPLES), "--format", "html", "-o", str(out)]) == 0
+    html = out.read_text(encoding="utf-8")
+    start = html.index('id="derive-data">') + len('id="derive-data">')
+    return json.loads(html[start:html.index("</script>", start)])
+
+
+def _rational_tree(form) -> bool:
+    if isinstance(form, list) and form and isinstance(form[0], list):  # a list's elements
+        return all(_rational_tree(f) for f in form)
+    op = form[0]
+    if op in ("n", "a"):
+        return True
+    return op in ("+", "*", "^") and all(_rational_tree(a) for a in form[1:]
+                                         if isinstance(a, list))
+
+
+def _inside(value: dict, got: float) -> bool:
+    if "q" in value:
+        exact = Fraction(value["q"])
+        return abs(float(exact) - got) <= REL * max(abs(got), 1.0)
+    lo, hi = Fraction(value["lo"]), Fraction(value["hi"])
+    slack = REL * max(abs(got), 1.0)
+    return float(lo) - slack <= got <= float(hi) + slack
+
+
+def test_the_page_holds_torch_s_values_and_only_exact_forms(tmp_path):
+    """Every value the page judges with is exact or a certified enclosure holding torch's
+    value; every carried-forward form is a tree of sums, products and powers the script
+    evaluates exactly (a form through sin, sigmoid or a kink's side is left out)."""
+    data = _page_data(tmp_path)
+    questions = {}
+    for variant in data["variants"]:
+        questions.update(variant["questions"])
+    by_exercise = {ex_id: REFERENCES[ex_id]() for ex_id in REFERENCES}
+    order = [e.id for e in load_file(EXAMPLES)]
+    checked = 0
+    for key, q in questions.items():
+        ex_id = order[int(key.split("-")[1][1:])]
+        for c in q["carried"]:
+            assert _rational_tree(c["expr"]), (key, c)
+        got = by_exercise[ex_id].get(q["name"])
+        if got is None:
+            continue
+        values = q["value"] if isinstance(q["value"], list) else [q["value"]]
+        gots = got if isinstance(got, list) else [got]
+        assert all(_inside(v, g) for v, g in zip(values, gots)), (ex_id, q["name"])
+        checked += 1
+    assert checked >= 20
+
+
+@pytest.mark.parametrize("ex_id,name,answer,status", [
+    ("logistic-softplus", "w_new", "0.605537", "right"),
+    ("logistic-softplus", "w_new", "0.605637", "wrong"),
+    ("tanh-unit", "gw", "-0.075549", "right"),
+    ("relu-kink", "gw", "0.0125", "right"),
+    ("relu-kink", "gw", "-0.025", "wrong"),  # relu′(0) taken as 1
+])
+def test_the_page_script_judges_answers(tmp_path, ex_id, name, answer, status):
+    from test_page_js import WORDS, js
+    data = _page_data(tmp_path)
+    order = [e.id for e in load_file(EXAMPLES)]
+    prefix = f"v0-e{order.index(ex_id)}-"
+    q = next(q for k, q in data["variants"][0]["questions"].items()
+             if k.startswith(prefix) and q["name"] == name)
+    got = json.loads(js("T_classify", answer, json.dumps(q), json.dumps({}),
+                        json.dumps(WORDS)))
+    assert got[0] == status
