@@ -41,6 +41,13 @@ class _Printer(StrPrinter):
             return f"1/{self.parenthesize(inner, precedence(expr) + 1)}"
         return f"{self._operand(expr.base)}^{self._operand(expr.exp)}"
 
+    def parenthesize(self, item, level, strict=False):
+        """A power printed as a division (1/x, 1/x^2) binds as a product does: a/(1/x)."""
+        if isinstance(item, sp.Pow) and item.exp.is_Rational and item.exp.is_negative and \
+                level >= precedence(sp.Mul(2, sp.Symbol("x"), evaluate=False)):
+            return f"({self._print(item)})"
+        return super().parenthesize(item, level, strict)
+
     def _operand(self, e) -> str:
         """A power's base or exponent: bare only when it is one name, a member, a call or a
         whole number ≥ 0, so that x^(1/m), (a^b)^c and a^(b^c) read back as written."""
