@@ -223,7 +223,6 @@ NOT_SUPPORTED = [
     ('loss = "w!"', "factorials"),
     ('loss = "gamma(w)"', "the function 'gamma'"),
     ('loss = "(w^10000)^10000 + 3^(w^10000)"', "2,000,000 bits"),
-    ('loss = "grad(max(w, 1), w)"', "kink"),
     ('w2 = { formula = "w2_{t-1}^2 + w", start = "w" }\ns = "grad(w2_t, w)"',
      "derivatives through time are not supported"),
     ('w2 = { formula = "w2_{t-1}^2", start = "w" }\nh = "grad(w2_2, w)"',

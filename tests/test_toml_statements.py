@@ -155,7 +155,8 @@ REFUSED = [  # (file text, "not supported"?, words the one line holds)
     (_table("x", lhs="f(θ)", rhs="1"), True, "key 'lhs': not supported: \"f(θ)\": the function "
      "'f' (column 1) is not supported"),
     (_table("x", lhs="ell_i(θ)", rhs="1"), True, "is not supported; the language has sqrt, abs, "
-     "exp, log, min, max, grad(L, w), d(L)/d(w), sum_i(…) and mean_i(…); an undefined function "
+     "exp, log, cos, sin, tanh, sigmoid, softplus, relu, sign, clamp, min, max, grad(L, w), "
+     "d(L)/d(w), sum_i(…) and mean_i(…); an undefined function "
      "is declared in [statement.given]: functions = [\"ell\"]"),
     (_table("x", lhs="2^100000", rhs="1"), True, "not supported"),
     (_table("x", search="partitions", **A2), False,

@@ -49,6 +49,7 @@ from derive.kernel.decide import decide, refute
 from derive.kernel.definedness import domain_fact, folded_away
 from derive.kernel.exact import exact_str
 from derive.kernel.facts import hypothesis
+from derive.kernel.functions import through_kink
 from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.recipes import formulas as author
 from derive.recipes.base import Context, Recipe
@@ -415,6 +416,11 @@ def judge_formula(answer: FormulaAnswer, recipe: Recipe, given: dict, name: str,
             return Judgement("undecided", f"the formula, written out for this exercise: {exc}")
         except RecursionError:
             return Judgement("undecided", "the formula is nested too deeply once written out")
+        if through_kink(expected):  # a witness still shows a wrong formula; no proof is sought
+            d = refute(claimed, expected, facts=facts, seconds=min(seconds, 1.0))
+            if d.witness is not None:
+                return Judgement("wrong", witness=_witness(d, m))
+            return Judgement("undecided", KINK_FORMULA.format(name=name))
         if _same(claimed, expected):
             continue  # equal wherever defined, whatever the size of their expansion
         if _terms(claimed) > MAX_EXPANDED_TERMS or _terms(expected) > MAX_EXPANDED_TERMS:
@@ -433,6 +439,11 @@ def judge_formula(answer: FormulaAnswer, recipe: Recipe, given: dict, name: str,
     if reasons:
         return Judgement("undecided", reasons[0])
     return Judgement(EQUIVALENT)
+
+
+KINK_FORMULA = ("{name} is a derivative through a kink (relu, clamp, max or min), which derive "
+                "takes at the exercise's values only (torch's convention at the kink, "
+                "docs/formulas.md): claim its value rather than a formula")
 
 
 def _every_step(answer: FormulaAnswer, step: StepForm, spec: Specialiser, node,

@@ -12,6 +12,7 @@ from functools import lru_cache
 import sympy as sp
 from sympy import integer_nthroot
 
+from derive.kernel import functions
 from derive.kernel.dag import nodes, tree_size
 from derive.kernel.exact import exact_sign, to_expr
 
@@ -268,6 +269,8 @@ def _build(e: sp.Basic, indices: frozenset):
     if e.is_Rational:
         c = Fraction(int(e.p), int(e.q))
         return lambda env, idx: c
+    if e is sp.pi or e is sp.E:
+        return lambda env, idx: e
     if isinstance(e, sp.Symbol):
         name = e.name
         if name in indices:
@@ -362,6 +365,16 @@ def _build(e: sp.Basic, indices: frozenset):
                         raise Undefined("log of a number that is not positive")
             return _exact(_defined(func(_sym(v))))
         return elementary
+    if isinstance(e, (functions.relu, functions.clamp)):  # max(x, 0), min(max(x, lo), hi)
+        return _build(functions.known_terms(e), indices)
+    if isinstance(e, (sp.sin, sp.cos, sp.tanh, functions.sigmoid, functions.softplus)):
+        inner_f, func = _build(e.args[0], indices), e.func
+
+        def smooth(env, idx):  # exact where SymPy knows a closed form (cos(π/3) = 1/2)
+            return _exact(_defined(func(_sym(inner_f(env, idx)))))
+        return smooth
+    if isinstance(e, (sp.Heaviside, sp.DiracDelta)):
+        return _step(e, indices)
     if isinstance(e, sp.sign):
         inner_f = _build(e.args[0], indices)
 
@@ -387,6 +400,31 @@ def _build(e: sp.Basic, indices: frozenset):
             raise NotEvaluable("a case distinction with no case that holds")
         return branch
     raise NotEvaluable(f"cannot evaluate {type(e).__name__} in a recipe's formula")
+
+
+def _step(e: sp.Basic, indices: frozenset):
+    """A derivative through a kink at a point (kernel/functions.py): H(u, h) is 1 for u > 0,
+    0 for u < 0 and h at u = 0 (torch's backward: relu′(0) = 0, clamp passes it at its bounds,
+    max and min split a tie ½ each); δ(u), the derivative of a step or of sign, is 0, as
+    torch's backward takes it. The sign of u is decided exactly, or certified."""
+    inner_f = _build(e.args[0], indices)
+    if isinstance(e, sp.DiracDelta):
+        return lambda env, idx: Fraction(0)
+    at_zero = Fraction(1, 2) if len(e.args) == 1 else _exact(e.args[1])
+    tie = at_zero == Fraction(1, 2) and any(  # SymPy's ∂max(x, y, z)/∂x = H(x − max(y, z))
+        isinstance(t, (sp.Max, sp.Min)) or isinstance(-t, (sp.Max, sp.Min))
+        for t in sp.Add.make_args(e.args[0]))
+
+    def step(env, idx):
+        v = inner_f(env, idx)
+        s = (v > 0) - (v < 0) if isinstance(v, Fraction) else exact_sign(_sym(v))
+        if s is None:
+            raise NotEvaluable("a kink whose side exact arithmetic cannot decide")
+        if s == 0 and tie:
+            raise NotEvaluable("a derivative at a tie of three or more arguments of max or "
+                               "min (torch.maximum takes two)")
+        return Fraction(1) if s > 0 else (Fraction(0) if s < 0 else at_zero)
+    return step
 
 
 @lru_cache(maxsize=4096)

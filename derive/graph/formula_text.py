@@ -1,6 +1,7 @@
 """A SymPy expression written back in the formula language (docs/formulas.md), so that what
 `derive key` shows as a quantity's formula can be pasted into a claim `{ formula = "…" }`:
-`^` for powers, `x_i` and `x_{i - 1}` for members, `sum_i(…)` for Σ_{i=1}^{N}, `abs(…)`."""
+`^` for powers, `x_i` and `x_{i - 1}` for members, `sum_i(…)` for Σ_{i=1}^{N}, `abs(…)`, and
+the language's functions by their names (`relu(…)`, `clamp(x, lo, hi)`, `pi`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from sympy.printing.precedence import precedence
 from sympy.printing.str import StrPrinter
 
 from derive.graph.language import ALIASES
+from derive.kernel.functions import BY_CLASS, DECLARED
 
 
 def _spellings() -> dict[str, str]:
@@ -38,6 +40,13 @@ class _Printer(StrPrinter):
             inner = sp.Pow(expr.base, -expr.exp, evaluate=False) if expr.exp != -1 else expr.base
             return f"1/{self.parenthesize(inner, precedence(expr) + 1)}"
         return f"{self._operand(expr.base)}^{self._operand(expr.exp)}"
+
+    def parenthesize(self, item, level, strict=False):
+        """A power printed as a division (1/x, 1/x^2) binds as a product does: a/(1/x)."""
+        if isinstance(item, sp.Pow) and item.exp.is_Rational and item.exp.is_negative and \
+                level >= precedence(sp.Mul(2, sp.Symbol("x"), evaluate=False)):
+            return f"({self._print(item)})"
+        return super().parenthesize(item, level, strict)
 
     def _operand(self, e) -> str:
         """A power's base or exponent: bare only when it is one name, a member, a call or a
@@ -79,7 +88,8 @@ class _Printer(StrPrinter):
 
     def _print_Function(self, expr):
         name = type(expr).__name__
-        if name not in ("exp", "log"):
+        if name not in ("exp", "log", *DECLARED) or DECLARED.get(name, None) not in (
+                None, BY_CLASS.get(type(expr))):
             raise NotWritable(f"the function {name}")
         return f"{name}(" + ", ".join(self._print(a) for a in expr.args) + ")"
 

@@ -11,8 +11,9 @@ dependency and still need all three.
     product  := unary (("*" | "·" | "×" | "/") unary)*
     unary    := ("-" | "−" | "+") unary | power
     power    := atom (("^" | "**") unary)?                 right-associative: a^b^c = a^(b^c)
-    atom     := number | name | call | "(" sum ")" | "|" sum "|" | "√" atom
-    call     := function "(" sum ("," sum)* ")"      sqrt abs exp log min max grad
+    atom     := number | name | "pi" | call | "(" sum ")" | "|" sum "|" | "√" atom
+    call     := function "(" sum ("," sum)* ")"      sqrt abs exp log cos sin tanh sigmoid
+                                                      softplus relu sign clamp min max grad
                 | ("sum" | "mean") "_" index "(" sum ")"   Σ over the index's family
                 | ("sum" | "mean") "_{" letter ("in" | "∈") block "_" index "}(" sum ")"
                                                             Σ over a block, Σ_{i∈B_k}
@@ -32,17 +33,30 @@ Numbers are exact: `0.1` is 1/10, `1e-3` is 1/1000. Unicode and ASCII spell the 
 
 from __future__ import annotations
 
-import math
 import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from fractions import Fraction
-from functools import lru_cache
 
 import sympy as sp
 
-from derive.kernel import definedness, intervals
-from derive.kernel.definedness import operation_conditions
+from derive.graph.formula_limits import (  # noqa: F401 — the limits' names, kept here too
+    LOG10_2,
+    MAX_CONSTANT_DIGITS,
+    MAX_POWER,
+    MAX_SIZE,
+    UNBOUNDED,
+    FormulaError,
+    FormulaNotSupported,
+    _bits,
+    _check_size,
+    _digits,
+    _guard,
+    _is_zero_constant,
+    _log2,
+    _size,
+    evaluated,
+)
+from derive.kernel.functions import DECLARED
 
 MAX_LENGTH = 2_000
 """Longest formula, in characters."""
@@ -52,34 +66,27 @@ MAX_DIGITS = 100
 """Most digits in one number literal."""
 MAX_DECIMAL_EXPONENT = 30
 """Largest |e| in a literal such as 1e-30."""
-MAX_POWER = 10_000
-"""Largest integer exponent written in a power (the kernel's bound)."""
-
-
-class FormulaError(ValueError):
-    """A formula that is not valid: `column` (from 1) is where reading stopped."""
-
-    def __init__(self, message: str, column: int | None):
-        super().__init__(message if column is None else f"{message} at column {column}")
-        self.column = column
-
-
-class FormulaNotSupported(ValueError):
-    """A valid formula that asks for something the language does not have (yet)."""
 
 
 ALIASES = {
     "η": "eta", "lr": "eta", "θ": "theta", "ε": "eps", "epsilon": "eps", "ŷ": "yhat",
     "β₁": "beta1", "β₂": "beta2", "β": "beta", "μ": "mu", "τ": "tau", "λ": "lambda_",
     "lambda": "lambda_", "α": "alpha", "γ": "gamma", "σ": "sigma", "ℓ": "ell", "∇": "nabla",
+    "π": "pi",
 }
 """Unicode and ASCII spellings of one name: the canonical name is on the right."""
 
-FUNCTIONS = {"sqrt": sp.sqrt, "abs": sp.Abs, "exp": sp.exp, "log": sp.log}
-"""One-argument functions."""
+FUNCTIONS = {"sqrt": sp.sqrt, "abs": sp.Abs, "exp": sp.exp, "log": sp.log,
+             **{name: d.func for name, d in DECLARED.items()}}
+"""Functions of a fixed number of arguments (ARITY; one unless said): sqrt, abs, exp, log and
+those of derive/kernel/functions.py (cos, sin, tanh, sigmoid, softplus, relu, sign, clamp)."""
+ARITY = {name: d.arity for name, d in DECLARED.items()}
+
+CONSTANTS = {"pi": sp.pi}
+"""Names that are numbers: `pi` (and π) is π."""
 
 _SUBSCRIPT_DIGITS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
-_NAME_LETTERS = set("ηθεβμτλαγσℓŷ∇")
+_NAME_LETTERS = set("ηθεβμτλαγσℓŷ∇π")
 
 
 @dataclass(frozen=True)
@@ -165,6 +172,9 @@ def _number(tok: _Token) -> sp.Rational:
 Block = Callable[[sp.Symbol, sp.Expr], tuple[sp.Expr, sp.Expr, sp.Expr]]
 """A block of a family: (index symbol i, block index k) -> (first i, last i, size), so that
 `sum_{i in B_k}(f)` is Σ_{i=first}^{last} f and `mean_{i in B_k}(f)` is that over the size."""
+
+
+_ARGUMENTS = {1: "one argument", 3: "three arguments: clamp(x, lo, hi)"}
 
 
 class _Parser:
@@ -308,9 +318,12 @@ class _Parser:
             return self.named(t, canonical, self.names[canonical])
         if word in FUNCTIONS and self._is("("):
             args = self._arguments()
-            if len(args) != 1:
-                raise FormulaError(f"{word} takes one argument", t.column)
-            return FUNCTIONS[word](args[0], evaluate=False)
+            arity = ARITY.get(word, 1)
+            if len(args) != arity:
+                raise FormulaError(f"{word} takes {_ARGUMENTS[arity]}", t.column)
+            return FUNCTIONS[word](*args, evaluate=False)
+        if canonical in CONSTANTS and not self._is("_") and canonical not in self.bound:
+            return CONSTANTS[canonical]
         if word in ("min", "max") and self._is("("):
             args = self._arguments()
             if len(args) < 2:
@@ -335,7 +348,7 @@ class _Parser:
         declared = ", ".join(sorted(self.functions))
         return FormulaNotSupported(
             f"the function {word!r} (column {t.column}) is not supported; the language has "
-            "sqrt, abs, exp, log, min, max, grad(L, w), d(L)/d(w), sum_i(…) and mean_i(…)"
+            f"{', '.join(FUNCTIONS)}, min, max, grad(L, w), d(L)/d(w), sum_i(…) and mean_i(…)"
             + (f", and the functions declared here: {declared}" if declared else ""))
 
     def declared_call(self, t: _Token, word: str) -> sp.Expr:
@@ -502,166 +515,6 @@ class _Parser:
         raise FormulaError("expected an index: a letter, a number or {…}", it.column)
 
 
-MAX_CONSTANT_DIGITS = 4_200
-"""Most decimal digits of a constant a formula may denote (in its numerator or denominator):
-every value it allows can be printed, under Python's 4,300-digit limit for int-to-text."""
-
-MAX_SIZE = 1_000
-"""Largest number of members a family given as a number may have (a Σ is written out)."""
-
-
-UNBOUNDED = MAX_CONSTANT_DIGITS + 1
-"""The digits `_digits` gives a constant it cannot bound (a symbolic or huge exponent): past
-every limit it is compared with, so such a constant is refused."""
-
-LOG10_2 = Fraction(30103, 100000)
-"""An upper bound on log₁₀ 2 = 0.3010299956…: 2^100000 < 10^30103."""
-
-
-@lru_cache(maxsize=4096)
-def _log2(n: int) -> Fraction:
-    """An upper bound on log₂ n (0 for n ≤ 1), exact: a certified enclosure of log n / log 2
-    (kernel/intervals.py), never above the bit length."""
-    if n <= 1:
-        return Fraction(0)
-    k = n.bit_length()
-    if n == 1 << (k - 1):
-        return Fraction(k - 1)
-    got = intervals.enclose(sp.log(sp.Integer(n)) / sp.log(2), 64)
-    return Fraction(k) if got is None else min(Fraction(k), Fraction(int(got[1].p),
-                                                                     int(got[1].q)))
-
-
-def _size(e: sp.Expr) -> tuple[Fraction, Fraction] | None:
-    """Upper bounds on log₂ of the numerator's and the denominator's magnitude of a constant
-    expression's value (None when none is known: a symbolic or huge exponent), computed
-    exactly and without evaluating it: a product adds them, a power multiplies them by the
-    exponent, a sum p₁/q₁ + … + p_m/q_m has numerator below m·max pᵢ·Π_{j≠i} qⱼ."""
-    if e.is_Rational:
-        return _log2(abs(int(e.p))), _log2(int(e.q))
-    if isinstance(e, (sp.Add, sp.Mul)):
-        parts = [_size(a) for a in e.args]
-        if any(p is None for p in parts):
-            return None
-        den = sum(q for _, q in parts)
-        if isinstance(e, sp.Mul):
-            return sum(p for p, _ in parts), den
-        return max(p + den - q for p, q in parts) + _log2(len(parts)), den
-    if isinstance(e, sp.Pow):
-        exp = e.exp
-        if exp.free_symbols or _bits(exp) > 64:
-            return None
-        n = exp.doit()
-        base = _size(e.base)
-        if base is None:
-            return None
-        if not n.is_Rational:
-            return base[0] + 64, base[1] + 64
-        num, den = (base if n >= 0 else base[::-1])
-        r = abs(Fraction(int(n.p), int(n.q)))
-        return num * r + (0 if n.is_Integer else 1), den * r + (0 if n.is_Integer else 1)
-    inner = [_size(a) for a in e.args]  # sqrt, exp, log, abs, min, max: bounded size
-    if any(p is None for p in inner):
-        return None
-    bound = 64 + sum(max(p) for p in inner)
-    return bound, bound
-
-
-def _bits(e: sp.Expr) -> int:
-    """An upper bound on the bits of a constant expression's numerator and denominator."""
-    size = _size(e)
-    return UNBOUNDED * 4 if size is None else math.floor(max(size)) + 1
-
-
-def _digits(e: sp.Expr) -> int:
-    """An upper bound on the decimal digits of a constant expression's numerator and
-    denominator, computed exactly without evaluating it (2^(10^9) is refused before anything
-    is raised to a power; 2^7000 has 2,108 digits)."""
-    size = _size(e)
-    if size is None:
-        return UNBOUNDED
-    return math.floor(max(size) * LOG10_2) + 1
-
-
-def _check_size(base: sp.Expr, exp: sp.Expr, column: int) -> None:
-    """Refuse a power whose exponent is a huge constant, or whose constant value would pass
-    MAX_CONSTANT_DIGITS."""
-    if not exp.free_symbols:
-        n = exp.doit() if _bits(exp) <= 64 else None
-        if n is None or (n.is_Integer and abs(int(n)) > MAX_POWER):
-            shown = f"{int(n):,}" if n is not None else "a huge number"
-            raise FormulaNotSupported(f"the exponent {shown} (before column {column}) is beyond "
-                                      f"{MAX_POWER:,}: not supported")
-    if not base.free_symbols and not exp.free_symbols and \
-            _digits(sp.Pow(base, exp, evaluate=False)) > MAX_CONSTANT_DIGITS:
-        raise FormulaNotSupported(f"a constant of more than {MAX_CONSTANT_DIGITS:,} digits "
-                                  f"(before column {column}) is not supported")
-
-
-def _is_zero_constant(e: sp.Expr) -> bool:
-    """Whether a divisor is zero as written (0, 2 - 2, w - w), when its size allows evaluating
-    it (a divisor that is zero only for some values is the kernel's to find)."""
-    if _digits(e) > MAX_CONSTANT_DIGITS:
-        return False
-    return evaluated(e) == 0
-
-
-def evaluated(e: sp.Expr, domain: list | None = None) -> sp.Expr:
-    """A parsed formula in SymPy's canonical form (every operation evaluated, nothing
-    simplified): the form the kernel and the graph compare. Built bottom-up, each operation's
-    size checked on its evaluated operands before SymPy computes it, so that y − y + 10¹³ in
-    an exponent, or a product of many large powers, is refused rather than computed; an
-    undefined value (1/0, log 0) is invalid. `domain`, a list, receives the conditions of
-    every root, logarithm and negative power as written (outside sums, whose terms may not be
-    evaluated), which SymPy's evaluation may fold away: √x² is x, defined for x ≥ 0; with it, a
-    Σ term keeps the conditions its evaluation lost (definedness.DefinedWhere)."""
-    if not e.args or isinstance(e, (sp.Symbol, sp.Number)):
-        return e
-    if isinstance(e, sp.Derivative):
-        out = e.func(evaluated(e.args[0], domain), *e.args[1:])
-    elif isinstance(e, sp.Sum):  # a term's written domain stays with the term
-        written: list = []
-        body = evaluated(e.args[0], written)
-        lost = definedness.folded_away(written, body)
-        out = e.func(definedness.defined_where(body, lost) if domain is not None else body,
-                     *e.args[1:])
-    elif isinstance(e, sp.Indexed):
-        out = e.base[tuple(evaluated(a, domain) for a in e.indices)]
-    else:
-        args = [evaluated(a, domain) for a in e.args]
-        _guard(e, args)
-        if domain is not None:
-            domain.extend(operation_conditions(e.func, args))
-        out = e.func(*args)
-    if out.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
-        raise FormulaError("the formula is undefined (a division by zero, or log 0)", None)
-    return out
-
-
-def _guard(e: sp.Expr, args: list) -> None:
-    """Refuse an operation whose evaluated operands would make SymPy compute a constant past
-    MAX_CONSTANT_DIGITS (or an exponent past MAX_POWER)."""
-    if isinstance(e, sp.Pow):
-        base, exp = args
-        if not exp.free_symbols:
-            if _bits(exp) > 64 or (exp.is_Rational and abs(exp) > MAX_POWER):
-                raise FormulaNotSupported(f"an exponent beyond {MAX_POWER:,} is not supported")
-            if not base.free_symbols and _digits(
-                    sp.Pow(base, exp, evaluate=False)) > MAX_CONSTANT_DIGITS:
-                raise FormulaNotSupported(f"a constant of more than {MAX_CONSTANT_DIGITS:,} "
-                                          "digits is not supported")
-    elif isinstance(e, (sp.Add, sp.Mul)):
-        constant = [a for a in args if not a.free_symbols]
-        if len(constant) > 1 and _digits(e.func(*constant, evaluate=False)) > \
-                MAX_CONSTANT_DIGITS:
-            raise FormulaNotSupported(f"a constant of more than {MAX_CONSTANT_DIGITS:,} digits "
-                                      "is not supported")
-    elif isinstance(e, sp.exp):
-        if not args[0].free_symbols and args[0].has(sp.log):
-            raise FormulaNotSupported("exp of a logarithm of constants is not supported: "
-                                      "write the power")
-
-
 DEFAULT_INDICES = {"i": sp.Symbol("N", integer=True, positive=True),
                    "k": sp.Symbol("K", integer=True, positive=True),
                    "t": sp.Symbol("T", integer=True, positive=True),
@@ -722,7 +575,7 @@ def _program_size(size: object) -> bool:
             and all(s.is_integer and s.is_positive for s in size.free_symbols))
 
 
-RESERVED = frozenset({"sum", "mean", "d", "grad", "min", "max", "in", *FUNCTIONS})
+RESERVED = frozenset({"sum", "mean", "d", "grad", "min", "max", "in", *FUNCTIONS, *CONSTANTS})
 """Words of the language that a caller's functions and names may not take."""
 
 

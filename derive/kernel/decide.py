@@ -38,6 +38,7 @@ from derive.kernel.definedness import (
 from derive.kernel.degree import refute_by_degree
 from derive.kernel.evaluate import NotConcrete
 from derive.kernel.facts import Fact, Relation
+from derive.kernel.functions import known_terms
 from derive.kernel.integers import integer_bounds, integer_exponents, parity, substituted
 from derive.kernel.interpret import (
     Family,
@@ -82,6 +83,7 @@ def _prepare(lhs, rhs, facts):
     (binders.py); NotSupported or RecursionError for what the kernel does not take."""
     facts = _prepare_facts(facts)
     lhs, rhs = check_expr(lhs, "the left side"), check_expr(rhs, "the right side")
+    lhs, rhs = known_terms(lhs), known_terms(rhs)  # relu as max(x, 0), sigmoid with exp, …
     for e, what in ((lhs, "the left side"), (rhs, "the right side")):
         check_bounds(e, what)
     return parity(_renamed(lhs)), parity(_renamed(rhs)), facts
@@ -100,7 +102,8 @@ def _prepare_facts(facts) -> tuple[Fact, ...]:
     # a claim's own domain (origin "domain") may be empty without making the facts invalid
     order = [f for f in facts if f.relation is not Relation.NONZERO and f.origin != "domain"]
     found = contradicting([(f.expr, f.relation is Relation.POSITIVE) for f in order])
-    facts = tuple(Fact(parity(rename_bound(f.expr)), f.reason, f.relation, f.origin, f.uses)
+    facts = tuple(Fact(parity(rename_bound(known_terms(f.expr))), f.reason, f.relation,
+                       f.origin, f.uses)
                   for f in facts)
     if found is not None:
         reasons = tuple(order[n].reason for n in found)

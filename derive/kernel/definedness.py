@@ -20,12 +20,14 @@ from functools import lru_cache
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
+from derive.kernel import functions
 from derive.kernel.exact import exact_sign
 from derive.kernel.facts import Fact, Relation
 from derive.kernel.prefix import is_prefix
 
 TOTAL_FUNCTIONS = (sp.exp, sp.sin, sp.cos, sp.Abs, sp.Max, sp.Min, sp.sign, sp.Heaviside,
-                   sp.floor, sp.ceiling, sp.re, sp.im, sp.KroneckerDelta, sp.DiracDelta)
+                   sp.floor, sp.ceiling, sp.re, sp.im, sp.KroneckerDelta, sp.DiracDelta,
+                   sp.tanh, *functions.OWN)
 """Functions with a real value at every real argument."""
 
 NONNEGATIVE, POSITIVE, NONZERO = Relation.NONNEGATIVE, Relation.POSITIVE, Relation.NONZERO

@@ -10,7 +10,8 @@ No float and no `evalf` guess decides anything: a question is settled only when 
 settles it, at 64, 256, 1024 then 4096 bits, and is otherwise answered None ("undecided").
 
 Handled: rationals, E and π, Add, Mul, Pow (integer, half-integer and rational exponents,
-a positive base for any real exponent), exp, log, sin, cos, Abs, Min, Max — what the graph evaluator
+a positive base for any real exponent), exp, log, sin, cos, tanh, Abs, Min, Max, and the
+language's relu, clamp, sigmoid and softplus (kernel/functions.py) — what the graph evaluator
 (derive/graph/evaluate.py) and the formula language produce. A value that is not real
 (a negative base under an even root, log of a negative number) has no enclosure.
 """
@@ -49,6 +50,8 @@ from mpmath.libmp.libmpi import (
     mpi_sin,
     mpi_sqrt,
 )
+
+from derive.kernel import functions
 
 PRECISIONS = (64, 256, 1024, 4096)
 """Bits of the endpoints, tried in turn until a question is settled."""
@@ -214,7 +217,32 @@ def _node(e: sp.Basic, args: list, bits: int):
         return mpi_abs(args[0], bits)
     if isinstance(e, (sp.Min, sp.Max)):
         return _minmax(args, isinstance(e, sp.Min))
+    if isinstance(e, functions.OWN + (sp.tanh,)):
+        return _declared(e, args, bits)
     raise NoEnclosure(f"cannot enclose {type(e).__name__}")
+
+
+_ZERO = (from_int(0), from_int(0))
+_ONE = (from_int(1), from_int(1))
+
+
+def _declared(e: sp.Basic, args: list, bits: int):
+    """relu = max(x, 0), clamp = min(max(x, lo), hi), sigmoid = 1/(1 + e^(−x)),
+    softplus = log(1 + e^x), tanh = 1 − 2/(e^(2x) + 1): each argument once, so interval
+    arithmetic on the formula is as tight as its operations."""
+    if isinstance(e, functions.relu):
+        return _minmax([args[0], _ZERO], False)
+    if isinstance(e, functions.clamp):
+        return _minmax([_minmax(args[:2], False), args[2]], True)
+    x = args[0]
+    if isinstance(e, functions.sigmoid):
+        return _div(_ONE, mpi_add(_ONE, _exp((mpf_neg(x[1]), mpf_neg(x[0])), bits), bits),
+                    bits)
+    if isinstance(e, functions.softplus):
+        return _log(mpi_add(_ONE, _exp(x, bits), bits), bits)
+    two_x = mpi_mul((from_int(2), from_int(2)), x, bits)
+    frac = _div((from_int(2), from_int(2)), mpi_add(_exp(two_x, bits), _ONE, bits), bits)
+    return mpi_add(_ONE, (mpf_neg(frac[1]), mpf_neg(frac[0])), bits)
 
 
 def _leaf(e: sp.Basic, bits: int):

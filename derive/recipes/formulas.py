@@ -24,6 +24,7 @@ from derive.graph.evaluate import NotEvaluable, TooLarge, Undefined
 from derive.graph.graph import Graph, members
 from derive.graph.language import (
     ALIASES,
+    CONSTANTS,
     FUNCTIONS,
     FormulaError,
     FormulaNotSupported,
@@ -50,8 +51,8 @@ RECORDS, MICROBATCHES, STEPS = "records", "microbatches", "steps"
 TABLES = (RECORDS, MICROBATCHES, STEPS)
 """Givens that are not numbers: the records (a table with named columns), the records grouped
 into microbatches, and the number of steps of a recurrence."""
-RESERVED = frozenset({*FUNCTIONS, "min", "max", "grad", "sum", "mean", "d", "i", "j", "k", "t",
-                      "N", "K", "T", "n", "c", "B", "in", *TABLES})
+RESERVED = frozenset({*FUNCTIONS, *CONSTANTS, "min", "max", "grad", "sum", "mean", "d", "i", "j",
+                      "k", "t", "N", "K", "T", "n", "c", "B", "in", *TABLES})
 """Names an author may not give: the language's functions, the indices and the families'
 sizes, the tables' keys."""
 DEFAULT_COLUMNS = ("x", "y")
@@ -501,9 +502,8 @@ class _Builder:
                     f = self._inline(out, keep=v)
                     self._through(key, f, v)
                     out = _diff(f, v, order)
-                    if out.has(sp.Derivative, sp.Subs, sp.Heaviside, sp.DiracDelta):
-                        raise DefineError(key, "has a derivative derive cannot take exactly "
-                                          "(a kink: min or max at its corner)",
+                    if out.has(sp.Derivative, sp.Subs):  # a kink's steps are taken at points
+                        raise DefineError(key, "has a derivative derive cannot take exactly",
                                           "write the derivative out", supported=False)
                     if sp.count_ops(out) > MAX_OPS:
                         raise DefineError(key, "has a derivative too large to write out",

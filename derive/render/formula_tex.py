@@ -10,6 +10,7 @@ import sympy as sp
 
 from derive.graph.notation import BLOCKS, Notation, notation_of
 from derive.kernel.exact import to_expr
+from derive.kernel.functions import BY_CLASS
 from derive.render.latex import ADD, ATOM, MUL, POW, Tex, add, frac, number, paren, power
 
 Values = Callable[[str, tuple[int, ...] | None], object]
@@ -28,8 +29,14 @@ def _block(lo: sp.Expr, hi: sp.Expr):
     return BLOCKS[hi.base.label.name], k
 
 
-FUNCTION_TEX = {sp.exp: r"\exp", sp.log: r"\log", sp.sign: r"\operatorname{sign}"}
-"""Functions of one argument, written with their names: exp(−z_i), log p_i, sign(ŷ_i − y_i)."""
+FUNCTION_TEX = {sp.exp: r"\exp", sp.log: r"\log",
+                **{f: d.tex for f, d in BY_CLASS.items()}}
+"""Functions written with their names: exp(−z_i), log p_i, sign(ŷ_i − y_i), \\sigma(z_i),
+\\operatorname{clamp}(x, lo, hi) (derive/kernel/functions.py)."""
+
+STEP_TEX = {sp.Integer(0): ">", sp.Integer(1): r"\ge"}
+"""A derivative's step at a kink, H(u, 0) = [u > 0] and H(u, 1) = [u ≥ 0], as Iverson
+brackets; SymPy's H(u), ½ at u = 0 (a tie of max or min), is written H(u)."""
 
 def _letter(n: Notation) -> str:
     return n.latex_letter()
@@ -139,9 +146,19 @@ class Printer:
             return Tex(rf"\left|{self.tex(e.args[0]).text}\right|")
         if isinstance(e, sp.Piecewise):
             return self._cases(e)
-        if isinstance(e, (sp.exp, sp.log, sp.sign)):
+        if type(e) in FUNCTION_TEX:
             name = FUNCTION_TEX[type(e)]
-            return Tex(rf"{name}\left({self.tex(e.args[0]).text}\right)")
+            inner = ", ".join(self.tex(a).text for a in e.args)
+            return Tex(rf"{name}\left({inner}\right)")
+        if e is sp.pi:
+            return Tex(r"\pi")
+        if isinstance(e, sp.Heaviside):
+            u = self.tex(e.args[0]).text
+            if len(e.args) == 2 and e.args[1] in STEP_TEX:
+                return Tex(rf"\left[{u} {STEP_TEX[e.args[1]]} 0\right]")
+            return Tex(rf"H\left({u}\right)")
+        if isinstance(e, sp.DiracDelta):
+            return Tex(rf"\delta\left({self.tex(e.args[0]).text}\right)")
         raise NotImplementedError(f"no LaTeX for {type(e).__name__}")
 
     def _column(self, e: sp.Indexed, j: str) -> Tex | None:
