@@ -119,6 +119,27 @@ w = { formula = "w_{t-1} - lr*u_t", start = "w0" }
     assert [frac(v) for v in key["u"]] == us
 
 
+def test_one_step_is_a_list_of_one_and_one_record_a_number():
+    text = HEAD + """
+[exercise.given]
+w0 = 1.094
+lr = 0.05
+steps = 1
+records = [[0.3127, 2.9381]]
+[exercise.define]
+loss = "mean_i((w_{t-1}*x_i - y_i)^2)"
+g = "grad(loss_t, w_{t-1})"
+w = { formula = "w_{t-1} - lr*g_t", start = "w0" }
+r = "w0*x_i - y_i"
+"""
+    key = key_of(text)
+    w, x, y = F("1.094"), F("0.3127"), F("2.9381")
+    g = 2 * (w * x - y) * x
+    assert [frac(v) for v in key["g"]] == [g]
+    assert [frac(v) for v in key["w"]] == [w - F(1, 20) * g]
+    assert frac(key["r"]) == w * x - y
+
+
 def test_microbatch_means_weighted_equal_the_batch_gradient():
     text = HEAD + """
 [exercise.given]

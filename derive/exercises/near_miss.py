@@ -39,14 +39,16 @@ def _value_text(c: Claim) -> str:
 
 def _right_text(c: Claim, expected) -> str | None:
     """The right value written the way the claim is: a fraction in lowest terms, a decimal
-    to the claim's places, an integer rounded to 0 places; None where it has no such form."""
+    to the claim's places, an integer as itself; None where it has no such form (an integer
+    claim of a value that is not one)."""
     if c.places is not None:
         r = round_places(expected, c.places)
         return None if r is None else f"{Decimal(r.p) / Decimal(r.q):.{c.places}f}"
     if "/" in c.text:
         return str(expected) if getattr(expected, "is_Rational", False) else None
-    r = round_places(expected, 0)
-    return None if r is None else str(r)
+    if not getattr(expected, "is_Integer", False):
+        return None  # 16 for 14.90…: an integer claim of a fraction is no slip of a digit
+    return str(expected)
 
 
 def _slipped(c: Claim, expected) -> bool:

@@ -262,7 +262,7 @@ MISTAKES = GRAPHED.mistakes((
     NamedMistake(
         "clip_then_mean", "mean_then_clip",
         ("clip each microbatch gradient, then accumulate", "先裁剪每个微批梯度,再累积"),
-        Example(_TWO, {"mean_then_clip": "0"}),
+        Example({"gradients": ["10", "-4"], "max_norm": "2"}, {"mean_then_clip": "0"}),
         replace=_per_shape("mean_then_clip", lambda sy: _weighted(sy, sy.clipped))),
     NamedMistake(
         "clip_scaled_then_unscale", "mean_then_clip",

@@ -212,6 +212,14 @@ BUILD_SECONDS = 10.0
 """The bound on reading one exercise's derivation (parsing, and every derivative taken)."""
 
 
+def _claim_shape(ctx, node, value):
+    """A quantity per step is a list, one value per step, even for one step (a run of
+    T = 1 is claimed as [w_1]); a quantity per record is a number for one record."""
+    if node.over is not None and node.over.name == STEPS:
+        return value
+    return one_member_a_number(ctx, node, value)
+
+
 @lru_cache(maxsize=256)
 def _recipe(key) -> Recipe:
     kind_items, columns, define_items = key
@@ -225,7 +233,7 @@ def _recipe(key) -> Recipe:
                           "derivatives grow too large)", "write smaller formulas",
                           supported=False) from None
     names = [d.name for d in defines]
-    graphed = Graphed(lambda ctx: graph, names, shape=one_member_a_number)
+    graphed = Graphed(lambda ctx: graph, names, shape=_claim_shape)
     quantities = tuple(
         Quantity(d.name, "a quantity the exercise defines", _guarded(d.name, graphed.value(d.name)),
                  words=WORDS)

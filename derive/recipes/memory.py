@@ -293,7 +293,7 @@ MISTAKES = GRAPHED.mistakes((
     NamedMistake(
         "card_bytes_without_master", "card_bytes_per_param",
         ("the per-card bytes without the fp32 master copy", "每卡字节漏算了 fp32 主副本"),
-        Example({**_SGD_MOMENTUM, "stage": "1", "dp": "4"}, {"card_bytes_per_param": "5"}),
+        Example({**_SGD_MOMENTUM, "stage": "1", "dp": "2"}, {"card_bytes_per_param": "6"}),
         graph=_without("master")),
     NamedMistake(
         "total_gib_without_master", "total_gib",

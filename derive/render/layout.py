@@ -84,6 +84,9 @@ _WIDE = {r"\cdot": 8.0, r"\quad": 11.0, r"\qquad": 22.0, r"\,": 1.9, r"\:": 2.4,
          r"\!": -1.9, "\\ ": 3.7, r"\sum": 16.0, r"\prod": 16.0, r"\int": 10.0, r"\infty": 11.0,
          r"\ldots": 15.0, r"\dots": 15.0, r"\cdots": 15.0, r"\nabla": 9.0, r"\partial": 6.0,
          r"\times": 11.0, r"\in": 10.0, r"\mid": 7.0}
+_OPERATORS = {r"\sin", r"\cos", r"\tan", r"\sinh", r"\cosh", r"\tanh", r"\log", r"\ln",
+              r"\exp", r"\max", r"\min", r"\sign", r"\arctan"}
+r"""Operator names, set upright as their letters (SymPy writes \tanh{\left(x \right)})."""
 _ZERO = {r"\left.", r"\right.", r"\displaystyle", r"\limits", r"\nolimits", r"\allowbreak"}
 
 
@@ -146,6 +149,9 @@ def _width(toks: list[str]) -> float:
             i += 1
         elif t in _WIDE:
             w += _WIDE[t]
+            i += 1
+        elif t in _OPERATORS:
+            w += (len(t) - 1) * _CHAR + 2
             i += 1
         elif t.startswith("\\") and len(t) > 2 and t[1:].isalpha() and nxt.startswith("{") \
                 and t not in (r"\sum", r"\prod"):
