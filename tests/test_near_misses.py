@@ -81,6 +81,8 @@ def test_a_digit_slip_is_a_near_miss(value, data):
     ("14/4", (14, 3), True),
     ("7/2", (14, 3), False),      # 14/4 in lowest terms
     ("2.2", (43, 15), False),
+    ("4/05", (4, 15), True),      # a typed 0 for 1, compared as written
+    ("4/5", (4, 15), False),
 ])
 def test_a_fraction_is_a_slip_only_as_written(claim, right, slip):
     assert near_miss(literal(claim), sp.Rational(*right)) is slip

@@ -19,8 +19,9 @@ EXTRA_PLACES = (1, 2)
 first, then to the claim's places."""
 
 
-def digit_slips(text: str) -> list[str]:
-    """`text` with one digit of its mantissa changed by ±1 (never a new leading zero), each once."""
+def digit_slips(text: str, leading_zero: bool = False) -> list[str]:
+    """`text` with one digit of its mantissa changed by ±1 (a new leading zero only where
+    asked: 4/05 for 4/15 is compared as written), each once."""
     mantissa = text.lower().partition("e")[0]
     digits = [k for k, ch in enumerate(mantissa) if ch.isdigit()]
     out = []
@@ -28,7 +29,8 @@ def digit_slips(text: str) -> list[str]:
         for step in (-1, 1):
             d = int(text[k]) + step
             leading = k == digits[0] or not text[k - 1].isdigit() and text[k - 1] != "."
-            if 0 <= d <= 9 and not (d == 0 and leading and text[k + 1:k + 2].isdigit()):
+            if 0 <= d <= 9 and not (d == 0 and leading and text[k + 1:k + 2].isdigit()
+                                    and not leading_zero):
                 out.append(text[:k] + str(d) + text[k + 1:])
     return [t for t in dict.fromkeys(out) if t != text]
 
@@ -60,9 +62,9 @@ def _slipped(c: Claim, expected) -> bool:
         if right is None:
             return False
         zero = ["-" + right] if written(right).value == 0 else []  # -0.0000 as printed
-        slips = [u for r in [right, *zero] for u in digit_slips(r)]
         if "/" in c.text:  # 11/5 is not a slip of 43/15, though 33/15 is
-            return "".join(_value_text(c).split()).lstrip("+") in slips
+            return "".join(_value_text(c).split()).lstrip("+") in digit_slips(right, True)
+        slips = [u for r in [right, *zero] for u in digit_slips(r)]
         for t in slips:
             try:
                 if written(t).value == c.value:
