@@ -10,6 +10,8 @@ by ordinary decimals as torch prints them (four places), each right number then 
 torch prints it. A third count: the recipe mistakes' own values claimed (for the claims of the
 bundled exercises), how many keep their name — what the rule costs.
 
+A third set is benchmarks/bank24, the exercises written apart from derive's output for issue 24.
+
 Run: `python benchmarks/near_misses.py`. Prints the counts and the rates, and each named case.
 """
 
@@ -32,6 +34,8 @@ from derive.recipes.formulas import Rows
 
 ROOT = Path(__file__).resolve().parent.parent
 BANKS = (ROOT / "proofs" / "course", ROOT / "docs" / "examples")
+BANK24 = ROOT / "benchmarks" / "bank24"
+"""The issue-24 bank, written apart from derive's output (its intended.toml is not a bank)."""
 
 
 def near_misses(text: str) -> list[str]:
@@ -168,7 +172,9 @@ def kept(exercises) -> tuple[int, int, list]:
 def main() -> None:
     exercises = [ex for bank in BANKS for ex in load([str(bank)])]
     start = time.perf_counter()
-    for label, data in (("bundled", exercises), ("torch decimals", decimal_exercises(exercises))):
+    bank24 = load(sorted(str(p) for p in BANK24.glob("*.toml") if p.name != "intended.toml"))
+    for label, data in (("bundled", exercises), ("torch decimals", decimal_exercises(exercises)),
+                        ("bank24 (independent)", bank24)):
         tried, wrong, named, cases = false_naming(data)
         print(f"{label}: {len(data)} exercises; {tried} near misses tried, {wrong} judged wrong, "
               f"{named} named as a mistake: {100 * named / max(wrong, 1):.1f}%")
