@@ -11,21 +11,15 @@ exercise gets everything a built-in recipe gets.
 
 from __future__ import annotations
 
-import difflib
-import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 
 import sympy as sp
 
-from derive.graph import Family, Node, lesson
+from derive.graph import Family, Node
 from derive.graph.evaluate import NotEvaluable, TooLarge, Undefined
 from derive.graph.graph import Graph, members
 from derive.graph.language import (
-    ALIASES,
-    CONSTANTS,
-    FUNCTIONS,
     FormulaError,
     FormulaNotSupported,
     parse_formula,
@@ -34,158 +28,35 @@ from derive.graph.notation import DECLARED, Notations, written_as
 from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.recipes import partials
 from derive.recipes.base import Input, Quantity, QuantityUndefined, Recipe
+from derive.recipes.formula_table import (  # noqa: F401 (names other modules read here)
+    DEFAULT_COLUMNS,
+    DEFINE_KEYS,
+    FAMILIES,
+    MAX_DEFINES,
+    MAX_NAME,
+    MAX_OPS,
+    MAX_STEPS,
+    MAX_TITLE,
+    MICROBATCHES,
+    NAME,
+    RECORDS,
+    RESERVED,
+    STEPS,
+    TABLES,
+    DefineError,
+    Rows,
+    _Define,
+    _defines,
+    _hint,
+    _kinds,
+    _looks_numeric,
+    _quoted,
+    _unknown,
+    canonical,
+    check_name,
+    columns_of,
+)
 from derive.recipes.graphed import Graphed, mutation_mistakes, one_member_a_number
-
-NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]{2,})*\Z")
-"""A quantity's or a given's name: w, lr, beta1, w_new, b_gradient (a part after "_" has two or
-more characters: a single letter or digits after "_" is an index, as in x_i and w_0)."""
-MAX_NAME = 30
-MAX_DEFINES = 100
-"""Most quantities one exercise may define."""
-MAX_STEPS = 10_000
-"""Most steps a recurrence may run (`steps`)."""
-MAX_OPS = 20_000
-"""Largest derivative, in SymPy operations, that a quantity may become once taken."""
-
-RECORDS, MICROBATCHES, STEPS = "records", "microbatches", "steps"
-TABLES = (RECORDS, MICROBATCHES, STEPS)
-"""Givens that are not numbers: the records (a table with named columns), the records grouped
-into microbatches, and the number of steps of a recurrence."""
-RESERVED = frozenset({*FUNCTIONS, *CONSTANTS, "min", "max", "grad", "sum", "mean", "d", "i", "j",
-                      "k", "t", "N", "K", "T", "n", "c", "B", "in", *TABLES})
-"""Names an author may not give: the language's functions, the indices and the families'
-sizes, the tables' keys."""
-DEFAULT_COLUMNS = ("x", "y")
-
-FAMILIES = {
-    "i": Family(RECORDS, lesson.i, lesson.N),
-    "k": Family(MICROBATCHES, lesson.k, lesson.K),
-    "t": Family(STEPS, lesson.t, lesson.T),
-}
-
-
-class DefineError(ValueError):
-    """An author's derivation that is not valid (`supported`) or asks for more than derive does:
-    the key, what is wrong, what would be right."""
-
-    def __init__(self, key: str, problem: str, expected: str = "", supported: bool = True):
-        super().__init__(f"{key}: {problem}")
-        self.key, self.problem, self.expected, self.supported = key, problem, expected, supported
-
-
-@dataclass(frozen=True)
-class Rows:
-    """Records as the exercise gives them: named columns, exact rows, and for microbatches the
-    number of records in each (the rows of microbatch 1 first)."""
-
-    columns: tuple[str, ...]
-    rows: tuple[tuple[sp.Rational, ...], ...]
-    sizes: tuple[int, ...] | None = None
-
-
-def canonical(name: str) -> str:
-    """The name a formula reads for what the author wrote (lr is η, theta is θ)."""
-    return ALIASES.get(name, name)
-
-
-def check_name(name, key: str, what: str) -> str:
-    """A valid name for a given, a column or a quantity, else DefineError."""
-    if not isinstance(name, str) or not NAME.match(name) or len(name) > MAX_NAME:
-        shown = name if isinstance(name, str) and len(name) <= MAX_NAME else "this name"
-        raise DefineError(key, f"{shown!r} is not a name for {what}",
-                          "write letters and digits, parts joined by '_' of two or more "
-                          "characters (w_new, b_gradient, x1), at most 30 characters")
-    if name in RESERVED or canonical(name) in RESERVED:
-        raise DefineError(key, f"{name!r} is a reserved name",
-                          "choose another: " + ", ".join(sorted(RESERVED)) + " are taken")
-    return name
-
-
-def columns_of(raw, key: str) -> tuple[str, ...]:
-    """The column names of a records table as written: `{ columns = [...], rows = [...] }`,
-    or [x, y] for a plain list of pairs."""
-    if not isinstance(raw, dict):
-        return DEFAULT_COLUMNS
-    cols = raw.get("columns")
-    if not isinstance(cols, list) or not cols or len(cols) > 50:
-        raise DefineError(f"{key}.columns", "is missing or not a list of 1 to 50 names",
-                          'write columns = ["x", "y"] (or ["x1", "x2", "y"])')
-    out = tuple(check_name(c, f"{key}.columns", "a column") for c in cols)
-    if len({canonical(c) for c in out}) != len(out):
-        raise DefineError(f"{key}.columns", "names one column twice", "give each column once")
-    return out
-
-
-@dataclass(frozen=True)
-class _Define:
-    name: str
-    text: str
-    start: str | None
-    title: str = ""
-    title_zh: str = ""
-
-
-MAX_TITLE = 200
-DEFINE_KEYS = ("formula", "start", "title", "title_zh")
-
-
-def _defines(raw) -> tuple[_Define, ...]:
-    if not isinstance(raw, dict) or not raw:
-        raise DefineError("define", "is missing or empty",
-                          'write an [exercise.define] table: loss = "mean_i((w*x_i - y_i)^2/2)"')
-    if len(raw) > MAX_DEFINES:
-        raise DefineError("define", f"has {len(raw)} quantities",
-                          f"at most {MAX_DEFINES}", supported=False)
-    out = []
-    for name, value in raw.items():
-        key = f"define.{name}"
-        check_name(name, key, "a quantity")
-        if isinstance(value, str):
-            out.append(_Define(name, value, None))
-        elif isinstance(value, dict):
-            unknown = sorted(set(value) - set(DEFINE_KEYS))
-            if unknown:
-                raise DefineError(f"{key}.{unknown[0]}", "is not a key of a quantity",
-                                  "use " + ", ".join(DEFINE_KEYS))
-            if not all(isinstance(value.get(k, ""), str) for k in DEFINE_KEYS) or \
-                    "formula" not in value:
-                raise DefineError(key, "is a table without a formula as text",
-                                  'write { formula = "w_{t-1} - lr*g_t", start = "w0", '
-                                  'title = "The weight after step t" }')
-            for k in ("title", "title_zh"):
-                if len(value.get(k, "")) > MAX_TITLE:
-                    raise DefineError(f"{key}.{k}", f"has {len(value[k])} characters",
-                                      f"at most {MAX_TITLE}")
-            out.append(_Define(name, value["formula"], value.get("start"),
-                               value.get("title", ""), value.get("title_zh", "")))
-        else:
-            raise DefineError(key, "is not a formula",
-                              'write the formula as text: loss = "mean_i(ell_i)"')
-    return tuple(out)
-
-
-def _kinds(raw_given: Mapping) -> dict[str, str]:
-    """The kind of each given (derive.exercises.schema converts it)."""
-    out = {}
-    for name, value in raw_given.items():
-        if name == STEPS:
-            out[name] = "steps"
-        elif name in (RECORDS, MICROBATCHES):
-            out[name] = "rows" if name == RECORDS else "row_groups"
-        else:
-            check_name(name, f"given.{name}", "a given")
-            if isinstance(value, str) and not _looks_numeric(value):
-                raise DefineError(f"given.{name}", f"is the text {value[:40]!r}",
-                                  "a given is a number; write formulas in [exercise.define]")
-            out[name] = "number"
-    if RECORDS in out and MICROBATCHES in out:
-        raise DefineError("given.microbatches", "is given with records",
-                          "give the records once: as records, or grouped as microbatches")
-    return out
-
-
-def _looks_numeric(text: str) -> bool:
-    return bool(re.fullmatch(r"\s*[-+]?[0-9./eE+\- ]+\s*", text))
 
 
 def recipe_for(raw_given: Mapping, raw_define) -> Recipe:
@@ -666,22 +537,6 @@ def _boundaries(sizes) -> dict[int, sp.Integer]:
         total += int(s)
         out[m] = sp.Integer(total)
     return out
-
-
-def _quoted(text: str) -> str:
-    shown = text if len(text) <= 60 else text[:59] + "…"
-    return '"' + shown.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def _unknown(name: str, known, indexed: bool = False) -> str:
-    return f"reads {name!r}, which is not a given, a column or an earlier quantity"
-
-
-def _hint(name: str, known) -> str:
-    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
-    names = ", ".join(sorted(known)[:20]) or "none"
-    return (f"did you mean {close[0]!r}? " if close else "") + (
-        f"names here: {names} (define quantities in derivation order)")
 
 
 TITLE = "A derivation written as formulas (docs/authoring.md)"
