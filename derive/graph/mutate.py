@@ -31,7 +31,7 @@ import sympy as sp
 from derive.graph.graph import Graph
 from derive.graph.language import evaluated
 from derive.graph.mutation_parts import Candidate, at, slug, terms, text
-from derive.graph.named_mutations import bias_correction, carried, named
+from derive.graph.named_mutations import bias_correction, carried, every_site, named
 from derive.graph.node import Node, Variant
 from derive.graph.notation import in_scope
 
@@ -50,13 +50,14 @@ MAX_TRIED = 4 * MAX_PER_NODE
 """At most this many candidates of one node built (duplicates included)."""
 
 KINDS = ("bias_correction_forgotten", "sqrt_forgotten", "momentum_forgotten",
-         "counted_from_t_minus_1", "sign_at_zero_as_one", "weights_one_over_k", "column_swapped",
+         "counted_from_t_minus_1", "counted_from_t", "sign_at_zero_as_one",
+         "weights_one_over_k", "column_swapped",
          "constant_dropped", "constant_doubled", "sign", "sum_for_mean", "mean_for_sum",
          "previous_step", "current_step", "swapped", "term_dropped", "term_sign",
          "factor_dropped", "doubled", "halved")
 """The kinds of mutation, in the order a diagnosis prefers them: first the named patterns of
 the course's catalogue (`NAMED`), then the generic edits."""
-NAMED = KINDS[:7]
+NAMED = KINDS[:8]
 """Mutations that are a mistake the course names: Adam's bias correction forgotten (a factor
 1/(1 − β^t) dropped), √ forgotten (√v → v), momentum forgotten (a recurrence's carried term
 μ·u_{t−1} dropped, or the step along g_t in place of the buffer u_t that accumulates it), a
@@ -84,6 +85,7 @@ def mutations_of(graph: Graph, targets, limit: int = MAX_MUTATIONS) -> dict[str,
 def _mutations_of(graph: Graph, targets, limit: int) -> dict[str, list[Variant]]:
     order = {n.name: p for p, n in enumerate(graph.nodes)}
     of_node: dict[str, list[tuple[str, Candidate]]] = {}
+    originals: dict[str, sp.Expr | None] = {}
     out = {}
     for target in targets:
         if target not in graph.by_name:
@@ -92,12 +94,35 @@ def _mutations_of(graph: Graph, targets, limit: int) -> dict[str, list[Variant]]
         for distance, node in _ancestors(graph, target):
             if node.name not in of_node:
                 of_node[node.name] = _of_node(graph, node)
+                originals[node.name] = _original(node)
             for name, c in of_node[node.name]:
                 key = (c.kind in GENERIC, distance, -order[node.name], RANK[c.kind], c.position)
                 ranked.append((key, name, node, c))
         ranked.sort(key=lambda r: r[0])
-        out[target] = [Variant(name, target, {node.name: c.expr}, en=c.en, zh=c.zh)
-                       for _, name, node, c in ranked[:max(0, limit)]]
+        variants = [(key, Variant(name, target, {node.name: c.expr}, en=c.en, zh=c.zh))
+                    for key, name, node, c in ranked]
+        variants += _at_every_site(target, ranked, originals)
+        variants.sort(key=lambda r: r[0])
+        out[target] = [v for _, v in variants[:max(0, limit)]]
+    return out
+
+
+def _at_every_site(target: str, ranked, originals: dict[str, sp.Expr]) -> list:
+    """A named pattern found at two sites or more of what `target` reads, made at all of them
+    at once (one mistake: momentum forgotten in every buffer), ranked just after its first
+    site."""
+    keys = {id(c): key for key, _, _, c in ranked}
+    found = [(node, originals[node.name], c) for _, _, node, c in ranked if c.swap is not None]
+    out = []
+    for kind, replace, en, zh, first in every_site(found):
+        try:
+            replace = {name: evaluated(e) for name, e in replace.items()}
+        except ValueError:
+            continue
+        if any(e.has(sp.zoo, sp.nan, sp.oo, -sp.oo) for e in replace.values()):
+            continue
+        key = keys[id(first)]
+        out.append((key[:-1] + (key[-1] + 0.5,), Variant(kind, target, replace, en=en, zh=zh)))
     return out
 
 
@@ -119,11 +144,18 @@ def _ancestors(graph: Graph, target: str) -> list[tuple[int, Node]]:
     return out[:MAX_NODES]
 
 
+def _original(node: Node) -> sp.Expr | None:
+    """The node's expression in SymPy's evaluated form (what its mutations edit), or None."""
+    try:
+        return evaluated(node.expr)
+    except ValueError:
+        return None
+
+
 def _of_node(graph: Graph, node: Node) -> list[tuple[str, Candidate]]:
     """The node's distinct mutations, each with its name (the same for every target)."""
-    try:
-        original = evaluated(node.expr)
-    except ValueError:
+    original = _original(node)
+    if original is None:
         return []
     seen = {original}
     out: list[tuple[str, Candidate]] = []
@@ -152,7 +184,7 @@ def _of_node(graph: Graph, node: Node) -> list[tuple[str, Candidate]]:
             n += 1
             name = f"{base}_{n}"
         names.add(name)
-        out.append((name, Candidate(c.kind, c.position, e, c.obj, c.en, c.zh)))
+        out.append((name, Candidate(c.kind, c.position, e, c.obj, c.en, c.zh, c.swap)))
         if len(out) >= MAX_PER_NODE:
             break
     return out
@@ -199,23 +231,23 @@ def _candidates(graph: Graph, node: Node, e: sp.Expr) -> Iterator[Candidate]:
                 if isinstance(f, sp.Sum) and terms(f) ** -1 in sub.args:
                     n = text(terms(f))
                     yield Candidate("sum_for_mean", pos, at(e, path, sub * terms(f)), "",
-                                     f"{q}: the sum for the mean (Σ not divided by {n})",
-                                     f"{q}:用求和代替了平均(没有除以 {n})")
+                                    f"{q}: the sum for the mean (Σ not divided by {n})",
+                                    f"{q}:用求和代替了平均(没有除以 {n})")
             c, _ = sub.as_coeff_Mul()
             if c.is_Rational and c not in (1, -1, 0):
                 a = abs(c)
                 yield Candidate("constant_dropped", pos, at(e, path, sub / a), "",
-                                 f"{q}: the constant factor {a} dropped",
-                                 f"{q}:漏掉了常数因子 {a}")
+                                f"{q}: the constant factor {a} dropped",
+                                f"{q}:漏掉了常数因子 {a}")
                 yield Candidate("constant_doubled", pos, at(e, path, sub * 2), "",
-                                 f"{q}: the constant factor {a} doubled",
-                                 f"{q}:常数因子 {a} 被加倍了")
+                                f"{q}: the constant factor {a} doubled",
+                                f"{q}:常数因子 {a} 被加倍了")
         if isinstance(sub, sp.Sum) and not (isinstance(parent, sp.Mul)
                                             and terms(sub) ** -1 in parent.args):
             n = text(terms(sub))
             yield Candidate("mean_for_sum", pos, at(e, path, sub / terms(sub)), "",
-                             f"{q}: the mean for the sum (Σ divided by {n})",
-                             f"{q}:用平均代替了求和(多除以了 {n})")
+                            f"{q}: the mean for the sum (Σ divided by {n})",
+                            f"{q}:用平均代替了求和(多除以了 {n})")
     if e != 0:
         yield Candidate("sign", 0, -e, "", f"{q}: the sign flipped", f"{q}:符号取反了")
     yield from _steps(graph, node, e)
@@ -227,13 +259,14 @@ def _candidates(graph: Graph, node: Node, e: sp.Expr) -> Iterator[Candidate]:
                 tt = text(t)
                 if carried(node, t):
                     yield Candidate("momentum_forgotten", pos, at(e, path, sub.func(*rest)),
-                                     slug(t), f"{q}: the carried term {tt} dropped (momentum "
-                                     "forgotten)", f"{q}:漏掉了从上一步带来的项 {tt}(忘了动量)")
+                                    slug(t), f"{q}: the carried term {tt} dropped (momentum "
+                                    "forgotten)", f"{q}:漏掉了从上一步带来的项 {tt}(忘了动量)",
+                                    (sub, sub.func(*rest)))
                 yield Candidate("term_sign", pos, at(e, path, sub.func(*rest, -t)), slug(t),
-                                 f"{q}: the sign of the term {tt} flipped",
-                                 f"{q}:项 {tt} 的符号反了")
+                                f"{q}: the sign of the term {tt} flipped",
+                                f"{q}:项 {tt} 的符号反了")
                 yield Candidate("term_dropped", pos, at(e, path, sub.func(*rest)), slug(t),
-                                 f"{q}: the term {tt} dropped", f"{q}:漏掉了项 {tt}")
+                                f"{q}: the term {tt} dropped", f"{q}:漏掉了项 {tt}")
         if isinstance(sub, sp.Mul):
             means = {terms(f) ** -1 for f in sub.args if isinstance(f, sp.Sum)}
             factors = [f for f in sub.args if not f.is_Number]
@@ -244,21 +277,21 @@ def _candidates(graph: Graph, node: Node, e: sp.Expr) -> Iterator[Candidate]:
                 ft = text(f)
                 if bias_correction(f):
                     yield Candidate("bias_correction_forgotten", pos,
-                                     at(e, path, sub.func(*rest)), "",
-                                     f"{q}: the bias correction {ft} forgotten",
-                                     f"{q}:忘了偏差修正 {ft}")
+                                    at(e, path, sub.func(*rest)), "",
+                                    f"{q}: the bias correction {ft} forgotten",
+                                    f"{q}:忘了偏差修正 {ft}", (sub, sub.func(*rest)))
                 yield Candidate("factor_dropped", pos, at(e, path, sub.func(*rest)), slug(f),
-                                 f"{q}: the factor {ft} dropped (a chain-rule factor forgotten)",
-                                 f"{q}:漏掉了因子 {ft}(链式法则少乘了一项)")
+                                f"{q}: the factor {ft} dropped (a chain-rule factor forgotten)",
+                                f"{q}:漏掉了因子 {ft}(链式法则少乘了一项)")
     c, _ = e.as_coeff_Mul()
     if c in (1, -1) and e != 0:
         yield Candidate("doubled", 0, 2 * e, "", f"{q}: doubled (a factor 2 too many, "
-                         "as from a squared loss without its ½)",
-                         f"{q}:多乘了因子 2(如平方损失漏掉了 ½)")
+                        "as from a squared loss without its ½)",
+                        f"{q}:多乘了因子 2(如平方损失漏掉了 ½)")
         if any(isinstance(p, sp.Pow) and p.exp == 2 for p in sp.preorder_traversal(e)):
             yield Candidate("halved", 0, e / 2, "",
-                             f"{q}: halved (a ½ added: the other loss convention)",
-                             f"{q}:多乘了因子 ½(另一种损失约定)")
+                            f"{q}: halved (a ½ added: the other loss convention)",
+                            f"{q}:多乘了因子 ½(另一种损失约定)")
 
 
 def _steps(graph: Graph, node: Node, e: sp.Expr) -> Iterator[Candidate]:
@@ -283,8 +316,8 @@ def _steps(graph: Graph, node: Node, e: sp.Expr) -> Iterator[Candidate]:
             continue
         b = a.base[(new, *rest)]
         yield Candidate(kind, 0, e.xreplace({a: b}), slug(a),
-                         f"{node.name}: {en} {text(b)} for {text(a)}",
-                         f"{node.name}:用了{zh} {text(b)} 而不是 {text(a)}")
+                        f"{node.name}: {en} {text(b)} for {text(a)}",
+                        f"{node.name}:用了{zh} {text(b)} 而不是 {text(a)}")
 
 
 def _leaves(e: sp.Basic) -> Iterator[sp.Basic]:
@@ -334,6 +367,6 @@ def _swaps(graph: Graph, node: Node, e: sp.Expr) -> Iterator[Candidate]:
     for u, v, su, sv in pairs:
         a, b = text(su), text(sv)
         yield Candidate("swapped", 0, e.xreplace({u: v, v: u}), f"{slug(su)}_{slug(sv)}",
-                         f"{node.name}: {a} and {b} swapped", f"{node.name}:{a} 与 {b} 互换了")
+                        f"{node.name}: {a} and {b} swapped", f"{node.name}:{a} 与 {b} 互换了")
 
 
