@@ -101,20 +101,21 @@ def _mutations_of(graph: Graph, targets, limit: int) -> dict[str, list[Variant]]
         ranked.sort(key=lambda r: r[0])
         variants = [(key, Variant(name, target, {node.name: c.expr}, en=c.en, zh=c.zh))
                     for key, name, node, c in ranked]
-        variants += _at_every_site(target, ranked, originals)
+        variants += _at_every_site(target, ranked, originals, order)
         variants.sort(key=lambda r: r[0])
         out[target] = [v for _, v in variants[:max(0, limit)]]
     return out
 
 
-def _at_every_site(target: str, ranked, originals: dict[str, sp.Expr]) -> list:
+def _at_every_site(target: str, ranked, originals: dict[str, sp.Expr],
+                   order: dict[str, int]) -> list:
     """A named pattern found at two sites or more of what `target` reads, made at all of them
     at once (one mistake: momentum forgotten in every buffer), ranked just after its first
     site."""
     keys = {id(c): key for key, _, _, c in ranked}
     found = [(node, originals[node.name], c) for _, _, node, c in ranked if c.swap is not None]
     out = []
-    for kind, replace, en, zh, first in every_site(found):
+    for kind, replace, en, zh, first in every_site(found, order):
         try:
             replace = {name: evaluated(e) for name, e in replace.items()}
         except ValueError:

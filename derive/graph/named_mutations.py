@@ -190,12 +190,13 @@ EVERY_SITE = {
 it in every buffer), with their words ({} holds the sites' quantities)."""
 
 
-def every_site(found: list[tuple[Node, sp.Expr, Candidate]]
+def every_site(found: list[tuple[Node, sp.Expr, Candidate]], order: dict[str, int]
                ) -> Iterator[tuple[str, dict[str, sp.Expr], str, str, Candidate]]:
     """For each kind of `EVERY_SITE` with at least two sites among `found` (node, its evaluated
     expression, one candidate of that node, in the order the diagnosis prefers them): the
-    kind, every site's node with all its sites of that kind replaced at once, the words, and
-    the first site's candidate (the variant is ranked just after it)."""
+    kind, every site's node with all its sites of that kind replaced at once, the words (the
+    quantities in derivation `order`), and the first site's candidate (the variant is ranked
+    just after it)."""
     by_kind: dict[str, list[tuple[Node, sp.Expr, Candidate]]] = {}
     for node, e, c in found:
         if c.kind in EVERY_SITE and c.swap is not None:
@@ -209,6 +210,7 @@ def every_site(found: list[tuple[Node, sp.Expr, Candidate]]
         replace = {name: e.xreplace(swap) for name, (_, e, swap) in swaps.items()}
         if any(replace[name] == e for name, (_, e, _) in swaps.items()):
             continue  # a site inside another's replacement: not every site at once
-        where = ", ".join(letter(node.key) for node, _, _ in swaps.values())
+        where = ", ".join(letter(node.key) for node, _, _ in
+                          sorted(swaps.values(), key=lambda s: order[s[0].name]))
         en, zh = EVERY_SITE[kind]
         yield kind, replace, en.format(where), zh.format(where), sites[0][2]
