@@ -8,8 +8,10 @@ back, a recurrent member read one step early or late (w_{t−1} for w_t and back
 one kind swapped (x_i ↔ y_i), a term dropped (b of w·x + b) or a factor dropped (x_i of
 (ŷ_i − y_i)·x_i), the whole definition doubled (a squared loss's ½ missing, seen downstream) or
 halved; and the patterns the course names (`NAMED`: Adam's bias correction forgotten, √
-forgotten, momentum forgotten, a warmup counted from t − 1, sign(0) as +1, 1/K for n_k/N, one
-column read for another). Every e′ is in SymPy's evaluated form; one that equals e, or an
+forgotten, momentum forgotten, a warmup counted from t − 1 or a cosine's t − 1 read as t, sign(0)
+as +1, 1/K for n_k/N, one column read for another; one found at two sites or more is also
+made at every site at once, one mistake named by its kind: momentum forgotten in every buffer).
+Every e′ is in SymPy's evaluated form; one that equals e, or an
 earlier e′ of the same node, is dropped.
 
 Order (the diagnosis names the first mutation that gives a claimed value): first every edit of what
@@ -61,7 +63,8 @@ NAMED = KINDS[:8]
 """Mutations that are a mistake the course names: Adam's bias correction forgotten (a factor
 1/(1 − β^t) dropped), √ forgotten (√v → v), momentum forgotten (a recurrence's carried term
 μ·u_{t−1} dropped, or the step along g_t in place of the buffer u_t that accumulates it), a
-step counted from t − 1 (a warmup's t/W as (t − 1)/W), sign(0) taken as +1 (|u|′ at a zero
+step counted from t − 1 (a warmup's t/W as (t − 1)/W) or t − 1 read as t (a cosine one step
+late), sign(0) taken as +1 (|u|′ at a zero
 residual), 1/K for each microbatch's weight n_k/N, and one record column read for another in
 one place (x_{1,i} as the chain factor of w_2)."""
 RANK = {k: r for r, k in enumerate(KINDS)}
