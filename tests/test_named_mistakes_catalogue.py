@@ -311,7 +311,7 @@ FORMULA_CASES = [
      'v = { formula = "beta2*v_{t-1} + (1 - beta2)*g_t^2", start = "0" }\n'
      'mhat = "m_t/(1 - beta1^t)"\nvhat = "v_t/(1 - beta2^t)"\n'
      'w = { formula = "w_{t-1} - lr*mhat_t/(sqrt(vhat_t) + eps)", start = "w0" }', "w",
-     lambda: _dec(_adam_w1_no_correction())),
+     lambda: [_dec(_adam_w1_no_correction())]),
     ("accumulated_weights_one_over_k", "w = 0.3\nlr = 0.05\n" + MB,
      'ell = "(w*x_i - y_i)^2/2"\nmb_loss = "mean_{i in B_k}(ell_i)"\n'
      'accumulated = "sum_k(n_k/N * grad(mb_loss_k, w))"', "accumulated",

@@ -8,8 +8,10 @@ back, a recurrent member read one step early or late (w_{t−1} for w_t and back
 one kind swapped (x_i ↔ y_i), a term dropped (b of w·x + b) or a factor dropped (x_i of
 (ŷ_i − y_i)·x_i), the whole definition doubled (a squared loss's ½ missing, seen downstream) or
 halved; and the patterns the course names (`NAMED`: Adam's bias correction forgotten, √
-forgotten, momentum forgotten, a warmup counted from t − 1, sign(0) as +1, 1/K for n_k/N, one
-column read for another). Every e′ is in SymPy's evaluated form; one that equals e, or an
+forgotten, momentum forgotten, a warmup counted from t − 1 or a cosine's t − 1 read as t, sign(0)
+as +1, 1/K for n_k/N, one column read for another; one found at two sites or more is also
+made at every site at once, one mistake named by its kind: momentum forgotten in every buffer).
+Every e′ is in SymPy's evaluated form; one that equals e, or an
 earlier e′ of the same node, is dropped.
 
 Order (the diagnosis names the first mutation that gives a claimed value): first every edit of what
@@ -24,15 +26,16 @@ factor gone); within a kind, in the expression's pre-order.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from itertools import islice
 
 import sympy as sp
 
 from derive.graph.graph import Graph
-from derive.graph.language import ALIASES, evaluated
+from derive.graph.language import evaluated
+from derive.graph.mutation_parts import Candidate, at, slug, terms, text
+from derive.graph.named_mutations import bias_correction, carried, every_site, named
 from derive.graph.node import Node, Variant
-from derive.graph.notation import in_scope, notation_of, plain_sub
+from derive.graph.notation import in_scope
 
 MAX_MUTATIONS = 200
 """At most this many mutations per target."""
@@ -49,32 +52,24 @@ MAX_TRIED = 4 * MAX_PER_NODE
 """At most this many candidates of one node built (duplicates included)."""
 
 KINDS = ("bias_correction_forgotten", "sqrt_forgotten", "momentum_forgotten",
-         "counted_from_t_minus_1", "sign_at_zero_as_one", "weights_one_over_k", "column_swapped",
+         "counted_from_t_minus_1", "counted_from_t", "sign_at_zero_as_one",
+         "weights_one_over_k", "column_swapped",
          "constant_dropped", "constant_doubled", "sign", "sum_for_mean", "mean_for_sum",
          "previous_step", "current_step", "swapped", "term_dropped", "term_sign",
          "factor_dropped", "doubled", "halved")
 """The kinds of mutation, in the order a diagnosis prefers them: first the named patterns of
 the course's catalogue (`NAMED`), then the generic edits."""
-NAMED = KINDS[:7]
+NAMED = KINDS[:8]
 """Mutations that are a mistake the course names: Adam's bias correction forgotten (a factor
 1/(1 − β^t) dropped), √ forgotten (√v → v), momentum forgotten (a recurrence's carried term
 μ·u_{t−1} dropped, or the step along g_t in place of the buffer u_t that accumulates it), a
-step counted from t − 1 (a warmup's t/W as (t − 1)/W), sign(0) taken as +1 (|u|′ at a zero
+step counted from t − 1 (a warmup's t/W as (t − 1)/W) or t − 1 read as t (a cosine one step
+late), sign(0) taken as +1 (|u|′ at a zero
 residual), 1/K for each microbatch's weight n_k/N, and one record column read for another in
 one place (x_{1,i} as the chain factor of w_2)."""
 RANK = {k: r for r, k in enumerate(KINDS)}
 GENERIC = frozenset({"doubled", "halved"})
 """The scale guesses, tried after every edit of what is written."""
-
-
-@dataclass(frozen=True)
-class _Candidate:
-    kind: str
-    position: int
-    expr: sp.Expr
-    obj: str
-    en: str
-    zh: str
 
 
 def mutations(graph: Graph, target: str, limit: int = MAX_MUTATIONS) -> list[Variant]:
@@ -92,7 +87,8 @@ def mutations_of(graph: Graph, targets, limit: int = MAX_MUTATIONS) -> dict[str,
 
 def _mutations_of(graph: Graph, targets, limit: int) -> dict[str, list[Variant]]:
     order = {n.name: p for p, n in enumerate(graph.nodes)}
-    of_node: dict[str, list[tuple[str, _Candidate]]] = {}
+    of_node: dict[str, list[tuple[str, Candidate]]] = {}
+    originals: dict[str, sp.Expr | None] = {}
     out = {}
     for target in targets:
         if target not in graph.by_name:
@@ -101,12 +97,36 @@ def _mutations_of(graph: Graph, targets, limit: int) -> dict[str, list[Variant]]
         for distance, node in _ancestors(graph, target):
             if node.name not in of_node:
                 of_node[node.name] = _of_node(graph, node)
+                originals[node.name] = _original(node)
             for name, c in of_node[node.name]:
                 key = (c.kind in GENERIC, distance, -order[node.name], RANK[c.kind], c.position)
                 ranked.append((key, name, node, c))
         ranked.sort(key=lambda r: r[0])
-        out[target] = [Variant(name, target, {node.name: c.expr}, en=c.en, zh=c.zh)
-                       for _, name, node, c in ranked[:max(0, limit)]]
+        variants = [(key, Variant(name, target, {node.name: c.expr}, en=c.en, zh=c.zh))
+                    for key, name, node, c in ranked]
+        variants += _at_every_site(target, ranked, originals, order)
+        variants.sort(key=lambda r: r[0])
+        out[target] = [v for _, v in variants[:max(0, limit)]]
+    return out
+
+
+def _at_every_site(target: str, ranked, originals: dict[str, sp.Expr],
+                   order: dict[str, int]) -> list:
+    """A named pattern found at two sites or more of what `target` reads, made at all of them
+    at once (one mistake: momentum forgotten in every buffer), ranked just after its first
+    site."""
+    keys = {id(c): key for key, _, _, c in ranked}
+    found = [(node, originals[node.name], c) for _, _, node, c in ranked if c.swap is not None]
+    out = []
+    for kind, replace, en, zh, first in every_site(found, order):
+        try:
+            replace = {name: evaluated(e) for name, e in replace.items()}
+        except ValueError:
+            continue
+        if any(e.has(sp.zoo, sp.nan, sp.oo, -sp.oo) for e in replace.values()):
+            continue
+        key = keys[id(first)]
+        out.append((key[:-1] + (key[-1] + 0.5,), Variant(kind, target, replace, en=en, zh=zh)))
     return out
 
 
@@ -128,14 +148,21 @@ def _ancestors(graph: Graph, target: str) -> list[tuple[int, Node]]:
     return out[:MAX_NODES]
 
 
-def _of_node(graph: Graph, node: Node) -> list[tuple[str, _Candidate]]:
-    """The node's distinct mutations, each with its name (the same for every target)."""
+def _original(node: Node) -> sp.Expr | None:
+    """The node's expression in SymPy's evaluated form (what its mutations edit), or None."""
     try:
-        original = evaluated(node.expr)
+        return evaluated(node.expr)
     except ValueError:
+        return None
+
+
+def _of_node(graph: Graph, node: Node) -> list[tuple[str, Candidate]]:
+    """The node's distinct mutations, each with its name (the same for every target)."""
+    original = _original(node)
+    if original is None:
         return []
     seen = {original}
-    out: list[tuple[str, _Candidate]] = []
+    out: list[tuple[str, Candidate]] = []
     names: set[str] = set()
     small = sum(1 for _ in _sites(original)) <= MAX_REEVALUATED
     candidates = islice(_candidates(graph, node, original), MAX_TRIED)
@@ -161,7 +188,7 @@ def _of_node(graph: Graph, node: Node) -> list[tuple[str, _Candidate]]:
             n += 1
             name = f"{base}_{n}"
         names.add(name)
-        out.append((name, _Candidate(c.kind, c.position, e, c.obj, c.en, c.zh)))
+        out.append((name, Candidate(c.kind, c.position, e, c.obj, c.en, c.zh, c.swap)))
         if len(out) >= MAX_PER_NODE:
             break
     return out
@@ -195,217 +222,83 @@ def _sites(e: sp.Basic) -> Iterator[tuple[tuple[int, ...], sp.Basic, sp.Basic | 
                 stack.append((path + (k,), sub.args[k], sub))
 
 
-def _at(e: sp.Basic, path: tuple[int, ...], new: sp.Basic) -> sp.Basic:
-    """`e` with the subexpression at `path` replaced by `new`."""
-    if not path:
-        return new
-    args = list(e.args)
-    args[path[0]] = _at(args[path[0]], path[1:], new)
-    return e.func(*args)
-
-
-def _candidates(graph: Graph, node: Node, e: sp.Expr) -> Iterator[_Candidate]:
+def _candidates(graph: Graph, node: Node, e: sp.Expr) -> Iterator[Candidate]:
     """Every mutation of the node's evaluated expression `e`, roughly kind by kind (a
     duplicate is kept where it comes first: Σ/3 is the sum for the mean before it is the
     constant 1/3 dropped)."""
     q = node.name
     sites = list(_sites(e))
-    yield from _named(graph, node, e, sites)
+    yield from named(graph, node, e, sites)
     for pos, (path, sub, parent) in enumerate(sites):
         if isinstance(sub, sp.Mul):
             for f in sub.args:
-                if isinstance(f, sp.Sum) and _count(f) ** -1 in sub.args:
-                    n = _text(_count(f))
-                    yield _Candidate("sum_for_mean", pos, _at(e, path, sub * _count(f)), "",
-                                     f"{q}: the sum for the mean (Σ not divided by {n})",
-                                     f"{q}:用求和代替了平均(没有除以 {n})")
+                if isinstance(f, sp.Sum) and terms(f) ** -1 in sub.args:
+                    n = text(terms(f))
+                    yield Candidate("sum_for_mean", pos, at(e, path, sub * terms(f)), "",
+                                    f"{q}: the sum for the mean (Σ not divided by {n})",
+                                    f"{q}:用求和代替了平均(没有除以 {n})")
             c, _ = sub.as_coeff_Mul()
             if c.is_Rational and c not in (1, -1, 0):
                 a = abs(c)
-                yield _Candidate("constant_dropped", pos, _at(e, path, sub / a), "",
-                                 f"{q}: the constant factor {a} dropped",
-                                 f"{q}:漏掉了常数因子 {a}")
-                yield _Candidate("constant_doubled", pos, _at(e, path, sub * 2), "",
-                                 f"{q}: the constant factor {a} doubled",
-                                 f"{q}:常数因子 {a} 被加倍了")
+                yield Candidate("constant_dropped", pos, at(e, path, sub / a), "",
+                                f"{q}: the constant factor {a} dropped",
+                                f"{q}:漏掉了常数因子 {a}")
+                yield Candidate("constant_doubled", pos, at(e, path, sub * 2), "",
+                                f"{q}: the constant factor {a} doubled",
+                                f"{q}:常数因子 {a} 被加倍了")
         if isinstance(sub, sp.Sum) and not (isinstance(parent, sp.Mul)
-                                            and _count(sub) ** -1 in parent.args):
-            n = _text(_count(sub))
-            yield _Candidate("mean_for_sum", pos, _at(e, path, sub / _count(sub)), "",
-                             f"{q}: the mean for the sum (Σ divided by {n})",
-                             f"{q}:用平均代替了求和(多除以了 {n})")
+                                            and terms(sub) ** -1 in parent.args):
+            n = text(terms(sub))
+            yield Candidate("mean_for_sum", pos, at(e, path, sub / terms(sub)), "",
+                            f"{q}: the mean for the sum (Σ divided by {n})",
+                            f"{q}:用平均代替了求和(多除以了 {n})")
     if e != 0:
-        yield _Candidate("sign", 0, -e, "", f"{q}: the sign flipped", f"{q}:符号取反了")
+        yield Candidate("sign", 0, -e, "", f"{q}: the sign flipped", f"{q}:符号取反了")
     yield from _steps(graph, node, e)
     yield from _swaps(graph, node, e)
     for pos, (path, sub, _) in enumerate(sites):
         if isinstance(sub, sp.Add):
             for j, t in enumerate(sub.args):
                 rest = sub.args[:j] + sub.args[j + 1:]
-                tt = _text(t)
-                if _carried(node, t):
-                    yield _Candidate("momentum_forgotten", pos, _at(e, path, sub.func(*rest)),
-                                     _slug(t), f"{q}: the carried term {tt} dropped (momentum "
-                                     "forgotten)", f"{q}:漏掉了从上一步带来的项 {tt}(忘了动量)")
-                yield _Candidate("term_sign", pos, _at(e, path, sub.func(*rest, -t)), _slug(t),
-                                 f"{q}: the sign of the term {tt} flipped",
-                                 f"{q}:项 {tt} 的符号反了")
-                yield _Candidate("term_dropped", pos, _at(e, path, sub.func(*rest)), _slug(t),
-                                 f"{q}: the term {tt} dropped", f"{q}:漏掉了项 {tt}")
+                tt = text(t)
+                if carried(node, t):
+                    yield Candidate("momentum_forgotten", pos, at(e, path, sub.func(*rest)),
+                                    slug(t), f"{q}: the carried term {tt} dropped (momentum "
+                                    "forgotten)", f"{q}:漏掉了从上一步带来的项 {tt}(忘了动量)",
+                                    (sub, sub.func(*rest)))
+                yield Candidate("term_sign", pos, at(e, path, sub.func(*rest, -t)), slug(t),
+                                f"{q}: the sign of the term {tt} flipped",
+                                f"{q}:项 {tt} 的符号反了")
+                yield Candidate("term_dropped", pos, at(e, path, sub.func(*rest)), slug(t),
+                                f"{q}: the term {tt} dropped", f"{q}:漏掉了项 {tt}")
         if isinstance(sub, sp.Mul):
-            means = {_count(f) ** -1 for f in sub.args if isinstance(f, sp.Sum)}
+            means = {terms(f) ** -1 for f in sub.args if isinstance(f, sp.Sum)}
             factors = [f for f in sub.args if not f.is_Number]
             for j, f in enumerate(sub.args):
                 if f.is_Number or len(factors) < 2 or isinstance(f, sp.Sum) or f in means:
                     continue  # what remains is a constant, or 1/N: not a forgotten factor
                 rest = sub.args[:j] + sub.args[j + 1:]
-                ft = _text(f)
-                if _bias_correction(f):
-                    yield _Candidate("bias_correction_forgotten", pos,
-                                     _at(e, path, sub.func(*rest)), "",
-                                     f"{q}: the bias correction {ft} forgotten",
-                                     f"{q}:忘了偏差修正 {ft}")
-                yield _Candidate("factor_dropped", pos, _at(e, path, sub.func(*rest)), _slug(f),
-                                 f"{q}: the factor {ft} dropped (a chain-rule factor forgotten)",
-                                 f"{q}:漏掉了因子 {ft}(链式法则少乘了一项)")
+                ft = text(f)
+                if bias_correction(f):
+                    yield Candidate("bias_correction_forgotten", pos,
+                                    at(e, path, sub.func(*rest)), "",
+                                    f"{q}: the bias correction {ft} forgotten",
+                                    f"{q}:忘了偏差修正 {ft}", (sub, sub.func(*rest)))
+                yield Candidate("factor_dropped", pos, at(e, path, sub.func(*rest)), slug(f),
+                                f"{q}: the factor {ft} dropped (a chain-rule factor forgotten)",
+                                f"{q}:漏掉了因子 {ft}(链式法则少乘了一项)")
     c, _ = e.as_coeff_Mul()
     if c in (1, -1) and e != 0:
-        yield _Candidate("doubled", 0, 2 * e, "", f"{q}: doubled (a factor 2 too many, "
-                         "as from a squared loss without its ½)",
-                         f"{q}:多乘了因子 2(如平方损失漏掉了 ½)")
+        yield Candidate("doubled", 0, 2 * e, "", f"{q}: doubled (a factor 2 too many, "
+                        "as from a squared loss without its ½)",
+                        f"{q}:多乘了因子 2(如平方损失漏掉了 ½)")
         if any(isinstance(p, sp.Pow) and p.exp == 2 for p in sp.preorder_traversal(e)):
-            yield _Candidate("halved", 0, e / 2, "",
-                             f"{q}: halved (a ½ added: the other loss convention)",
-                             f"{q}:多乘了因子 ½(另一种损失约定)")
+            yield Candidate("halved", 0, e / 2, "",
+                            f"{q}: halved (a ½ added: the other loss convention)",
+                            f"{q}:多乘了因子 ½(另一种损失约定)")
 
 
-def _named(graph: Graph, node: Node, e: sp.Expr, sites) -> Iterator[_Candidate]:
-    """The named patterns that are not a generic edit renamed (see `NAMED`)."""
-    q = node.name
-    for pos, (path, sub, _) in enumerate(sites):
-        if isinstance(sub, sp.Pow) and sub.exp in (sp.S.Half, -sp.S.Half):
-            yield _Candidate("sqrt_forgotten", pos, _at(e, path, sub.base ** (2 * sub.exp)), "",
-                             f"{q}: the square root of {_text(sub.base)} forgotten",
-                             f"{q}:忘了对 {_text(sub.base)} 开平方")
-        if isinstance(sub, sp.sign):
-            u = sub.args[0]
-            yield _Candidate("sign_at_zero_as_one", pos,
-                             _at(e, path, sp.Piecewise((1, sp.Eq(u, 0)), (sub, True))), "",
-                             f"{q}: sign(0) taken as +1 (the derivative of |u| at u = 0, "
-                             "where torch takes 0)",
-                             f"{q}:把 sign(0) 当成了 +1(|u| 在 u = 0 处的导数,torch 取 0)")
-        if isinstance(sub, sp.Sum):
-            yield from _one_over_k(q, e, pos, path, sub)
-    yield from _counted_from_previous(node, e)
-    yield from _read_for(graph, node, e, sites)
-
-
-def _carried(node: Node, term: sp.Expr) -> bool:
-    """A recurrence's term that carries its own previous member with a factor: μ·u_{t−1}."""
-    if node.over is None or not isinstance(term, sp.Mul):
-        return False
-    t = node.over.index
-    return any(isinstance(a, sp.Indexed) and a.base == node.symbol and a.indices[0] == t - 1
-               for a in term.args)
-
-
-def _bias_correction(f: sp.Expr) -> bool:
-    """1/(1 − β^t): the reciprocal of 1 minus a power with a symbolic exponent."""
-    return (isinstance(f, sp.Pow) and f.exp == -1 and isinstance(f.base, sp.Add)
-            and 1 in f.base.args
-            and any(isinstance(p, sp.Pow) and p.exp.free_symbols for p in f.base.args
-                    for p in sp.preorder_traversal(p)))
-
-
-def _one_over_k(q: str, e: sp.Expr, pos: int, path, s: sp.Sum) -> Iterator[_Candidate]:
-    """Σ_k (1/N)·Σ_{i∈B_k} (the microbatches weighted n_k/N, n_k cancelled) with 1/K for each
-    microbatch's weight: Σ_k (1/K)·(1/n_k)·Σ_{i∈B_k}, the mean of the microbatch means."""
-    k = s.limits[0][0]
-    body = s.function
-    if not isinstance(body, sp.Mul):
-        return
-    inner = [a for a in body.args if isinstance(a, sp.Sum) and k in a.limits[0][1].free_symbols]
-    totals = [a for a in body.args if isinstance(a, sp.Pow) and a.exp == -1
-              and isinstance(a.base, sp.Symbol)]
-    if len(inner) != 1 or len(totals) != 1:
-        return
-    count, size = _count(s), _count(inner[0])
-    new = body.xreplace({totals[0]: 1}) / (count * size)
-    yield _Candidate("weights_one_over_k", pos, _at(e, path, s.func(new, *s.limits)), "",
-                     f"{q}: 1/{_text(count)} for every microbatch in place of its share "
-                     f"n_k/{_text(totals[0].base)} (the mean of the microbatch means)",
-                     f"{q}:每个微批都取 1/{_text(count)},而不是它的份额 "
-                     f"n_k/{_text(totals[0].base)}(微批均值的均值)")
-
-
-def _counted_from_previous(node: Node, e: sp.Expr) -> Iterator[_Candidate]:
-    """The step t read as t − 1 where it is a number in the formula (not a member's index):
-    a warmup's t/W as (t − 1)/W."""
-    if node.over is None:
-        return
-    t = node.over.index
-    members = {a: sp.Dummy() for a in sp.preorder_traversal(e) if isinstance(a, sp.Indexed)}
-    bare = e.xreplace(members)
-    if t not in bare.free_symbols:
-        return
-    back = {d: a for a, d in members.items()}
-    yield _Candidate("counted_from_t_minus_1", 0, bare.xreplace({t: t - 1}).xreplace(back), "",
-                     f"{node.name}: the step counted from t − 1 (t − 1 in place of t, as a "
-                     "warmup counted from 0)",
-                     f"{node.name}:步数从 t − 1 数起(用 t − 1 代替 t,如从 0 开始数的 warmup)")
-
-
-def _read_for(graph: Graph, node: Node, e: sp.Expr, sites) -> Iterator[_Candidate]:
-    """One member read in place of another, at one place: a record column for another of the same
-    letter (x_{1,i} as the chain factor of w_2: `column_swapped`), or a recurrence's member for the
-    step along what it accumulates (g_t in place of the buffer u_t: `momentum_forgotten`)."""
-    columns = sorted({a.base for n in graph.nodes for a in sp.preorder_traversal(n.expr)
-                      if isinstance(a, sp.Indexed) and a.base.label.name not in graph.by_key},
-                     key=lambda b: b.label.name)
-    for pos, (path, sub, _) in enumerate(sites):
-        if not isinstance(sub, sp.Indexed):
-            continue
-        name = sub.base.label.name
-        owner = graph.by_key.get(name)
-        if owner is None:
-            for other in columns:
-                if other == sub.base or not _same_letter(other, sub.base):
-                    continue
-                new = other[sub.indices]
-                a, b = _text(sub), _text(new)
-                yield _Candidate("column_swapped", pos, _at(e, path, new),
-                                 f"{_slug(sub)}_{_slug(new)}",
-                                 f"{node.name}: {b} in place of {a} (one column read for "
-                                 "another)", f"{node.name}:在一处用了 {b} 而不是 {a}(读错了列)")
-        elif owner.over is not None and owner is not node and owner.start is not None:
-            t = owner.over.index
-            if sub.indices[0] != t:
-                continue
-            for a in sp.preorder_traversal(owner.expr):
-                if (isinstance(a, sp.Indexed) and a.base != owner.symbol
-                        and a.indices[0] == t and a.base.label.name in graph.by_key):
-                    yield _Candidate("momentum_forgotten", pos, _at(e, path, a), _slug(a),
-                                     f"{node.name}: {_text(a)} in place of {_text(sub)} "
-                                     "(momentum forgotten: the step along what the "
-                                     "recurrence accumulates)",
-                                     f"{node.name}:用 {_text(a)} 代替了 {_text(sub)}"
-                                     "(忘了动量:直接沿被累积的量更新)")
-
-
-def _same_letter(u: sp.IndexedBase, v: sp.IndexedBase) -> bool:
-    """Two columns written with one letter and two subscripts: x_1 and x_2."""
-    nu, nv = notation_of(u.label.name), notation_of(v.label.name)
-    return (nu is not None and nv is not None and nu.letter == nv.letter
-            and bool(nu.sub) and bool(nv.sub))
-
-
-def _count(s: sp.Sum) -> sp.Expr:
-    """The number of terms of Σ_{i=lo}^{hi}: hi when lo = 1."""
-    _, lo, hi = s.limits[0]
-    return hi if lo == 1 else hi - lo + 1
-
-
-def _steps(graph: Graph, node: Node, e: sp.Expr) -> Iterator[_Candidate]:
+def _steps(graph: Graph, node: Node, e: sp.Expr) -> Iterator[Candidate]:
     """A recurrent family's member t read as t − 1 (the previous step; the family has a start,
     w_0) and t − 1 read as t (the current step; never where that member is being computed
     from this node, which would be a cycle)."""
@@ -426,9 +319,9 @@ def _steps(graph: Graph, node: Node, e: sp.Expr) -> Iterator[_Candidate]:
         else:
             continue
         b = a.base[(new, *rest)]
-        yield _Candidate(kind, 0, e.xreplace({a: b}), _slug(a),
-                         f"{node.name}: {en} {_text(b)} for {_text(a)}",
-                         f"{node.name}:用了{zh} {_text(b)} 而不是 {_text(a)}")
+        yield Candidate(kind, 0, e.xreplace({a: b}), slug(a),
+                        f"{node.name}: {en} {text(b)} for {text(a)}",
+                        f"{node.name}:用了{zh} {text(b)} 而不是 {text(a)}")
 
 
 def _leaves(e: sp.Basic) -> Iterator[sp.Basic]:
@@ -441,7 +334,7 @@ def _leaves(e: sp.Basic) -> Iterator[sp.Basic]:
         yield from _leaves(a)
 
 
-def _swaps(graph: Graph, node: Node, e: sp.Expr) -> Iterator[_Candidate]:
+def _swaps(graph: Graph, node: Node, e: sp.Expr) -> Iterator[Candidate]:
     """Two symbols of one kind swapped everywhere in the definition: two families read at the
     same member (x_i ↔ y_i), or two scalars with the same assumptions (w ↔ b); both inputs,
     or both quantities."""
@@ -476,54 +369,8 @@ def _swaps(graph: Graph, node: Node, e: sp.Expr) -> Iterator[_Candidate]:
                 pairs.append((u, v, u, v))
     pairs.sort(key=lambda p: (sp.default_sort_key(p[2]), sp.default_sort_key(p[3])))
     for u, v, su, sv in pairs:
-        a, b = _text(su), _text(sv)
-        yield _Candidate("swapped", 0, e.xreplace({u: v, v: u}), f"{_slug(su)}_{_slug(sv)}",
-                         f"{node.name}: {a} and {b} swapped", f"{node.name}:{a} 与 {b} 互换了")
+        a, b = text(su), text(sv)
+        yield Candidate("swapped", 0, e.xreplace({u: v, v: u}), f"{slug(su)}_{slug(sv)}",
+                        f"{node.name}: {a} and {b} swapped", f"{node.name}:{a} 与 {b} 互换了")
 
 
-_WRITTEN = {v: k for k, v in ALIASES.items() if len(k) <= 2 and not k.isascii()}
-"""Internal names as the course writes them (yhat → ŷ, eta → η), for symbols without a
-notation (an author's own)."""
-
-
-def _letter(name: str, ix: str = "") -> str:
-    """A symbol as the course writes it, with the member `ix` (ŷ_i, ∂ℓ_i/∂w, w_(t − 1))."""
-    n = notation_of(name)
-    if n is not None and n.sub and ix and not n.wrt:  # x_2 at record i: x_{2,i}
-        return f"{n.text_letter()[:-len(plain_sub(n.sub))]}{{{plain_sub(n.sub)},{ix}}}"
-    ix = "" if not ix else "_" + (ix if len(ix) == 1 else f"({ix})")
-    if n is None:
-        return _WRITTEN.get(name, name) + ix
-    out = n.text_letter()
-    if n.wrt:
-        return f"∂{out}{ix}/∂{n.wrt}"
-    return out + ix
-
-
-def _text(e: sp.Basic) -> str:
-    """A subexpression in plain Unicode text for an explanation: x_i, w_(t − 1), −y_i."""
-    names = {}
-    for a in sp.preorder_traversal(e):
-        if isinstance(a, sp.Indexed):
-            ix = ",".join(sp.sstr(i) for i in a.indices)
-            names[a] = sp.Symbol(_letter(a.base.label.name, ix))
-    plain = e.xreplace(names)
-    plain = plain.xreplace({s: sp.Symbol(_letter(s.name)) for s in plain.free_symbols
-                            if isinstance(s, sp.Symbol) and s not in names.values()})
-    return sp.sstr(plain).replace("**", "^").replace("*", "·").replace("-", "−")
-
-
-def _slug(e: sp.Basic) -> str:
-    """A short ASCII name of a symbol or member for a mutation's name (x, b, w_prev), or ""."""
-    if isinstance(e, sp.Indexed):
-        name = e.base.label.name
-        if e.indices and e.indices[0].is_Add:
-            name += "_prev"
-        return name
-    if isinstance(e, sp.Symbol):
-        return e.name
-    if isinstance(e, sp.Mul):
-        parts = [a for a in e.args if not a.is_Number]
-        if len(parts) == 1:
-            return _slug(parts[0])
-    return ""
