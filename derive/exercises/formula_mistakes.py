@@ -18,6 +18,7 @@ from derive.exercises.formulas import MAX_MEMBERS, FormulaAnswer, _at_member, _s
 from derive.graph.graph import Graph
 from derive.graph.mutate import mutations
 from derive.graph.symbolic import NoForm, Specialiser, TooLarge, symbolic_form
+from derive.kernel import intervals
 from derive.kernel.decide import decide
 from derive.kernel.definedness import domain_fact
 from derive.kernel.timebound import DecisionTimeout, time_bound
@@ -47,13 +48,18 @@ def formula_mistake(answer: FormulaAnswer, recipe: Recipe, given: dict, name: st
                     seconds: float = MUTATION_SECONDS) -> FormulaMistake | None:
     """The named mutation of `name`'s right formula that the wrong claim `answer` equals
     exactly (the most specific first, as derive.graph.mutate orders them), or None."""
+    found: list = []
     try:
         with time_bound(seconds):
-            return _formula_mistake(answer, recipe, given, name)
+            _formula_mistake(answer, recipe, given, name, found)
     except DecisionTimeout:
-        return None
+        pass  # the mutations tried in time, in order: the first of them found is still first
     except (NoForm, TooLarge, ValueError, TypeError, ArithmeticError, RecursionError):
         return None
+    if not found:
+        return None
+    first = found[0]
+    return FormulaMistake(first.name, first.en, first.zh, tuple(v.name for v in found[1:]))
 
 
 def _members(spec: Specialiser, node) -> list[dict] | None:
@@ -67,13 +73,23 @@ def _members(spec: Specialiser, node) -> list[dict] | None:
 
 
 def _differ_at_probe(a: sp.Expr, b: sp.Expr) -> bool:
-    """Whether a and b are shown to differ at an exact probe point (both defined there)."""
+    """Whether a and b are shown to differ at an exact probe point (both defined there): by
+    exact arithmetic, or by certified enclosures of a − b when a value is not rational (a log,
+    a sigmoid) and the enclosure settles its sign."""
     symbols = sorted(a.free_symbols | b.free_symbols, key=sp.default_sort_key)
     for base, step in PROBES:
         at = {s: base + k * step for k, s in enumerate(symbols)}
         u, v = a.xreplace(at), b.xreplace(at)
         if u.is_Rational and v.is_Rational:
             return u != v
+        if u.free_symbols or v.free_symbols or u.has(sp.Sum, sp.Derivative) \
+                or v.has(sp.Sum, sp.Derivative):
+            continue
+        try:
+            if intervals.sign(sp.Add(u, -v, evaluate=False)) not in (None, 0):
+                return True
+        except (ValueError, TypeError, ArithmeticError):
+            continue
     return False
 
 
@@ -94,18 +110,19 @@ def _named_indices(e: sp.Expr) -> sp.Expr:
     return e.xreplace(plain) if len(set(plain.values())) == len(plain) else e
 
 
-def _formula_mistake(answer: FormulaAnswer, recipe: Recipe, given: dict,
-                     name: str) -> FormulaMistake | None:
+def _formula_mistake(answer: FormulaAnswer, recipe: Recipe, given: dict, name: str,
+                     found: list) -> None:
+    """Appends to `found` each mutation (in derive.graph.mutate's order) the claim equals."""
     ctx = Context(recipe, given)
     graph = recipe.graph(ctx) if recipe.graph is not None else None
     if graph is None or name not in graph.by_name:
-        return None
+        return
     node = graph.by_name[name]
     spec = Specialiser(graph, ctx)
     form = _named_indices(symbolic_form(graph, name))
     ats = _members(spec, node)
     if ats is None:
-        return None
+        return
     # the right formula as one node over the inputs, so that its mutations edit what an
     # author writes (the chain rule's factor x_i is in it, not in a node it reads)
     alone = Graph((dataclasses.replace(node, expr=form),), graph.inputs, graph.opaque,
@@ -114,7 +131,6 @@ def _formula_mistake(answer: FormulaAnswer, recipe: Recipe, given: dict,
     right = [spec(_at_member(form, at)) for at in ats]
     facts = tuple(domain_fact(spec(_at_member(c, at)), relation)
                   for at in ats for c, relation in answer.domain)
-    found = []
     for v in mutations(alone, name):
         mutant = [spec(_at_member(v.replace[name], at)) for at in ats]
         if all(_same(m, r) or not _differ_at_probe(m, r) and decide(m, r, (), DECIDE_SECONDS)
@@ -122,7 +138,3 @@ def _formula_mistake(answer: FormulaAnswer, recipe: Recipe, given: dict,
             continue  # no mistake for this exercise (a sum for the mean of one record)
         if all(_equal(c, m, facts) for c, m in zip(claimed, mutant)):
             found.append(v)
-    if not found:
-        return None
-    first = found[0]
-    return FormulaMistake(first.name, first.en, first.zh, tuple(v.name for v in found[1:]))
