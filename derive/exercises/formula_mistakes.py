@@ -5,7 +5,8 @@ equal to the claim named.
 
 Equality is decided exactly, with the exercise's real inputs (w, η, x_i, y_i) left as symbols,
 so a mutation is named only when it is the claim as a function: no numerical coincidence
-names one."""
+names one. A per-step claim (`mhat = m_t`) is compared with the mutations of the quantity's own
+definition, each written in one step (members of step t − 1 free) at the exercise's steps."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from derive.exercises.formula_steps import StepForm, step_quantity
 from derive.exercises.formulas import MAX_MEMBERS, FormulaAnswer, _at_member, _same
 from derive.graph.graph import Graph
 from derive.graph.mutate import mutations
@@ -29,6 +31,10 @@ MUTATION_SECONDS = 3.0
 
 DECIDE_SECONDS = 0.5
 """The kernel's bound for one mutation's equality with the claim."""
+
+STEP_MUTATIONS = 10_000
+"""Most mutations of a per-step quantity's graph generated (its own node's are kept: those
+of the nodes it reads are ranked after them, and dropped)."""
 
 PROBES = ((sp.Rational(3, 7), sp.Rational(11, 13)), (sp.Rational(-5, 17), sp.Rational(7, 19)))
 """Exact points (a base and a step: the k-th symbol takes base + k·step) where a mutation
@@ -119,6 +125,9 @@ def _formula_mistake(answer: FormulaAnswer, recipe: Recipe, given: dict, name: s
         return
     node = graph.by_name[name]
     spec = Specialiser(graph, ctx)
+    if step_quantity(graph, name):
+        _step_mistake(answer, graph, spec, node, found)
+        return
     form = _named_indices(symbolic_form(graph, name))
     ats = _members(spec, node)
     if ats is None:
@@ -136,5 +145,37 @@ def _formula_mistake(answer: FormulaAnswer, recipe: Recipe, given: dict, name: s
         if all(_same(m, r) or not _differ_at_probe(m, r) and decide(m, r, (), DECIDE_SECONDS)
                .proved for m, r in zip(mutant, right)):
             continue  # no mistake for this exercise (a sum for the mean of one record)
+        if all(_equal(c, m, facts) for c, m in zip(claimed, mutant)):
+            found.append(v)
+
+
+def _step_mistake(answer: FormulaAnswer, graph: Graph, spec: Specialiser, node,
+                  found: list) -> None:
+    """A per-step claim (`mhat = m_t`): the mutations of the quantity's own definition as the
+    author writes it (m_t/(1 − β₁^t), members of step t and t − 1), each written in one step
+    (derive.exercises.formula_steps) and compared with the claim at each of the exercise's
+    steps 1 … T, the members of step t − 1 free values."""
+    step = StepForm(graph, node.name)
+    steps = spec(node.over.size)
+    if not steps.is_Integer or not 1 <= int(steps) <= MAX_MEMBERS:
+        return
+
+    def written(e: sp.Basic) -> list[sp.Expr]:
+        one = step(e)
+        return [spec(step.at_step(one, m)) for m in range(1, int(steps) + 1)]
+
+    claimed, right = written(answer.expr), written(node.expr)
+    facts = tuple(domain_fact(c, relation) for c_, relation in answer.domain
+                  for c in written(c_))
+    # the graph's own mutations of this node (the nodes it reads give its steps and buffers)
+    own = [v for v in mutations(graph, node.name, STEP_MUTATIONS)
+           if set(v.replace) == {node.name}]
+    for v in own:
+        mutant = written(v.replace[node.name])
+        if any(m.has(sp.zoo, sp.nan, sp.oo, -sp.oo) for m in mutant):
+            continue  # no value at some step (t − 1 = 0 in 1/(1 − β^(t−1))): not this claim
+        if all(_same(m, r) or not _differ_at_probe(m, r) and decide(m, r, (), DECIDE_SECONDS)
+               .proved for m, r in zip(mutant, right)):
+            continue  # no mistake at this exercise's steps
         if all(_equal(c, m, facts) for c, m in zip(claimed, mutant)):
             found.append(v)
