@@ -68,6 +68,9 @@ class Diagnosis:
     details: dict | None = None
     """The facts of a named mistake, for JSON: which elements, which stage (exact strings and
     integers)."""
+    from_formula: tuple[str, ...] = ()
+    """The carried claims that are wrong formula answers (carried by their value on this
+    exercise)."""
 
     @property
     def carried(self) -> tuple[str, ...]:
@@ -268,10 +271,14 @@ def _half_to_even(claim: Claim, expected, first: str) -> Diagnosis | None:
         details={"elements": elements})
 
 
-def _carried_value(recipe: Recipe, given, claims: dict[str, Claim], name: str, carried):
+def _carried_value(recipe: Recipe, given, claims: dict[str, Claim], name: str, carried,
+                   formulas: dict | None = None):
     """The value of `name` computed from the author's own claims of `carried` (each replacing
-    the computed value), or None where it has none."""
-    ctx = Context(recipe, given, {p: claims[p].exact_value() for p in carried})
+    the computed value: a number as claimed, a wrong formula by its value on this exercise,
+    `formulas`), or None where it has none."""
+    formulas = formulas or {}
+    ctx = Context(recipe, given, {p: formulas[p] if p in formulas else claims[p].exact_value()
+                                  for p in carried})
     return _try(lambda c: c[name], ctx)
 
 
@@ -288,38 +295,50 @@ def carried_sets(earlier_wrong: list[str]) -> list[tuple[str, ...]]:
     return out[:MAX_CARRIED_SETS]
 
 
+FORMULA_VALUE = "your formula's value on this exercise"
+"""How a wrong formula answer a claim is carried from is named in the explanation."""
+
+
+def _sources(group: tuple[str, ...], formulas: dict) -> str:
+    """The carried claims' names, a formula answer's marked as its value on this exercise."""
+    return joined([f"{p} ({FORMULA_VALUE})" if p in formulas else p for p in group])
+
+
 def _carried(recipe: Recipe, given, claims: dict[str, Claim], name: str,
-             earlier_wrong: list[str], expected, first: str) -> Diagnosis | None:
+             earlier_wrong: list[str], expected, first: str,
+             formulas: dict | None = None) -> Diagnosis | None:
     """Carried forward: the claim follows from one earlier wrong claim (the nearest first),
     else from several of them together (the fewest first). Only claims that move the value on
     their own join a set: one the quantity does not read (or a recipe does not carry) adds
-    nothing but work."""
+    nothing but work. A wrong formula answer carries its value on this exercise (`formulas`)."""
+    formulas = formulas or {}
     claim, movers = claims[name], []
     for p in reversed(earlier_wrong):
-        value = _carried_value(recipe, given, claims, name, (p,))
+        value = _carried_value(recipe, given, claims, name, (p,), formulas)
         if value is None:
             continue
         if holds(claim, value):
             return Diagnosis(first, carried_from=p, carried_from_all=(p,), explanation=(
-                f"follows correctly from your wrong {p}: the error is carried forward"))
+                f"follows correctly from your wrong {_sources((p,), formulas)}: the error is "
+                "carried forward"), from_formula=(p,) if p in formulas else ())
         if value != expected:
             movers.insert(0, p)
-    group = _carried_set(recipe, given, claims, name, movers)
+    group = _carried_set(recipe, given, claims, name, movers, formulas)
     if group is None:
         return None
     return Diagnosis(first, carried_from=group[0], carried_from_all=group, explanation=(
-        f"follows correctly from your wrong {joined(group)} together: the errors are carried "
-        "forward"))
+        f"follows correctly from your wrong {_sources(group, formulas)} together: the errors "
+        "are carried forward"), from_formula=tuple(p for p in group if p in formulas))
 
 
 def _carried_set(recipe: Recipe, given, claims: dict[str, Claim], name: str,
-                 movers: list[str]) -> tuple[str, ...] | None:
+                 movers: list[str], formulas: dict | None = None) -> tuple[str, ...] | None:
     """The first of `carried_sets(movers)` the claim follows from, or None; the search stops
     after CARRIED_SETS_SECONDS (then None: the verdict never waits on a diagnosis)."""
     try:
         with time_bound(CARRIED_SETS_SECONDS):
             for group in carried_sets(movers):
-                value = _carried_value(recipe, given, claims, name, group)
+                value = _carried_value(recipe, given, claims, name, group, formulas)
                 if value is not None and holds(claims[name], value):
                     return group
     except DecisionTimeout:  # this search's bound, or the exercise's: that one fires again
@@ -396,12 +415,16 @@ def _not_by_coincidence(claim: Claim, expected, found: Diagnosis | None) -> Diag
 
 
 def diagnose(recipe: Recipe, given, claims: dict[str, Claim], wrong: list[str],
-             expected: dict) -> dict[str, Diagnosis]:
-    """A diagnosis for each wrong claim (names in derivation order)."""
+             expected: dict, formulas: dict | None = None) -> dict[str, Diagnosis]:
+    """A diagnosis for each wrong claim of a value (names in derivation order). `formulas`:
+    the wrong formula answers, each with its value on this exercise (None where it has none):
+    an earlier one is the first wrong quantity, and a claim may follow from its value."""
     if not wrong:
         return {}
+    formulas = formulas or {}
     order = [q.name for q in recipe.available(given)]
-    first = wrong[0]
+    first = min([*wrong, *(f for f in formulas if f in order)], key=order.index)
+    values = {f: v for f, v in formulas.items() if v is not None and f in order}
     out = {}
     for name in wrong:
         claim = claims[name]
@@ -413,11 +436,14 @@ def diagnose(recipe: Recipe, given, claims: dict[str, Claim], wrong: list[str],
             continue
         # an earlier claim of the wrong shape (a list for a number) is never carried forward:
         # computing with it would repeat lists, not diagnose
-        earlier_wrong = [p for p in wrong if order.index(p) < order.index(name)
-                         and shape_mismatch(claims[p], expected[p]) is None]
+        earlier_wrong = sorted(
+            (p for p in [*wrong, *values] if order.index(p) < order.index(name)
+             and (p in values or shape_mismatch(claims[p], expected[p]) is None)),
+            key=order.index)
         found = (_float_artefact(claim, expected[name], first)
                  or _half_to_even(claim, expected[name], first)
-                 or _carried(recipe, given, claims, name, earlier_wrong, expected[name], first)
+                 or _carried(recipe, given, claims, name, earlier_wrong, expected[name], first,
+                             values)
                  or _not_by_coincidence(
                      claim, expected[name],
                      _known(recipe, given, claim, name, first)
