@@ -271,15 +271,22 @@ def _half_to_even(claim: Claim, expected, first: str) -> Diagnosis | None:
         details={"elements": elements})
 
 
-def _carried_value(recipe: Recipe, given, claims: dict[str, Claim], name: str, carried,
-                   formulas: dict | None = None):
+def _carried_value(recipe: Recipe, given, claims: dict[str, Claim], name: str, carried):
     """The value of `name` computed from the author's own claims of `carried` (each replacing
-    the computed value: a number as claimed, a wrong formula by its value on this exercise,
-    `formulas`), or None where it has none."""
-    formulas = formulas or {}
-    ctx = Context(recipe, given, {p: formulas[p] if p in formulas else claims[p].exact_value()
-                                  for p in carried})
+    the computed value: a number as claimed, a wrong formula answer by its value on this
+    exercise, a `FormulaValue`), or None where it has none."""
+    ctx = Context(recipe, given, {p: claims[p].exact_value() for p in carried})
     return _try(lambda c: c[name], ctx)
+
+
+@dataclass(frozen=True)
+class FormulaValue:
+    """A wrong formula answer as a source of carried errors: its value on this exercise."""
+
+    value: object
+
+    def exact_value(self):
+        return self.value
 
 
 def carried_sets(earlier_wrong: list[str]) -> list[tuple[str, ...]]:
@@ -299,22 +306,22 @@ FORMULA_VALUE = "your formula's value on this exercise"
 """How a wrong formula answer a claim is carried from is named in the explanation."""
 
 
-def _sources(group: tuple[str, ...], formulas: dict) -> str:
+def _sources(group: tuple[str, ...], formulas: set[str]) -> str:
     """The carried claims' names, a formula answer's marked as its value on this exercise."""
     return joined([f"{p} ({FORMULA_VALUE})" if p in formulas else p for p in group])
 
 
-def _carried(recipe: Recipe, given, claims: dict[str, Claim], name: str,
-             earlier_wrong: list[str], expected, first: str,
-             formulas: dict | None = None) -> Diagnosis | None:
+def _carried(recipe: Recipe, given, claims: dict, name: str,
+             earlier_wrong: list[str], expected, first: str) -> Diagnosis | None:
     """Carried forward: the claim follows from one earlier wrong claim (the nearest first),
     else from several of them together (the fewest first). Only claims that move the value on
     their own join a set: one the quantity does not read (or a recipe does not carry) adds
-    nothing but work. A wrong formula answer carries its value on this exercise (`formulas`)."""
-    formulas = formulas or {}
+    nothing but work. A wrong formula answer carries its value on this exercise (its claim
+    here a `FormulaValue`)."""
+    formulas = {p for p, c in claims.items() if isinstance(c, FormulaValue)}
     claim, movers = claims[name], []
     for p in reversed(earlier_wrong):
-        value = _carried_value(recipe, given, claims, name, (p,), formulas)
+        value = _carried_value(recipe, given, claims, name, (p,))
         if value is None:
             continue
         if holds(claim, value):
@@ -323,7 +330,7 @@ def _carried(recipe: Recipe, given, claims: dict[str, Claim], name: str,
                 "carried forward"), from_formula=(p,) if p in formulas else ())
         if value != expected:
             movers.insert(0, p)
-    group = _carried_set(recipe, given, claims, name, movers, formulas)
+    group = _carried_set(recipe, given, claims, name, movers)
     if group is None:
         return None
     return Diagnosis(first, carried_from=group[0], carried_from_all=group, explanation=(
@@ -332,13 +339,13 @@ def _carried(recipe: Recipe, given, claims: dict[str, Claim], name: str,
 
 
 def _carried_set(recipe: Recipe, given, claims: dict[str, Claim], name: str,
-                 movers: list[str], formulas: dict | None = None) -> tuple[str, ...] | None:
+                 movers: list[str]) -> tuple[str, ...] | None:
     """The first of `carried_sets(movers)` the claim follows from, or None; the search stops
     after CARRIED_SETS_SECONDS (then None: the verdict never waits on a diagnosis)."""
     try:
         with time_bound(CARRIED_SETS_SECONDS):
             for group in carried_sets(movers):
-                value = _carried_value(recipe, given, claims, name, group, formulas)
+                value = _carried_value(recipe, given, claims, name, group)
                 if value is not None and holds(claims[name], value):
                     return group
     except DecisionTimeout:  # this search's bound, or the exercise's: that one fires again
@@ -425,6 +432,7 @@ def diagnose(recipe: Recipe, given, claims: dict[str, Claim], wrong: list[str],
     order = [q.name for q in recipe.available(given)]
     first = min([*wrong, *(f for f in formulas if f in order)], key=order.index)
     values = {f: v for f, v in formulas.items() if v is not None and f in order}
+    sources = {**claims, **{f: FormulaValue(v) for f, v in values.items()}}
     out = {}
     for name in wrong:
         claim = claims[name]
@@ -442,8 +450,7 @@ def diagnose(recipe: Recipe, given, claims: dict[str, Claim], wrong: list[str],
             key=order.index)
         found = (_float_artefact(claim, expected[name], first)
                  or _half_to_even(claim, expected[name], first)
-                 or _carried(recipe, given, claims, name, earlier_wrong, expected[name], first,
-                             values)
+                 or _carried(recipe, given, sources, name, earlier_wrong, expected[name], first)
                  or _not_by_coincidence(
                      claim, expected[name],
                      _known(recipe, given, claim, name, first)
