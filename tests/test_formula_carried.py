@@ -102,3 +102,49 @@ def test_a_right_formula_carries_nothing(tmp_path):
     d = got["gradient"].diagnosis
     assert d.carried_from is None and d.first_wrong == "gradient"
     assert places4(right() + LAMBDA * W) != places4(one_over_k() + LAMBDA * W)
+
+
+MOMENTUM = """[[exercise]]
+id = "mom"
+recipe = "formulas"
+[exercise.given]
+w0 = 0.5
+lr = 0.05
+beta = 0.9
+steps = 3
+records = [[0.3127, 2.9381], [-1.0462, -1.1386], [1.5, 6.5]]
+[exercise.define]
+loss = "mean_i((w_{{t-1}}*x_i - y_i)^2/2)"
+g = "grad(loss_t, w_{{t-1}})"
+v = {{ formula = "beta*v_{{t-1}} + g_t", start = "0" }}
+w = {{ formula = "w_{{t-1}} - lr*v_t", start = "w0" }}
+[exercise.claims]
+v = {{ formula = "g_t" }}
+w = [{w}]
+"""
+RECORDS = [(F("0.3127"), F("2.9381")), (F("-1.0462"), F("-1.1386")), (F("1.5"), F("6.5"))]
+
+
+def plain_sgd(w: F, lr: F, steps: int) -> list[F]:
+    """w stepped along the gradient itself (the buffer v claimed as g_t: momentum forgotten)."""
+    out = []
+    for _ in range(steps):
+        w = w - lr * sum((w * x - y) * x for x, y in RECORDS) / len(RECORDS)
+        out.append(w)
+    return out
+
+
+def test_a_trajectory_from_a_wrong_per_step_formula_is_carried_from_it(tmp_path):
+    ws = [places4(w) for w in plain_sgd(F("0.5"), F("0.05"), 3)]
+    path = tmp_path / "mom.toml"
+    path.write_text(MOMENTUM.format(w=", ".join(ws)), encoding="utf-8")
+    got = {c.name: c for c in check_exercise(load_file(path)[0]).claims}
+    assert got["v"].status == "wrong" and got["v"].diagnosis.mistake == "v_momentum_forgotten"
+    d = got["w"].diagnosis
+    assert got["w"].status == "wrong" and d.carried_from == "v"
+    assert "your wrong v (your formula's value on this exercise)" in d.explanation
+    # a near miss: the last step one digit off is not carried
+    last = ws[-1][:-1] + str((int(ws[-1][-1]) + 1) % 10)
+    path.write_text(MOMENTUM.format(w=", ".join([*ws[:-1], last])), encoding="utf-8")
+    got = {c.name: c for c in check_exercise(load_file(path)[0]).claims}
+    assert got["w"].status == "wrong" and got["w"].diagnosis.carried_from is None
