@@ -75,10 +75,12 @@ def _decimal(value, rng: random.Random):
 
 def _text(value) -> str | None:
     """A right value as torch prints it (four places), or None where it prints otherwise."""
-    if not getattr(value, "is_number", False) or not sp.Rational(1, 1000) <= abs(value) < 10**5:
+    if not getattr(value, "is_number", False):
         return None
-    r = round_places(value, 4)
-    return None if r is None else f"{float(r):.4f}"
+    r = round_places(value, 4)  # exact (certified for a softplus's value), then compared
+    if r is None or not sp.Rational(1, 1000) <= abs(r) < 10**5:
+        return None
+    return f"{float(r):.4f}"
 
 
 def decimal_exercises(exercises, seed: int = 24):

@@ -7,7 +7,8 @@ For each wrong claim, in the derivation's order:
    writes it;
 3. if the claim follows correctly from the author's own earlier wrong value, or from several
    of them together, the error is carried forward (`carried_from` names the first of them,
-   `carried_from_all` all of them);
+   `carried_from_all` all of them); a wrong formula answer counts by its value on this
+   exercise (derive.exercises.formula_values);
 4. otherwise the catalogue of known mistakes is tried: named wrong quantities (such as
    `mean_of_means`) and the recipe's mistakes (sign, convention, sum for mean, …), and an
    earlier quantity rounded too early (`rounded_early`);
