@@ -82,3 +82,76 @@ def test_mutation_in_check_json(tmp_path, capsys):
     (claim,) = json.loads(capsys.readouterr().out)["exercises"][0]["claims"]
     d = claim["diagnosis"]
     assert d["mistake"] == "b_gradient_sign" and d["witness"]["claimed"] != d["witness"]["expected"]
+
+
+LOGISTIC = """[[exercise]]
+id = "logistic"
+recipe = "formulas"
+[exercise.given]
+w = 0.25
+b = -0.1
+lr = 0.5
+records = [[0.8415, 1], [-1.2203, 0], [0.3127, 1]]
+[exercise.define]
+z = "w*x_i + b"
+p = "sigmoid(z_i)"
+ell = "-(y_i*log(p_i) + (1 - y_i)*log(1 - p_i))"
+loss = "mean_i(ell_i)"
+[exercise.claims]
+loss = {{ formula = "{formula}" }}
+"""
+
+
+def _logistic(tmp_path, formula: str):
+    path = tmp_path / "logistic.toml"
+    path.write_text(LOGISTIC.format(formula=formula), encoding="utf-8")
+    (claim,) = check_exercise(load_file(path)[0]).claims
+    assert claim.status == "wrong"
+    return claim.diagnosis
+
+
+def test_a_mean_taken_as_a_sum_through_sigmoid_and_log_is_named(tmp_path):
+    # the values are logs of sigmoids (not rational): the mutations are told apart from the
+    # claim by certified enclosures at the probe points, within the search's time bound
+    d = _logistic(tmp_path, "sum_i(ell_i)")
+    assert d.mistake == "loss_sum_for_mean"
+    assert d.explanation.startswith("loss: the sum for the mean (Σ not divided by N); at ")
+
+
+@pytest.mark.parametrize("formula", [
+    "sum_i(ell_i)/2",            # neither the mean nor the sum
+    "sum_i(ell_i) + ell_1",      # a record counted twice
+    "mean_i(ell_i) + 1/1000",    # a constant off
+])
+def test_a_different_wrong_logistic_loss_is_not_named(tmp_path, formula):
+    d = _logistic(tmp_path, formula)
+    assert d.mistake is None and d.also == ()
+
+
+def test_a_probe_tells_logs_apart_by_certified_enclosures():
+    import sympy as sp
+
+    from derive.exercises.formula_mistakes import _differ_at_probe
+    from derive.kernel.functions import sigmoid
+    w, x = sp.symbols("w x", real=True)
+    ell = -sp.log(sigmoid(w * x))
+    assert _differ_at_probe(ell, 3 * ell)
+    assert not _differ_at_probe(ell, -sp.log(1 / (1 + sp.exp(-w * x))))  # equal: undecided
+    assert not _differ_at_probe(sp.log(w - 10), 2 * sp.log(w - 10))  # undefined at the probes
+
+
+def test_the_mutation_found_before_the_time_bound_is_named(tmp_path, monkeypatch):
+    # the search stops at its bound while still looking for other mutations (for `also`):
+    # the one already proved equal is named
+    from derive.exercises import formula_mistakes
+    from derive.kernel.timebound import DecisionTimeout
+    every = formula_mistakes.mutations
+
+    def then_out_of_time(graph, name):
+        for v in every(graph, name):
+            yield v
+            if v.name == "gradient_sum_for_mean":
+                raise DecisionTimeout("the bound")
+    monkeypatch.setattr(formula_mistakes, "mutations", then_out_of_time)
+    d = _diagnosis(tmp_path, "gradient", "sum_i((w*x_i + b - y_i)*x_i)")
+    assert d.mistake == "gradient_sum_for_mean"

@@ -282,3 +282,56 @@ def test_the_documented_domains_are_the_declared_ones():
             documented[part] = shown[domain.strip()]
     for name, domain in DOMAINS.items():
         assert documented.get(name) is domain, name
+
+
+# ------------------------------------------------- named mutations of per-step claims
+
+ADAM_DATA = ADAM.replace("records = [[2, 4]]",
+                         "records = [[0.8415, 2.1], [-1.5, -2.9], [1.9093, 4.0462]]").replace(
+    'g = "(w_{t-1}*x_1 - y_1)*x_1"', 'g = "mean_i((w_{t-1}*x_i - y_i)*x_i)"')
+
+
+def diagnosis_of(tmp_path, capsys, text: str, name: str) -> dict:
+    code, doc, err = run(tmp_path, capsys, text)
+    assert code == 1, err
+    got = claims(doc)[name]
+    assert got["status"] == "wrong"
+    return got["diagnosis"]
+
+
+def test_bias_correction_forgotten_in_a_per_step_claim_is_named(tmp_path, capsys):
+    d = diagnosis_of(tmp_path, capsys, ADAM_DATA + 'mhat = { formula = "m_t" }\n', "mhat")
+    assert d["mistake"] == "mhat_bias_correction_forgotten"
+    assert d["explanation"].startswith("mhat: the bias correction 1/(1 − β_1^t) forgotten; at ")
+
+
+def test_momentum_forgotten_in_a_per_step_claim_is_named(tmp_path, capsys):
+    d = diagnosis_of(tmp_path, capsys, momentum({"v": "g_t"}), "v")
+    assert d["mistake"] == "v_momentum_forgotten"
+    assert d["explanation"].startswith("v: the carried term v_(t − 1)·β dropped (momentum "
+                                       "forgotten); at ")
+    d = diagnosis_of(tmp_path, capsys, momentum({"w": "w_{t-1} - lr*g_t"}), "w")
+    assert d["mistake"] == "w_momentum_forgotten_g"
+    assert d["explanation"].startswith("w: g_t in place of v_t (momentum forgotten")
+
+
+def test_a_per_step_claim_sign_flipped_is_named(tmp_path, capsys):
+    d = diagnosis_of(tmp_path, capsys, momentum({"w": "w_{t-1} + lr*v_t"}), "w")
+    assert d["mistake"] == "w_term_sign"
+    assert d["explanation"].startswith("w: the sign of the term −v_t·η flipped; at ")
+
+
+NOT_NAMED_STEPS = [
+    (ADAM_DATA, "mhat", "m_t/(1 - beta1)"),          # the step 1 correction at every step
+    (ADAM_DATA, "mhat", "m_t/(1 - beta2^t)"),        # the other β
+    (ADAM_DATA, "mhat", "m_t/(1 - beta1^(t+1))"),    # counted from t + 1
+    (MOMENTUM.format(w0="1", lr="0.1", beta="0.9", records="[[0.8415, 2.1], [-1.5, -2.9]]"),
+     "v", "beta*v_{t-1} + g_t/2"),                   # half the gradient
+]
+
+
+def test_a_different_wrong_per_step_formula_is_not_named(tmp_path, capsys):
+    for text, name, formula in NOT_NAMED_STEPS:
+        d = diagnosis_of(tmp_path, capsys, text + f'{name} = {{ formula = "{formula}" }}\n', name)
+        assert d["mistake"] is None and d["also"] == [], (formula, d)
+        assert d["explanation"].startswith("at ")

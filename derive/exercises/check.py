@@ -9,6 +9,7 @@ from derive.exercises.claims import UNDECIDED, WRONG, judge
 from derive.exercises.declared import warnings as declared_warnings
 from derive.exercises.diagnosis import Diagnosis, diagnose, formula_diagnosis
 from derive.exercises.errors import ExerciseError, ExerciseNotSupported
+from derive.exercises.formula_values import formula_value
 from derive.exercises.formulas import (
     FORMULA_SECONDS,
     Judgement,
@@ -144,13 +145,19 @@ def _check(ex: Exercise, seconds: float | None = None) -> Report:
     statuses = {name: judge(claim, values[name]) for name, claim in numbers.items()}
     order = list(values)
     wrong = sorted((n for n, s in statuses.items() if s == WRONG), key=order.index)
-    diagnoses = diagnose(ex.recipe, ex.given, numbers, wrong, values)
-    forms = {}
+    explained, forms = {}, {}
     pending = [n for n, c in ex.claims.items() if c.formula is not None]
     for done, name in enumerate(pending):
         share = None if end is None else (end - time.monotonic()) / (len(pending) - done)
-        statuses[name], diagnoses[name], forms[name] = _formula(ex, name, ex.claims[name],
-                                                                share)
+        j, forms[name] = _formula(ex, name, ex.claims[name], share)
+        statuses[name] = j.status
+        explained[name] = formula_diagnosis(name, j, ex.claims[name].formula, ex.recipe,
+                                            ex.given)
+    # a claim may follow from a wrong formula answer: from its value on this exercise
+    carried = {name: formula_value(ex.claims[name].formula, ex.recipe, ex.given, name,
+                                   values[name])
+               for name in pending if statuses[name] == WRONG}
+    diagnoses = {**diagnose(ex.recipe, ex.given, numbers, wrong, values, carried), **explained}
     results = tuple(
         ClaimResult(name, ex.claims[name].text, statuses[name],
                     None if name in forms else values[name], diagnoses.get(name),
@@ -161,8 +168,8 @@ def _check(ex: Exercise, seconds: float | None = None) -> Report:
 
 
 def _formula(ex: Exercise, name: str, claim, left: float | None
-             ) -> tuple[str, Diagnosis | None, str | None]:
-    """A formula answer's status, its diagnosis (the witness of a wrong one, the reason of
+             ) -> tuple[Judgement, str | None]:
+    """A formula answer's judgement (its status; the witness of a wrong one, the reason of
     an undecided one) and the quantity's own formula. Its bound is FORMULA_SECONDS, or less
     when the exercise has less left (with a margin, so that the claim, not the whole
     exercise, is undecided)."""
@@ -173,5 +180,4 @@ def _formula(ex: Exercise, name: str, claim, left: float | None
                       "this formula")
     else:
         j = judge_formula(claim.formula, ex.recipe, ex.given, name, seconds)
-    form = quantity_formula(ex.recipe, ex.given, name)
-    return j.status, formula_diagnosis(name, j, claim.formula, ex.recipe, ex.given), form
+    return j, quantity_formula(ex.recipe, ex.given, name)

@@ -7,7 +7,8 @@ For each wrong claim, in the derivation's order:
    writes it;
 3. if the claim follows correctly from the author's own earlier wrong value, or from several
    of them together, the error is carried forward (`carried_from` names the first of them,
-   `carried_from_all` all of them);
+   `carried_from_all` all of them); a wrong formula answer counts by its value on this
+   exercise (derive.exercises.formula_values);
 4. otherwise the catalogue of known mistakes is tried: named wrong quantities (such as
    `mean_of_means`) and the recipe's mistakes (sign, convention, sum for mean, …), and an
    earlier quantity rounded too early (`rounded_early`);
@@ -68,6 +69,9 @@ class Diagnosis:
     details: dict | None = None
     """The facts of a named mistake, for JSON: which elements, which stage (exact strings and
     integers)."""
+    from_formula: tuple[str, ...] = ()
+    """The carried claims that are wrong formula answers (carried by their value on this
+    exercise)."""
 
     @property
     def carried(self) -> tuple[str, ...]:
@@ -270,9 +274,20 @@ def _half_to_even(claim: Claim, expected, first: str) -> Diagnosis | None:
 
 def _carried_value(recipe: Recipe, given, claims: dict[str, Claim], name: str, carried):
     """The value of `name` computed from the author's own claims of `carried` (each replacing
-    the computed value), or None where it has none."""
+    the computed value: a number as claimed, a wrong formula answer by its value on this
+    exercise, a `FormulaValue`), or None where it has none."""
     ctx = Context(recipe, given, {p: claims[p].exact_value() for p in carried})
     return _try(lambda c: c[name], ctx)
+
+
+@dataclass(frozen=True)
+class FormulaValue:
+    """A wrong formula answer as a source of carried errors: its value on this exercise."""
+
+    value: object
+
+    def exact_value(self):
+        return self.value
 
 
 def carried_sets(earlier_wrong: list[str]) -> list[tuple[str, ...]]:
@@ -288,12 +303,23 @@ def carried_sets(earlier_wrong: list[str]) -> list[tuple[str, ...]]:
     return out[:MAX_CARRIED_SETS]
 
 
-def _carried(recipe: Recipe, given, claims: dict[str, Claim], name: str,
+FORMULA_VALUE = "your formula's value on this exercise"
+"""How a wrong formula answer a claim is carried from is named in the explanation."""
+
+
+def _sources(group: tuple[str, ...], formulas: set[str]) -> str:
+    """The carried claims' names, a formula answer's marked as its value on this exercise."""
+    return joined([f"{p} ({FORMULA_VALUE})" if p in formulas else p for p in group])
+
+
+def _carried(recipe: Recipe, given, claims: dict, name: str,
              earlier_wrong: list[str], expected, first: str) -> Diagnosis | None:
     """Carried forward: the claim follows from one earlier wrong claim (the nearest first),
     else from several of them together (the fewest first). Only claims that move the value on
     their own join a set: one the quantity does not read (or a recipe does not carry) adds
-    nothing but work."""
+    nothing but work. A wrong formula answer carries its value on this exercise (its claim
+    here a `FormulaValue`)."""
+    formulas = {p for p, c in claims.items() if isinstance(c, FormulaValue)}
     claim, movers = claims[name], []
     for p in reversed(earlier_wrong):
         value = _carried_value(recipe, given, claims, name, (p,))
@@ -301,15 +327,16 @@ def _carried(recipe: Recipe, given, claims: dict[str, Claim], name: str,
             continue
         if holds(claim, value):
             return Diagnosis(first, carried_from=p, carried_from_all=(p,), explanation=(
-                f"follows correctly from your wrong {p}: the error is carried forward"))
+                f"follows correctly from your wrong {_sources((p,), formulas)}: the error is "
+                "carried forward"), from_formula=(p,) if p in formulas else ())
         if value != expected:
             movers.insert(0, p)
     group = _carried_set(recipe, given, claims, name, movers)
     if group is None:
         return None
     return Diagnosis(first, carried_from=group[0], carried_from_all=group, explanation=(
-        f"follows correctly from your wrong {joined(group)} together: the errors are carried "
-        "forward"))
+        f"follows correctly from your wrong {_sources(group, formulas)} together: the errors "
+        "are carried forward"), from_formula=tuple(p for p in group if p in formulas))
 
 
 def _carried_set(recipe: Recipe, given, claims: dict[str, Claim], name: str,
@@ -396,12 +423,17 @@ def _not_by_coincidence(claim: Claim, expected, found: Diagnosis | None) -> Diag
 
 
 def diagnose(recipe: Recipe, given, claims: dict[str, Claim], wrong: list[str],
-             expected: dict) -> dict[str, Diagnosis]:
-    """A diagnosis for each wrong claim (names in derivation order)."""
+             expected: dict, formulas: dict | None = None) -> dict[str, Diagnosis]:
+    """A diagnosis for each wrong claim of a value (names in derivation order). `formulas`:
+    the wrong formula answers, each with its value on this exercise (None where it has none):
+    an earlier one is the first wrong quantity, and a claim may follow from its value."""
     if not wrong:
         return {}
+    formulas = formulas or {}
     order = [q.name for q in recipe.available(given)]
-    first = wrong[0]
+    first = min([*wrong, *(f for f in formulas if f in order)], key=order.index)
+    values = {f: v for f, v in formulas.items() if v is not None and f in order}
+    sources = {**claims, **{f: FormulaValue(v) for f, v in values.items()}}
     out = {}
     for name in wrong:
         claim = claims[name]
@@ -413,11 +445,13 @@ def diagnose(recipe: Recipe, given, claims: dict[str, Claim], wrong: list[str],
             continue
         # an earlier claim of the wrong shape (a list for a number) is never carried forward:
         # computing with it would repeat lists, not diagnose
-        earlier_wrong = [p for p in wrong if order.index(p) < order.index(name)
-                         and shape_mismatch(claims[p], expected[p]) is None]
+        earlier_wrong = sorted(
+            (p for p in [*wrong, *values] if order.index(p) < order.index(name)
+             and (p in values or shape_mismatch(claims[p], expected[p]) is None)),
+            key=order.index)
         found = (_float_artefact(claim, expected[name], first)
                  or _half_to_even(claim, expected[name], first)
-                 or _carried(recipe, given, claims, name, earlier_wrong, expected[name], first)
+                 or _carried(recipe, given, sources, name, earlier_wrong, expected[name], first)
                  or _not_by_coincidence(
                      claim, expected[name],
                      _known(recipe, given, claim, name, first)

@@ -68,11 +68,13 @@ def explanation(diagnosis, lang: str) -> str:
     """A diagnosis's explanation in the document's language."""
     if lang != "zh":
         return diagnosis.explanation
+    formulas = getattr(diagnosis, "from_formula", ())
+    names = "、".join(f"{p}(你的公式在本题数值上的值)" if p in formulas else p
+                     for p in diagnosis.carried)
     if len(diagnosis.carried) > 1:
-        names = "、".join(diagnosis.carried)
         return f"由你错误的 {names} 一起正确推出:这些错误被带到了后面"
     if diagnosis.carried_from:
-        return f"由你错误的 {diagnosis.carried_from} 正确推出:错误被带到了后面"
+        return f"由你错误的 {names} 正确推出:错误被带到了后面"
     kind = diagnosis.args[0] if diagnosis.args else None
     if kind == "float":
         _, facts, test = diagnosis.args
