@@ -91,7 +91,7 @@ class Graphed:
         its target in the graph with its definitions replaced (in its own graph, if any)."""
         en, zh = m.words
         if m.candidates is not None:
-            compute = _first(m.candidates)
+            compute = first_value(m.candidates)
         elif callable(m.replace):
             def compute(ctx, m=m):
                 return self.variant(Variant(m.name, m.target, m.replace(ctx)), m.graph)(ctx)
@@ -128,7 +128,7 @@ class NamedMistake:
     candidates: Callable[[object], list[Candidate]] | None = None
 
 
-def _first(candidates):
+def first_value(candidates):
     """A candidates mistake's `compute`: its first candidate's value."""
     def compute(ctx):
         got = candidates(ctx)

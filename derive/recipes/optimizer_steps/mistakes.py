@@ -14,6 +14,7 @@ from derive.optimizers import REGISTRY, OptimizerMistake
 from derive.optimizers.chain import B, W, t
 from derive.optimizers.common import ONE
 from derive.recipes.base import Candidate, Example, Mistake
+from derive.recipes.graphed import first_value
 from derive.recipes.optimizer_steps.graph import (
     GRAPHED,
     Config,
@@ -134,15 +135,6 @@ def _at_steps(m: OptimizerMistake, target: str):
     return candidates
 
 
-def _first(candidates):
-    def compute(ctx):
-        got = candidates(ctx)
-        if not got:
-            raise KeyError("no step to make this mistake at")
-        return got[0].value
-    return compute
-
-
 def mistakes(claimable: tuple[str, ...]) -> tuple[Mistake, ...]:
     """The recipe's mistakes; one that `spreads` (a lost state changes the buffers, then the
     weights, then the later gradients) is named at any claimed quantity it changes; one made
@@ -153,7 +145,7 @@ def mistakes(claimable: tuple[str, ...]) -> tuple[Mistake, ...]:
         if m.at_step:  # named at each quantity its example claims
             for q in (m.target, *(q for q in m.example[1] if q != m.target)):
                 found = _at_steps(m, q)
-                out.append(Mistake(m.name, q, m.en, _first(found), zh=m.zh,
+                out.append(Mistake(m.name, q, m.en, first_value(found), zh=m.zh,
                                    example=Example(example.given, {q: example.claims[q]}),
                                    candidates=found))
             continue
