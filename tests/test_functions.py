@@ -271,7 +271,8 @@ def test_formula_text_of_the_functions_reads_back(text):
     except (FormulaError, ValueError):
         return  # 0^-1, a constant too large: refused, not printed
     back = evaluated(parse_formula(formula_text(e)))
-    assert back == e, (text, formula_text(e))
+    # the same function, not always the same tree: SymPy distributes 2·(b + w) when it reads it
+    assert back == e or sp.cancel(back - e) == 0, (text, formula_text(e))
 
 
 # ------------------------------------------------------------------ in an exercise

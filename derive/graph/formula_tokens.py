@@ -1,0 +1,100 @@
+"""The tokens of the formula language (derive/graph/language.py): exact numbers, names (ASCII
+and the Greek letters of the course, with Unicode subscript digits) and operators, each with
+its column; limits on a number literal are checked here, before any arithmetic."""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+
+import sympy as sp
+
+from derive.graph.formula_limits import FormulaError, FormulaNotSupported
+
+MAX_DIGITS = 100
+"""Most digits in one number literal."""
+MAX_DECIMAL_EXPONENT = 30
+"""Largest |e| in a literal such as 1e-30."""
+
+_SUBSCRIPT_DIGITS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+_NAME_LETTERS = set("ηθεβμτλαγσℓŷ∇π")
+
+
+@dataclass(frozen=True)
+class _Token:
+    kind: str   # number, name, op, end
+    text: str
+    column: int
+
+
+def _is_letter(ch: str) -> bool:
+    return ch.isascii() and ch.isalpha() or ch in _NAME_LETTERS
+
+
+def _tokens(text: str) -> list[_Token]:
+    """The tokens of a formula: numbers, names (with Unicode subscript digits), operators."""
+    out: list[_Token] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        col = i + 1
+        if ch in " \t":
+            i += 1
+            continue
+        if ch.isdigit() and not ch.isascii():
+            raise FormulaError("digits must be ASCII 0-9", col)
+        if ch.isascii() and ch.isdigit() or (ch == "." and i + 1 < n and text[i + 1].isdigit()):
+            j = i
+            while j < n and text[j].isascii() and (text[j].isdigit() or text[j] == "."):
+                j += 1
+            if j < n and text[j] in "eE" and j + 1 < n and (
+                    text[j + 1].isdigit() or text[j + 1] in "+-" and j + 2 < n
+                    and text[j + 2].isdigit()):
+                j += 2
+                while j < n and text[j].isascii() and text[j].isdigit():
+                    j += 1
+            out.append(_Token("number", text[i:j], col))
+            i = j
+            continue
+        if _is_letter(ch):
+            j = i + 1
+            while j < n and (_is_letter(text[j]) or text[j].isascii() and text[j].isdigit()
+                             or text[j] in "₀₁₂₃₄₅₆₇₈₉"):
+                j += 1
+            out.append(_Token("name", text[i:j], col))
+            i = j
+            continue
+        if text.startswith("**", i):
+            out.append(_Token("op", "^", col))
+            i += 2
+            continue
+        if ch in "+-−*·×/^()|,_{}√∈":
+            out.append(_Token("op", {"−": "-", "·": "*", "×": "*"}.get(ch, ch), col))
+            i += 1
+            continue
+        if ch == "!":
+            raise FormulaNotSupported(f"factorials (column {col}) are not supported")
+        name = unicodedata.name(ch, "")
+        shown = ch if ch.isprintable() and not ch.isspace() else f"U+{ord(ch):04X}"
+        raise FormulaError(f"unexpected character {shown!r}" + (f" ({name.lower()})"
+                                                                  if name else ""), col)
+    out.append(_Token("end", "", n + 1))
+    return out
+
+
+def _number(tok: _Token) -> sp.Rational:
+    text = tok.text
+    mantissa, _, exponent = text.replace("E", "e").partition("e")
+    if mantissa.count(".") > 1:
+        raise FormulaError(f"a number with two decimal points: {text}", tok.column)
+    digits = mantissa.replace(".", "")
+    if len(digits) > MAX_DIGITS:
+        raise FormulaNotSupported(f"a number of more than {MAX_DIGITS} digits "
+                                  f"(column {tok.column}) is not supported")
+    e = int(exponent) if exponent else 0
+    if abs(e) > MAX_DECIMAL_EXPONENT:
+        raise FormulaNotSupported(f"the exponent in {text} (column {tok.column}) is beyond "
+                                  f"±{MAX_DECIMAL_EXPONENT}: not supported")
+    whole, _, frac = mantissa.partition(".")
+    value = sp.Rational(int(whole or "0") * 10**len(frac) + int(frac or "0"), 10**len(frac))
+    return value * sp.Rational(10) ** e
