@@ -147,6 +147,26 @@ def test_bias_correction_forgotten_in_both_estimates(tmp_path):
     assert one.mistake == "mhat_bias_correction_forgotten", one
 
 
+ADAM_INLINE = '''loss = "mean_i((w_{t-1}*x_i - y_i)^2)"
+g = "grad(loss_t, w_{t-1})"
+m = { formula = "beta1*m_{t-1} + (1 - beta1)*g_t", start = "0" }
+v = { formula = "beta2*v_{t-1} + (1 - beta2)*g_t^2", start = "0" }
+w = { formula = "w_{t-1} - lr*(m_t/(1 - beta1^t))/(sqrt(v_t/(1 - beta2^t)) + eps)", start = "w0" }'''
+
+
+def test_bias_correction_forgotten_at_both_sites_of_one_formula(tmp_path):
+    """Both corrections written inside w's own formula (the held-out bank's Adam): the two
+    sites are one product and the √ inside it, made one after the other."""
+    claimed = _adam(False, False)
+    d = _exercise(tmp_path, ADAM_GIVEN, ADAM_INLINE, "w", claimed)
+    assert d.mistake == "bias_correction_forgotten", d
+    assert "1/(1 − β_1^t)" in d.explanation and "1/(1 − β_2^t)" in d.explanation, d
+    one = _exercise(tmp_path, ADAM_GIVEN, ADAM_INLINE, "w", _adam(False, True))
+    assert one.mistake == "w_bias_correction_forgotten", one
+    near = _exercise(tmp_path, ADAM_GIVEN, ADAM_INLINE, "w", _nudged(claimed))
+    assert "bias_correction_forgotten" not in _names(near), near
+
+
 # ------------------------------------------------- a cosine schedule's t − 1 read as t
 
 COS_GIVEN = ("w0 = 1\nlr = 0.2\neta_min = 0.01\ntmax = 3\nsteps = 3\n"

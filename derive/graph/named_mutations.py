@@ -207,10 +207,25 @@ def every_site(found: list[tuple[Node, sp.Expr, Candidate]], order: dict[str, in
         swaps: dict[str, tuple[Node, sp.Expr, dict]] = {}
         for node, e, c in sites:
             swaps.setdefault(node.name, (node, e, {}))[2].setdefault(*c.swap)
-        replace = {name: e.xreplace(swap) for name, (_, e, swap) in swaps.items()}
-        if any(replace[name] == e for name, (_, e, _) in swaps.items()):
-            continue  # a site inside another's replacement: not every site at once
+        replace = {name: _swapped(e, swap) for name, (_, e, swap) in swaps.items()}
+        if any(r is None for r in replace.values()):
+            continue  # a site lost in another's replacement: not every site at once
         where = ", ".join(letter(node.key) for node, _, _ in
                           sorted(swaps.values(), key=lambda s: order[s[0].name]))
         en, zh = EVERY_SITE[kind]
-        yield kind, replace, en.format(where), zh.format(where), sites[0][2]
+        en, zh = en.format(where), zh.format(where)
+        if len(swaps) == 1:  # every site in one quantity: each said, as "w: … ; w: …"
+            en, zh = "; ".join(c.en for _, _, c in sites), ";".join(c.zh for _, _, c in sites)
+        yield kind, replace, en, zh, sites[0][2]
+
+
+def _swapped(e: sp.Expr, swap: dict) -> sp.Expr | None:
+    """`e` with every (old → new) of `swap` made, the largest first: m/(1 − β₁^t) dropped from
+    a product keeps its √(v/(1 − β₂^t)), where the next is then made (xreplace at once would
+    make only the outer one); None where a site is gone by then."""
+    for old, new in sorted(swap.items(), key=lambda s: -sp.count_ops(s[0])):
+        made = e.xreplace({old: new})
+        if made == e:
+            return None
+        e = made
+    return e
