@@ -6,7 +6,9 @@ a whole run, so each gets its own), timed, and compares with benchmarks/bank24/e
 each wrong claim). Reports: exercises loaded and refused (the refusal lines, grouped by cause),
 verdict agreement per claim, the share of wrong claims explained (a named mistake or an error
 carried forward; target >= 90%), named as intended, false names, and the check time per
-exercise. With `--base COMMIT` the same runs on that commit's tree too (alternately, so the
+exercise. A wrong claim with an empty accept list is a slip (a digit typed wrong): the right
+outcome is no mistake named, and slips are counted apart. With `--base COMMIT` the same runs
+on that commit's tree too (alternately, so the
 machine's load falls on both alike), and the time ratio is reported.
 
 Run: `python benchmarks/explained.py [--bank DIR] [--base COMMIT] [--verbose]`.
@@ -144,13 +146,21 @@ def report(label: str, m: dict, expected: dict, intended: dict, verbose: bool) -
         print(f"  DISAGREE {eid}.{q}: derive {status}, reference {'holds' if holds else 'wrong'}")
     for eid, q in m["undecided"]:
         print(f"  undecided {eid}.{q}")
-    rows = m["wrong_rows"]
-    n_wrong = len(intended)
+    slips = [r for r in m["wrong_rows"] if not intended[(r[0], r[1])]["accept"]]
+    rows = [r for r in m["wrong_rows"] if intended[(r[0], r[1])]["accept"]]
+    n_wrong = sum(1 for w in intended.values() if w["accept"])
+    if slips or len(intended) > n_wrong:
+        named_slips = [r for r in slips if r[3]]
+        print(f"slips (an empty accept list: the right outcome is no mistake named): "
+              f"{len(intended) - n_wrong} in the bank, {len(slips)} checked, "
+              f"{len(named_slips)} named" + "".join(f"\n    NAMED {r[0]}.{r[1]}: {r[5]}"
+                                                   for r in named_slips))
     explained = sum(r[3] for r in rows)
     as_intended = sum(r[4] for r in rows)
     named = [r for r in rows if r[3] and not r[5].startswith("carried")]
     false = [r for r in named if not r[4]]
-    print(f"wrong claims: {n_wrong} in the bank, {len(rows)} in loaded exercises")
+    print(f"wrong claims with a mistake intended: {n_wrong} in the bank, {len(rows)} in loaded "
+          "exercises")
     print(f"  explained (named mistake or carried forward): {pct(explained, len(rows))} of "
           f"those checked; {pct(explained, n_wrong)} of the bank  (target >= 90%)")
     print(f"  explained as intended: {pct(as_intended, len(rows))} of those checked; "
@@ -160,7 +170,7 @@ def report(label: str, m: dict, expected: dict, intended: dict, verbose: bool) -
         print(f"    FALSE {r[0]}.{r[1]}: named {r[5]}; "
               f"intended {r[6] or intended[(r[0], r[1])]['accept']}")
     if verbose:
-        for eid, q, _status, exp, ok, said, name in rows:
+        for eid, q, _status, exp, ok, said, name in rows + slips:
             mark = "ok " if ok else ("exp" if exp else " - ")
             print(f"    {mark} {eid}.{q}: {said}   [intended: "
                   f"{name or intended[(eid, q)]['mistake']}]")

@@ -4,11 +4,12 @@ ones (sigmoid, cos, sqrt). Writes exercises.toml (the bank), expected.json and i
 
 Run: python benchmarks/heldout24/reference.py
 """
+# ruff: noqa: E501 (the exercises' TOML text is kept as an author writes it)
 from __future__ import annotations
 
 import json
 import math
-from decimal import Decimal, ROUND_HALF_UP
+from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction as F
 from pathlib import Path
 
@@ -327,7 +328,8 @@ RL = [(q("0.5"), q("0.4172")), (q("1.2500"), q("-0.3306")), (q("-0.8"), q("0.951
 wl, lrl = q("0.8344"), q("0.1")   # first residual 0.8344*0.5 - 0.4172 = 0
 rl = [wl * x - y for x, y in RL]
 assert rl[0] == 0
-sgn = lambda v: (v > 0) - (v < 0)
+def sgn(v):
+    return (v > 0) - (v < 0)
 loss_l1 = sum(abs(r) for r in rl) / 3
 g_l1 = F(sum(sgn(r) * x for r, (x, y) in zip(rl, RL))) / 3
 g_l1_p1 = F(sum((1 if r == 0 else sgn(r)) * x for r, (x, y) in zip(rl, RL))) / 3
@@ -355,8 +357,12 @@ w_new = "w - lr*gradient"
 RH = [(q("0.7310"), q("0.2044")), (q("-1.5526"), q("1.9381")), (q("2.1147"), q("-0.6630"))]
 wh, lrh, dl = q("0.6215"), q("0.05"), F(1)
 rh = [wh * x - y for x, y in RH]
-hub = lambda r: r * r / 2 if abs(r) <= dl else dl * (abs(r) - dl / 2)
-dhub = lambda r: r if abs(r) <= dl else dl * sgn(r)
+def hub(r):
+    return r * r / 2 if abs(r) <= dl else dl * (abs(r) - dl / 2)
+
+
+def dhub(r):
+    return r if abs(r) <= dl else dl * sgn(r)
 loss_h = sum(hub(r) for r in rh) / 3
 g_h = sum(dhub(r) * x for r, (x, y) in zip(rh, RH)) / 3
 g_h_sum = g_h * 3
@@ -592,7 +598,9 @@ def adam(w, lr_, b1, b2, eps, steps, correct=True):
             w = w - lr_ * (m / (1 - b1 ** t)) / (torch.sqrt(v / (1 - b2 ** t)) + eps)
         else:
             w = w - lr_ * m / (torch.sqrt(v) + eps)
-        ms.append(float(m)); vs.append(float(v)); ws.append(w.item())
+        ms.append(float(m))
+        vs.append(float(v))
+        ws.append(w.item())
     return ms, vs, ws
 
 
@@ -731,7 +739,7 @@ def main():
             recipe = first.split('"')[1]
         if "optimizer = " in body and "[exercise.define]" not in body:
             recipe = "optimizer_steps"
-        lines = [f"[[exercise]]", f'id = "{e["id"]}"', f'title = "{e["title"]}"',
+        lines = ["[[exercise]]", f'id = "{e["id"]}"', f'title = "{e["title"]}"',
                  f'recipe = "{recipe}"', body.rstrip(), "", "[exercise.claims]"]
         claims = {}
         for qn, (claimed, value) in e["claims"].items():
