@@ -181,7 +181,8 @@ def test_parse_answer_lists(pieces, seps, brackets, size):
 
 
 def test_parse_answer_limits():
-    assert json.loads(js("T_parseAnswer", "1" * 2001, "null"))["reason"] == "nan"
+    assert json.loads(js("T_parseAnswer", "1" * 2001, "null")) == {"ok": False, "reason": "long"}
+    assert json.loads(js("T_parseAnswer", " " * 1999 + "1", "null"))["ok"] is True
     assert json.loads(js("T_parseAnswer", "1, 2", "null")) == {
         "ok": False, "reason": "nan", "text": "1, 2"}
     assert json.loads(js("T_parseAnswer", "  ", "3")) == {"ok": False, "reason": "empty"}
@@ -457,11 +458,11 @@ def test_fnv1a_known_vectors():
 
 KEYS = ["right", "right_within", "right_rounded", "rounded_places", "rounded_exact",
         "rounded_test", "rounded_other", "undecided", "wrong", "wrong_element", "wrong_count",
-        "wrong_carried", "wrong_mistake", "not_a_number", "empty"]
+        "wrong_carried", "wrong_mistake", "not_a_number", "empty", "too_long"]
 PLACEHOLDERS = {
     "right_rounded": "{places}", "rounded_places": "{places}",
     "rounded_other": "{places} {expected}", "wrong_element": "{i}", "wrong_count": "{n} {m}",
-    "wrong_carried": "{names}", "wrong_mistake": "{mistake}", "not_a_number": "{text}",
+    "wrong_carried": "{names}", "wrong_mistake": "{mistake}", "not_a_number": "{text}", "too_long": "{max}",
 }
 WORDS = {k: f"{k}|{PLACEHOLDERS.get(k, '')}|{{name}}|{{answer}}|{{nothing}}" for k in KEYS}
 
@@ -528,6 +529,8 @@ CLASSIFY = [
      msg("wrong_carried", "w_new", answer="0.6")),
     ("mean", "abc", {}, "nan", msg("not_a_number", "abc", answer="abc")),
     ("mean", "", {}, "nan", msg("empty")),
+    ("mean", "1" + " " * 2000, {}, "nan", msg("too_long", "2000", answer="1" + " " * 19 + "\u2026")),
+    ("mean", " " * 1995 + "0.349", {}, "right", msg("right", answer="0.349")),
     ("mean", "  \u3000", {}, "nan", msg("empty")),
     ("mean", "{name}", {}, "nan", msg("not_a_number", "{name}", answer="{name}")),
     ("third", "1/3", {}, "right", msg("right", name="t", answer="1/3")),
@@ -742,3 +745,79 @@ def test_classify_uses_page_words_by_default():
     assert got == msg("right", answer="0.349")
     assert ctx.eval('DeriveCheck.judgeScalar({n: 1n, d: 100n, places: 2}, {q: "0"}, '
                     '{kind: "test", test: "abs", tol: "0.01"})') == "within"
+
+
+# ------------------------------------------------------------------ bounded input
+
+GUARD = r"""
+var regexText = { longest: 0, calls: 0 };
+function _guard(proto, name) {
+  var orig = proto[name];
+  proto[name] = function (a) {
+    var s = String(this instanceof RegExp ? a : this);
+    regexText.calls++;
+    if (s.length > regexText.longest) regexText.longest = s.length;
+    if (s.length > 2000) throw new Error("a pattern over " + s.length + " characters");
+    return orig.apply(this, arguments);
+  };
+}
+_guard(RegExp.prototype, "exec"); _guard(RegExp.prototype, "test");
+_guard(String.prototype, "replace"); _guard(String.prototype, "split");
+_guard(String.prototype, "match");
+"""
+
+
+def guarded_context():
+    """page.js where every pattern match and replace refuses text over the 2,000-character cap:
+    the old script (a quadratic trim of the whole text, then the cap) fails here at once
+    instead of freezing for minutes."""
+    ctx = quickjs.Context()
+    ctx.eval(SOURCE)
+    ctx.eval(WRAPPERS)
+    ctx.eval(FAKE_DOM)
+    ctx.eval(GUARD)
+    return ctx
+
+
+@pytest.mark.parametrize("n", [30_000, 100_000, 1_000_000])
+@pytest.mark.parametrize("q", ["mean", "pair"])
+def test_long_answer_capped_before_any_work(n, q):
+    """`1` + n spaces + `1` (and padding around a right answer): the cap's message, and no
+    pattern ever sees more than the cap."""
+    ctx = guarded_context()
+    words = json.dumps(WORDS)
+    for text in ["1" + " " * n + "1", " " * n + "0.349", "1," + " " * n]:
+        got = json.loads(ctx.get("_call")("T_classify", json.dumps(
+            [text, json.dumps(QS[q]), "{}", words])))
+        assert got == ["nan", msg("too_long", "2000", name=QS[q]["name"],
+                                  answer=text[:20] + "\u2026")]
+        assert json.loads(ctx.get("_call")("T_parse", json.dumps([text]))) is None
+    assert ctx.eval("regexText.longest") <= 2000
+
+
+def test_answer_read_once_per_check():
+    """One Check reads the typed text once: one replace over it (the minus sign), and the
+    whitespace trim looks at each end's run once, not at every position."""
+    ctx = guarded_context()
+    text = " 1" + " " * 1996 + "1 "
+    ctx.eval("var typed = " + json.dumps(text) + ", overTyped = 0, wsTests = 0;"
+             "var _r = String.prototype.replace; String.prototype.replace = function () {"
+             "  if (String(this) === typed) overTyped++; return _r.apply(this, arguments); };"
+             "var _t = RegExp.prototype.test; RegExp.prototype.test = function (s) {"
+             "  if (String(s).length === 1) wsTests++; return _t.apply(this, arguments); };")
+    ctx.eval("var doc = new FakeDoc(" + json.dumps(json.dumps(page_data(1))) + ", 1, "
+             "['v0-e0-q0']); doc.els['derive-data'].textContent = "
+             + json.dumps(json.dumps(page_data(1))) + "; DeriveCheck.start(doc);"
+             "doc.els['v0-e0-q0-input'].value = typed; overTyped = 0; wsTests = 0;"
+             "doc.all.filter(function (e) { return e.attrs.cls === 'check'; })[0].fire('click');")
+    assert ctx.eval("doc.els['v0-e0-q0-feedback'].textContent") == msg(
+        "not_a_number", text.strip(), answer=text.strip())
+    assert ctx.eval("overTyped") == 1
+    # two end characters of the text and two of its trimmed form: at most a handful of tests
+    assert ctx.eval("wsTests") <= 8
+
+
+def test_no_trailing_run_pattern():
+    """A pattern ending in a repeated class at `$` (`[ws]+$`, `\\s+$`) restarts at every
+    position of a run: quadratic in it. Ends are trimmed by pyTrim's two loops instead."""
+    assert not re.search(r"\]\+\$|\]\*\$|\\s[+*]\$", SOURCE)

@@ -76,6 +76,8 @@ WORDS = {
         "not_a_number": "\u201c{text}\u201d is not a number: write an integer (3), a decimal "
                         "(\u22120.25, 2e9) or a fraction (14/3).",
         "empty": "Write an answer first.",
+        "too_long": "This answer is longer than {max} characters: write only the number "
+                    "(or the numbers, separated by commas).",
         "hint_one": "A number: an integer, a decimal or a fraction (14/3).",
         "hint_list": "{n} numbers separated by commas.",
     },
@@ -105,6 +107,7 @@ WORDS = {
         "not_a_number": "\u201c{text}\u201d 不是数:请写整数(3)、小数(\u22120.25、2e9)"
                         "或分数(14/3)。",
         "empty": "请先写出答案。",
+        "too_long": "这个答案超过 {max} 个字符:只写数(或用逗号分隔的几个数)。",
         "hint_one": "一个数:整数、小数或分数(14/3)。",
         "hint_list": "{n} 个数,用逗号分隔。",
     },

@@ -87,19 +87,30 @@ var DeriveCheck = (function () {
   }
 
   // ---------------------------------------------------------------- reading students' text
+  // Typed text is capped at MAX_ANSWER_TEXT characters before any other work, and every
+  // pattern applied to it is anchored with no nested or adjacent repetition of one class:
+  // each step is linear in the text's length.
   // Python's str.strip() / re's \s (str.isspace), which differ from JavaScript's \s.
   var WS = "\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
-  var TRIM = new RegExp("^[" + WS + "]+|[" + WS + "]+$", "g");
+  var ONE_WS = new RegExp("^[" + WS + "]$");
   var FRACTION = new RegExp("^([+-]?[0-9]+)[" + WS + "]*/[" + WS + "]*([0-9]+)$");
   var DECIMAL = /^([+-]?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]+))?$/;
   var MAX_DIGITS = 60, MAX_EXPONENT = 30n, MAX_NUMBER_TEXT = 2 * MAX_DIGITS + 8;
   var MAX_ANSWER_TEXT = 2000;
 
-  function pyTrim(s) { return s.replace(TRIM, ""); }
+  function isWs(s, i) { return ONE_WS.test(s.charAt(i)); }
+  function pyTrim(s) { // str.strip(), one pass from each end
+    var a = 0, b = s.length;
+    while (a < b && isWs(s, a)) a++;
+    while (b > a && isWs(s, b - 1)) b--;
+    return s.slice(a, b);
+  }
   function clean(text) { return pyTrim(String(text).replace(/\u2212/g, "-")); }
+  function tooLong(text) { return String(text).length > MAX_ANSWER_TEXT; }
   function tooManyDigits(digits) { return digits.replace(/^0+/, "").length > MAX_DIGITS; }
 
   function parse(text) {
+    if (tooLong(text)) return null;
     var s = clean(text);
     if (s.length > MAX_NUMBER_TEXT) return null;
     var m = FRACTION.exec(s);
@@ -134,8 +145,10 @@ var DeriveCheck = (function () {
 
   var SEPARATORS = /[,\uff0c\u3001]/;
   function parseAnswer(text, size) {
-    var s = clean(text);
-    if (s.length > MAX_ANSWER_TEXT) return { ok: false, reason: "nan", text: s.slice(0, 20) + "\u2026" };
+    if (tooLong(text)) return { ok: false, reason: "long" };
+    return parseCleaned(clean(text), size);
+  }
+  function parseCleaned(s, size) { // parseAnswer on text already capped and cleaned
     if (s === "") return { ok: false, reason: "empty" };
     if (size === null || size === undefined) {
       var x = parse(s);
@@ -347,22 +360,25 @@ var DeriveCheck = (function () {
 
   var pageWords = {}; // data.words, once start has read them
 
-  // classify(answer, Q, answersByKey[, words]): {status, message, key}; words default to the
-  // page's data.words.
+  // classify(answer, Q, answersByKey[, words]): {status, message, key, values}; words
+  // default to the page's data.words. The answer is read once.
   function classify(answer, Q, answersByKey, words) {
     if (words === undefined) words = pageWords;
-    var text = clean(answer);
+    var isList = !(Q.size === null || Q.size === undefined);
+    var capped = tooLong(answer);
+    var text = capped ? String(answer).slice(0, 20) + "\u2026" : clean(answer);
+    var parsed = capped ? { ok: false, reason: "long" } : parseCleaned(text, isList ? Q.size : null);
     var params = { answer: text, name: Q.name };
+    var values = parsed.ok ? (isList ? parsed.values : parsed.values[0]) : undefined;
     function out(status, key, extra) {
       var p = {};
       for (var a in params) p[a] = params[a];
       if (extra) for (var b in extra) p[b] = extra[b];
-      return { status: status, message: fill(words, key, p), key: key };
+      return { status: status, message: fill(words, key, p), key: key, values: values };
     }
-    var isList = !(Q.size === null || Q.size === undefined);
-    var parsed = parseAnswer(text, isList ? Q.size : null);
     if (!parsed.ok) {
       if (parsed.reason === "empty") return out("nan", "empty");
+      if (parsed.reason === "long") return out("nan", "too_long", { max: MAX_ANSWER_TEXT });
       if (parsed.reason === "count") return out("wrong", "wrong_count", { n: Q.size, m: parsed.got });
       return out("nan", "not_a_number", { text: parsed.text });
     }
@@ -492,10 +508,10 @@ var DeriveCheck = (function () {
     function check(key) {
       var Q = questions[key], input = doc.getElementById(key + "-input");
       if (!Q || !input) return;
-      var isList = !(Q.size === null || Q.size === undefined);
-      var parsed = parseAnswer(input.value, isList ? Q.size : null);
-      answersByKey[key] = parsed.ok ? (isList ? parsed.values : parsed.values[0]) : undefined;
-      var result = classify(input.value, Q, answersByKey, words);
+      var text = input.value;
+      answersByKey[key] = undefined; // an answer never carries forward from itself
+      var result = classify(text, Q, answersByKey, words);
+      answersByKey[key] = result.values;
       var feedback = doc.getElementById(key + "-feedback");
       if (feedback) {
         feedback.textContent = result.message;
@@ -537,10 +553,12 @@ var DeriveCheck = (function () {
   // parse(text) -> {n, d, places} | null
   // parseAnswer(text, size) -> {ok: true, values} | {ok: false, reason: "nan", text}
   //                            | {ok: false, reason: "count", got} | {ok: false, reason: "empty"}
+  //                            | {ok: false, reason: "long"} (over MAX_ANSWER_TEXT characters)
   // roundHalfAway({n, d}, places) -> {n, d}
   // judgeScalar(x, V, rule) -> "exact" | "within" | "rounded" | "wrong" | "undecided"
   // judge(x | [x, ...], V | [V, ...], rule) -> the same, for one value or a list
-  // classify(text, Q, answersByKey[, words]) -> {status, message, key}
+  // classify(text, Q, answersByKey[, words]) -> {status, message, key, values} (values: the
+  //   parsed answer, one {n, d, places} or a list, undefined when it is not one)
   // evalExpr(E, answersByKey) -> {n, d} | null
   // fnv1a(str) -> unsigned 32-bit Number
   // start(document)
