@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from fractions import Fraction
 from pathlib import Path
 
@@ -107,8 +108,21 @@ fraction_texts = st.builds(
 any_texts = st.text(alphabet=st.sampled_from(list("0123456789+-./eE ,x\u2212\u3000")), max_size=14)
 
 
+SCRIPT_FREE = re.compile("[^\u00b2\u00b3\u00b9\u2070-\u209f]+")
+
+
+def nfkc(text: str) -> str:
+    """Python's NFKC, except superscripts and subscripts (3² is not 32)."""
+    return SCRIPT_FREE.sub(lambda m: unicodedata.normalize("NFKC", m.group()), text)
+
+
+def full_width(text: str) -> str:
+    """ASCII as a Chinese input method types it: U+FF01..U+FF5E for U+0021..U+007E."""
+    return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text)
+
+
 def reference_parse(text: str):
-    t = text.replace("\u2212", "-")
+    t = nfkc(text).replace("\u2212", "-")
     try:
         v = parse_exact(t)
     except ExactNumberError:
@@ -173,7 +187,7 @@ def test_parse_answer_lists(pieces, seps, brackets, size):
     elif None in refs:
         bad = pieces[refs.index(None)]
         assert got["ok"] is False and got["reason"] == "nan"
-        assert got["text"] == bad.replace("\u2212", "-").strip()
+        assert got["text"] == nfkc(bad).replace("\u2212", "-").strip()
     elif len(refs) != size:
         assert got == {"ok": False, "reason": "count", "got": len(refs)}
     else:
@@ -540,7 +554,7 @@ CLASSIFY = [
     ("third", "0.5", {}, "wrong", msg("wrong", name="t", answer="0.5")),
     ("pair", "[0.5, 0.75]", {}, "right", msg("right", name="w", answer="[0.5, 0.75]")),
     ("pair", "1/2\u30013/4", {}, "right", msg("right", name="w", answer="1/2\u30013/4")),
-    ("pair", "0.5\uff0c0.8", {}, "rounded", msg("rounded_exact", name="w", answer="0.5\uff0c0.8")),
+    ("pair", "0.5\uff0c0.8", {}, "rounded", msg("rounded_exact", name="w", answer="0.5,0.8")),
     ("pair", "0.5, 0.7", {}, "rounded",
      msg("rounded_other", "1 0.8", name="w", answer="0.5, 0.7")),
     ("pair", "0.5, 1", {}, "wrong", msg("wrong_element", "2", name="w", answer="0.5, 1")),
@@ -796,7 +810,8 @@ def test_long_answer_capped_before_any_work(n, q):
 
 
 def test_answer_read_once_per_check():
-    """One Check reads the typed text once: one replace over it (the minus sign), and the
+    """One Check reads the typed text once: two replaces over it (NFKC, the minus sign; the
+    old script made four, reading it twice), and the
     whitespace trim looks at each end's run once, not at every position."""
     ctx = guarded_context()
     text = " 1" + " " * 1996 + "1 "
@@ -812,7 +827,7 @@ def test_answer_read_once_per_check():
              "doc.all.filter(function (e) { return e.attrs.cls === 'check'; })[0].fire('click');")
     assert ctx.eval("doc.els['v0-e0-q0-feedback'].textContent") == msg(
         "not_a_number", text.strip(), answer=text.strip())
-    assert ctx.eval("overTyped") == 1
+    assert ctx.eval("overTyped") == 2
     # two end characters of the text and two of its trimmed form: at most a handful of tests
     assert ctx.eval("wsTests") <= 8
 
@@ -821,3 +836,48 @@ def test_no_trailing_run_pattern():
     """A pattern ending in a repeated class at `$` (`[ws]+$`, `\\s+$`) restarts at every
     position of a run: quadratic in it. Ends are trimmed by pyTrim's two loops instead."""
     assert not re.search(r"\]\+\$|\]\*\$|\\s[+*]\$", SOURCE)
+
+
+# ------------------------------------------------------------------ full-width input (NFKC)
+
+@settings(max_examples=300)
+@given(number_texts | fraction_texts)
+def test_full_width_reads_as_ascii(text):
+    assert json.loads(js("T_parse", full_width(text))) == json.loads(js("T_parse", text)) \
+        == reference_parse(text)
+
+
+def test_full_width_examples():
+    def val(t):
+        return json.loads(js("T_parse", t))
+    assert val("\uff11\uff12") == {"n": "12", "d": "1", "places": None}
+    assert val("\uff0d\uff13") == {"n": "-3", "d": "1", "places": None}
+    assert val("\uff0e\uff15") == {"n": "1", "d": "2", "places": 1}
+    assert val("\uff0d\uff12\uff0e\uff11\uff12\uff15") == {"n": "-17", "d": "8", "places": 3}
+    assert val("\uff11\uff14\uff0f\uff13") == {"n": "14", "d": "3", "places": None}
+    assert val("\u3000\uff12\uff45\uff19\u3000") == {"n": "2000000000", "d": "1", "places": 0}
+    for not_one in ["3\u00b2", "10\u207b\u00b3", "2\u2082", "\u00b9\u00b2"]:
+        assert val(not_one) is None, not_one
+
+
+def test_full_width_answers_classified():
+    words = json.dumps(WORDS)
+
+    def said(q, text):
+        return json.loads(js("T_classify", text, json.dumps(QS[q]), "{}", words))
+    assert said("mean", "\uff10\uff0e\uff13\uff14\uff19") == ["right", msg("right", answer="0.349")]
+    assert said("mean", "\uff0d\uff10\uff0e\uff13\uff15") == [
+        "wrong", msg("wrong_mistake", "sign flipped", answer="-0.35")]
+    assert said("pair", "\uff11\uff0f\uff12\uff0c\uff13\uff0f\uff14") == [
+        "right", msg("right", name="w", answer="1/2,3/4")]
+    assert said("mean", "0.3\u00b2")[0] == "nan"
+
+
+@pytest.mark.parametrize(("n", "ascii_id"), [(3, "S1234"), (5, "20231234")])
+def test_full_width_student_number_picks_the_ascii_variant(n, ascii_id):
+    """Chosen so that the full-width text's own hash picks another variant."""
+    typed = "\u3000" + full_width(ascii_id) + " "
+    assert py_fnv1a(full_width(ascii_id)) % n != py_fnv1a(ascii_id) % n
+    log = json.loads(js("T_page", json.dumps(page_data(n)), n, json.dumps(["v0-e0-q0"]), typed))
+    i = py_fnv1a(ascii_id) % n
+    assert log["submitted"] == [True, [str(i)], f"yours: {i + 1} of {n}"]

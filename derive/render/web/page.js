@@ -105,7 +105,15 @@ var DeriveCheck = (function () {
     while (b > a && isWs(s, b - 1)) b--;
     return s.slice(a, b);
   }
-  function clean(text) { return pyTrim(String(text).replace(/\u2212/g, "-")); }
+  // NFKC, as an input method types: full-width digits, signs and points (１２, －３, ．５) are
+  // the ASCII ones. Superscripts and subscripts are left as typed (NFKC would read 3² as 32):
+  // they are not a number.
+  var NOT_SCRIPT = /[^\u00b2\u00b3\u00b9\u2070-\u209f]+/g;
+  function nfkc(s) {
+    if (typeof s.normalize !== "function") return s;
+    return s.replace(NOT_SCRIPT, function (run) { return run.normalize("NFKC"); });
+  }
+  function clean(text) { return pyTrim(nfkc(String(text)).replace(/\u2212/g, "-")); }
   function tooLong(text) { return String(text).length > MAX_ANSWER_TEXT; }
   function tooManyDigits(digits) { return digits.replace(/^0+/, "").length > MAX_DIGITS; }
 
@@ -497,7 +505,9 @@ var DeriveCheck = (function () {
       form.addEventListener("submit", function (ev) {
         ev.preventDefault();
         var field = doc.getElementById("derive-student");
-        var who = field ? pyTrim(String(field.value)) : "";
+        var typed = field ? String(field.value) : "";
+        if (tooLong(typed)) return;
+        var who = pyTrim(nfkc(typed));
         if (who === "") return;
         var i = fnv1a(who) % n;
         show(i);
