@@ -318,3 +318,48 @@ def test_readable_on_a_phone(browser, course_pages, lang):
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         height = page.locator("li.question input").first.bounding_box()["height"]
         assert height >= 40
+
+
+# ------------------------------------------------------------------- honest, accessible page
+
+def test_title_and_noscript_say_what_is_true(tmp_path):
+    """The title keeps its space; without JavaScript the working is hidden (every working
+    region has `hidden`), and the <noscript> note says so rather than promising it."""
+    for lang, title, note in [
+            ("en", "<title>Self-check: lesson03.toml</title>",
+             "Checking answers and showing the working need JavaScript; without it only the "
+             "questions can be read."),
+            ("zh", "<title>自测: lesson03.toml</title>",
+             "检查答案和显示推导需要 JavaScript;不开启只能阅读题目。")]:
+        text = export(ROOT / "proofs" / "course" / "lesson03.toml",
+                      tmp_path / f"l3-{lang}.html", "--lang", lang).read_text(encoding="utf-8")
+        assert title in text
+        assert f"<noscript><p>{note}</p></noscript>" in text
+        workings = re.findall(r'<div id="[^"]+-working" class="working"( hidden)?>', text)
+        assert workings and all(workings)
+
+
+SCROLLING = """() => Array.from(document.querySelectorAll("div.display, div.table"))
+  .filter(e => e.offsetParent !== null)
+  .map(e => [e.scrollWidth > e.clientWidth, e.getAttribute("tabindex"), e.getAttribute("role"),
+             e.getAttribute("aria-label"), getComputedStyle(e).backgroundImage,
+             getComputedStyle(e).borderBottomStyle])"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_scrolling_formulas_focusable_and_marked(browser, course_pages, lang):
+    """At phone width, every formula or table wider than its box is a named, focusable region
+    with a visible mark (dashed edge, edge shadows); one that fits is not a tab stop."""
+    label = {"en": "Formula, scrolls sideways", "zh": "公式,可横向滚动"}[lang]
+    with open_page(browser, course_pages[("reading", lang)], device=PHONE, lang=lang) as o:
+        regions = o.page.evaluate(SCROLLING)
+        wide = [r for r in regions if r[0]]
+        assert wide, "the phone test needs a formula wider than the screen"
+        for _, tabindex, role, name, background, border in wide:
+            assert (tabindex, role) == ("0", "region")
+            assert name in (label, {"en": "Table, scrolls sideways", "zh": "表格,可横向滚动"}[lang])
+            assert "radial-gradient" in background and border == "dashed"
+        assert all(r[1] is None and r[5] != "dashed" for r in regions if not r[0])
+        o.page.locator("div.display[data-scrolls]").first.focus()
+        assert o.page.evaluate("document.activeElement.getAttribute('role')") == "region"
+        assert o.errors == []

@@ -660,6 +660,9 @@ function T_page(data, nvariants, keys, student) {
   log.first = shown(doc); log.note = doc.els["derive-variant-note"].textContent;
   var k = keys[0], input = doc.els[k + "-input"], reveal = doc.els[k + "-reveal"];
   log.revealBefore = reveal.disabled;
+  input.value = " \u3000 ";
+  doc.all.filter(function (e) { return e.attrs.cls === "check"; })[0].fire("click");
+  log.empty = [doc.els[k + "-feedback"].textContent, reveal.disabled];
   input.value = "0.35";
   doc.all.filter(function (e) { return e.attrs.cls === "check"; })[0].fire("click");
   log.feedback = [doc.els[k + "-feedback"].textContent, doc.els[k + "-feedback"].getAttribute("data-status")];
@@ -695,6 +698,7 @@ def test_page_wiring(n):
     assert log["first"] == ["0"]  # no crypto in QuickJS: variant 0
     assert log["note"] == ("variant 1 of 3" if n > 1 else "")
     assert log["revealBefore"] is True and log["revealAfter"] is False
+    assert log["empty"] == [msg("empty"), True]  # an empty Check unlocks nothing
     assert log["feedback"] == [msg("right_rounded", "2", answer="0.35"), "right"]
     assert log["enter"] == [msg("not_a_number", "x", answer="x"), "nan", True]
     assert log["open"] == [False, "true", "hide"]

@@ -49,8 +49,10 @@ WORDS = {
                          "random; type your student number to get your own.",
         "variant_note": "Variant {i} of {n}.",
         "student_variant_note": "Variant {i} of {n}, for this student number.",
-        "no_script": "The checking needs JavaScript; the questions and their working can be "
-                     "read without it.",
+        "no_script": "Checking answers and showing the working need JavaScript; without it "
+                     "only the questions can be read.",
+        "scroll_formula": "Formula, scrolls sideways",
+        "scroll_table": "Table, scrolls sideways",
         "right": "Right.",
         "right_within": "Right, within the exercise's tolerance.",
         "right_rounded": "Right: the exact value rounded to {places} places.",
@@ -89,7 +91,9 @@ WORDS = {
         "variant_intro": "本页有 {n} 套数字不同的题目,已随机选了一套;输入学号可得到你自己的一套。",
         "variant_note": "第 {i} 套(共 {n} 套)。",
         "student_variant_note": "按此学号:第 {i} 套(共 {n} 套)。",
-        "no_script": "检查答案需要 JavaScript;不开启也能阅读题目和推导。",
+        "no_script": "检查答案和显示推导需要 JavaScript;不开启只能阅读题目。",
+        "scroll_formula": "公式,可横向滚动",
+        "scroll_table": "表格,可横向滚动",
         "right": "正确。",
         "right_within": "正确,在题目允许的误差内。",
         "right_rounded": "正确:精确值四舍五入到 {places} 位小数。",
@@ -292,9 +296,8 @@ def to_html(doc: Document) -> str:
     has_questions = any(v["questions"] for v in variants)
     title_html = inline_html(doc.title)
     script = katex.asset("page.js").decode("utf-8") if has_questions else ""
-    head_text = "".join(escape_html(p.text) if isinstance(p, Author) else
-                        escape_html(str(p)) for p in (doc.title if isinstance(doc.title, tuple)
-                                                      else (doc.title,)))
+    head_text = _joined(doc.title if isinstance(doc.title, tuple) else (doc.title,),
+                        lambda p: escape_html(p.text if isinstance(p, Author) else str(p)))
     main = f"<h1>{title_html}</h1>"
     if has_questions:
         main += (_variant_form(len(variants), words) +

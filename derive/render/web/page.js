@@ -494,9 +494,32 @@ var DeriveCheck = (function () {
     }
     function say(el, key, params) { if (el) el.textContent = fill(words, key, params); }
 
+    // A formula or table wider than its box scrolls in it: focusable, named, marked (the
+    // stylesheet shows the mark and the edge shadows); one that fits is left as it is.
+    function markScrolling() {
+      [["div.display", "scroll_formula"], ["div.table", "scroll_table"]].forEach(function (kind) {
+        Array.prototype.forEach.call(doc.querySelectorAll(kind[0]), function (el) {
+          if (el.scrollWidth > el.clientWidth) {
+            el.setAttribute("tabindex", "0");
+            el.setAttribute("role", "region");
+            el.setAttribute("aria-label", fill(words, kind[1], {}));
+            el.setAttribute("data-scrolls", "true");
+          } else if (el.getAttribute("data-scrolls") !== null) {
+            ["tabindex", "role", "aria-label", "data-scrolls"].forEach(function (a) {
+              el.removeAttribute(a);
+            });
+          }
+        });
+      });
+    }
+    if (typeof window !== "undefined" && window.addEventListener) {
+      window.addEventListener("resize", markScrolling);
+    }
+
     if (n > 0) {
       var first = randomIndex(n);
       show(first);
+      markScrolling();
       if (n >= 2) say(note, "variant_note", { i: first + 1, n: n });
     }
 
@@ -511,6 +534,7 @@ var DeriveCheck = (function () {
         if (who === "") return;
         var i = fnv1a(who) % n;
         show(i);
+        markScrolling();
         say(note, "student_variant_note", { i: i + 1, n: n });
       });
     }
@@ -528,7 +552,7 @@ var DeriveCheck = (function () {
         feedback.setAttribute("data-status", result.status);
       }
       var reveal = revealOf[key];
-      if (reveal) reveal.disabled = false;
+      if (reveal && result.key !== "empty") reveal.disabled = false; // only after an attempt
     }
 
     var reveals = doc.querySelectorAll("button.reveal[data-q]"), revealOf = {};
@@ -556,6 +580,7 @@ var DeriveCheck = (function () {
         working.hidden = !open;
         button.setAttribute("aria-expanded", open ? "true" : "false");
         button.textContent = fill(words, open ? "hide_working" : "show_working", {});
+        if (open) markScrolling();
       });
     });
   }
