@@ -186,3 +186,155 @@ def test_chinese_diagnoses_in_the_export():
     assert "由你错误的 gradient 正确推出" in md
     assert "被提前四舍五入到 2 位" in md
     assert "没有已知错误给出这个值" in md
+
+
+# ------------------------------------------------- mistake words in LaTeX (issue 25)
+
+RESUMED = """[[exercise]]
+id = "resume-lost-buffer"
+title = "Resumed SGD with momentum"
+recipe = "optimizer_steps"
+
+[exercise.given]
+w = 1
+lr = 0.1
+records = [[2, 4]]
+optimizer = { name = "sgd", momentum = 0.5 }
+state = { buffer = -2 }
+
+[exercise.claims]
+buffer_steps = [-4]
+"""
+"""sgd.py's example of `saving_only_w`: resumed from u_0 = −2, torch's u_1 = 0.5·(−2) + (−4) =
+−5; the claim −4 is u_1 = g_1, the buffer lost. Its words write g̃ (g + U+0303)."""
+
+
+@pytest.mark.parametrize("lang,engine", [("en", "pdflatex"), ("zh", "xelatex")])
+def test_resumed_buffer_mistake_compiles(tmp_path, lang, engine):
+    path = tmp_path / "resume.toml"
+    path.write_text(RESUMED, encoding="utf-8")
+    tex = render(["export", str(path), "--standalone", "--lang", lang])
+    compile_tex(tex, engine, tmp_path)
+    assert "saving\\_only\\_w" in tex and r"\tilde{g}_1" in tex and "\u0303" not in tex
+
+
+def _mistake_words() -> list[tuple[str, str]]:
+    """(name, English words) of every mistake of every registered recipe and optimizer."""
+    from derive.optimizers import REGISTRY
+    from derive.recipes import RECIPES
+    from derive.recipes.optimizer_steps.mistakes import STEP_MISTAKES
+
+    out = [(m.name, m.doc) for r in RECIPES.values() for m in r.mistakes]
+    out += [(m.name, m.en) for spec in REGISTRY.values() for m in spec.mistakes]
+    return out + [(m.name, m.en) for m in STEP_MISTAKES]
+
+
+def _unset(latex: str) -> set[str]:
+    """Characters pdfLaTeX cannot set: outside printable ASCII and the escaper's settable set
+    in text, anything outside ASCII inside $…$."""
+    from derive.render.escape import SETTABLE
+
+    bad = {ch for ch in latex if ch not in SETTABLE}
+    for m in re.finditer(r"(?<!\\)\$(.+?)(?<!\\)\$", latex):
+        bad |= {ch for ch in m.group(1) if not ch.isascii()}
+    return bad
+
+
+def test_every_mistake_word_is_set_by_pdflatex():
+    from derive.render.escape import escape_latex
+    from derive.render.symbols import prose_latex
+
+    words = _mistake_words()
+    assert len(words) > 60 and any(n == "saving_only_w" for n, _ in words)
+    bad = {}
+    for name, text in words:
+        for latex in (prose_latex(text, cjk=False), escape_latex(text, "en")):
+            if unset := _unset(latex):
+                bad[name] = (sorted(unset), latex)
+    assert not bad, bad
+
+
+def test_unset_characters_are_found():
+    assert _unset(r"$u_1 = g" + "\u0303" + "_1$") == {"\u0303"}
+    assert _unset("caf\u00e9 $x$") == set() and _unset("$\u00e9$") == {"\u00e9"}
+
+
+# ------------------------------------------ the Given line in the formulas' notation (issue 25)
+
+
+
+@pytest.fixture(scope="module")
+def given_line() -> str:
+    from derive.render.derivation import given_math
+
+    path = ROOT / "tests" / "data" / "exports" / "given_line.toml"
+    return " ".join(given_math(load([str(path)])[0]).lines)
+
+
+@pytest.mark.parametrize("expected", [
+    r"w_{1} = 1",
+    r"\mu = 0.9",
+    r"\delta = 1",
+    r"b_{\mathrm{ck}} = -1.124068125",
+    r"\epsilon = 10^{-8}",
+    r"\mathrm{big} = 2.5 \times 10^{3}",
+    r"\eta = 0.1",
+    r"(x_{1}, y) = \left[\left[0.5, 2\right], \left[3, 10^{-2}\right]\right]",
+])
+def test_given_line_as_the_formulas_write_it(given_line, expected):
+    assert expected in given_line, given_line
+
+
+@pytest.mark.parametrize("text,value,expected", [
+    ("1e-8", sp.Rational(1, 10**8), "10^{-8}"),
+    ("1E+08", sp.Integer(10**8), "10^{8}"),
+    ("1.0e-10", sp.Rational(1, 10**10), "10^{-10}"),
+    ("-2.5e-3", sp.Rational(-1, 400), r"-2.5 \times 10^{-3}"),
+    ("1.6689308125", sp.Rational(26702893, 16000000), "1.6689308125"),
+    (".5", sp.Rational(1, 2), "0.5"),
+    ("0.10", sp.Rational(1, 10), "0.10"),
+    ("7", sp.Integer(7), "7"),
+    ("1/3", sp.Rational(1, 3), r"\frac{1}{3}"),
+    ("0.5", sp.Rational(1, 3), r"\frac{1}{3}"),  # a text that is not the value is not shown
+    ("1e-8", sp.sqrt(2), r"\sqrt{2}"),
+])
+def test_written_latex(text, value, expected):
+    from derive.render.numbers import written_latex
+
+    assert written_latex(text, value) == expected
+
+
+# ------------------------------------------------------- an author's title (issue 25)
+
+HOSTILE_TITLE = r"Buffer u_{t-1} \end{document} $x$ #1 & 50% ~ ^ `q` *b* <i> \input{x}"
+HOSTILE = f"""[[exercise]]
+id = "hostile-title"
+title = '''{HOSTILE_TITLE}'''
+recipe = "formulas"
+
+[exercise.given]
+w = 1
+lr = 0.1
+records = [[2, 4]]
+
+[exercise.define]
+u = {{ formula = "(w*x_i - y_i)^2", title = '''{HOSTILE_TITLE}''' }}
+loss = "mean_i(u_i)"
+w_new = "w - lr*grad(loss, w)"
+"""
+
+
+@pytest.mark.parametrize("lang,engine", [("en", "pdflatex"), ("zh", "xelatex")])
+def test_hostile_titles_are_text(tmp_path, lang, engine):
+    """An exercise's and a quantity's title are the author's words, set as written."""
+    path = tmp_path / "hostile.toml"
+    path.write_text(HOSTILE, encoding="utf-8")
+    tex = render(["export", str(path), "--standalone", "--lang", lang])
+    compile_tex(tex, engine, tmp_path)
+    escaped = (r"Buffer u\_\{t-1\} \textbackslash{}end\{document\} \$x\$ \#1 \& 50\% "
+               r"\textasciitilde{} \textasciicircum{} \textasciigrave{}q\textasciigrave{} *b* "
+               r"\textless{}i\textgreater{}")
+    assert tex.count(escaped) == 2, tex
+    md = render(["export", str(path), "--format", "md", "--lang", lang])
+    assert md.count(r"Buffer u\_{t-1} \\end{document} \$x\$ \#1 &amp; 50% \~ \^ \`q\` \*b\* "
+                    r"&lt;i&gt; \\input{x}") == 2, md

@@ -125,10 +125,18 @@ NUMBER = re.compile(r"\\frac\{(-?[0-9]+)\}\{([0-9]+)\}"
                     r"|(?<![0-9.])(-?[0-9]+(?:\.[0-9]+)?(?:/[0-9]+)?)(?![0-9]|\.[0-9])")
 
 
+POWER = re.compile(r"(-?)(?:([0-9]+(?:\.[0-9]+)?) \\times )?10\^\{(-?[0-9]+)\}")
+"""A number written in e-notation, as the Given line shows it: 10^{-6}, 2.5 \\times 10^{3}."""
+
+
 def numbers(text: str) -> set[Fraction]:
-    """Every number a text shows: integers, decimals, a/b and \\frac{a}{b}, with and without
-    their sign (`-4` shows 4 too)."""
+    """Every number a text shows: integers, decimals, a/b, \\frac{a}{b} and powers of ten,
+    with and without their sign (`-4` shows 4 too)."""
     out = set()
+    for m in POWER.finditer(text):
+        v = Fraction(m.group(2) or 1) * Fraction(10) ** int(m.group(3))
+        out |= {-v if m.group(1) else v, v}
+    text = POWER.sub(" ", text)
     for m in NUMBER.finditer(text.replace(r"\left", "").replace(r"- \frac", r"-\frac")):
         v = Fraction(int(m.group(1)), int(m.group(2))) if m.group(1) else Fraction(m.group(3))
         out |= {v, abs(v)}

@@ -41,6 +41,8 @@ GREEK_LATEX: dict[str, str] = {ch: "\\" + name for name, ch in GREEK_UNICODE.ite
 
 _ACCENT_TEX = {"hat": r"\hat{{{}}}", "bar": r"\bar{{{}}}", "tilde": r"\tilde{{{}}}"}
 _ACCENT_MARK = {"hat": "\u0302", "bar": "\u0304", "tilde": "\u0303"}
+COMBINING_ACCENTS: dict[str, str] = {mark: "\\" + name for name, mark in _ACCENT_MARK.items()}
+"""A combining accent written after a letter (g̃ is g + U+0303) → its LaTeX command (\\tilde)."""
 
 
 def plain_sub(tex: str) -> str:

@@ -7,7 +7,7 @@ from derive.exercises.check import Report
 from derive.exercises.errors import ExerciseNotSupported
 from derive.exercises.report import Rows
 from derive.exercises.working import TooLarge, Working, given_symbols
-from derive.graph.notation import in_scope
+from derive.graph.notation import in_scope, notation_of
 from derive.render.document import Author, Document, Heading, Items, Math, Paragraph, Table
 from derive.render.escape import escape_latex
 from derive.render.formula_tex import symbol_tex
@@ -17,6 +17,7 @@ from derive.render.ledger import component_rows
 from derive.render.numbers import (
     decimal_line,
     exact_latex,
+    given_latex,
     key_rounding_rule,
     result_latex,
     rounding_rule,
@@ -36,8 +37,13 @@ def input_symbols(ex) -> dict[str, str]:
     graph, symbols = given_symbols(ex.recipe, ex.given)
     if graph is None:
         return {}
+    columns = {c for v in ex.given.values() if isinstance(v, Rows) for c in v.columns}
     with in_scope(graph.notation):
-        return {name: symbol_tex(symbol).text for name, symbol in symbols.items()}
+        out = {name: symbol_tex(symbol).text for name, symbol in symbols.items()}
+        for c in columns:  # a record's column is the family its formulas index (x1 is x_{1,i})
+            if c in graph.inputs and c not in out and notation_of(c) is not None:
+                out[c] = symbol_tex(c).text
+        return out
 
 
 def _lists(v):
@@ -49,12 +55,15 @@ def given_math(ex) -> Math:
     values shown as text are escaped for `\\text{…}` in math (LaTeX and KaTeX)."""
     parts = []
     symbols = input_symbols(ex)
+    raw = ex.raw.get("given", {}) if isinstance(ex.raw, dict) else {}
     for name, v in ex.given.items():
         if v is None:
             continue
+        written = raw.get(name) if isinstance(raw, dict) else None
         symbol = symbols.get(name, rf"\text{{{escape_latex(name, math=True)}}}")
         if isinstance(v, Rows):  # records with named columns, grouped into microbatches
-            cols = ", ".join(rf"\text{{{escape_latex(c, math=True)}}}" for c in v.columns)
+            cols = ", ".join(symbols.get(c, rf"\text{{{escape_latex(c, math=True)}}}")
+                             for c in v.columns)
             rows = [list(r) for r in v.rows]
             if v.sizes is not None:
                 groups, at = [], 0
@@ -63,13 +72,13 @@ def given_math(ex) -> Math:
                     at += size
                 rows = groups
             symbol = rf"{symbol}\ ({cols})"
-            shown = exact_latex(rows)
+            shown = given_latex(written, rows)
         elif isinstance(v, dict):  # a ledger: bytes per parameter by component
             shown = r",\ ".join(rf"\texttt{{{escape_latex(c, math=True)}}} = {exact_latex(b)}"
                                 for c, b in v.items())
             shown = rf"\{{ {shown} \}}"
         elif isinstance(v, (list, tuple, int)) or hasattr(v, "is_number"):
-            shown = exact_latex(_lists(v))
+            shown = given_latex(written, _lists(v))
         else:  # a loss convention or an optimizer table, shown as text
             shown = rf"\text{{{escape_latex(str(v), math=True)}}}"
         parts.append(f"{symbol} = {shown}")

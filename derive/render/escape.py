@@ -26,7 +26,7 @@ import html
 import re
 import unicodedata
 
-from derive.render.symbols import MATH, has_cjk
+from derive.render.symbols import ACCENTED, MATH, accent_latex, has_cjk
 
 # ------------------------------------------------------------------------------ clean text
 
@@ -118,8 +118,10 @@ def escape_latex(text: str, lang: str = "en", math: bool = False) -> str:
     out: list[str] = []
     unsettable = False
     for i, ch in enumerate(text):
-        if not math and ch == "\u0302" and i and text[i - 1].isascii() and text[i - 1].isalpha():
-            out[-1] = rf"$\hat{{{text[i - 1]}}}$"  # x̂, written with a combining hat
+        accented = ACCENTED.match(text, i - 1) if i and not math else None
+        if accented and (text[i - 1].isascii() and text[i - 1].isalpha() or text[i - 1] in MATH):
+            out[-1] = f"${accent_latex(accented)}$"  # x̂, g̃, θ̂: a letter and a combining accent
+            unsettable = False
             continue
         if math and not ch.isascii():
             shown = None

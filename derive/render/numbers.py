@@ -18,10 +18,13 @@ Each document states the rule it uses once (`rounding_rule`, `key_rounding_rule`
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from fractions import Fraction
 
 import sympy as sp
 
+from derive.exercises.reader import Written
 from derive.kernel.dag import tree_size
 from derive.kernel.exact import decimal_str, exact_str, fixed_str, terminating_places, to_expr
 from derive.render.labels import words
@@ -156,9 +159,41 @@ def latex_decimal(text: str) -> str:
     return rf"{mantissa} \times 10^{{{exponent}}}"
 
 
+_WRITTEN = re.compile(r"([+-]?)(\d+(?:\.\d+)?|\.\d+)(?:[eE]([+-]?\d{1,4}))?")
+"""A number as an author writes it in a file: a decimal, in e-notation or not."""
+
+
+def written_latex(text: str, value) -> str:
+    """A given number in LaTeX as the author wrote it, where `text` is exactly `value`: a
+    decimal by its digits (1.6689308125, not 26702893/16000000); e-notation as a power of ten,
+    1e-8 as 10^{-8} and 2.5e-3 as 2.5 \\times 10^{-3}. Anything else (1/3, a text that is not
+    `value`) is the exact value (`exact_latex`)."""
+    m, e = _WRITTEN.fullmatch(text.strip()), to_expr(value)
+    if m is None or not e.is_Rational or Fraction(m.group(0)) != Fraction(int(e.p), int(e.q)):
+        return exact_latex(value)
+    sign, mantissa, exponent = "-" if m.group(1) == "-" else "", m.group(2), m.group(3)
+    mantissa = "0" + mantissa if mantissa.startswith(".") else mantissa
+    if exponent is None:
+        return sign + mantissa
+    power = f"10^{{{int(exponent)}}}"
+    return sign + (power if Fraction(mantissa) == 1 else rf"{mantissa} \times {power}")
+
+
 def _latex_list(parts, style: Style) -> str:
     left, right = style.latex_brackets
     return left + ", ".join(parts) + right
+
+
+def given_latex(raw, value, style: Style = STYLE) -> str:
+    """A given value (a number or nested lists) in LaTeX, each number as the file writes it
+    (`written_latex`) where the file's entry `raw` has the value's shape; otherwise exact."""
+    if isinstance(raw, Written):
+        return written_latex(raw.text, value)
+    if isinstance(raw, dict) and "rows" in raw:  # records = { columns = […], rows = […] }
+        raw = raw["rows"]
+    if _is_list(raw) and _is_list(value) and len(raw) == len(value):
+        return _latex_list([given_latex(r, v, style) for r, v in zip(raw, value)], style)
+    return exact_latex(value, style)
 
 
 def exact_latex(value, style: Style = STYLE) -> str:

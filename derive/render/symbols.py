@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from derive.graph.notation import GREEK_LATEX
+from derive.graph.notation import COMBINING_ACCENTS, GREEK_LATEX
 
 MATH = {
     **GREEK_LATEX, "Σ": r"\sum", "∇": r"\nabla", "ŷ": r"\hat{y}", "ḡ": r"\bar{g}", "∞": r"\infty",
@@ -21,6 +21,15 @@ MATH = {
 _TEXT_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&",
                  "#": r"\#", "%": r"\%", "~": r"\textasciitilde{}", "^": r"\^{}", "_": r"\_"}
 _CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]+")
+ACCENTED = re.compile(r"(\w)([" + "".join(COMBINING_ACCENTS) + "])")
+"""A letter written with a combining accent: x̂, g̃, x̄ (g + U+0303 has no precomposed form)."""
+
+
+def accent_latex(m: re.Match) -> str:
+    """An `ACCENTED` match in LaTeX math: g̃ → \\tilde{g}, θ̂ → \\hat{\\theta}."""
+    return f"{COMBINING_ACCENTS[m.group(2)]}{{{MATH.get(m.group(1), m.group(1))}}}"
+
+
 _MATHY = re.compile(r"[_^=<>+/|]|[" + "".join(MATH) + r"]|\d")
 
 
@@ -51,7 +60,7 @@ def math_symbols(text: str) -> str:
         names.append(m.group(0))
         return f"\x00{len(names) - 1}\x00"
     text = re.sub(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]*)+", hold, text)
-    text = re.sub(r"(\w)\u0302", r"\\hat{\1}", text)  # x̂ written with a combining hat
+    text = ACCENTED.sub(accent_latex, text)
     # a run of superscripts or subscripts is one exponent or index: 2³⁰ → 2^{30}
     text = re.sub(f"[{_SUP}]+", lambda m: "^{" + m.group(0).translate(_SUP_MAP) + "}", text)
     text = re.sub(f"[{_SUB}]+", lambda m: "_{" + m.group(0).translate(_SUB_MAP) + "}", text)
@@ -78,7 +87,7 @@ def escape_text(text: str) -> str:
     """The course's plain words safe in LaTeX text mode (a formula symbol becomes inline math).
     An author's text goes through `derive.render.escape.escape_latex` instead."""
     out = []
-    for n, piece in enumerate(re.split(r"(\w\u0302)", text)):
+    for n, piece in enumerate(re.split(r"(\w[" + "".join(COMBINING_ACCENTS) + "])", text)):
         if n % 2:
             out.append(f"${math_symbols(piece)}$")
             continue
@@ -120,7 +129,7 @@ _IDENT = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+$")
 
 def is_identifier(word: str) -> bool:
     """A name such as `mean_of_means` or `b_gradient` (code), not a formula such as `w_new`."""
-    if re.match(r"^[A-Za-z][A-Za-z0-9_.]*_$", word):
+    if re.match(r"^[A-Za-z][A-Za-z0-9_.]+_$", word):
         return True  # a method name such as unscale_ or clip_grad_norm_
     if not _IDENT.match(word):
         return False
