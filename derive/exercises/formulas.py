@@ -47,7 +47,7 @@ from derive.kernel.binders import rename_bound
 from derive.kernel.claims import NotSupported
 from derive.kernel.decide import decide, refute
 from derive.kernel.definedness import domain_fact, folded_away
-from derive.kernel.exact import exact_str
+from derive.kernel.exact import exact_str, to_expr
 from derive.kernel.facts import hypothesis
 from derive.kernel.functions import through_kink
 from derive.kernel.timebound import DecisionTimeout, time_bound
@@ -150,7 +150,7 @@ def _index_sizes(graph: Graph, symbols: _Symbols, ctx: Context | None = None
     for letter, count in COUNTS.items():  # records with no quantity over them: mean_i(x_i)
         if letter not in out and count in graph.inputs and ctx is not None:
             try:
-                size = sp.sympify(graph.inputs[count](ctx))
+                size = to_expr(graph.inputs[count](ctx))
             except (KeyError, TypeError, ValueError, AttributeError):
                 continue
             if size.is_Integer and 1 <= int(size) <= 1000:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from derive.kernel.exact import to_expr
 from derive.kernel.facts import Fact, hypothesis, positive
 
 
@@ -35,7 +36,7 @@ class Domain:
 
     def holds(self, value: sp.Expr) -> bool:
         """Whether an exact value lies in the domain."""
-        value = sp.sympify(value)
+        value = to_expr(value)
         above = value >= self.low if self.closed_low else value > self.low
         return bool(above) and (self.high is None or bool(value < self.high))
 
