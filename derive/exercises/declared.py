@@ -20,12 +20,11 @@ import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-import sympy as sp
-
 from derive.exercises.diagnosis import _mistakes as known_mistakes
+from derive.exercises.diagnosis import _try
 from derive.exercises.errors import ExerciseError, ExerciseNotSupported, did_you_mean
 from derive.exercises.values import Where, kind_of, shown
-from derive.graph.evaluate import NotEvaluable
+from derive.kernel.exact import is_zero_exact
 from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.recipes import Context, Recipe
 from derive.recipes import formulas as author
@@ -348,7 +347,7 @@ def _warnings_of(recipe: Recipe, given: dict, name: str, values: dict) -> list[s
     changed = []
     for q, right in values.items():
         compute = mistake.at(q)
-        got = _value(compute, base) if compute is not None else None
+        got = _try(compute, base) if compute is not None else None
         if got is not None and not _same(got, right):
             changed.append((q, got))
     if not changed:
@@ -360,8 +359,8 @@ def _warnings_of(recipe: Recipe, given: dict, name: str, values: dict) -> list[s
         for other, _, compute, candidates in known_mistakes(recipe, q, given):
             if other in seen:
                 continue
-            tried = ([c.value for c in _value(candidates, base) or ()]
-                     if candidates is not None else [_value(compute, base)])
+            tried = ([c.value for c in _try(candidates, base) or ()]
+                     if candidates is not None else [_try(compute, base)])
             if any(v is not None and _same(v, got) for v in tried):
                 seen.add(other)
                 same.append(repr(other))
@@ -372,26 +371,15 @@ def _warnings_of(recipe: Recipe, given: dict, name: str, values: dict) -> list[s
     return out
 
 
-def _value(compute, ctx):
-    try:
-        return compute(ctx)
-    except (KeyError, TypeError, ArithmeticError, IndexError, NotEvaluable, RecursionError):
-        return None
-
-
 def _same(a, b) -> bool:
-    """Exact equality of two values (lists element by element)."""
+    """Exact equality of two values (lists element by element): the kernel's zero test of
+    their difference, never guessed."""
     if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
         return (isinstance(a, (list, tuple)) and isinstance(b, (list, tuple))
                 and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b)))
     if a == b:
         return True
     try:
-        a, b = expand_exact(a), expand_exact(b)
-        if a == b:
-            return True
-        if getattr(a, "is_Rational", False) and getattr(b, "is_Rational", False):
-            return False
-        return bool(sp.simplify(a - b) == 0)
+        return is_zero_exact(expand_exact(a) - expand_exact(b)) is True
     except (TypeError, ValueError, ArithmeticError, RecursionError):
         return False

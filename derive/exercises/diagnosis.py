@@ -124,10 +124,10 @@ def formula_diagnosis(name: str, judgement, answer=None, recipe: Recipe | None =
 def _try(compute, ctx):
     """A mistake's (or a carried claim's) value, or None where it has none: a division by
     zero, a log of 0 or a value too large in that computation (ArithmeticError) explains
-    nothing."""
+    nothing; nor does one nested too deeply to compute (RecursionError)."""
     try:
         return compute(ctx)
-    except (KeyError, TypeError, ArithmeticError, IndexError, NotEvaluable):
+    except (KeyError, TypeError, ArithmeticError, IndexError, NotEvaluable, RecursionError):
         return None
 
 
