@@ -14,12 +14,17 @@ from fractions import Fraction
 
 import pytest
 import sympy as sp
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from derive.cli.main import main
 from derive.graph.formula_text import NotWritable, formula_text
-from derive.graph.language import evaluated, parse_formula
+from derive.graph.language import (
+    FormulaError,
+    FormulaNotSupported,
+    evaluated,
+    parse_formula,
+)
 from derive.graph.symbolic import symbolic_form
 from derive.recipes import RECIPES
 from derive.recipes.base import Context
@@ -688,6 +693,8 @@ def test_powers_are_written_as_they_read(expr, text):
 
 @settings(max_examples=300, deadline=None)
 @given(_trees)
+@example(sp.Pow(0, -2, evaluate=False))
+@example(sp.Pow(_a, sp.sqrt(-2), evaluate=False))
 def test_a_printed_formula_reads_back_to_the_same_expression(expr):
     """Every formula derive prints (the key's `formula`, a witness's sides) parses back to the
     very function it printed (operation for operation, or SymPy's own regrouping of it:
@@ -700,7 +707,13 @@ def test_a_printed_formula_reads_back_to_the_same_expression(expr):
     except NotWritable:  # √−2 = √2·i, 1/0: no real value to write
         assert expr.has(sp.I, sp.zoo, sp.oo, sp.nan), expr
         return
-    back = evaluated(parse_formula(text))
+    try:
+        back = evaluated(parse_formula(text))
+    except (FormulaError, FormulaNotSupported):
+        # only a tree derive never builds: unevaluated, it hides 0^-2 or a^(√−2) (no real
+        # value); as the parser builds it, it is undefined or not real
+        assert rebuilt(expr).has(sp.I, sp.zoo, sp.oo, -sp.oo, sp.nan), (expr, text)
+        return
     assert back == rebuilt(expr) or sp.simplify(back - expr) == 0, (expr, text, back)
 
 
