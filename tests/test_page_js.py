@@ -8,6 +8,7 @@ claims.judge against SymPy values, enclosures from derive.kernel.intervals.enclo
 from __future__ import annotations
 
 import json
+import math
 import re
 import unicodedata
 from fractions import Fraction
@@ -50,10 +51,15 @@ function T_judge(xs, vs, rule) {
   return DeriveCheck.judge(Array.isArray(a) ? a.map(_x) : _x(a), JSON.parse(vs), JSON.parse(rule)); }
 function T_eval(e, answers) {
   return _s(DeriveCheck.evalExpr(JSON.parse(e), _answers(JSON.parse(answers)))); }
-function T_classify(answer, q, answers, words) {
+function T_classify(answer, q, answers, words, questions) {
   var r = DeriveCheck.classify(answer, JSON.parse(q), _answers(JSON.parse(answers)),
-                               JSON.parse(words));
+                               JSON.parse(words), JSON.parse(questions || "{}"));
   return _s([r.status, r.message]); }
+function T_classify_full(answer, q, answers, words, questions) {
+  var r = DeriveCheck.classify(answer, JSON.parse(q), _answers(JSON.parse(answers)),
+                               JSON.parse(words), JSON.parse(questions || "{}"));
+  return _s({status: r.status, key: r.key, message: r.message, verdict: r.verdict,
+             mistake: r.mistake, carried: r.carried, unsure: r.unsure}); }
 function T_fnv(s) { return DeriveCheck.fnv1a(s); }
 function _call(name, args) { return globalThis[name].apply(null, JSON.parse(args)); }
 """
@@ -127,7 +133,9 @@ def reference_parse(text: str):
         v = parse_exact(t)
     except ExactNumberError:
         return None
-    return {"n": str(v.p), "d": str(v.q), "places": decimal_places(t)}
+    written = t.strip()  # the text a claim in a file would hold (Claim.text)
+    return {"n": str(v.p), "d": str(v.q), "places": decimal_places(t), "text": written,
+            "fraction": "/" in written}
 
 
 @settings(max_examples=400)
@@ -159,10 +167,14 @@ def test_parse_matches_parse_exact(text):
 
 
 def test_parse_examples():
-    assert json.loads(js("T_parse", " \u22120.50 ")) == {"n": "-1", "d": "2", "places": 2}
-    assert json.loads(js("T_parse", "2e9")) == {"n": "2000000000", "d": "1", "places": 0}
-    assert json.loads(js("T_parse", "6/ 8")) == {"n": "3", "d": "4", "places": None}
-    assert json.loads(js("T_parse", "1.25e1")) == {"n": "25", "d": "2", "places": 1}
+    assert json.loads(js("T_parse", " \u22120.50 ")) == {"n": "-1", "d": "2", "places": 2,
+                                                         "text": "-0.50", "fraction": False}
+    assert json.loads(js("T_parse", "2e9")) == {"n": "2000000000", "d": "1", "places": 0,
+                                                "text": "2e9", "fraction": False}
+    assert json.loads(js("T_parse", "6/ 8")) == {"n": "3", "d": "4", "places": None,
+                                                 "text": "6/ 8", "fraction": True}
+    assert json.loads(js("T_parse", "1.25e1")) == {"n": "25", "d": "2", "places": 1,
+                                                   "text": "1.25e1", "fraction": False}
     for bad in ("", ".", "e5", "1e", "0x10", "1,5", "1/2/3", "Infinity", "NaN", "1_000"):
         assert js("T_parse", bad) == "null"
 
@@ -479,24 +491,28 @@ PLACEHOLDERS = {
     "wrong_carried": "{names}", "wrong_mistake": "{mistake}", "not_a_number": "{text}", "too_long": "{max}",
 }
 WORDS = {k: f"{k}|{PLACEHOLDERS.get(k, '')}|{{name}}|{{answer}}|{{nothing}}" for k in KEYS}
+WORDS.update({"question_ref": "{label}", "names_sep": "+"})
 
 SQRT2 = enclose(sp.sqrt(2), 200)
 QS = {
     "mean": {"name": "g_mean", "label": "mean gradient", "size": None,
              "value": {"q": "349/1000"}, "rule": {"kind": "places", "places": 2},
-             "mistakes": [{"value": {"q": "-349/1000"}, "text": "sign flipped"},
-                          {"value": {"q": "1/2"}, "text": "halved"},
-                          {"value": {"q": "2"}, "text": "doubled"}],
-             "carried": [{"from": ["v0-e0-q0"], "names": "w_new",
-                          "expr": ["*", ["a", "v0-e0-q0", None], ["n", "2"]]}]},
+             "earlier": ["v0-e0-q0"],
+             "mistakes": [{"name": "sign", "value": {"q": "-349/1000"}, "text": "sign flipped"},
+                          {"name": "half", "value": {"q": "1/2"}, "text": "halved"},
+                          {"name": "double", "value": {"q": "2"}, "text": "doubled"}],
+             "carried": {"single": {"v0-e0-q0": ["*", ["a", "v0-e0-q0", None], ["n", "2"]]},
+                         "all": None}},
     "third": {"name": "t", "label": "a third", "size": None, "value": {"q": "1/3"},
               "rule": {"kind": "exact"}, "mistakes": [], "carried": []},
     "pair": {"name": "w", "label": "weights", "size": 2,
              "value": [{"q": "1/2"}, {"q": "3/4"}], "rule": {"kind": "exact"},
-             "mistakes": [{"value": [{"q": "-1/2"}, {"q": "-3/4"}], "text": "signs"}],
-             "carried": [{"from": ["v0-e0-q1"], "names": "loss",
-                          "expr": [["a", "v0-e0-q1", 0],
-                                   ["+", ["a", "v0-e0-q1", 1], ["n", "1"]]]}]},
+             "earlier": ["v0-e0-q1"],
+             "mistakes": [{"name": "signs", "value": [{"q": "-1/2"}, {"q": "-3/4"}],
+                           "text": "signs"}],
+             "carried": {"single": {"v0-e0-q1": [["a", "v0-e0-q1", 0],
+                                                 ["+", ["a", "v0-e0-q1", 1], ["n", "1"]]]},
+                         "all": None}},
     "root": {"name": "r", "label": "root", "size": None,
              "value": {"lo": frac_text(SQRT2[0]), "hi": frac_text(SQRT2[1])},
              "rule": {"kind": "exact"}, "mistakes": [], "carried": []},
@@ -512,6 +528,12 @@ QS = {
     "wide": {"name": "u", "label": "unsure", "size": None,
              "value": {"lo": "7/5", "hi": "3/2"}, "rule": {"kind": "exact"}, "mistakes": [],
              "carried": []},
+}
+EARLIER = {
+    "v0-e0-q0": {"name": "w_new", "label": "w_new", "number": 1, "size": None,
+                 "value": {"q": "349/2000"}, "rule": {"kind": "exact"}},
+    "v0-e0-q1": {"name": "loss", "label": "loss", "number": 1, "size": 2,
+                 "value": [{"q": "1/2"}, {"q": "-1/4"}], "rule": {"kind": "exact"}},
 }
 ONE = {"v0-e0-q0": parsed("1")}
 NO_CARRY = {"v0-e0-q0": parsed("349/2000")}
@@ -587,7 +609,7 @@ CLASSIFY = [
 @pytest.mark.parametrize(("q", "answer", "answers", "status", "message"), CLASSIFY)
 def test_classify(q, answer, answers, status, message):
     got = json.loads(js("T_classify", answer, json.dumps(QS[q]), json.dumps(answers),
-                        json.dumps(WORDS)))
+                        json.dumps(WORDS), json.dumps(EARLIER)))
     assert got == [status, message]
 
 
@@ -724,10 +746,23 @@ def test_source_has_no_forbidden_calls():
 
 
 def test_source_number_and_math_allowlist():
-    """Values are BigInt rationals: `Number(` appears once, turning the already-checked
-    exponent (|e| ≤ 30) into a count of places; `Math.` only as Math.imul in fnv1a."""
+    """Values are BigInt rationals. `Number(` turns counts into numbers (places, a digit, a
+    test's places or significant digits, all checked small) and, once, reads the typed
+    decimal as the double a program would print (a float artefact is named only when that
+    double prints back as the very same decimal, compared as exact rationals); `Math.` only
+    as Math.imul in fnv1a."""
     number_lines = [ln.strip() for ln in SOURCE.splitlines() if "Number(" in ln]
-    assert number_lines == ["places = frac.length - Number(e);"]
+    assert number_lines == [
+        "places = frac.length - Number(e);",
+        "var f = Number(x.text);",
+        'kind = "sig"; digits = Number(tolerance(rule).n);',
+        'digits = rule.kind === "test" ? Number(tolerance(rule).n) : x.places;',
+        'var d = Number(text.charAt(k)) + step, before = k > 0 ? text.charAt(k - 1) : "";',
+        'var d = rule.kind === "test" ? (rule.test === "places" ? Number(tolerance(rule).n) '
+        ': null)']
+    printed = SOURCE[SOURCE.index("function printedDouble"):]
+    printed = printed[:printed.index("\n  }\n")]
+    assert "back.n === x.n && back.d === x.d" in printed  # the double decides nothing itself
     math_uses = re.findall(r"Math\.\w+", SOURCE)
     assert math_uses == ["Math.imul"]
     fnv = SOURCE[SOURCE.index("function fnv1a"):]
@@ -853,7 +888,8 @@ def test_full_width_reads_as_ascii(text):
 
 def test_full_width_examples():
     def val(t):
-        return json.loads(js("T_parse", t))
+        got = json.loads(js("T_parse", t))
+        return got and {k: got[k] for k in ("n", "d", "places")}
     assert val("\uff11\uff12") == {"n": "12", "d": "1", "places": None}
     assert val("\uff0d\uff13") == {"n": "-3", "d": "1", "places": None}
     assert val("\uff0e\uff15") == {"n": "1", "d": "2", "places": 1}
@@ -885,3 +921,91 @@ def test_full_width_student_number_picks_the_ascii_variant(n, ascii_id):
     log = json.loads(js("T_page", json.dumps(page_data(n)), n, json.dumps(["v0-e0-q0"]), typed))
     i = py_fnv1a(ascii_id) % n
     assert log["submitted"] == [True, [str(i)], f"yours: {i + 1} of {n}"]
+
+
+# ------------------------------------------------------------------ derive check's diagnosis
+# Two questions of one exercise: g = 14/3 (2 places asked) and w = 1 − g = −11/3 (4 places).
+# Every expected name below is what derive.exercises.diagnosis says of the same claims, worked
+# out by hand from its rules (docs/diagnosis.md): float artefact, tie to even, carried forward
+# only from a wrong earlier answer, known mistake, early rounding, no name for a slip.
+
+def _ulp_window(q: Fraction, ulps: int = 4) -> dict:
+    """[q − 4 ulp, q + 4 ulp] of the double nearest q: artefacts.artefact_window, by hand."""
+    bound = ulps * Fraction(math.ulp(float(q)))
+    return {"lo": frac_text(q - bound), "hi": frac_text(q + bound)}
+
+
+G = {"name": "g", "label": "the gradient", "number": 1, "size": None, "value": {"q": "14/3"},
+     "rule": {"kind": "places", "places": 2}, "earlier": [],
+     "artefact": [_ulp_window(Fraction(14, 3))],
+     "mistakes": [{"name": "gradient_sign", "value": {"q": "-14/3"}, "text": "the sign"}],
+     "early": [], "carried": {"single": {}, "all": None}}
+W = {"name": "w", "label": "the new weight", "number": 2, "size": None,
+     "value": {"q": "-11/3"}, "rule": {"kind": "places", "places": 4}, "earlier": ["q0"],
+     "artefact": [_ulp_window(Fraction(-11, 3))],
+     "mistakes": [{"name": "lr_forgotten", "value": {"q": "-37/3"}, "text": "no lr"},
+                  {"name": "slip_like", "value": {"q": "-36667/10000"}, "text": "a slip"}],
+     "early": [{"source": "g", "from": "q0", "places": 2, "value": {"q": "-367/100"},
+                "text": "g rounded to 2 places first"},
+               {"source": "loss", "from": None, "places": 1, "value": {"q": "-41/10"},
+                "text": "loss rounded to 1 place first"}],
+     "carried": {"single": {"q0": ["+", ["n", "1"], ["*", ["n", "-1"], ["a", "q0", None]]]},
+                 "all": None}}
+HALF = {"name": "h", "label": "an eighth", "number": 1, "size": None, "value": {"q": "1/8"},
+        "rule": {"kind": "exact"}, "earlier": [], "artefact": [_ulp_window(Fraction(1, 8))],
+        "mistakes": [], "early": [], "carried": {"single": {}, "all": None}}
+BOOK = {"q0": G, "q1": W, "h": HALF}
+
+
+def full(answer, q, answers=None):
+    return json.loads(js("T_classify_full", answer, json.dumps(BOOK[q]),
+                         json.dumps(answers or {}), json.dumps(WORDS), json.dumps(BOOK)))
+
+
+def named(r):
+    return (r["verdict"], r["mistake"], r["carried"], r["unsure"])
+
+
+DIAGNOSED = [
+    # a double's printout of 14/3, two ulps off: float_artefact (wrong at 15 places)
+    ("4.666666666666669", "q0", {}, ("wrong", "float_artefact", None, False)),
+    # 4.666666666666667 is 14/3 correctly rounded to 15 places: right
+    ("4.666666666666667", "q0", {}, ("holds", None, None, False)),
+    # 1/8 = 0.125 to 2 places is 0.13 half away from zero; 0.12 is the tie to even
+    ("0.12", "h", {}, ("wrong", "half_to_even", None, False)),
+    ("0.11", "h", {}, ("wrong", None, None, False)),
+    # g right (4.67 holds), then w from the rounded g: rounded_early, never carried forward
+    ("-3.6700", "q1", {"q0": parsed("4.67")}, ("wrong", "rounded_early", None, False)),
+    # g wrong (4.6 is not 14/3 rounded to 1 place), w follows from it: carried forward
+    ("-3.6", "q1", {"q0": parsed("4.6")}, ("wrong", None, ["g"], False)),
+    # the early rounding of a quantity the page does not ask (loss), to 1 place
+    ("-4.1", "q1", {}, ("wrong", "rounded_early", None, False)),
+    # a known mistake
+    ("-12.3333", "q1", {}, ("wrong", "lr_forgotten", None, False)),
+    # a mistake one digit from the right value (-3.6667): a slip, so no name
+    ("-3.6666", "q1", {}, ("wrong", None, None, False)),
+]
+
+
+@pytest.mark.parametrize(("answer", "q", "answers", "expected"), DIAGNOSED)
+def test_classify_names_what_derive_check_names(answer, q, answers, expected):
+    assert named(full(answer, q, answers)) == expected
+
+
+def test_no_name_when_a_carried_source_cannot_be_evaluated():
+    """An earlier wrong answer whose effect the page cannot compute: derive check might
+    carry the error from it, so the page names no mistake (here lr_forgotten's value)."""
+    book = dict(BOOK, q1=dict(W, carried={"single": {"q0": None}, "all": None}))
+    r = json.loads(js("T_classify_full", "-12.3333", json.dumps(book["q1"]),
+                      json.dumps({"q0": parsed("5")}), json.dumps(WORDS), json.dumps(book)))
+    assert named(r) == ("wrong", None, None, True)
+    # the same answer after a right g: nothing to carry, the mistake is named
+    r = json.loads(js("T_classify_full", "-12.3333", json.dumps(book["q1"]),
+                      json.dumps({"q0": parsed("4.67")}), json.dumps(WORDS), json.dumps(book)))
+    assert named(r) == ("wrong", "lr_forgotten", None, False)
+
+
+def test_messages_name_questions_by_their_words():
+    r = full("-3.6", "q1", {"q0": parsed("4.6")})
+    assert r["key"] == "wrong_carried" and "the gradient" in r["message"]
+    assert "(" not in json.dumps(full("-12.3333", "q1")["message"])  # no internal name

@@ -50,25 +50,33 @@ def _enclosure(r: sp.Expr) -> tuple[Fraction, Fraction] | None:
     return None if got is None else (_fraction(got[0]), _fraction(got[1]))
 
 
+def artefact_window(r: sp.Expr) -> tuple[Fraction, Fraction] | None:
+    """The decimals c within FLOAT_ULPS ulps (of the double nearest r) of every point of r's
+    enclosure, as an exact closed interval [lo, hi]; None where r has no such window."""
+    box = _enclosure(r)
+    if box is None:
+        return None
+    lo, hi = box
+    try:
+        near = float(lo)
+    except OverflowError:
+        return None
+    if not math.isfinite(near):
+        return None
+    bound = FLOAT_ULPS * Fraction(math.ulp(near))
+    if hi - bound > lo + bound:
+        return None
+    return hi - bound, lo + bound
+
+
 def float_artefact(c: sp.Rational, r: sp.Expr) -> bool:
     """Whether the claimed c is a double's printed value within FLOAT_ULPS ulps of the right
     value r (the ulp of the double nearest r): decided on exact rationals, for an irrational r
     on a certified enclosure (every point of it must be that close)."""
     if not printed_double(c):
         return False
-    box = _enclosure(r)
-    if box is None:
-        return False
-    lo, hi = box
-    try:
-        near = float(lo)
-    except OverflowError:
-        return False
-    if not math.isfinite(near):
-        return False
-    bound = FLOAT_ULPS * Fraction(math.ulp(near))
-    cc = _fraction(c)
-    return max(abs(cc - lo), abs(cc - hi)) <= bound
+    window = artefact_window(r)
+    return window is not None and window[0] <= _fraction(c) <= window[1]
 
 
 def terminating(r: sp.Expr, limit: int = 17) -> str | None:

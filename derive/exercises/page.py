@@ -11,7 +11,7 @@ import sympy as sp
 
 from derive.exercises.claims import Claim
 
-__all__ = ["Asked", "Carried", "Known", "Rule", "rule_of"]
+__all__ = ["STATIC", "Asked", "Carried", "Early", "Known", "Rule", "rule_of"]
 
 
 @dataclass(frozen=True)
@@ -28,9 +28,22 @@ class Rule:
 
 @dataclass(frozen=True)
 class Known:
-    """A known mistake's value for a quantity, with its words."""
+    """A known mistake's value for a quantity, with its words (the recipe's mistakes, then
+    its wrong schemes, in `derive check`'s order)."""
 
     mistake: str
+    en: str
+    zh: str
+    value: object
+
+
+@dataclass(frozen=True)
+class Early:
+    """The quantity computed after an earlier quantity `source` (asked or not) was rounded to
+    `places` digits (`rounded_early`), in `derive check`'s order."""
+
+    source: str
+    places: int
     en: str
     zh: str
     value: object
@@ -40,19 +53,34 @@ class Known:
 class Carried:
     """The quantity computed from the student's own answers to `sources` (earlier asked
     quantities): `form` is its value with a symbol `p` (or `p[i]` for a list's element i) for
-    each source `p`."""
+    each source `p`; `STATIC` where the sources do not change it; None where the page cannot
+    evaluate it (then it names no mistake once one of these sources is wrong)."""
 
     sources: tuple[str, ...]
     form: object
 
 
+STATIC = "static"
+
+
 @dataclass(frozen=True)
 class Asked:
+    """What a page judges one asked quantity with, as `derive check` diagnoses a claim of it:
+    the value and rule; the float-artefact window of each element; the carried-forward forms
+    (each earlier asked quantity alone, then all of them together); the known mistakes; the
+    early roundings."""
+
     name: str
     value: object
     rule: Rule
     known: tuple[Known, ...]
     carried: tuple[Carried, ...]
+    early: tuple[Early, ...] = ()
+    artefact: object = None
+    """Per element (a list for a list quantity): the exact window [lo, hi] of decimals a
+    double's printout of the value may take (derive.exercises.artefacts), or None."""
+    words: tuple[str, str] = ("", "")
+    """The quantity's words (English, Chinese), as its question names it."""
 
 
 def rule_of(claim: Claim | None) -> Rule:

@@ -12,12 +12,14 @@ from __future__ import annotations
 import sympy as sp
 
 from derive.exercises.check import Report
-from derive.exercises.diagnosis import EARLY_ROUNDING_PLACES, _rounded, _shown_places, _try
+from derive.exercises.artefacts import artefact_window
+from derive.exercises.diagnosis import EARLY_ROUNDING_PLACES, _rounded, _try
 from derive.exercises.diagnosis import _mistakes as known_mistakes
-from derive.exercises.page import Asked, Carried, Known, Rule
+from derive.exercises.page import STATIC, Asked, Carried, Early, Known, Rule
 from derive.kernel.dag import tree_size
 from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.recipes.base import Context
+from derive.wording import plural
 
 MAX_FORM_NODES = 20_000
 """Largest carried-forward form (tree nodes, all of a list's elements) a page gets; a larger
@@ -68,13 +70,14 @@ def _moves(value) -> bool:
 
 
 def _carried(report: Report, name: str, earlier: list[str]) -> tuple[Carried, ...]:
-    """The forms of `name` in the student's answers to each earlier quantity (the nearest
-    first), then to all of them together."""
+    """The forms of `name` in the student's answers to each earlier asked quantity alone,
+    then to all of them together (each STATIC where they do not move it, None where the page
+    cannot evaluate it: no form within the bounds, or one that is not rational)."""
     ex = report.exercise
-    groups = [(p,) for p in reversed(earlier)]
+    groups = [(p,) for p in earlier]
     if len(earlier) > 1:
         groups.append(tuple(earlier))
-    out: list[Carried] = []
+    found: dict[tuple[str, ...], object] = {}
     try:
         with time_bound(CARRIED_SECONDS):
             for group in groups:
@@ -82,19 +85,29 @@ def _carried(report: Report, name: str, earlier: list[str]) -> tuple[Carried, ..
                 if any(s is None for s in symbols.values()):
                     continue
                 form = _try(lambda c: c[name], Context(ex.recipe, ex.given, symbols))
-                if form is None or not _moves(form) or not _rational_form(form):
+                if form is None:
                     continue
-                if isinstance(form, list) != isinstance(report.values[name], list):
-                    continue
-                out.append(Carried(group, form))
+                if not _moves(form):
+                    found[group] = STATIC
+                elif (_rational_form(form)
+                      and isinstance(form, list) == isinstance(report.values[name], list)):
+                    found[group] = form
     except _GIVE_UP:  # this bound, or the command's: that one fires again at once
         pass
-    return tuple(out)
+    return tuple(Carried(g, found.get(g)) for g in groups)
 
 
-def _known(report: Report, name: str, earlier: list[str]) -> tuple[Known, ...]:
-    """Every known mistake's value for `name` (the recipe's, its wrong schemes, and an earlier
-    quantity rounded to 0…4 places first), each value once, none equal to the right one."""
+def quantity_words(recipe, name: str) -> tuple[str, str]:
+    """A quantity's words (English, Chinese) as its question names it: the author's title of
+    its node, else the recipe's words."""
+    title = recipe.node_titles.get(name)
+    return tuple(title) if title is not None else recipe.words_of(name)
+
+
+def _known(report: Report, name: str) -> tuple[Known, ...]:
+    """Every known mistake's value for `name` (the recipe's, then its wrong schemes; a
+    candidate list flattened in its order), in `derive check`'s order: each value once (the
+    first name of a value is the one derive check names), none equal to the right one."""
     ex, right = report.exercise, report.values[name]
     base = Context(ex.recipe, ex.given)
     out: list[Known] = []
@@ -114,29 +127,55 @@ def _known(report: Report, name: str, earlier: list[str]) -> tuple[Known, ...]:
                 add(mistake, cand.en, cand.zh, cand.value)
         except RecursionError:  # a mistake too deep to compute: left out
             continue
-    claims = ex.claims
+    return tuple(out)
+
+
+def _early(report: Report, name: str) -> tuple[Early, ...]:
+    """The value of `name` after each earlier quantity (asked or not) was rounded to 0…4
+    places, in `derive check`'s order, where it differs from the right value. Which of them
+    apply depends on the student's own answers (derive.exercises.diagnosis._shown_places):
+    the page decides that."""
+    ex, right = report.exercise, report.values[name]
+    order = [q.name for q in ex.recipe.available(ex.given)]
+    en_n, zh_n = quantity_words(ex.recipe, name)
+    out: list[Early] = []
     try:
         with time_bound(ROUNDED_EARLY_SECONDS):
-            for p in earlier:
-                shown = _shown_places(claims.get(p), report.values[p])
+            for p in order[: order.index(name)]:
+                en_p, zh_p = quantity_words(ex.recipe, p)
                 for places in EARLY_ROUNDING_PLACES:
-                    if places < shown:
-                        continue
                     ctx = Context(ex.recipe, ex.given, {p: _rounded(report.values[p], places)})
-                    add("rounded_early",
-                        f"{p} was rounded to {places} places before computing {name}",
-                        f"先把 {p} 四舍五入到 {places} 位小数,再算 {name}",
-                        _try(lambda c: c[name], ctx))
+                    value = _try(lambda c: c[name], ctx)
+                    if value is None or value == right:
+                        continue
+                    out.append(Early(
+                        p, places, f"{en_p} was rounded to {plural(places, 'place')} before "
+                        f"computing {en_n}", f"先把{zh_p or p}四舍五入到 {places} 位小数,"
+                        f"再算{zh_n or name}", value))
     except _GIVE_UP:
         pass
     return tuple(out)
 
 
+def _artefact(value):
+    """Each element's float-artefact window (derive.exercises.artefacts.artefact_window)."""
+    if isinstance(value, list):
+        return [_artefact(v) for v in value]
+    if not isinstance(value, sp.Basic):
+        return None
+    try:
+        return artefact_window(value)
+    except _GIVE_UP:
+        return None
+
+
 def asked_questions(report: Report, names: list[str], rules: dict[str, Rule]) -> list[Asked]:
     """What a page needs for each asked quantity, in derivation order."""
     out = []
+    ex = report.exercise
     for i, name in enumerate(names):
         earlier = names[:i]
-        out.append(Asked(name, report.values[name], rules[name],
-                         _known(report, name, earlier), _carried(report, name, earlier)))
+        out.append(Asked(name, report.values[name], rules[name], _known(report, name),
+                         _carried(report, name, earlier), _early(report, name),
+                         _artefact(report.values[name]), quantity_words(ex.recipe, name)))
     return out

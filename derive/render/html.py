@@ -75,6 +75,24 @@ WORDS = {
         "wrong_carried": "Not right, but it follows correctly from your own answer to {names}: "
                          "the error is carried forward.",
         "wrong_mistake": "Not right. This is the value of a known mistake: {mistake}",
+        "wrong_float": "Not quite: {text} is {write} as binary floating point prints it. "
+                       "Write {write}.",
+        "wrong_float_exact": "Not quite: {text} is the right value as binary floating point "
+                             "prints it. Write the exact value (a fraction).",
+        "wrong_half_even": "Not quite: {text} is {exact} rounded half to even. Rounded half "
+                           "away from zero to {places} places, as this page rounds, it is "
+                           "{away}.",
+        "wrong_half_even_one": "Not quite: {text} is {exact} rounded half to even. Rounded "
+                               "half away from zero to 1 place, as this page rounds, it is "
+                               "{away}.",
+        "wrong_half_even_sig": "Not quite: {text} is {exact} rounded half to even. Rounded "
+                               "half away from zero to {places} significant digits, as this "
+                               "page rounds, it is {away}.",
+        "wrong_float_round": "Not quite: {text} is the right value as binary floating point "
+                             "prints it. Write it rounded half away from zero, as the "
+                             "question asks.",
+        "question_ref": "question {number} ({label})",
+        "names_sep": " and ",
         "not_a_number": "\u201c{text}\u201d is not a number: write an integer (3), a decimal "
                         "(\u22120.25, 2e9) or a fraction (14/3).",
         "empty": "Write an answer first.",
@@ -108,6 +126,16 @@ WORDS = {
         "wrong_carried": "不正确,但它由你自己对 {names} 的答案正确推出:"
                          "这是前面错误的延续。",
         "wrong_mistake": "不正确。这是一个已知错误给出的值:{mistake}",
+        "wrong_float": "差一点:{text} 是 {write} 按二进制浮点数打印出的样子。请写 {write}。",
+        "wrong_float_exact": "差一点:{text} 是正确值按二进制浮点数打印出的样子。请写精确值(分数)。",
+        "wrong_half_even": "差一点:{text} 是 {exact} 按“四舍六入五成双”取舍的结果。"
+                           "本页按四舍五入(远离零)取到 {places} 位小数,应为 {away}。",
+        "wrong_half_even_sig": "差一点:{text} 是 {exact} 按“四舍六入五成双”取舍的结果。"
+                               "本页按四舍五入(远离零)取到 {places} 位有效数字,应为 {away}。",
+        "wrong_float_round": "差一点:{text} 是正确值按二进制浮点数打印出的样子。"
+                             "请按题目要求四舍五入(远离零)后再写。",
+        "question_ref": "第 {number} 题({label})",
+        "names_sep": "和",
         "not_a_number": "\u201c{text}\u201d 不是数:请写整数(3)、小数(\u22120.25、2e9)"
                         "或分数(14/3)。",
         "empty": "请先写出答案。",

@@ -13,7 +13,7 @@ import sympy as sp
 
 from derive.exercises.check import Report
 from derive.exercises.errors import ExerciseNotSupported
-from derive.exercises.page import Asked, Rule
+from derive.exercises.page import STATIC, Asked, Rule
 from derive.exercises.report import PageExercise
 from derive.kernel import intervals
 from derive.render.derivation import _too_large_unsupported, given_math, graph_sections
@@ -96,27 +96,55 @@ def _form(e, keys: dict[str, str]):
     return ["^", _form(e.base, keys), int(e.exp)]
 
 
+def _window(w) -> dict | None:
+    return None if w is None else {"lo": _fraction(sp.Rational(w[0].numerator, w[0].denominator)),
+                                   "hi": _fraction(sp.Rational(w[1].numerator, w[1].denominator))}
+
+
+def _encoded_form(form, keys: dict[str, str]):
+    if form is None or form == STATIC:
+        return form
+    return [_form(f, keys) for f in form] if isinstance(form, list) else _form(form, keys)
+
+
 def encode_check(a: Asked, keys: dict[str, str], label: str, lang: str) -> dict:
-    """What the page's script needs for one question (`keys`: question keys by name)."""
+    """What the page's script needs for one question (`keys`: question keys by name, in the
+    exercise's order): the data of `derive check`'s diagnosis (derive.exercises.diagnosis),
+    each part in its order, so that the script names what derive check would name."""
     value = encode_value(a.value)
     if value is None:
         raise ValueError(f"{a.name}: a value the page cannot bound")
+    is_list = isinstance(value, list)
+
+    def fits(v):
+        return v is not None and isinstance(v, list) == is_list and (
+            not is_list or len(v) == len(value))
+
     mistakes = []
     for k in a.known:
         v = encode_value(k.value)
-        if v is None or isinstance(v, list) != isinstance(value, list):
-            continue
-        text = k.zh if lang == "zh" and k.zh else k.en
-        mistakes.append({"value": v, "text": f"{text} ({k.mistake})"})
-    carried = []
+        if fits(v):
+            mistakes.append({"name": k.mistake, "value": v,
+                             "text": k.zh if lang == "zh" and k.zh else k.en})
+    early = []
+    for e in a.early:
+        v = encode_value(e.value)
+        if fits(v):
+            early.append({"source": e.source, "from": keys.get(e.source), "places": e.places,
+                          "value": v, "text": e.zh if lang == "zh" and e.zh else e.en})
+    single, together = {}, None
     for c in a.carried:
-        form = c.form
-        expr = [_form(f, keys) for f in form] if isinstance(form, list) else _form(form, keys)
-        carried.append({"from": [keys[s] for s in c.sources], "names": ", ".join(c.sources),
-                        "expr": expr})
-    size = len(a.value) if isinstance(a.value, list) else None
-    return {"name": a.name, "label": label, "size": size, "value": value,
-            "rule": _rule(a.rule), "mistakes": mistakes, "carried": carried}
+        if len(c.sources) == 1 and c.sources[0] not in single:
+            single[keys[c.sources[0]]] = _encoded_form(c.form, keys)
+        else:
+            together = _encoded_form(c.form, keys)
+    artefact = a.artefact if isinstance(a.artefact, list) else [a.artefact]
+    names = list(keys)
+    return {"name": a.name, "label": label, "number": names.index(a.name) + 1,
+            "size": len(a.value) if isinstance(a.value, list) else None, "value": value,
+            "rule": _rule(a.rule), "earlier": [keys[n] for n in names[: names.index(a.name)]],
+            "artefact": [_window(w) for w in artefact], "mistakes": mistakes, "early": early,
+            "carried": {"single": single, "all": together}}
 
 
 # -------------------------------------------------------------------------------- document

@@ -127,7 +127,7 @@ var DeriveCheck = (function () {
       var den = BigInt(m[2]);
       if (den === 0n) return null;
       var r = rat(BigInt(m[1]), den);
-      return { n: r.n, d: r.d, places: null };
+      return { n: r.n, d: r.d, places: null, text: s, fraction: true };
     }
     m = DECIMAL.exec(s);
     if (!m || !(m[2] || m[3])) return null;
@@ -148,7 +148,7 @@ var DeriveCheck = (function () {
       places = frac.length - Number(e);
       if (places < 0) places = 0;
     }
-    return { n: v.n, d: v.d, places: places };
+    return { n: v.n, d: v.d, places: places, text: s, fraction: false };
   }
 
   var SEPARATORS = /[,\uff0c\u3001]/;
@@ -332,69 +332,351 @@ var DeriveCheck = (function () {
     if (x.places === null || x.places === undefined) return false;
     return cmp(distance(x, asValue(v))[1], pow10(-BigInt(x.places))) < 0;
   }
-  function matches(xs, vs) { // a known mistake: right or rounded, or near, in every element
-    var list = asList(vs);
+
+  // ---------------------------------------------------------------- derive check's diagnosis
+  // A typed answer is judged as the same claim in an exercise file (derive.exercises.claims):
+  // its own text read as a number (a decimal's places from its digits), with the question's
+  // test when its rule states one. A wrong answer is then diagnosed as
+  // derive.exercises.diagnosis.diagnose diagnoses that claim, in its order: a float artefact,
+  // a tie rounded to even, carried forward from the student's own wrong earlier answers, a
+  // known mistake or an earlier quantity rounded early, unless the answer is one slip from
+  // the right value. The data of each step is derive's (derive.exercises.selfcheck); where
+  // the page cannot evaluate a step derive check would take, it names nothing ("unsure").
+  var UNSURE = { unsure: true };
+  function claimRule(rule) { return rule && rule.kind === "test" ? rule : EXACT_RULE; }
+  function holdsAll(xs, vs, rule) { // claims.holds: true / false / null (undecided here)
+    var list = asList(vs), undecided = false;
     if (list.length !== xs.length) return false;
     for (var i = 0; i < xs.length; i++) {
-      var s = judgeScalar(xs[i], list[i], EXACT_RULE);
-      if (s !== "exact" && s !== "rounded" && !near(xs[i], list[i])) return false;
+      if (list[i] === null || list[i] === undefined) return null;
+      var s = judgeScalar(xs[i], list[i], rule);
+      if (s === "wrong") return false;
+      if (s === "undecided") undecided = true;
+    }
+    return undecided ? null : true;
+  }
+  function exactOf(V) { var v = asValue(V); return v.exact ? v.q : null; }
+  function floorDiv(n, d) { return n >= 0n ? n / d : -((-n + d - 1n) / d); }
+  function halfEvenInt(y) { // the even integer nearest y when y is exactly a tie, else null
+    var f = floorDiv(y.n, y.d);
+    if (!eq(sub(y, rat(f)), rat(1n, 2n))) return null;
+    return f % 2n === 0n ? f : f + 1n;
+  }
+  function halfEvenPlaces(r, places) { // artefacts.half_even_places
+    var m = halfEvenInt(mul(r, pow10(BigInt(places))));
+    return m === null ? null : div(rat(m), pow10(BigInt(places)));
+  }
+  function halfEvenSig(r, sig) { // artefacts.half_even_sig
+    if (r.n === 0n) return null;
+    var x = absr(r), shift = BigInt(sig) - 1n - decimalExponent(x);
+    var m = halfEvenInt(mul(x, pow10(shift)));
+    if (m === null) return null;
+    var out = div(rat(m), pow10(shift));
+    return r.n > 0n ? out : neg(out);
+  }
+  function terminating(r) { // r as a terminating decimal, or null (artefacts.terminating)
+    var d = r.d, places = 0;
+    while (d % 10n === 0n) { d /= 10n; places++; }
+    while (d % 2n === 0n) { d /= 2n; places++; }
+    while (d % 5n === 0n) { d /= 5n; places++; }
+    if (d !== 1n || places > 80) return null;
+    var t = fixedStr(r, places);
+    return t.replace(/^-?0*\.?/, "").replace(/0+$/, "").replace(".", "").length > 17 ? null : t;
+  }
+  function printedDouble(x) { // the decimal x is what a program prints for some double
+    if (x.places === null || x.places === undefined || typeof x.text !== "string") return false;
+    var f = Number(x.text);
+    if (!isFinite(f)) return false;
+    var back = parse(String(f));
+    return back !== null && back.n === x.n && back.d === x.d;
+  }
+  // explained(xs, vs, rule, explains): [[index, result], ...] for every wrong element when
+  // each is explained (index 1-based, 0 for a number), else null (diagnosis._explained).
+  function explained(xs, vs, rule, isList, explains) {
+    var list = asList(vs), out = [];
+    for (var i = 0; i < xs.length; i++) {
+      if (judgeScalar(xs[i], list[i], rule) !== "wrong") continue;
+      var why = explains(xs[i], list[i], i);
+      if (why === null) return null;
+      out.push([isList ? i + 1 : 0, why, xs[i]]);
+    }
+    return out.length ? out : null;
+  }
+  function floatArtefact(xs, Q, rule, isList) {
+    if (rule.kind === "test") return null;
+    var windows = Q.artefact || [];
+    return explained(xs, expectedList(Q), rule, isList, function (x, V, i) {
+      var w = windows[i];
+      if (!w || !printedDouble(x)) return null;
+      if (cmp(x, readRat(w.lo)) < 0 || cmp(x, readRat(w.hi)) > 0) return null;
+      var q = exactOf(V);
+      return { write: q === null ? null : terminating(q), exact: q !== null };
+    });
+  }
+  function tieToEven(x, V, rule) { // diagnosis._tie_to_even: [kind, digits, half away] | null
+    var q = exactOf(V), kind = "places", digits, even;
+    if (q === null) return null;
+    if (rule.kind === "test" && rule.test === "sig") {
+      kind = "sig"; digits = Number(tolerance(rule).n);
+      even = halfEvenSig(q, digits);
+    } else {
+      if (rule.kind === "test" && rule.test !== "places") return null;
+      digits = rule.kind === "test" ? Number(tolerance(rule).n) : x.places;
+      if (digits === null || digits === undefined) return null;
+      even = halfEvenPlaces(q, digits);
+    }
+    if (even === null || holdsAll([x], [{ exact: true, q: even }], rule) !== true) return null;
+    return [kind, digits, sub(mul(rat(2n), q), even), q];
+  }
+  function digitSlips(text, leadingZero) { // near_miss.digit_slips
+    var cut = text.toLowerCase().indexOf("e"), mantissa = cut < 0 ? text : text.slice(0, cut);
+    var digits = [], out = [], seen = {}, k, step;
+    for (k = 0; k < mantissa.length; k++) if (/[0-9]/.test(mantissa.charAt(k))) digits.push(k);
+    for (var j = 0; j < digits.length; j++) {
+      k = digits[j];
+      for (step = -1; step <= 1; step += 2) {
+        var d = Number(text.charAt(k)) + step, before = k > 0 ? text.charAt(k - 1) : "";
+        var leading = k === digits[0] || (!/[0-9]/.test(before) && before !== ".");
+        if (d < 0 || d > 9) continue;
+        if (d === 0 && leading && /[0-9]/.test(text.charAt(k + 1)) && !leadingZero) continue;
+        var t = text.slice(0, k) + d + text.slice(k + 1);
+        if (t !== text && !seen[t]) { seen[t] = true; out.push(t); }
+      }
+    }
+    return out;
+  }
+  function ratText(r) { return r.d === 1n ? r.n.toString() : r.n.toString() + "/" + r.d.toString(); }
+  function rightText(x, V) { // near_miss._right_text
+    var v = asValue(V);
+    if (x.places !== null && x.places !== undefined) {
+      var r = roundedValue(v, x.places);
+      return r === null ? null : fixedStr(r, x.places);
+    }
+    if (x.fraction) return v.exact ? ratText(v.q) : null;
+    return v.exact && v.q.d === 1n ? v.q.n.toString() : null;
+  }
+  function slipped(x, V, rule) { // near_miss._slipped
+    var i, w;
+    if (rule.kind !== "test") {
+      var right = rightText(x, V);
+      if (right === null) return false;
+      if (x.fraction) {
+        var written = x.text.replace(new RegExp("[" + WS + "]+", "g"), "").replace(/^\++/, "");
+        return digitSlips(right, true).indexOf(written) >= 0;
+      }
+      var texts = [right], zero = parse(right);
+      if (zero !== null && zero.n === 0n) texts.push("-" + right);
+      for (var t = 0; t < texts.length; t++) {
+        var slips = digitSlips(texts[t], false);
+        for (i = 0; i < slips.length; i++) {
+          w = parse(slips[i]);
+          if (w !== null && w.n === x.n && w.d === x.d) return true;
+        }
+      }
+      return false;
+    }
+    var own = digitSlips(x.text, false);
+    for (i = 0; i < own.length; i++) {
+      w = parse(own[i]);
+      if (w !== null && judgeScalar({ n: w.n, d: w.d, places: null }, V, rule) !== "wrong") return true;
+    }
+    return false;
+  }
+  function roundedTwice(x, V, rule) { // near_miss._rounded_twice
+    var d = rule.kind === "test" ? (rule.test === "places" ? Number(tolerance(rule).n) : null)
+      : x.places;
+    if (d === null || d === undefined) return false;
+    for (var extra = 1; extra <= 2; extra++) {
+      var first = roundedValue(asValue(V), d + extra);
+      if (first !== null && eq(roundHalfAway(first, d), x)) return true;
+    }
+    return false;
+  }
+  function nearMiss(xs, Q, rule) { // near_miss.near_miss
+    var expected = expectedList(Q), wrong = [];
+    for (var i = 0; i < xs.length; i++) {
+      if (judgeScalar(xs[i], expected[i], rule) !== "wrong") continue;
+      wrong.push(i);
+    }
+    if (wrong.length !== 1) return false;
+    var k = wrong[0];
+    return slipped(xs[k], expected[k], rule) || roundedTwice(xs[k], expected[k], rule);
+  }
+  function combinations(items, size) { // itertools.combinations, in its order
+    var out = [];
+    (function pick(start, chosen) {
+      if (chosen.length === size) { out.push(chosen.slice()); return; }
+      for (var i = start; i < items.length; i++) { chosen.push(items[i]); pick(i + 1, chosen); chosen.pop(); }
+    })(0, []);
+    return out;
+  }
+  var ALL_SUBSETS_UP_TO = 6, MAX_CARRIED_SETS = 64;
+  function carriedSets(movers) { // diagnosis.carried_sets
+    if (movers.length < 2) return [];
+    if (movers.length > ALL_SUBSETS_UP_TO) return [movers.slice()];
+    var out = [];
+    for (var size = 2; size <= movers.length; size++) out = out.concat(combinations(movers, size));
+    return out.slice(0, MAX_CARRIED_SETS);
+  }
+  // The quantity computed from the answers to `group` (the others at their right values):
+  // a list of rationals, "static" (the group does not move it), or UNSURE.
+  function carriedValue(Q, group, answers, questions) {
+    var c = Q.carried || {}, form = group.length === 1 ? c.single && c.single[group[0]] : undefined;
+    if (form === undefined || form === null) form = c.all;
+    if (form === "static") return "static";
+    if (form === undefined || form === null) return UNSURE;
+    var env = {};
+    (Q.earlier || []).forEach(function (key) {
+      if (group.indexOf(key) >= 0) { env[key] = answers[key]; return; }
+      var P = questions[key];
+      if (!P) return;
+      var vs = asList(P.value), exact = [];
+      for (var i = 0; i < vs.length; i++) {
+        var q = exactOf(vs[i]);
+        if (q === null) return; // a right value the page holds only as an enclosure
+        exact.push(q);
+      }
+      env[key] = Array.isArray(P.value) ? exact : exact[0];
+    });
+    var isList = !(Q.size === null || Q.size === undefined);
+    var exprs = isList ? form : [form], out = [];
+    if (!Array.isArray(exprs)) return UNSURE;
+    for (var k = 0; k < exprs.length; k++) {
+      var r = evalExpr(exprs[k], env);
+      if (r === null) return UNSURE;
+      out.push({ exact: true, q: r });
+    }
+    return out;
+  }
+  function isRight(values, Q) {
+    var expected = expectedList(Q);
+    for (var i = 0; i < values.length; i++) {
+      var q = exactOf(expected[i]);
+      if (q === null || !eq(q, values[i].q)) return false;
     }
     return true;
   }
-  function carried(xs, Q, answersByKey) { // the first carried entry the answer follows
-    var entries = Q.carried || [], list = !(Q.size === null || Q.size === undefined);
-    var expected = expectedList(Q);
-    for (var k = 0; k < entries.length; k++) {
-      var exprs = list ? entries[k].expr : [entries[k].expr];
-      if (!Array.isArray(exprs) || exprs.length !== xs.length) continue;
-      var values = [], same = true, usable = true;
-      for (var i = 0; i < exprs.length && usable; i++) {
-        var r = evalExpr(exprs[i], answersByKey);
-        if (r === null) { usable = false; break; }
-        values.push(r);
-        var v = asValue(expected[i]);
-        if (!(v.exact && eq(v.q, r))) same = false;
+  function shaped(got, P) { // an answer of the question's shape (a number, or n values)
+    if (got === undefined || got === null) return false;
+    var isList = !(P.size === null || P.size === undefined);
+    return Array.isArray(got) === isList && (!isList || got.length === P.size);
+  }
+  // diagnosis._carried: {sources: [key, ...]} | UNSURE | null
+  function carriedFrom(xs, Q, rule, answers, questions) {
+    var wrong = [], i;
+    (Q.earlier || []).forEach(function (key) {
+      var P = questions[key], got = answers[key];
+      if (P && shaped(got, P) && holdsAll(asList(got), expectedList(P), claimRule(P.rule)) === false) {
+        wrong.push(key);
       }
-      if (!usable || same) continue;
-      var follows = true;
-      for (i = 0; i < xs.length; i++) {
-        var s = judgeScalar(xs[i], { exact: true, q: values[i] }, EXACT_RULE);
-        if (s !== "exact" && s !== "rounded") { follows = false; break; }
-      }
-      if (follows) return entries[k];
+    });
+    var movers = [];
+    for (i = wrong.length - 1; i >= 0; i--) {
+      var v = carriedValue(Q, [wrong[i]], answers, questions);
+      if (v === "static") continue;
+      if (v === UNSURE) return UNSURE;
+      var h = holdsAll(xs, v, rule);
+      if (h === null) return UNSURE;
+      if (h) return { sources: [wrong[i]] };
+      if (!isRight(v, Q)) movers.unshift(wrong[i]);
+    }
+    var sets = carriedSets(movers);
+    for (i = 0; i < sets.length; i++) {
+      var w = carriedValue(Q, sets[i], answers, questions);
+      if (w === "static") continue;
+      if (w === UNSURE) return UNSURE;
+      var hs = holdsAll(xs, w, rule);
+      if (hs === null) return UNSURE;
+      if (hs) return { sources: sets[i] };
     }
     return null;
   }
+  function shownPlaces(key, answers, questions) { // diagnosis._shown_places of the answer
+    var P = key ? questions[key] : null, got = key ? answers[key] : undefined;
+    if (!P || !shaped(got, P) || Array.isArray(got) || (P.rule && P.rule.kind === "test")) return 0;
+    if (got.places === null || got.places === undefined) return 0;
+    var q = exactOf(P.value);
+    return q !== null && eq(q, got) ? got.places : 0;
+  }
+  // diagnosis._known, then diagnosis._rounded_early: {name, text} | UNSURE | null
+  function knownMistake(xs, Q, rule, isList, answers, questions) {
+    var mistakes = Q.mistakes || [], i, h;
+    for (i = 0; i < mistakes.length; i++) {
+      if (mistakes[i].value === null) return UNSURE;
+      h = holdsAll(xs, mistakes[i].value, rule);
+      if (h === null) return UNSURE;
+      if (h) return { name: mistakes[i].name, text: mistakes[i].text };
+    }
+    if (!isList && xs[0].fraction) return null; // a fraction is a slip of exact work
+    var early = Q.early || [];
+    for (i = 0; i < early.length; i++) {
+      var e = early[i];
+      if (e.places < shownPlaces(e.from, answers, questions)) continue;
+      if (e.value === null) return UNSURE;
+      h = holdsAll(xs, e.value, rule);
+      if (h === null) return UNSURE;
+      if (h) return { name: "rounded_early", text: e.text };
+    }
+    return null;
+  }
+  // diagnose(xs, Q, answers, questions): what derive check says of a wrong answer.
+  function diagnose(xs, Q, answers, questions) {
+    var rule = claimRule(Q.rule), isList = !(Q.size === null || Q.size === undefined);
+    var found = floatArtefact(xs, Q, rule, isList);
+    if (found) return { kind: "float", mistake: "float_artefact", elements: found };
+    found = explained(xs, expectedList(Q), rule, isList, function (x, V) {
+      return tieToEven(x, V, rule);
+    });
+    if (found) return { kind: "half", mistake: "half_to_even", elements: found };
+    var from = carriedFrom(xs, Q, rule, answers, questions);
+    if (from === UNSURE) return { kind: "unsure" };
+    if (from) return { kind: "carried", sources: from.sources };
+    var named = knownMistake(xs, Q, rule, isList, answers, questions);
+    if (named === UNSURE) return { kind: "unsure" };
+    if (named && nearMiss(xs, Q, rule)) return { kind: "near", also: named.name };
+    if (named) return { kind: "mistake", mistake: named.name, text: named.text };
+    return { kind: "none" };
+  }
 
-  var pageWords = {}; // data.words, once start has read them
+  var pageWords = {}, pageQuestions = {}; // data.words and every question, once start has read them
 
-  // classify(answer, Q, answersByKey[, words]): {status, message, key, values}; words
-  // default to the page's data.words. The answer is read once.
-  function classify(answer, Q, answersByKey, words) {
+  // classify(answer, Q, answersByKey[, words[, questions]]): {status, message, key, values,
+  // verdict, mistake, carried, unsure}; words default to the page's data.words, questions (every
+  // question of the page by key, for the earlier ones) to the page's. The answer is read once.
+  function classify(answer, Q, answersByKey, words, questions) {
     if (words === undefined) words = pageWords;
+    if (questions === undefined) questions = pageQuestions;
+    answersByKey = answersByKey || {};
     var isList = !(Q.size === null || Q.size === undefined);
     var capped = tooLong(answer);
     var text = capped ? String(answer).slice(0, 20) + "\u2026" : clean(answer);
     var parsed = capped ? { ok: false, reason: "long" } : parseCleaned(text, isList ? Q.size : null);
     var params = { answer: text, name: Q.name };
     var values = parsed.ok ? (isList ? parsed.values : parsed.values[0]) : undefined;
+    var verdict = null, mistake = null, carriedNames = null, unsure = false;
     function out(status, key, extra) {
       var p = {};
       for (var a in params) p[a] = params[a];
       if (extra) for (var b in extra) p[b] = extra[b];
-      return { status: status, message: fill(words, key, p), key: key, values: values };
+      return { status: status, message: fill(words, key, p), key: key, values: values,
+               verdict: verdict, mistake: mistake, carried: carriedNames, unsure: unsure };
     }
     if (!parsed.ok) {
       if (parsed.reason === "empty") return out("nan", "empty");
       if (parsed.reason === "long") return out("nan", "too_long", { max: MAX_ANSWER_TEXT });
-      if (parsed.reason === "count") return out("wrong", "wrong_count", { n: Q.size, m: parsed.got });
+      if (parsed.reason === "count") {
+        verdict = "wrong"; // derive check: a claim of the wrong shape, no mistake named
+        return out("wrong", "wrong_count", { n: Q.size, m: parsed.got });
+      }
       return out("nan", "not_a_number", { text: parsed.text });
     }
     var xs = parsed.values, expected = expectedList(Q), rule = Q.rule || EXACT_RULE;
-    var statuses = judgeEach(xs, expected, rule), overall = worst(statuses), i;
-    if (overall === "exact") return out("right", "right");
-    if (overall === "within") return out("right", "right_within");
-    if (overall === "rounded") {
+    var statuses = judgeEach(xs, expected, claimRule(rule)), overall = worst(statuses), i;
+    if (overall === "undecided") { verdict = "undecided"; return out("undecided", "undecided"); }
+    if (overall !== "wrong") {
+      verdict = "holds";
+      if (overall === "exact") return out("right", "right");
+      if (overall === "within") return out("right", "right_within");
       var least = null, enough = rule.kind === "places";
       for (i = 0; i < xs.length; i++) {
         if (statuses[i] !== "rounded") continue;
@@ -404,9 +686,37 @@ var DeriveCheck = (function () {
       if (enough) return out("right", "right_rounded", { places: least });
       return roundedMessage(out, rule);
     }
-    if (overall === "undecided") return out("undecided", "undecided");
-    // wrong: every wrong element a correct rounding short of the test, or a near miss?
-    var nearMiss = null, allRounded = true;
+    verdict = "wrong";
+    var d = diagnose(xs, Q, answersByKey, questions);
+    if (d.kind === "float") {
+      mistake = d.mistake;
+      var f = d.elements[0];
+      return out("wrong", f[1].write !== null ? "wrong_float"
+                 : (f[1].exact ? "wrong_float_exact" : "wrong_float_round"),
+                 { text: f[2].text, write: f[1].write, i: f[0] });
+    }
+    if (d.kind === "half") {
+      mistake = d.mistake;
+      var h = d.elements[0], tie = h[1];
+      return out("wrong", tie[0] === "sig" ? "wrong_half_even_sig" : "wrong_half_even",
+                 { text: h[2].text, exact: terminating(tie[3]) || ratText(tie[3]),
+                   places: tie[1], away: terminating(tie[2]) || ratText(tie[2]) });
+    }
+    if (d.kind === "carried") {
+      carriedNames = d.sources.map(function (key) { return questions[key].name; });
+      var refs = d.sources.map(function (key) {
+        var P = questions[key];
+        return fill(words, "question_ref", { number: P.number, label: P.label });
+      });
+      return out("wrong", "wrong_carried", { names: refs.join(fill(words, "names_sep", {})) });
+    }
+    if (d.kind === "mistake") {
+      mistake = d.mistake;
+      return out("wrong", "wrong_mistake", { mistake: d.text });
+    }
+    unsure = d.kind === "unsure";
+    // No name: a correct rounding short of the test, or a rounding one step off, is said so.
+    var nearRounding = null, allRounded = true;
     for (i = 0; i < xs.length; i++) {
       if (statuses[i] !== "wrong") continue;
       var plain = rule.kind === "test" ? judgeScalar(xs[i], expected[i], EXACT_RULE) : "wrong";
@@ -414,21 +724,15 @@ var DeriveCheck = (function () {
       if (plain === "wrong" && near(xs[i], expected[i])) {
         var r = roundedValue(asValue(expected[i]), xs[i].places);
         if (r !== null) {
-          if (nearMiss === null) nearMiss = { places: xs[i].places, expected: fixedStr(r, xs[i].places) };
+          if (nearRounding === null) nearRounding = { places: xs[i].places, expected: fixedStr(r, xs[i].places) };
           continue;
         }
       }
       allRounded = false;
       break;
     }
-    if (allRounded && nearMiss !== null) return out("rounded", "rounded_other", nearMiss);
+    if (allRounded && nearRounding !== null) return out("rounded", "rounded_other", nearRounding);
     if (allRounded) return roundedMessage(out, rule);
-    var entry = carried(xs, Q, answersByKey);
-    if (entry) return out("wrong", "wrong_carried", { names: entry.names });
-    var mistakes = Q.mistakes || [];
-    for (i = 0; i < mistakes.length; i++) {
-      if (matches(xs, mistakes[i].value)) return out("wrong", "wrong_mistake", { mistake: mistakes[i].text });
-    }
     if (!isList) return out("wrong", "wrong");
     return out("wrong", "wrong_element", { i: statuses.indexOf("wrong") + 1 });
   }
@@ -479,7 +783,7 @@ var DeriveCheck = (function () {
     if (!holder) return;
     var data = JSON.parse(holder.textContent);
     var words = pageWords = data.words || {}, variants = data.variants || [], n = variants.length;
-    var questions = {}, answersByKey = {};
+    var questions = pageQuestions = {}, answersByKey = {};
     variants.forEach(function (v) {
       var qs = v.questions || {};
       Object.keys(qs).forEach(function (k) { questions[k] = qs[k]; });
@@ -544,7 +848,7 @@ var DeriveCheck = (function () {
       if (!Q || !input) return;
       var text = input.value;
       answersByKey[key] = undefined; // an answer never carries forward from itself
-      var result = classify(text, Q, answersByKey, words);
+      var result = classify(text, Q, answersByKey, words, questions);
       answersByKey[key] = result.values;
       var feedback = doc.getElementById(key + "-feedback");
       if (feedback) {
