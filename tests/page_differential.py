@@ -396,12 +396,25 @@ def _toml(v) -> str:
     raise TypeError(f"cannot write {type(v).__name__} as TOML")
 
 
-def _claim(text, Q: dict):
+def _tolerance(raw_claim, test: str):
+    """The test's tolerance as the source file writes it."""
+    items = raw_claim if isinstance(raw_claim, list) else [raw_claim]
+    for c in items:
+        if isinstance(c, dict) and test in c:
+            return c[test]
+    return None
+
+
+def _claim(text, Q: dict, raw_claim=None):
     rule = Q.get("rule") or {}
     if rule.get("kind") != "test":
         return text
+    tol = _tolerance(raw_claim, rule["test"])
+    if tol is None:
+        tol = int(Fraction(rule["tol"])) if rule["test"] in ("places", "sig") else rule["tol"]
+
     def one(t):
-        return {"value": t, rule["test"]: rule["tol"]}
+        return {"value": t, rule["test"]: tol}
     return [one(t) for t in text] if isinstance(text, list) else one(text)
 
 
@@ -411,12 +424,13 @@ def oracle_toml(pe: PageExercise, sequences: list[list[str]]) -> str:
     if pe.notation:
         lines.append("notation = " + _toml(pe.notation))
     base = {k: v for k, v in pe.raw.items() if k not in ("claims", "vary", "require", "id")}
+    raw_claims = pe.raw.get("claims") if isinstance(pe.raw.get("claims"), dict) else {}
     for n, seq in enumerate(sequences):
         claims = {}
         for (key, Q), text in zip(pe.questions, seq):
             num = parsed_number(text, Q.get("size"))
             if num is not None:
-                claims[Q["name"]] = _claim(num, Q)
+                claims[Q["name"]] = _claim(num, Q, raw_claims.get(Q["name"]))
         table = {"id": f"{pe.raw.get('id', 'ex')}-seq{n}", **base}
         if claims:
             table["claims"] = claims
