@@ -350,7 +350,7 @@ def sequence(pe: PageExercise, ex, rng: random.Random) -> list[tuple[str, str]]:
     """One student's answers to the exercise's questions, in order: (category, text) each."""
     out: list[tuple[str, str]] = []
     typed: dict[str, object] = {}
-    for key, Q in pe.questions:
+    for _key, Q in pe.questions:
         cands = question_candidates(Q, rng)
         cat, text = rng.choice(cands)
         wrong_before = any(c not in ("right_exact", "spaces") and not c.startswith("right_")
@@ -427,7 +427,7 @@ def oracle_toml(pe: PageExercise, sequences: list[list[str]]) -> str:
     raw_claims = pe.raw.get("claims") if isinstance(pe.raw.get("claims"), dict) else {}
     for n, seq in enumerate(sequences):
         claims = {}
-        for (key, Q), text in zip(pe.questions, seq):
+        for (_key, Q), text in zip(pe.questions, seq):
             num = parsed_number(text, Q.get("size"))
             if num is not None:
                 claims[Q["name"]] = _claim(num, Q, raw_claims.get(Q["name"]))
