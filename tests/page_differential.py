@@ -137,7 +137,7 @@ def load_page(spec: PageSpec, folder: Path) -> Page | str:
     script = SCRIPT.search(text).group(1)
     tables, notation = _raw_tables(spec)
     grouped: dict[tuple[int, int], list] = {}
-    for v, variant in enumerate(data["variants"]):
+    for variant in data["variants"]:
         for key, q in variant["questions"].items():
             m = KEY.match(key)
             grouped.setdefault((int(m.group(1)), int(m.group(2))), []).append(
