@@ -495,9 +495,9 @@ function _s(v) { return JSON.stringify(v, function (k, x) {
   return typeof x === "bigint" ? x.toString() : x; }); }
 function T_reset() { _typed = {}; return 0; }
 function T_step(args) {
-  var a = JSON.parse(args), key = a[0], Q = a[1], text = a[2], words = a[3];
+  var a = JSON.parse(args), key = a[0], Q = a[1], text = a[2], words = a[3], book = a[4];
   _typed[key] = undefined; // as the page's check(): never carried from itself
-  var r = DeriveCheck.classify(text, Q, _typed, words);
+  var r = DeriveCheck.classify(text, Q, _typed, words, book);
   _typed[key] = r.values;
   return _s(r);
 }
@@ -571,8 +571,9 @@ def run_page_sequence(page: Page, pe: PageExercise, texts: list[str]
     ctx.eval("T_reset()")
     step = ctx.get("T_step")
     results, seconds = [], []
+    book = dict(pe.questions)  # the exercise's questions by key: the earlier ones' data
     for (key, Q), text in zip(pe.questions, texts):
-        arg = json.dumps([key, Q, text, page.words])
+        arg = json.dumps([key, Q, text, page.words, book])
         t0 = time.perf_counter()
         got = step(arg)
         seconds.append(time.perf_counter() - t0)
