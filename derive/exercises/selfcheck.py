@@ -18,6 +18,7 @@ from derive.exercises.page import Asked, Carried, Known, Rule
 from derive.kernel.dag import tree_size
 from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.recipes.base import Context
+from derive.wording import plural
 
 MAX_FORM_NODES = 20_000
 """Largest carried-forward form (tree nodes, all of a list's elements) a page gets; a larger
@@ -124,7 +125,7 @@ def _known(report: Report, name: str, earlier: list[str]) -> tuple[Known, ...]:
                         continue
                     ctx = Context(ex.recipe, ex.given, {p: _rounded(report.values[p], places)})
                     add("rounded_early",
-                        f"{p} was rounded to {places} places before computing {name}",
+                        f"{p} was rounded to {plural(places, 'place')} before computing {name}",
                         f"先把 {p} 四舍五入到 {places} 位小数,再算 {name}",
                         _try(lambda c: c[name], ctx))
     except _GIVE_UP:
