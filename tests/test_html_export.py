@@ -362,3 +362,31 @@ def test_page_words_are_plain_text_and_count_right(stem):
     for t in texts:
         assert "`" not in t and "**" not in t, t
         assert not re.search(r"\b1 places\b", t), t
+
+
+@pytest.mark.parametrize("rule, en, zh", [
+    (("places", 1, None, None), "Give it rounded to 1 decimal place.", "四舍五入(远离零)到 1 位小数。"),
+    (("places", 4, None, None), "Give it rounded to 4 decimal places.",
+     "四舍五入(远离零)到 4 位小数。"),
+    (("exact", None, None, None),
+     "Give the exact value (an integer, a fraction or a decimal that terminates).",
+     "写精确值(整数、分数或有限小数)。"),
+    (("test", None, "places", 2), "Give it rounded to 2 decimal places.",
+     "四舍五入(远离零)到 2 位小数。"),
+    (("test", None, "sig", 1), "Give it to 1 significant figure.", "保留 1 位有效数字。"),
+    (("test", None, "sig", 3), "Give it to 3 significant figures.", "保留 3 位有效数字。"),
+    (("test", None, "rel", sp.Rational(1, 10**10)),
+     "Any value within a relative 1e-10 of the exact value is right.",
+     "与精确值的相对误差不超过 1e-10 即为正确。"),
+    (("test", None, "abs", sp.Rational(1, 200)),
+     "Any value within 0.005 of the exact value is right.", "与精确值的误差不超过 0.005 即为正确。"),
+    (("test", None, "abs", sp.Rational(1, 3)),
+     "Any value within 1/3 of the exact value is right.", "与精确值的误差不超过 1/3 即为正确。"),
+])
+def test_precision_in_words(rule, en, zh):
+    from derive.exercises.page import Rule
+    from derive.render.selfcheck import asked_precision
+    kind, places, test, tol = rule
+    r = Rule(kind, places=places, test=test, tolerance=tol)
+    assert asked_precision(r, "en") == en
+    assert asked_precision(r, "zh") == zh
