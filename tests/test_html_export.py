@@ -301,3 +301,92 @@ def test_adam_trajectory_page_is_quick(tmp_path):
     never ask SymPy's is_number/abs of the nested radicals (minutes before the fix)."""
     html = page(ROOT / "tests" / "hostile" / "adam5-amsgrad.toml", "--time-limit", "20")
     assert len(data_of(html)["variants"][0]["questions"]) == 3
+
+
+# ------------------------------------------------------------ what the student reads
+
+def _text(html: str) -> str:
+    return re.sub(r"<[^>]+>", "", html)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_question_the_page_cannot_bound_is_left_out_with_a_note(tmp_path, lang):
+    """clip-vectors asks a list of vectors (clipped_gradients): the page leaves that question
+    out with a note; the exercise's other questions and the file's other exercises stay."""
+    folder = tmp_path / "bank"
+    folder.mkdir()
+    (folder / "clipping.toml").write_text(
+        (ROOT / "tests" / "data" / "clipping.toml").read_text(encoding="utf-8"), "utf-8")
+    (folder / "reading.toml").write_text(
+        (COURSE / "reading.toml").read_text(encoding="utf-8"), "utf-8")
+    html = page(folder, "--lang", lang)
+    keys = {q["name"] for v in data_of(html)["variants"] for q in v["questions"].values()}
+    assert "clipped_gradients" not in keys
+    assert {"mean_gradient", "mean_then_clip", "clip_then_mean", "w_new"} <= keys
+    note = ("Not on this page: Each microbatch gradient clipped (clipped_gradients):" if
+            lang == "en" else "本页未收此题:")
+    why = ("a page cannot check a value of this shape; derive check can." if lang == "en"
+           else "网页无法检查这种形状的值;derive check 可以。")
+    notes = [p for p in re.findall(r"<p>(.*?)</p>", html) if _text(p).startswith(note)]
+    assert notes and all(_text(p).endswith(why) for p in notes)
+
+
+def test_each_question_states_its_precision():
+    """The hint under each question says what precision is asked, from the author's claim."""
+    html = page(ROOT / "tests" / "data" / "clipping.toml")
+    hints = re.findall(r'<p id="(v0-e\d-q\d)-hint" class="hint">(.*?)</p>', html)
+    by_key = dict(hints)
+    data = data_of(html)["variants"][0]["questions"]
+    for key, q in data.items():
+        rule = q["rule"]
+        if rule["kind"] == "places":
+            p = rule["places"]
+            assert by_key[key].endswith(f"Give it rounded to {p} decimal "
+                                        f"{'place' if p == 1 else 'places'}."), by_key[key]
+    assert any(h.endswith("to 1 decimal place.") for h in by_key.values())
+    zh = page(ROOT / "tests" / "data" / "clipping.toml", "--lang", "zh")
+    assert "四舍五入(远离零)到 6 位小数。" in zh
+    exact = page(COURSE / "reading.toml")
+    assert "Give the exact value (an integer, a fraction or a decimal that terminates)." in exact
+
+
+@pytest.mark.parametrize("stem", ["reading", "lesson03"])
+def test_page_words_are_plain_text_and_count_right(stem):
+    """Mistakes' words reach the page without Markdown and with "1 place", not "1 places"."""
+    data = data_of(page(COURSE / f"{stem}.toml"))
+    texts = [m["text"] for v in data["variants"] for q in v["questions"].values()
+             for m in q["mistakes"]] + \
+        [c["names"] for v in data["variants"] for q in v["questions"].values()
+         for c in q["carried"]]
+    assert texts
+    for t in texts:
+        assert "`" not in t and "**" not in t, t
+        assert not re.search(r"\b1 places\b", t), t
+
+
+@pytest.mark.parametrize("rule, en, zh", [
+    (("places", 1, None, None), "Give it rounded to 1 decimal place.", "四舍五入(远离零)到 1 位小数。"),
+    (("places", 4, None, None), "Give it rounded to 4 decimal places.",
+     "四舍五入(远离零)到 4 位小数。"),
+    (("exact", None, None, None),
+     "Give the exact value (an integer, a fraction or a decimal that terminates).",
+     "写精确值(整数、分数或有限小数)。"),
+    (("test", None, "places", 2), "Give it rounded to 2 decimal places.",
+     "四舍五入(远离零)到 2 位小数。"),
+    (("test", None, "sig", 1), "Give it to 1 significant figure.", "保留 1 位有效数字。"),
+    (("test", None, "sig", 3), "Give it to 3 significant figures.", "保留 3 位有效数字。"),
+    (("test", None, "rel", sp.Rational(1, 10**10)),
+     "Any value within a relative 1e-10 of the exact value is right.",
+     "与精确值的相对误差不超过 1e-10 即为正确。"),
+    (("test", None, "abs", sp.Rational(1, 200)),
+     "Any value within 0.005 of the exact value is right.", "与精确值的误差不超过 0.005 即为正确。"),
+    (("test", None, "abs", sp.Rational(1, 3)),
+     "Any value within 1/3 of the exact value is right.", "与精确值的误差不超过 1/3 即为正确。"),
+])
+def test_precision_in_words(rule, en, zh):
+    from derive.exercises.page import Rule
+    from derive.render.selfcheck import asked_precision
+    kind, places, test, tol = rule
+    r = Rule(kind, places=places, test=test, tolerance=tol)
+    assert asked_precision(r, "en") == en
+    assert asked_precision(r, "zh") == zh

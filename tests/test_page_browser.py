@@ -363,3 +363,72 @@ def test_scrolling_formulas_focusable_and_marked(browser, course_pages, lang):
         o.page.locator("div.display[data-scrolls]").first.focus()
         assert o.page.evaluate("document.activeElement.getAttribute('role')") == "region"
         assert o.errors == []
+
+
+def test_the_same_answer_twice_is_announced_again(browser, third):
+    """The live region's text changes on a second Check of the same wrong answer (a screen
+    reader says it again), counted by a MutationObserver on the feedback."""
+    key = _keys(third["en"])["gradient"]
+    with open_page(browser, third["en"]) as opened:
+        page = opened.page
+        page.evaluate("""k => { window.changes = 0; new MutationObserver(() => window.changes++)
+            .observe(document.getElementById(k + '-feedback'),
+                     {childList: true, characterData: true, subtree: true}); }""", key)
+        first = ask(page, key, "-3.5")
+        second = ask(page, key, "-3.5")
+        third_ = ask(page, key, "-3.5")
+        assert first == ("wrong", "Not right. Try again, or show the working.")
+        assert second == ("wrong", "Not right. Try again, or show the working. "
+                          "(checked 2 times)")
+        assert third_[1].endswith("(checked 3 times)")
+        assert page.evaluate("window.changes") >= 3
+        assert ask(page, key, "-3")[1] == "Right."  # a new message: no count
+
+
+def test_answers_kept_on_reload_and_start_over(browser, third):
+    keys = _keys(third["en"])
+    with open_page(browser, third["en"]) as opened:
+        page = opened.page
+        assert page.locator("#derive-start-over").is_visible()
+        ask(page, keys["gradient"], "-3")
+        ask(page, keys["w_new"], "0.5")
+        page.reload()
+        page.wait_for_load_state("load")
+        assert page.locator(f"#{keys['gradient']}-input").input_value() == "-3"
+        feedback = page.locator(f"#{keys['w_new']}-feedback")
+        assert page.locator(f"#{keys['w_new']}-input").input_value() == "0.5"
+        assert feedback.get_attribute("data-status") == "wrong"
+        assert page.locator(f"button.reveal[data-q='{keys['w_new']}']").is_enabled()
+        page.locator("#derive-start-over").click()
+        assert page.locator(f"#{keys['gradient']}-input").input_value() == ""
+        assert feedback.text_content() == ""
+        page.reload()
+        page.wait_for_load_state("load")
+        assert page.locator(f"#{keys['gradient']}-input").input_value() == ""
+        assert opened.requests_blocked == [] and opened.csp_violations == []
+        assert opened.errors == []
+
+
+@pytest.mark.parametrize("refusal", [
+    "Object.defineProperty(window, 'localStorage', {get() { throw new DOMException("
+    "'denied', 'SecurityError'); }});",
+    "Storage.prototype.setItem = function () { throw new DOMException('full', "
+    "'QuotaExceededError'); }; Storage.prototype.getItem = function () { throw new "
+    "DOMException('denied', 'SecurityError'); };",
+])
+def test_a_browser_that_refuses_storage_still_checks(browser, third, refusal):
+    key = _keys(third["en"])["gradient"]
+    context = browser.new_context(service_workers="block")
+    try:
+        context.set_offline(True)
+        context.add_init_script(refusal)
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(Path(third["en"]).resolve().as_uri())
+        assert ask(page, key, "-3") == ("right", "Right.")
+        page.locator("#derive-start-over").click()
+        assert page.locator(f"#{key}-input").input_value() == ""
+        assert errors == []
+    finally:
+        context.close()

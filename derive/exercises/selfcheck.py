@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from derive.exercises.check import Report
 from derive.exercises.artefacts import artefact_window
+from derive.exercises.check import Report
 from derive.exercises.diagnosis import EARLY_ROUNDING_PLACES, _rounded, _try
 from derive.exercises.diagnosis import _mistakes as known_mistakes
 from derive.exercises.page import STATIC, Asked, Carried, Early, Known, Rule

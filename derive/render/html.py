@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import re
 from functools import singledispatch
 
 from derive.render import katex
@@ -45,8 +46,8 @@ WORDS = {
                 "terminate) or with decimals rounded half away from zero. A question shows "
                 "its working once you have tried it.",
         "student_button": "Show my variant",
-        "variant_intro": "This page has {n} variants with different numbers. It picked one at "
-                         "random; type your student number to get your own.",
+        "variant_intro": "This page has {n} {n:variant|variants} with different numbers. It "
+                         "picked one at random; type your student number to get your own.",
         "variant_note": "Variant {i} of {n}.",
         "student_variant_note": "Variant {i} of {n}, for this student number.",
         "no_script": "Checking answers and showing the working need JavaScript; without it "
@@ -71,7 +72,8 @@ WORDS = {
         "undecided": "This page cannot decide this answer exactly; derive check can.",
         "wrong": "Not right. Try again, or show the working.",
         "wrong_element": "Not right: value {i} of the list is wrong.",
-        "wrong_count": "This answer needs {n} values separated by commas; you gave {m}.",
+        "wrong_count": "This answer needs {n} {n:value|values} separated by commas; you gave "
+                       "{m}.",
         "wrong_carried": "Not right, but it follows correctly from your own answer to {names}: "
                          "the error is carried forward.",
         "wrong_mistake": "Not right. This is the value of a known mistake: {mistake}",
@@ -96,10 +98,20 @@ WORDS = {
         "not_a_number": "\u201c{text}\u201d is not a number: write an integer (3), a decimal "
                         "(\u22120.25, 2e9) or a fraction (14/3).",
         "empty": "Write an answer first.",
-        "too_long": "This answer is longer than {max} characters: write only the number "
-                    "(or the numbers, separated by commas).",
+        "too_long": "This answer is longer than {max} {max:character|characters}: write "
+                    "only the number (or the numbers, separated by commas).",
         "hint_one": "A number: an integer, a decimal or a fraction (14/3).",
-        "hint_list": "{n} numbers separated by commas.",
+        "hint_list": "{n} {n:number|numbers} separated by commas.",
+        "ask_exact": "Give the exact value (an integer, a fraction or a decimal that "
+                     "terminates).",
+        "ask_places": "Give it rounded to {places} decimal {places:place|places}.",
+        "ask_sig": "Give it to {tol} significant {tol:figure|figures}.",
+        "ask_rel": "Any value within a relative {tol} of the exact value is right.",
+        "ask_abs": "Any value within {tol} of the exact value is right.",
+        "again": "(checked {n} {n:time|times})",
+        "start_over": "Start over",
+        "left_out": "Not on this page:",
+        "left_out_why": "a page cannot check a value of this shape; derive check can.",
     },
     "zh": {
         "check": "检查", "show_working": "显示推导", "hide_working": "隐藏推导",
@@ -142,9 +154,43 @@ WORDS = {
         "too_long": "这个答案超过 {max} 个字符:只写数(或用逗号分隔的几个数)。",
         "hint_one": "一个数:整数、小数或分数(14/3)。",
         "hint_list": "{n} 个数,用逗号分隔。",
+        "ask_exact": "写精确值(整数、分数或有限小数)。",
+        "ask_places": "四舍五入(远离零)到 {places} 位小数。",
+        "ask_sig": "保留 {tol} 位有效数字。",
+        "ask_rel": "与精确值的相对误差不超过 {tol} 即为正确。",
+        "ask_abs": "与精确值的误差不超过 {tol} 即为正确。",
+        "again": "(第 {n} 次检查)",
+        "start_over": "重新开始",
+        "left_out": "本页未收此题:",
+        "left_out_why": "网页无法检查这种形状的值;derive check 可以。",
     },
 }
-"""The page's own words: its buttons, hints and the feedback the script writes."""
+"""The page's own words: its buttons, hints and the feedback the script writes. A template's
+`{n}` is the number n; `{n:one|many}` is the word for that count (`one` when n is 1), so that
+English reads "1 place", "2 places" (page.js's fill reads the same syntax)."""
+
+PLACEHOLDER = re.compile(r"\{([A-Za-z_]+)(?::([^|{}]*)\|([^{}]*))?\}")
+
+
+def fill(template: str, **params) -> str:
+    """A template of WORDS with its parameters (as page.js's fill writes it)."""
+    def one(m: re.Match) -> str:
+        name, single, many = m.groups()
+        if name not in params:
+            return m.group(0)
+        if single is None:
+            return str(params[name])
+        return single if str(params[name]) == "1" else many
+    return PLACEHOLDER.sub(one, template)
+
+
+MARKDOWN = re.compile(r"`([^`]*)`|\*\*([^*]+)\*\*|(?<![\w*])\*([^*\s][^*]*)\*(?![\w*])")
+
+
+def page_text(text: str) -> str:
+    """Text the page's script writes as text (mistakes' descriptions, written for Markdown
+    and terminals): `code`, **bold** and *emphasis* as their plain words."""
+    return MARKDOWN.sub(lambda m: next(g for g in m.groups() if g is not None), text)
 
 
 # ---------------------------------------------------------------------------------- prose
@@ -308,7 +354,7 @@ def csp(script: str, style: str) -> str:
 def _variant_form(n: int, words: dict) -> str:
     if n < 2:
         return ""
-    return (f'<p>{escape_html(words["variant_intro"].format(n=n))}</p>'
+    return (f'<p>{escape_html(fill(words["variant_intro"], n=n))}</p>'
             '<form id="derive-variant" class="variant-form">'
             f'<label for="derive-student">{escape_html(words["student"])}</label> '
             '<input id="derive-student" type="text" autocomplete="off" inputmode="numeric">'
@@ -329,7 +375,9 @@ def to_html(doc: Document) -> str:
     main = f"<h1>{title_html}</h1>"
     if has_questions:
         main += (_variant_form(len(variants), words) +
-                 f'<noscript><p>{escape_html(words["no_script"])}</p></noscript>')
+                 f'<noscript><p>{escape_html(words["no_script"])}</p></noscript>'
+                 f'<p><button type="button" id="derive-start-over" hidden>'
+                 f'{escape_html(words["start_over"])}</button></p>')
     main += body
     style = katex.stylesheet(main) + katex.asset("page.css").decode("utf-8")
     data = ""

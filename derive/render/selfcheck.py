@@ -12,10 +12,11 @@ from __future__ import annotations
 import sympy as sp
 
 from derive.exercises.check import Report
-from derive.exercises.errors import ExerciseNotSupported
 from derive.exercises.page import STATIC, Asked, Rule
 from derive.exercises.report import PageExercise
+from derive.exercises.selfcheck import quantity_words
 from derive.kernel import intervals
+from derive.kernel.exact import decimal_str, terminating_places
 from derive.render.derivation import _too_large_unsupported, given_math, graph_sections
 from derive.render.document import (
     Author,
@@ -27,6 +28,7 @@ from derive.render.document import (
     Variant,
 )
 from derive.render.html import WORDS as PAGE_WORDS
+from derive.render.html import fill, page_text
 from derive.render.labels import in_language, words
 from derive.render.numbers import rounding_rule
 from derive.render.questions import WORDS as SHEET_WORDS
@@ -165,9 +167,40 @@ def _workings(report: Report, names: list[str], lang: str) -> dict[str, list]:
     return out
 
 
-def _hint(value, lang: str) -> str:
+def _tolerance(t: sp.Rational) -> str:
+    """A tolerance as an author writes it: 1e-10 for a power of ten below one, else its
+    decimal when it terminates, else its fraction."""
+    t = sp.Rational(t)
+    if t.p == 1 and t.q > 1 and str(t.q).rstrip("0") == "1":
+        return f"1e-{len(str(t.q)) - 1}"
+    return decimal_str(t) if terminating_places(t) is not None else _fraction(t)
+
+
+def asked_precision(rule: Rule, lang: str) -> str:
+    """The precision a question asks, in words, from its rule."""
     w = PAGE_WORDS[lang]
-    return w["hint_list"].format(n=len(value)) if isinstance(value, list) else w["hint_one"]
+    if rule.kind == "places":
+        return fill(w["ask_places"], places=rule.places)
+    if rule.kind == "test" and rule.test in ("places", "sig"):
+        n = int(rule.tolerance)
+        return fill(w["ask_places"], places=n) if rule.test == "places" else \
+            fill(w["ask_sig"], tol=n)
+    if rule.kind == "test":
+        return fill(w["ask_" + rule.test], tol=_tolerance(rule.tolerance))
+    return w["ask_exact"]
+
+
+def _hint(a: Asked, lang: str) -> str:
+    w = PAGE_WORDS[lang]
+    kind = fill(w["hint_list"], n=len(a.value)) if isinstance(a.value, list) else w["hint_one"]
+    return f"{kind} {asked_precision(a.rule, lang)}"
+
+
+def _plain_check(check: dict) -> dict:
+    """The page's data with its words as plain text (the script writes them as text)."""
+    mistakes = [{**m, "text": page_text(m["text"])} for m in check["mistakes"]]
+    early = [{**e, "text": page_text(e["text"])} for e in check["early"]]
+    return {**check, "label": page_text(check["label"]), "mistakes": mistakes, "early": early}
 
 
 def exercise_blocks(page: PageExercise, v: int, j: int, lang: str) -> list:
@@ -180,22 +213,23 @@ def exercise_blocks(page: PageExercise, v: int, j: int, lang: str) -> list:
     keys = {n: f"v{v}-e{j}-q{k}" for k, n in enumerate(names)}
     workings = _too_large_unsupported(report, "writing out its working", _workings, report,
                                       names, lang)
-    items = []
+    items, left_out = [], []
     for a in page.asked:
         q = ex.recipe.quantity(a.name)
         label = _question(ex, q, lang)
-        plain = in_language(ex.recipe.words_of(q.name), lang) or a.name
+        plain = in_language(quantity_words(ex.recipe, q.name), lang) or a.name
         try:
-            check = encode_check(a, keys, plain, lang)
-        except ValueError as exc:
-            raise ExerciseNotSupported(ex.path, ex.id, f"claims.{a.name}",
-                                       f"a self-check page needs {exc}",
-                                       "export it as tex or md") from None
-        items.append(Question(keys[a.name], label, _hint(a.value, lang),
+            check = _plain_check(encode_check(a, keys, plain, lang))
+        except ValueError:  # a value the page cannot bound: this question is left out
+            w = PAGE_WORDS[lang]
+            left_out.append(Paragraph((w["left_out"], " ", *label, " ", w["left_out_why"])))
+            continue
+        items.append(Question(keys[a.name], label, _hint(a, lang),
                               tuple(workings[a.name]), check))
     title = "" if states_answer(first.title, original) else first.title
+    asked = [Questions(tuple(items))] if items else []
     return [Heading(Author(first.id), 1, title), Paragraph(f"{t['given']}:"), given_math(ex),
-            Paragraph(f"{SHEET_WORDS[lang]['compute']}:"), Questions(tuple(items))]
+            Paragraph(f"{SHEET_WORDS[lang]['compute']}:"), *asked, *left_out]
 
 
 def selfcheck_document(pages: list[list[PageExercise]], lang: str = "en",

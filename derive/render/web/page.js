@@ -5,7 +5,9 @@
  * derive.exercises.reader.decimal_places, derive.exercises.claims.judge). Values are never
  * binary floats: every value is {n: BigInt, d: BigInt} with d > 0 and gcd(n, d) = 1. Plain
  * JavaScript numbers are used only for counts (places, lengths, indices) and the FNV-1a hash.
- * No eval, no HTML writing (text goes through textContent), no network, no storage.
+ * No eval, no HTML writing (text goes through textContent), no network. The one storage is
+ * the reader's own answers, in the browser's localStorage under a key of this page's content
+ * and variant (pageStore); a browser that refuses storage leaves the page working without it.
  */
 var DeriveCheck = (function () {
   // ---------------------------------------------------------------- rationals
@@ -317,13 +319,16 @@ var DeriveCheck = (function () {
   }
 
   // ---------------------------------------------------------------- messages
-  var PLACEHOLDER = /\{([A-Za-z_]+)\}/g;
+  // {name} is the value; {name:one|many} the word for that count (derive.render.html.fill)
+  var PLACEHOLDER = /\{([A-Za-z_]+)(?::([^|{}]*)\|([^{}]*))?\}/g;
   function fill(words, key, params) {
     var own = function (k) { return words && Object.prototype.hasOwnProperty.call(words, k); };
     if (params && String(params.places) === "1" && own(key + "_one")) key = key + "_one";
     var template = own(key) ? words[key] : key;
-    return String(template).replace(PLACEHOLDER, function (whole, name) {
-      return Object.prototype.hasOwnProperty.call(params, name) ? String(params[name]) : whole;
+    return String(template).replace(PLACEHOLDER, function (whole, name, one, many) {
+      if (!params || !Object.prototype.hasOwnProperty.call(params, name)) return whole;
+      if (one === undefined) return String(params[name]);
+      return String(params[name]) === "1" ? one : many;
     });
   }
 
@@ -778,10 +783,42 @@ var DeriveCheck = (function () {
     return buf[0] % n;
   }
 
+  // The reader's answers, one record per page and variant: {questionKey: text}. Every call
+  // survives a browser that refuses storage (disabled, full, a blocked file:// origin).
+  function pageStore(doc, holderText) {
+    var prefix = "derive-selfcheck:" + fnv1a(String(doc.title) + "\n" + holderText).toString(16) + ":";
+    var store = null;
+    try {
+      store = typeof window !== "undefined" && window.localStorage ? window.localStorage : null;
+    } catch (e) { store = null; }
+    function get(name) {
+      try { var t = store ? store.getItem(prefix + name) : null; return t === null ? null : JSON.parse(t); }
+      catch (e) { return null; }
+    }
+    function put(name, value) {
+      try { if (store) store.setItem(prefix + name, JSON.stringify(value)); } catch (e) { /* none */ }
+    }
+    function drop(name) {
+      try { if (store) store.removeItem(prefix + name); } catch (e) { /* none */ }
+    }
+    return {
+      variant: function () { var v = get("variant"); return typeof v === "number" ? v : null; },
+      setVariant: function (i) { put("variant", i); },
+      answers: function (v) { var a = get("v" + v); return a && typeof a === "object" ? a : {}; },
+      setAnswer: function (v, key, text) {
+        var a = get("v" + v);
+        if (!a || typeof a !== "object") a = {};
+        a[key] = String(text);
+        put("v" + v, a);
+      },
+      clear: function (n) { drop("variant"); for (var i = 0; i < n; i++) drop("v" + i); }
+    };
+  }
+
   function start(doc) {
     var holder = doc.getElementById("derive-data");
     if (!holder) return;
-    var data = JSON.parse(holder.textContent);
+    var data = JSON.parse(holder.textContent), saved = pageStore(doc, holder.textContent);
     var words = pageWords = data.words || {}, variants = data.variants || [], n = variants.length;
     var questions = pageQuestions = {}, answersByKey = {};
     variants.forEach(function (v) {
@@ -789,8 +826,13 @@ var DeriveCheck = (function () {
       Object.keys(qs).forEach(function (k) { questions[k] = qs[k]; });
     });
     var note = doc.getElementById("derive-variant-note");
+    var variantOf = {}, shown = 0, attempts = {};
+    variants.forEach(function (v, i) {
+      Object.keys(v.questions || {}).forEach(function (k) { variantOf[k] = i; });
+    });
 
     function show(index) {
+      shown = index;
       var sections = doc.querySelectorAll("section.variant");
       for (var i = 0; i < sections.length; i++) {
         sections[i].hidden = sections[i].getAttribute("data-variant") !== String(index);
@@ -820,8 +862,9 @@ var DeriveCheck = (function () {
       window.addEventListener("resize", markScrolling);
     }
 
+    var kept = saved.variant();
     if (n > 0) {
-      var first = randomIndex(n);
+      var first = kept !== null && kept >= 0 && kept < n ? kept : randomIndex(n);
       show(first);
       markScrolling();
       if (n >= 2) say(note, "variant_note", { i: first + 1, n: n });
@@ -838,12 +881,16 @@ var DeriveCheck = (function () {
         if (who === "") return;
         var i = fnv1a(who) % n;
         show(i);
+        saved.setVariant(i);
+        restore(i);
         markScrolling();
         say(note, "student_variant_note", { i: i + 1, n: n });
       });
     }
 
-    function check(key) {
+    // A message the same as the last one is said again with its count ("(checked 2 times)"):
+    // the live region's text changes, so a screen reader announces it again.
+    function check(key, restoring) {
       var Q = questions[key], input = doc.getElementById(key + "-input");
       if (!Q || !input) return;
       var text = input.value;
@@ -852,11 +899,49 @@ var DeriveCheck = (function () {
       answersByKey[key] = result.values;
       var feedback = doc.getElementById(key + "-feedback");
       if (feedback) {
-        feedback.textContent = result.message;
+        var last = attempts[key];
+        var count = last && last.message === result.message ? last.count + 1 : 1;
+        attempts[key] = { message: result.message, count: count };
+        feedback.textContent = count > 1
+          ? result.message + " " + fill(words, "again", { n: count }) : result.message;
         feedback.setAttribute("data-status", result.status);
       }
       var reveal = revealOf[key];
       if (reveal && result.key !== "empty") reveal.disabled = false; // only after an attempt
+      if (!restoring && result.key !== "empty" && variantOf[key] !== undefined) {
+        saved.setAnswer(variantOf[key], key, text);
+        saved.setVariant(shown);
+      }
+    }
+
+    // The variant's kept answers, typed back and judged again in the page's order (an answer
+    // may carry forward from an earlier one).
+    function restore(v) {
+      var kept = saved.answers(v);
+      Object.keys((variants[v] || {}).questions || {}).forEach(function (key) {
+        var input = doc.getElementById(key + "-input");
+        if (!input || typeof kept[key] !== "string") return;
+        input.value = kept[key];
+        check(key, true);
+      });
+    }
+
+    function startOver() {
+      saved.clear(n);
+      Object.keys(questions).forEach(function (key) {
+        var input = doc.getElementById(key + "-input"), feedback = doc.getElementById(key + "-feedback");
+        if (input) input.value = "";
+        if (feedback) { feedback.textContent = ""; feedback.removeAttribute("data-status"); }
+        var working = doc.getElementById(key + "-working"), reveal = revealOf[key];
+        if (working) working.hidden = true;
+        if (reveal) {
+          reveal.disabled = true;
+          reveal.setAttribute("aria-expanded", "false");
+          reveal.textContent = fill(words, "show_working", {});
+        }
+        answersByKey[key] = undefined;
+      });
+      attempts = {};
     }
 
     var reveals = doc.querySelectorAll("button.reveal[data-q]"), revealOf = {};
@@ -874,6 +959,13 @@ var DeriveCheck = (function () {
         });
       }
     });
+
+    var again = doc.getElementById("derive-start-over");
+    if (again) {
+      again.hidden = false;
+      again.addEventListener("click", startOver);
+    }
+    if (n > 0) restore(shown);
 
     Array.prototype.forEach.call(reveals, function (button) {
       var key = button.getAttribute("data-q");
@@ -910,6 +1002,7 @@ var DeriveCheck = (function () {
     classify: classify,
     evalExpr: evalExpr,
     fnv1a: fnv1a,
+    fill: fill,
     start: start
   };
 })();
