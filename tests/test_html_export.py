@@ -150,9 +150,11 @@ def test_values_and_rules_of_the_worked_example():
     assert ex["gradient"]["rule"] == {"kind": "exact"}  # claimed as -4
     assert ex["w_new"]["rule"] == {"kind": "places", "places": 1}  # claimed as 1.4
     assert ex["loss_new"]["rule"] == {"kind": "places", "places": 2}  # 0.72
-    mistakes = {frac(m["value"]["q"]): m["text"] for m in ex["gradient"]["mistakes"]}
-    assert mistakes[2 * grad].endswith("(gradient_other_convention)")  # MSELoss: no ½
-    assert mistakes[-grad].endswith("(gradient_sign)")
+    mistakes = {frac(m["value"]["q"]): m["name"] for m in ex["gradient"]["mistakes"]}
+    assert mistakes[2 * grad] == "gradient_other_convention"  # MSELoss: no ½
+    assert mistakes[-grad] == "gradient_sign"
+    assert not any(m["text"].endswith(f"({m['name']})")  # no internal name in the words
+                   for m in ex["gradient"]["mistakes"])
     w_sign = {frac(m["value"]["q"]) for m in ex["w_new"]["mistakes"]}
     assert w + lr * grad in w_sign
 
@@ -162,9 +164,10 @@ def test_values_and_rules_of_the_worked_example():
 def test_carried_forward_form_is_the_update_from_the_students_gradient(g):
     """w_new from a student's own gradient g: w − η·g, in the page's form tree."""
     qs = _example_questions()
-    (entry,) = [c for c in qs["w_new"]["carried"] if c["names"] == "gradient"]
-    key = entry["from"][0]
-    assert form_value(entry["expr"], {key: g}) == 1 - Fraction(1, 10) * g
+    key = "v0-e0-q2"  # the gradient, lesson03's third question
+    assert qs["gradient"]["number"] == 3
+    expr = qs["w_new"]["carried"]["single"][key]
+    assert form_value(expr, {key: g}) == 1 - Fraction(1, 10) * g
 
 
 _CACHE: dict = {}
@@ -356,8 +359,8 @@ def test_page_words_are_plain_text_and_count_right(stem):
     data = data_of(page(COURSE / f"{stem}.toml"))
     texts = [m["text"] for v in data["variants"] for q in v["questions"].values()
              for m in q["mistakes"]] + \
-        [c["names"] for v in data["variants"] for q in v["questions"].values()
-         for c in q["carried"]]
+        [e["text"] for v in data["variants"] for q in v["questions"].values()
+         for e in q["early"]]
     assert texts
     for t in texts:
         assert "`" not in t and "**" not in t, t

@@ -82,6 +82,22 @@ def typed(value) -> tuple[str, bool]:
 
 # ----------------------------------------------------------------- every course file, en and zh
 
+def _slip(text: str, value) -> bool:
+    """Whether derive check would call the claim `text` one slip from the exact `value`
+    (derive.exercises.near_miss), so that it names no mistake for it."""
+    import sympy as sp
+
+    from derive.exercises.claims import Claim, literal
+    from derive.exercises.near_miss import near_miss
+
+    if isinstance(value, list):
+        if not all("q" in v for v in value):
+            return False
+        items = [literal(t.strip()) for t in text.split(",")]
+        return near_miss(Claim(items, text), [sp.Rational(v["q"]) for v in value])
+    return "q" in value and near_miss(literal(text), sp.Rational(value["q"]))
+
+
 RIGHT = {"en": "Right.", "zh": "正确。"}
 
 
@@ -105,7 +121,11 @@ def test_every_question_right_and_every_mistake_named(browser, course_pages, ste
             for m in q["mistakes"]:
                 text, _ = typed(m["value"])
                 status, said = ask(page, key, text)
-                assert status == "wrong" and m["text"] in said, (key, q["name"], text, said)
+                assert status == "wrong", (key, q["name"], text, said)
+                if _slip(text, q["value"]):  # derive check names no mistake one slip away
+                    assert m["text"] not in said, (key, q["name"], text, said)
+                    continue
+                assert m["text"] in said, (key, q["name"], text, said)
                 named += 1
             text, exact = typed(q["value"])
             status, said = ask(page, key, text, enter=True)
@@ -172,7 +192,7 @@ CASES = [  # (quantity, typed, status, the exact feedback in English)
     ("gradient", "1e999", "nan", None),
     ("gradient", "", "nan", "Write an answer first."),
     ("gradient", "3", "wrong", "Not right. This is the value of a known mistake: the gradient "
-     "with its sign flipped: x·(y − ŷ) (gradient_sign)"),
+     "with its sign flipped: x·(y − ŷ)"),
 ]
 
 
@@ -204,8 +224,8 @@ def test_carried_forward(browser, third):
         page = opened.page
         assert ask(page, keys["gradient"], "-5")[0] == "wrong"
         assert ask(page, keys["w_new"], "5/9") == (
-            "wrong", "Not right, but it follows correctly from your own answer to gradient: "
-            "the error is carried forward.")
+            "wrong", "Not right, but it follows correctly from your own answer to question 1 "
+            "(Gradient with respect to w): the error is carried forward.")
         assert ask(page, keys["w_new"], "0.556")[0] == "wrong"  # rounded, still carried
         assert "carried forward" in ask(page, keys["w_new"], "0.556")[1]
         assert ask(page, keys["gradient"], "-3")[0] == "right"  # corrected: no longer carried

@@ -14,7 +14,6 @@ import sympy as sp
 from derive.exercises.check import Report
 from derive.exercises.page import STATIC, Asked, Rule
 from derive.exercises.report import PageExercise
-from derive.exercises.selfcheck import quantity_words
 from derive.kernel import intervals
 from derive.kernel.exact import decimal_str, terminating_places
 from derive.render.derivation import _too_large_unsupported, given_math, graph_sections
@@ -217,7 +216,7 @@ def exercise_blocks(page: PageExercise, v: int, j: int, lang: str) -> list:
     for a in page.asked:
         q = ex.recipe.quantity(a.name)
         label = _question(ex, q, lang)
-        plain = in_language(quantity_words(ex.recipe, q.name), lang) or a.name
+        plain = in_language(a.words, lang) or a.name
         try:
             check = _plain_check(encode_check(a, keys, plain, lang))
         except ValueError:  # a value the page cannot bound: this question is left out
