@@ -1055,3 +1055,41 @@ def test_page_text_has_no_markdown():
     from derive.render.html import page_text
     assert page_text("a plan (`divisor = 3` states it)") == "a plan (divisor = 3 states it)"
     assert page_text("**not** *this* a*b*c 2*3") == "not this a*b*c 2*3"
+
+
+def _q(name, value, earlier, single, together):
+    return {"name": name, "label": name, "number": len(earlier) + 1, "size": None,
+            "value": {"q": value}, "rule": {"kind": "exact"}, "earlier": earlier,
+            "artefact": [None], "mistakes": [], "early": [],
+            "carried": {"single": single, "all": together}}
+
+
+def a(key):
+    return ["a", key, None]
+
+
+# A = 1; B = A + 1; C = A·B; D = C + B. derive check overrides only the claims of a set:
+# with A = 3 and B = 5 claimed, C is recomputed from them (15) and D = 20, not C's right
+# value 2 plus 5.
+CHAIN = {
+    "A": _q("A", "1", [], {}, None),
+    "B": _q("B", "2", ["A"], {"A": ["+", a("A"), ["n", "1"]]}, None),
+    "C": _q("C", "2", ["A", "B"], {"A": ["*", a("A"), ["+", a("A"), ["n", "1"]]],
+                                   "B": a("B")}, ["*", a("A"), a("B")]),
+    "D": _q("D", "4", ["A", "B", "C"],
+            {"A": ["+", ["*", a("A"), ["+", a("A"), ["n", "1"]]], a("A"), ["n", "1"]],
+             "B": ["*", ["n", "2"], a("B")], "C": ["+", a("C"), ["n", "2"]]},
+            ["+", a("C"), a("B")]),
+}
+
+
+@pytest.mark.parametrize(("typed_d", "carried"), [
+    ("20", ["A", "B"]),  # C recomputed from A and B: 3·5 + 5
+    ("7", None),  # C at its right value instead: derive check never computes this
+    ("102", ["C"]), ("10", ["B"]), ("16", ["A"]), ("105", ["B", "C"]),
+])
+def test_a_set_recomputes_the_quantities_between(typed_d, carried):
+    answers = {"A": parsed("3"), "B": parsed("5"), "C": parsed("100")}
+    r = json.loads(js("T_classify_full", typed_d, json.dumps(CHAIN["D"]), json.dumps(answers),
+                      json.dumps(WORDS), json.dumps(CHAIN)))
+    assert (r["verdict"], r["carried"]) == ("wrong", carried)

@@ -19,6 +19,7 @@ from derive.exercises.page import STATIC, Asked, Carried, Early, Known, Rule
 from derive.kernel.dag import tree_size
 from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.recipes.base import Context
+from derive.recipes.formulas import WORDS as GENERIC_WORDS
 from derive.wording import plural
 
 MAX_FORM_NODES = 20_000
@@ -99,9 +100,12 @@ def _carried(report: Report, name: str, earlier: list[str]) -> tuple[Carried, ..
 
 def quantity_words(recipe, name: str) -> tuple[str, str]:
     """A quantity's words (English, Chinese) as its question names it: the author's title of
-    its node, else the recipe's words."""
+    its node, else the recipe's words, else (an author's formula without a title) its name."""
     title = recipe.node_titles.get(name)
-    return tuple(title) if title is not None else recipe.words_of(name)
+    if title is not None:
+        return tuple(title)
+    words = recipe.words_of(name)
+    return (name, name) if words == GENERIC_WORDS else words
 
 
 def _known(report: Report, name: str) -> tuple[Known, ...]:

@@ -181,7 +181,16 @@ var DeriveCheck = (function () {
     if (V.q !== undefined) return { exact: true, q: readRat(V.q) };
     return { exact: false, lo: readRat(V.lo), hi: readRat(V.hi) };
   }
-  function asValue(V) { return V.exact === undefined ? readValue(V) : V; }
+  var READ = typeof WeakMap === "function" ? new WeakMap() : null;
+  function asValue(V) { // read once per data value: its BigInts are reused by every judgement
+    if (V.exact !== undefined) return V;
+    var got = READ ? READ.get(V) : undefined;
+    if (got === undefined) {
+      got = readValue(V);
+      if (READ) READ.set(V, got);
+    }
+    return got;
+  }
 
   function equal(x, v) { // true / false / null (an enclosure cannot show equality)
     if (v.exact) return eq(x, v.q);
@@ -292,7 +301,11 @@ var DeriveCheck = (function () {
   function evaluate(E, answers) {
     var i, acc;
     switch (E[0]) {
-      case "n": return readRat(E[1]);
+      case "n": {
+        var c = READ ? READ.get(E) : undefined;
+        if (c === undefined) { c = readRat(E[1]); if (READ) READ.set(E, c); }
+        return c;
+      }
       case "a": {
         var got = answers ? answers[E[1]] : undefined;
         if (got === undefined || got === null) throw MISSING;
@@ -523,27 +536,42 @@ var DeriveCheck = (function () {
     for (var size = 2; size <= movers.length; size++) out = out.concat(combinations(movers, size));
     return out.slice(0, MAX_CARRIED_SETS);
   }
-  // The quantity computed from the answers to `group` (the others at their right values):
-  // a list of rationals, "static" (the group does not move it), or UNSURE.
+  // The quantity computed from the answers to `group`, every other earlier question's
+  // quantity computed from them too (derive check overrides only the group's claims): a list
+  // of rationals, "static" (the group does not move it), or UNSURE. An earlier quantity the
+  // group reaches is its own question's form evaluated the same way (overriding a quantity
+  // with the value it would take anyway changes nothing); one the group does not reach is
+  // its right value.
   function carriedValue(Q, group, answers, questions) {
     var c = Q.carried || {}, form = group.length === 1 ? c.single && c.single[group[0]] : undefined;
+    var isList = !(Q.size === null || Q.size === undefined);
     if (form === undefined || form === null) form = c.all;
     if (form === "static") return "static";
     if (form === undefined || form === null) return UNSURE;
-    var env = {};
-    (Q.earlier || []).forEach(function (key) {
-      if (group.indexOf(key) >= 0) { env[key] = answers[key]; return; }
+    var env = {}, single = group.length === 1 && c.single && form === c.single[group[0]];
+    var earlier = Q.earlier || [];
+    for (var e = 0; e < earlier.length; e++) {
+      var key = earlier[e];
+      if (group.indexOf(key) >= 0) { env[key] = answers[key]; continue; }
+      if (single) continue; // the form reads only the group's answer
       var P = questions[key];
-      if (!P) return;
-      var vs = asList(P.value), exact = [];
-      for (var i = 0; i < vs.length; i++) {
-        var q = exactOf(vs[i]);
-        if (q === null) return; // a right value the page holds only as an enclosure
-        exact.push(q);
+      if (!P) return UNSURE;
+      var reach = group.filter(function (g) { return (P.earlier || []).indexOf(g) >= 0; });
+      var got = reach.length ? carriedValue(P, reach, answers, questions) : "static";
+      if (got === UNSURE) return UNSURE;
+      if (got === "static") {
+        var vs = asList(P.value), exact = [];
+        for (var i = 0; i < vs.length; i++) {
+          var q = exactOf(vs[i]);
+          if (q === null) return UNSURE; // a right value the page holds only as an enclosure
+          exact.push(q);
+        }
+        got = exact;
+      } else {
+        got = got.map(function (v) { return v.q; });
       }
-      env[key] = Array.isArray(P.value) ? exact : exact[0];
-    });
-    var isList = !(Q.size === null || Q.size === undefined);
+      env[key] = Array.isArray(P.value) ? got : got[0];
+    }
     var exprs = isList ? form : [form], out = [];
     if (!Array.isArray(exprs)) return UNSURE;
     for (var k = 0; k < exprs.length; k++) {
