@@ -1,10 +1,11 @@
 """What a self-check page judges a student's answer with, computed here so that the page needs
-no derive: each asked quantity's exact value and the exercise's rule for it, the value of every
-known mistake (catalogued, wrong schemes, an earlier quantity rounded early), and the quantity
-as a function of the student's own earlier answers (to say an error was carried forward).
-
-The same sources as `derive check`'s diagnosis (`derive.exercises.diagnosis`): a page names the
-mistakes that the check would name for the same value.
+no derive: the data of `derive check`'s diagnosis of the same answer written as a claim
+(derive.exercises.diagnosis), each part in its order. For each asked quantity: its exact value
+and rule, the window of a double's printout of it (float_artefact), the values of the known
+mistakes (catalogued, wrong schemes), the values after each earlier quantity was rounded early,
+and the quantity as a function of the student's earlier answers (each alone, all together) to
+say an error was carried forward. Where a part cannot be computed within its bound it is marked
+so, and the page names nothing that would depend on it.
 """
 
 from __future__ import annotations

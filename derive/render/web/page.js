@@ -1,10 +1,14 @@
 "use strict";
 /* derive self-check page: checks typed answers exactly, on BigInt rationals.
  *
- * Mirrors derive's Python reader and judge (derive.kernel.exact.parse_exact,
- * derive.exercises.reader.decimal_places, derive.exercises.claims.judge). Values are never
- * binary floats: every value is {n: BigInt, d: BigInt} with d > 0 and gcd(n, d) = 1. Plain
- * JavaScript numbers are used only for counts (places, lengths, indices) and the FNV-1a hash.
+ * Mirrors derive's Python reader, judge and diagnosis (derive.kernel.exact.parse_exact,
+ * derive.exercises.reader.decimal_places, derive.exercises.claims.judge,
+ * derive.exercises.diagnosis.diagnose, derive.exercises.near_miss) on the data derive computes
+ * for each question (derive.exercises.selfcheck): a typed answer gets the verdict and the name
+ * `derive check` gives the same claim. Values are never binary floats: every value is
+ * {n: BigInt, d: BigInt} with d > 0 and gcd(n, d) = 1. Plain JavaScript numbers are used only
+ * for counts (places, lengths, indices), the FNV-1a hash, and to ask whether a typed decimal is
+ * exactly what a program prints for some double (float_artefact; compared as rationals).
  * No eval, no HTML writing (text goes through textContent), no network. The one storage is
  * the reader's own answers, in the browser's localStorage under a key of this page's content
  * and variant (pageStore); a browser that refuses storage leaves the page working without it.
@@ -1016,8 +1020,11 @@ var DeriveCheck = (function () {
   // roundHalfAway({n, d}, places) -> {n, d}
   // judgeScalar(x, V, rule) -> "exact" | "within" | "rounded" | "wrong" | "undecided"
   // judge(x | [x, ...], V | [V, ...], rule) -> the same, for one value or a list
-  // classify(text, Q, answersByKey[, words]) -> {status, message, key, values} (values: the
-  //   parsed answer, one {n, d, places} or a list, undefined when it is not one)
+  // classify(text, Q, answersByKey[, words[, questions]]) -> {status, message, key, values,
+  //   verdict, mistake, carried, unsure} (values: the parsed answer, one {n, d, places, text,
+  //   fraction} or a list, undefined when it is not one; verdict: "holds" | "wrong" |
+  //   "undecided" | null; mistake: derive's name or null; carried: the quantities' names the
+  //   error is carried from, or null; unsure: the page could not tell and named nothing)
   // evalExpr(E, answersByKey) -> {n, d} | null
   // fnv1a(str) -> unsigned 32-bit Number
   // start(document)
