@@ -11,6 +11,7 @@ domains); otherwise the derivative is kept as it was. Σ bodies are rewritten te
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 
 import sympy as sp
 
@@ -98,16 +99,18 @@ def written_order(e: sp.Expr) -> sp.Expr:
     return sp.Mul(*ordered, evaluate=False)
 
 
-def _candidates(piece: sp.Expr, rules: dict[sp.Expr, sp.Expr]) -> list[sp.Expr]:
-    """Simpler forms of a piece: the rules applied, cancelled and factored."""
+@lru_cache(maxsize=1024)
+def _candidates(piece: sp.Expr, rules: tuple[tuple[sp.Expr, sp.Expr], ...]) -> tuple:
+    """Simpler forms of a piece: the rules applied, cancelled and factored (an exercise's
+    graph is built again for each variant and mistake: each piece is factored once)."""
     out = []
-    ruled = piece.xreplace(rules) if rules else piece
+    ruled = piece.xreplace(dict(rules)) if rules else piece
     for e in (ruled, piece):
         try:
             out.append(sp.factor(sp.cancel(e)))
         except (sp.PolynomialError, NotImplementedError, ValueError, TypeError):
             continue
-    return out
+    return tuple(out)
 
 
 class Rewriter:
@@ -122,7 +125,7 @@ class Rewriter:
                 rules.setdefault(inline(atom), value)
             except (RecursionError, ValueError, TypeError):
                 continue
-        self.rules = rules
+        self.rules = tuple(sorted(rules.items(), key=str))
         self.equal = equal or proved_equal
 
     def __call__(self, e: sp.Expr) -> sp.Expr:
@@ -149,6 +152,7 @@ class Rewriter:
         return piece
 
 
+@lru_cache(maxsize=1024)
 def proved_equal(a: sp.Expr, b: sp.Expr) -> bool:
     """a = b proved by the kernel wherever both are defined, under the declared domains of
     the inputs they read (η > 0, 0 ≤ μ < 1, …); a witness or no proof is False."""
