@@ -98,7 +98,8 @@ WORKING = [
         r"g_{1} = \frac{1}{2} \left(\left(1 \cdot 1 - 0\right) \cdot 1 + "
         r"\left(1 \cdot 2 - 0\right) \cdot 2\right)",
         r"g_{2} = \left(0.75 \cdot 3 - 0\right) \cdot 3"]),
-    (THREE, "w_micro_steps", [r"w_{1} = 1 - 0.1 \cdot 2.5", r"w_{2} = 0.75 - 0.1 \cdot 6.75"]),
+    (THREE, "w_micro_steps", [r"w_{0} = w = 1", r"w_{1} = 1 - 0.1 \cdot 2.5",
+                              r"w_{2} = 0.75 - 0.1 \cdot 6.75"]),
     (THREE, "divisor_gradient", [r"g_{d} = \frac{1}{d} \sum_{k=1}^{K} \nabla L_{k} = "
                                  r"\frac{1}{4} \left(2.5 + 9\right)"]),
     (THREE, "w_new_divisor", [r"w'_{d} = w - \eta \cdot g_{d} = 1 - 0.1 \cdot 2.875"]),

@@ -198,6 +198,13 @@ TABLE = {
 }
 
 
+START_LINES = {"w_steps": "w_{0} = w = 1", "b_steps": "b_{0} = b = 0.5", "m_steps": "m_{0} = 0",
+               "v_steps": "v_{0} = 0", "buffer_steps": "u_{0} = 0", "exp_inf_steps": "u_{0} = 0",
+               "v_max": r"v_{\max,0} = 0", "b_m_steps": "m_{b,0} = 0", "b_v_steps": "v_{b,0} = 0",
+               "b_v_max": r"v_{b,\max,0} = 0"}
+"""Each recurrence's start, as the working writes it before the steps."""
+
+
 @pytest.mark.parametrize("config", TABLE)
 def test_every_node_formula_and_first_step(config):
     """The graph has exactly the table's nodes (no zero terms, nothing missing), each written
@@ -208,6 +215,9 @@ def test_every_node_formula_and_first_step(config):
     for name, formula, first in rows:
         lines = work.lines(name)
         assert lines[0][0] == formula, name
+        if work.graph.by_name[name].start is not None:  # member 0 has a line of its own
+            assert lines[1][0] == START_LINES[name], name
+            lines = lines[:1] + lines[2:]
         assert len(lines) == 2, name  # one substituted line: the first step's
         if first is not None:
             assert lines[1][0] == first, name

@@ -78,7 +78,8 @@ class Notation:
             raise ValueError(f"unknown accent {self.accent!r}")
         if self.prefix not in ("", "nabla"):
             raise ValueError(f"unknown prefix {self.prefix!r}")
-        if not (self.letter in GREEK or self.letter.isascii() and self.letter.isalpha()):
+        if not (self.letter in GREEK or self.letter.isascii() and self.letter.isalpha()
+                or self.upright and _COMPOUND.fullmatch(self.letter)):
             raise ValueError(f"a symbol's letter is a Latin word or a Greek name: {self.letter!r}")
         if len(self.letter) > 1 and self.letter not in GREEK and not self.upright:
             raise ValueError(f"a multi-letter name must be upright: {self.letter!r}")
@@ -90,8 +91,11 @@ class Notation:
         """The letter with its accent, prime and prefix in LaTeX: \\hat{y}, w', \\nabla L."""
         if self.letter in GREEK:
             core = "\\" + self.letter
-        elif self.upright:
-            core = rf"\mathrm{{{self.letter}}}"
+        elif self.upright and " " in self.letter:  # words: loss after
+            core = rf"\text{{{self.letter}}}"
+        elif self.upright:  # a word (loss), or a name with its parts as written (mb_grad)
+            name = self.letter.replace("_", r"\_")
+            core = rf"\mathrm{{{name}}}"
         else:
             core = self.letter
         if self.accent:
@@ -222,13 +226,41 @@ def index(name: str) -> sp.Symbol:
     return sp.Symbol(name, integer=True)
 
 
+_COMPOUND = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[ _][A-Za-z0-9]+)+")
+"""An upright compound name: words joined by spaces (loss after) or a name kept as written
+(mb_grad)."""
+
+WORD_SYMBOLS = {"gradient": "g"}
+"""Words a compound name may contain that the course writes as a letter: b_gradient is g_b."""
+
+
+def _sub_part(part: str) -> str:
+    """One part of a compound name as a subscript item: a letter or digits as they are, a Greek
+    name as its letter, a longer word upright."""
+    if part in GREEK:
+        return "\\" + part
+    return part if len(part) == 1 or part.isdigit() else r"\mathrm{" + part + "}"
+
+
 def written_as(name: str) -> Notation:
-    """How an author's own name is written, from its spelling alone: w_new is w with the
-    subscript "new", beta1 is β₁, yhat is ŷ, loss is an upright word."""
+    """How an author's own name is written, from its spelling alone (docs/formulas.md, Names in
+    the working): w_new is w with the subscript "new", beta1 is β₁, yhat is ŷ, loss is an
+    upright word; of a compound, b_gradient is g_b (a word the course writes as a letter),
+    loss_after the words "loss after", and mb_grad (a part shorter than three letters) the
+    upright name mb_grad."""
+    parts = name.split("_")
+    word = [p for p in parts if p in WORD_SYMBOLS]
+    if len(parts) > 1 and len(word) == 1:
+        rest = [_sub_part(p) for p in parts if p != word[0]]
+        return Notation(WORD_SYMBOLS[word[0]], sub=",".join(rest))
     head, _, rest = name.partition("_")
     m = re.fullmatch(r"([A-Za-z]+?)(\d*)", head)
     letters, digits = m.group(1), m.group(2)
     letters = {"eps": "epsilon", "lambda_": "lambda"}.get(letters, letters)
+    if rest and len(letters) > 1 and letters not in GREEK and letters != "yhat":
+        if not digits and all(len(p) >= 3 and p.isalpha() for p in parts):
+            return Notation(" ".join(parts), upright=True)  # loss_after: words
+        return Notation(name, upright=True)  # mb_grad: the name as written
     subs = [digits] if digits else []
     if rest:
         subs.append(r"\mathrm{" + rest.replace("_", r"\_") + "}")

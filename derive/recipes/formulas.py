@@ -26,7 +26,7 @@ from derive.graph.language import (
 )
 from derive.graph.notation import DECLARED, Notations, written_as
 from derive.kernel.timebound import DecisionTimeout, time_bound
-from derive.recipes import partials
+from derive.recipes import own_terms, partials
 from derive.recipes.base import Input, Quantity, QuantityUndefined, Recipe
 from derive.recipes.formula_table import (  # noqa: F401 (names other modules read here)
     DEFAULT_COLUMNS,
@@ -435,7 +435,9 @@ class _Builder:
         """The derivative written with the quantities it came from where they reappear
         (p_i for 1/(1 + exp(−b − w·x_i)), z_i for b + w·x_i): the latest quantity first. Kept
         only when writing every quantity out again gives the derivative back exactly (the
-        same expanded expression); else the derivative as `sympy.diff` gave it."""
+        same expanded expression); else the derivative as `sympy.diff` gave it. Then
+        simplified in those quantities where the kernel proves it equal (`own_terms`):
+        (p_i − y_i)·x_i."""
         out = result
         for name in reversed(list(self.nodes)):
             node = self.nodes[name]
@@ -445,13 +447,15 @@ class _Builder:
             if body.is_Atom or isinstance(body, sp.Indexed) or not body.free_symbols:
                 continue
             out = _substituted(out, body, node.head)
-        if out == result:
-            return result
-        try:
-            same = sp.expand(self._inline(out, keep) - result) == 0
-        except (RecursionError, ValueError, TypeError):
-            same = False
-        return out if same else result
+        if out != result:
+            try:
+                same = sp.expand(self._inline(out, keep) - result) == 0
+            except (RecursionError, ValueError, TypeError):
+                same = False
+            out = out if same else result
+        definitions = [(n.head, self.bodies[name]) for name, n in self.nodes.items()
+                       if n.start is None and n.head != keep]
+        return own_terms.Rewriter(definitions, lambda e: self._inline(e, keep))(out)
 
     def _inline(self, e: sp.Expr, keep) -> sp.Expr:
         """e with every quantity replaced by its definition, down to the givens; `keep` (the

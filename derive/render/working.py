@@ -69,11 +69,23 @@ def lines(work: ComputedWorking, name: str) -> list[tuple[str, object]]:
     values = work.node_value(name)
     index = node.over.index
     out = [(f"{head(node.symbol, index=index).text} = {formula(node.expr).text}", None)]
+    if node.start is not None:
+        out.append(_start_line(work, node))
     shown = range(1, min(len(values), work.shown) + 1)
     for m in shown:
         sub = substituted(node.expr, work.value, {index.name: m}).text
         out.append((f"{head(node.symbol, m).text} = {sub}", values[m - 1]))
     return out
+
+
+def _start_line(work: ComputedWorking, node) -> tuple[str, object]:
+    """A recurrence's start, member 0, as its own line: u_0 = u0 = −29.2 (the formula and its
+    numbers only where they say more than the symbol: v_0 = 0, w_0 = 2·w0 = 2·1.5)."""
+    line = head(node.symbol, 0).text
+    for shown in (formula(node.start).text, substituted(node.start, work.value).text):
+        if shown != line.rsplit(" = ", 1)[-1] and shown != head(node.symbol, 0).text:
+            line += f" = {shown}"
+    return line, work.expr_value(node.start)
 
 
 @_scoped
