@@ -450,8 +450,8 @@ def _char_split(row: str, chars: int) -> list[str]:
 
 def char_rows(lines: tuple[str, ...], chars: int = MD_LINE - 20) -> list[str] | None:
     """`rows` for Markdown: the rows of an `aligned` where also a row longer than MD_LINE is
-    broken into rows of about `chars` characters (breaking again where a row is narrow to the eye but long as text: nested
-    \\frac and \\left … \\right), or None when every line stays as it is."""
+    broken into rows of about `chars` characters (a row narrow to the eye but long as text:
+    nested \\frac and \\left … \\right), or None when every line stays as it is."""
     out = rows(lines)
     base = list(lines) if out is None else out
     if all(len(r) <= MD_LINE for r in base) or any(len(r) > LAYOUT_CHARS for r in base):
