@@ -32,6 +32,40 @@ def exercise_files() -> list[str]:
             if "[[exercise]]" in f.read_text(encoding="utf-8")]
 
 
+SURVEY = ("docs/**/*.toml", "proofs/**/*.toml", "tests/data/**/*.toml", "benchmarks/bank24/*.toml",
+          "benchmarks/heldout24/*.toml")
+"""The exercise files whose every export the layout survey builds (issue 25)."""
+
+
+def survey_files() -> list[str]:
+    """Every exercise file of docs/, proofs/, tests/data/ and the benchmarks' two banks."""
+    files = sorted({f for pattern in SURVEY for f in ROOT.glob(pattern)})
+    return [str(f.relative_to(ROOT)) for f in files
+            if "[[exercise]]" in f.read_text(encoding="utf-8")]
+
+
+def survey_args(path: str) -> list[tuple[str, list[str]]]:
+    """(format, arguments) of every export of one file: the worked export and the question
+    sheet in LaTeX (standalone) and Markdown, and the answer key in both, in both languages."""
+    out = []
+    for lang in LANGS:
+        for fmt in ("tex", "md"):
+            for questions in ([], ["--questions"]):
+                out.append((fmt, ["export", path, "--format", fmt, "--lang", lang] + questions
+                            + (["--standalone"] if fmt == "tex" else [])))
+            out.append((fmt, ["key", path, "--format", fmt, "--lang", lang]))
+    return out
+
+
+APPROX = re.compile(r"(?:\\approx|≈)\s*-?\s*(\d+)(?:\.(\d+))?")
+"""A decimal after ≈ (the mantissa, when in scientific notation)."""
+
+
+def approx_places(text: str) -> list[tuple[int, str]]:
+    """(places, the decimal) of every decimal printed after ≈."""
+    return [(len(m.group(2) or ""), m.group(0)) for m in APPROX.finditer(text)]
+
+
 def statement_ids() -> list[str]:
     from derive.statements.registry import all_statements
 

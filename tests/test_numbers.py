@@ -64,7 +64,7 @@ APPROX = [
     (R(6, 5), None),
     (5, None),
     (sp.sqrt(2), r"\approx 1.414214"),       # 7 significant digits
-    (-sp.sqrt(2) / 2, r"\approx -0.7071068"),
+    (-sp.sqrt(2) / 2, r"\approx -0.707107"),
     ([R(1, 2), R(1, 3)], r"\approx \left[0.5, 0.333333\right]"),
     ([[1, R(2, 3)], [5]], r"\approx \left[\left[1, 0.666667\right], \left[5\right]\right]"),
     ([1, R(5, 2)], None),
@@ -79,8 +79,8 @@ def test_approx_latex(value, text):
 EXACT_LATEX = [
     (R(-14, 3), r"-\frac{14}{3}"),
     ([R(1, 2), [R(-1, 3), 2]], r"\left[0.5, \left[-\frac{1}{3}, 2\right]\right]"),
-    (SURDS, r"\approx 23.43226429"),         # too long to show: 10 significant digits
-    ([SURDS, 1], r"\left[\approx 23.43226429, 1\right]"),
+    (SURDS, r"\approx 23.432264"),         # too long to show: rounded to 6 places
+    ([SURDS, 1], r"\left[\approx 23.432264, 1\right]"),
 ]
 
 
@@ -92,7 +92,7 @@ def test_exact_latex(value, text):
 RESULT = [
     (R(14, 3), r"\frac{14}{3} \approx 4.666667"),
     (R(-3, 2), "-1.5"),
-    (SURDS, r"\approx 23.43226429"),
+    (SURDS, r"\approx 23.432264"),
     ([R(1, 3), 1], r"\left[\frac{1}{3}, 1\right] \approx \left[0.333333, 1\right]"),
 ]
 
@@ -229,18 +229,38 @@ def _math(cell: str) -> str:
     return cell[1:-1]
 
 
+MD_NOTE = re.compile(r"\$\$\n(?:\\begin\{aligned\}\n)?(?:& )?\\text\{\((\d+)\)\}\\quad (.*?)\n"
+                     r"(?:\\end\{aligned\}\n)?\$\$", re.S)
+"""A math cell moved below a Markdown table (→ (k)), on one row or broken over several."""
+
+
+def _md_note(tex: str) -> str:
+    """A moved cell's LaTeX with the rows it was broken into joined back."""
+    rows = [re.sub(r"^& (\\quad )?", "", r.strip()) for r in tex.split(" \\\\\n")]
+    rows = [re.sub(r"(\s*\\right\.)+$", "", re.sub(r"^(\\left\.\s*)+", "", r)) for r in rows]
+    return " ".join(rows).replace("\n", " ")
+
+
 def markdown_key(md: str) -> dict:
-    """{(id, quantity): (exact LaTeX, decimal)} read from a Markdown key."""
-    rows, ex = {}, None
+    """{(id, quantity): (exact LaTeX, decimal)} read from a Markdown key; a math cell moved
+    below a long table row (→ (k)) is read from its numbered display."""
+    rows, ex, pending, notes = {}, None, [], {}
     for line in md.splitlines():
         if line.startswith("## "):
-            ex = line[3:].split(" — ")[0].replace("\\", "")
+            ex, notes = line[3:].split(" — ")[0].replace("\\", ""), {}
+            pending.append(notes)
         elif line.startswith("| ") and ex and not line.startswith("| ---"):
             cells = _split(line, "|")[1:-1]
             names = re.findall(r"`([^`]+)`", cells[0])
             if names:
-                rows[ex, names[-1]] = (_math(cells[2]).replace(r"\vert ", "|"), cells[3])
-    return rows
+                rows[ex, names[-1]] = (cells[2], cells[3], notes)
+    for block in md.split("\n## ")[1:]:
+        ex = block.split("\n", 1)[0].split(" — ")[0].replace("\\", "")
+        for m in MD_NOTE.finditer(block):
+            for key, (exact, decimal, _) in rows.items():
+                if key[0] == ex and exact == rf"$\to$ ({m.group(1)})":
+                    rows[key] = (f"${_md_note(m.group(2))}$", decimal, None)
+    return {k: (_math(e).replace(r"\vert ", "|"), d) for k, (e, d, _) in rows.items()}
 
 
 def tex_key(tex: str) -> dict:

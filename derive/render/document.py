@@ -15,7 +15,16 @@ from dataclasses import dataclass
 from functools import singledispatch
 
 from derive.render.escape import clean_text, escape_latex, escape_markdown, terminal_line
-from derive.render.layout import TEXT_WIDTH, rows, text_width
+from derive.render.layout import (
+    MD_LINE,
+    TEXT_WIDTH,
+    breakable,
+    char_rows,
+    rows,
+    text_width,
+    wrap_markdown,
+    wrap_math_source,
+)
 from derive.render.symbols import has_cjk, prose_latex, prose_markdown
 
 
@@ -151,7 +160,7 @@ def _tex_prose(text: Inline, lang: str) -> str:
         return f"${text.tex}$"
     if isinstance(text, Author):  # in a value, a minus sign before a number is set as one
         parts = MINUS.split(text.text) if text.number else [text.text]
-        return "$-$".join(escape_latex(part, lang) for part in parts)
+        return "$-$".join(breakable(escape_latex(part, lang)) for part in parts)
     if isinstance(text, tuple):
         return _joined(text, lambda part: _tex_prose(part, lang))
     return prose_latex(text, cjk=(lang == "zh"))
@@ -205,7 +214,10 @@ def _(block: Table, lang: str) -> str:
     head = [rf"\textbf{{{_tex_prose(h, lang)}}}" for h in block.header]
     rows = [[_tex_cell(c, lang) for c in row] for row in block.rows]
     cols, notes = _fit_table(head, rows, block.rows)
-    table = ("\\begin{center}\\small\n\\begin{tabular}{" + cols + "}\n\\hline\n"
+    # a fraction is taller than a row's strut: rows with fractions are spaced so none overlap
+    stretch = "\\renewcommand{\\arraystretch}{1.7}" if any(
+        r"\frac" in c for r in rows for c in r) else ""
+    table = ("\\begin{center}\\small" + stretch + "\n\\begin{tabular}{" + cols + "}\n\\hline\n"
              + " & ".join(head) + " \\\\\n\\hline\n"
              + "\n".join(" & ".join(r) + r" \\" for r in rows)
              + "\n\\hline\n\\end{tabular}\n\\end{center}")
@@ -284,12 +296,17 @@ def _(block: Variant, lang: str) -> str:
     return "\n\n".join(tex_block(b, lang) for b in block.blocks)
 
 
+FIT = ("\\setlength{\\emergencystretch}{3em}\n\\tolerance=9999\n"
+       "\\DeclareRobustCommand{\\_}{\\ifmmode\\mbox{\\textunderscore}\\else"
+       "\\textunderscore\\allowbreak\\fi}\n")
+"""A line may break after every `\\_` (a long identifier in \\texttt, which has no stretch),
+and is set loose rather than let out of the text block."""
+
 PREAMBLE = {
     "en": ("\\documentclass[11pt]{article}\n\\usepackage[T1]{fontenc}\n"
-           "\\usepackage{amsmath,amssymb}\n\\usepackage[margin=2cm]{geometry}\n"
-           "\\setlength{\\emergencystretch}{3em}\n"),
+           "\\usepackage{amsmath,amssymb}\n\\usepackage[margin=2cm]{geometry}\n" + FIT),
     "zh": ("\\documentclass[11pt]{ctexart}\n\\usepackage{amsmath,amssymb}\n"
-           "\\usepackage[margin=2cm]{geometry}\n\\setlength{\\emergencystretch}{3em}\n"),
+           "\\usepackage[margin=2cm]{geometry}\n" + FIT),
 }
 
 
@@ -335,22 +352,24 @@ def _(block: Heading) -> str:
 @md_block.register
 def _(block: Paragraph) -> str:
     text = _md_prose(block.text)
-    return f"*{text}*" if block.emphasis else text
+    return wrap_markdown(f"*{text}*" if block.emphasis else text)
 
 
 @md_block.register
 def _(block: Math) -> str:
-    broken = rows(block.lines)
+    broken = char_rows(block.lines)
     if broken is None and len(block.lines) == 1 and "&" not in block.lines[0]:
-        return f"$$\n{block.lines[0]}\n$$"
-    body = " \\\\\n".join(block.lines if broken is None else broken)
+        return f"$$\n{wrap_math_source(block.lines[0])}\n$$"
+    body = " \\\\\n".join(wrap_math_source(r, MD_LINE - 3)
+                         for r in (block.lines if broken is None else broken))
     return "$$\n\\begin{aligned}\n" + body + "\n\\end{aligned}\n$$"
 
 
 @md_block.register
 def _(block: Items) -> str:
     marks = [f"{i}." if block.numbered else "-" for i in range(1, len(block.items) + 1)]
-    return "\n".join(f"{m} {_md_prose(i)}" for m, i in zip(marks, block.items))
+    return "\n".join(wrap_markdown(f"{m} {_md_prose(i)}", MD_LINE - 3).replace("\n", "\n   ")
+                     for m, i in zip(marks, block.items))
 
 
 def _md_cell(cell) -> str:
@@ -359,12 +378,30 @@ def _md_cell(cell) -> str:
     return _md_prose(cell if isinstance(cell, Author) else str(cell), cell=True)
 
 
+def _md_row(cells: list[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
 @md_block.register
 def _(block: Table) -> str:
-    lines = ["| " + " | ".join(_md_prose(h) for h in block.header) + " |",
-             "|" + " --- |" * len(block.header)]
-    lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in block.rows]
-    return "\n".join(lines)
+    """A Markdown table whose rows stay within MD_LINE characters: a row's longest math cells
+    are set as numbered displays under the table (the cell shows → (k)), as in LaTeX."""
+    rows_ = [[_md_cell(c) for c in row] for row in block.rows]
+    notes: list[str] = []
+    for i, row in enumerate(block.rows):
+        while len(_md_row(rows_[i])) > MD_LINE:
+            movable = [(len(rows_[i][j]), j) for j, c in enumerate(row)
+                       if isinstance(c, tuple) and c[0] == "math"
+                       and not rows_[i][j].startswith(r"$\to$")]
+            if not movable:
+                break
+            j = max(movable)[1]
+            notes.append(row[j][1])
+            rows_[i][j] = rf"$\to$ ({len(notes)})"
+    lines = [_md_row([_md_prose(h) for h in block.header]), "|" + " --- |" * len(block.header)]
+    lines += [_md_row(r) for r in rows_]
+    return "\n\n".join(["\n".join(lines)] + [md_block(Math((rf"\text{{({k})}}\quad {m}",)))
+                                             for k, m in enumerate(notes, 1)])
 
 
 @md_block.register

@@ -411,3 +411,115 @@ def _chain(left: str, right: str, tag: str, limit: float) -> list[str]:
     if tag:
         out[-1] += " " + tag
     return out
+
+
+MD_LINE = 200
+"""Characters of a Markdown line at most (a reader's editor, a diff): display math is broken
+into more rows and paragraphs at spaces to stay within it."""
+
+
+def _aligned(row: str) -> str:
+    return row if len(_split_top(row, "&")) > 1 else "& " + row
+
+
+def _char_split(row: str, chars: int) -> list[str]:
+    """One aligned row as rows of at most about `chars` characters, broken only where no
+    \\left group is open (before a relation, + or −; after a clause), continuations
+    indented; a row with no such break stays whole (`wrap_math_source` wraps its source)."""
+    cells = _split_top(row, "&")
+    prefix, content = cells[0], cells[1].strip()
+    tag = ("&" + "&".join(cells[2:])) if len(cells) > 2 else ""
+    toks = _tokens(content)
+    top = [at for at, depth, _ in _breaks(toks) if depth == 0]
+    # greedy: cut at the last top-level break before the row grows past `chars`
+    cuts, begin = [], 0
+    for k, at in enumerate(top):
+        nxt = top[k + 1] if k + 1 < len(top) else len(toks)
+        if len("".join(toks[begin:nxt])) > chars:
+            cuts.append(at)
+            begin = at
+    bounds = [0] + cuts + [len(toks)]
+    pieces = ["".join(toks[i:j]).strip() for i, j in zip(bounds, bounds[1:])]
+    pieces = [p for p in pieces if p]
+    if len(pieces) <= 1:
+        return [row]
+    out = [prefix + "& " + pieces[0]] + ["& " + INDENT + p for p in pieces[1:]]
+    out[-1] += (" " + tag) if tag else ""
+    return out
+
+
+def char_rows(lines: tuple[str, ...], chars: int = MD_LINE - 20) -> list[str] | None:
+    """`rows` for Markdown: the rows of an `aligned` where also a row longer than MD_LINE is
+    broken into rows of about `chars` characters (a row narrow to the eye but long as text:
+    nested \\frac and \\left … \\right), or None when every line stays as it is."""
+    out = rows(lines)
+    base = list(lines) if out is None else out
+    if all(len(r) <= MD_LINE for r in base) or any(len(r) > LAYOUT_CHARS for r in base):
+        return out
+    result: list[str] = []
+    for r in base:
+        result += _char_split(_aligned(r), chars) if len(r) > MD_LINE else [_aligned(r)]
+    return result
+
+
+_NO_LINE_START = re.compile(r"[#>|+*=-]|\d+[.)]")
+"""What must not begin a Markdown line of a paragraph (it would become a heading, list, …)."""
+
+
+def wrap_markdown(text: str, chars: int = MD_LINE) -> str:
+    """A paragraph of Markdown with lines of at most `chars` characters where it can be: broken
+    at spaces outside `$…$` and code spans, never before a character that would start a block
+    (a line with no such space stays long)."""
+    if len(text) <= chars or "\n" in text:
+        return text
+    spaces, math, code, i = [], False, False, 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "`" and not math:
+            code = not code
+        elif c == "$" and not code:
+            math = not math
+        elif c == " " and not math and not code and not _NO_LINE_START.match(text, i + 1):
+            spaces.append(i)
+        i += 1
+    lines, start = [], 0
+    while len(text) - start > chars:
+        fit = [s for s in spaces if start < s <= start + chars]
+        later = [s for s in spaces if s > start]
+        if not fit and not later:
+            break
+        at = fit[-1] if fit else later[0]
+        lines.append(text[start:at])
+        start = at + 1
+    return "\n".join(lines + [text[start:]])
+
+
+_LONG_DIGITS = re.compile(r"\d{30,}")
+"""Longer than any decimal a report writes (15 significant digits): only an exact value."""
+
+
+def breakable(tex: str) -> str:
+    """LaTeX text where a line may break inside a long run of digits (every ten), so a line,
+    in Chinese without spaces, never leaves the text block (a long identifier breaks after
+    each `\\_`: `document.FIT`)."""
+    return _LONG_DIGITS.sub(lambda m: r"\allowbreak{}".join(
+        m.group(0)[i:i + 10] for i in range(0, len(m.group(0)), 10)), tex)
+
+
+def wrap_math_source(line: str, chars: int = MD_LINE) -> str:
+    """A line of display-math source in lines of at most `chars` characters, broken at spaces
+    (a newline is a space to TeX and KaTeX: what is drawn does not change); for a term no
+    break of `char_rows` reaches, such as one long \\frac."""
+    out = []
+    while len(line) > chars:
+        at = line.rfind(" ", 1, chars + 1)
+        if at <= 0:
+            at = line.find(" ", chars)
+            if at < 0:
+                break
+        out.append(line[:at])
+        line = line[at + 1:]
+    return "\n".join(out + [line])

@@ -7,8 +7,10 @@ The rules, from `STYLE`:
   `terminating` places (1.2, 0.72), as a fraction otherwise (\\frac{14}{3}), and as SymPy's
   closed form for an irrational value (\\sqrt{2}). A closed form longer than `large`
   characters (Adam's nested surds) is shown by its decimal, marked ≈.
-- After ≈, a rational is rounded half away from zero to `places` digits after the point
-  (4.666667); an irrational value to `surd_significant` significant digits.
+- After ≈, every value is rounded half away from zero to `places` digits after the point
+  (4.666667, √2 ≈ 1.414214), its digits certified for an irrational value; an irrational
+  value of 10^15 or more in scientific notation whose mantissa has at most `places` places
+  (1.414214 \\times 10^{30}).
 - A decimal column (answer keys, `check` reports, JSON) is good to `significant` significant
   digits: exact when the decimal ends within them, else rounded half away from zero.
 - Lists are bracketed, nested lists keep every level: [1, [2, 3]].
@@ -26,7 +28,15 @@ import sympy as sp
 
 from derive.exercises.reader import Written
 from derive.kernel.dag import tree_size
-from derive.kernel.exact import decimal_str, exact_str, fixed_str, terminating_places, to_expr
+from derive.kernel.exact import (
+    certified_parts,
+    decimal_str,
+    exact_str,
+    fixed_str,
+    scientific_str,
+    terminating_places,
+    to_expr,
+)
 from derive.render.labels import words
 
 
@@ -41,12 +51,10 @@ class Style:
     otherwise as a fraction."""
     significant: int = 15
     """Significant digits of a decimal column (keys, reports, JSON)."""
-    surd_significant: int = 7
-    """Significant digits of an irrational value's decimal after ≈."""
     large: int = 60
     """A closed form longer than this (as text) is shown by its decimal."""
-    large_significant: int = 10
-    """Significant digits of the decimal that stands for a large closed form."""
+    scientific: int = 15
+    """From 10 to this power on, a decimal after ≈ is written in scientific notation."""
     brackets: tuple[str, str] = ("[", "]")
     """A list in text, every level of a nested list."""
     latex_brackets: tuple[str, str] = (r"\left[", r"\right]")
@@ -124,15 +132,33 @@ def rounded_text(value, style: Style = STYLE) -> str:
     return fixed_str(v, style.places)
 
 
+def places_decimal(value, style: Style = STYLE) -> str:
+    """The decimal of an exact real value after ≈: rounded half away from zero to
+    `style.places` digits after the point (fewer when an irrational value is too near a tie to
+    certify them); an irrational value of 10^`style.scientific` or more in scientific notation
+    whose mantissa has at most `style.places` places."""
+    e = to_expr(value)
+    if e.is_Rational:
+        return fixed_str(e, style.places)
+    m, x = certified_parts(e, 3)
+    exponent = x + len(str(abs(m))) - 1
+    if m == 0 or exponent + 1 + style.places < 1:  # rounds to 0 at the last place
+        return fixed_str(sp.Integer(0), style.places)
+    if exponent >= style.scientific:
+        return scientific_str(*certified_parts(e, style.places + 1))
+    m, x = certified_parts(e, exponent + 1 + style.places)
+    return str(m * 10**x) if x >= 0 else fixed_str(sp.Rational(m, 10**-x), -x)
+
+
 def approx_decimal(value, style: Style = STYLE) -> str | None:
-    """The decimal shown after ≈, or None when the exact value is already a short decimal."""
+    """The decimal shown after ≈ (`places_decimal`), or None when the exact value is already
+    a short decimal."""
     e = to_expr(value)
     if e.is_Rational:
         places = terminating_places(e)
         if places is not None and places <= style.terminating:
             return None
-        return fixed_str(e, style.places)
-    return decimal_str(e, style.surd_significant)
+    return places_decimal(e, style)
 
 
 # ----------------------------------------------------------------------------------- LaTeX
@@ -203,7 +229,7 @@ def exact_latex(value, style: Style = STYLE) -> str:
         return _latex_list([exact_latex(x, style) for x in value], style)
     e = to_expr(value)
     if is_large(e, style):
-        return rf"\approx {latex_decimal(decimal_str(e, style.large_significant))}"
+        return rf"\approx {latex_decimal(places_decimal(e, style))}"
     return number_latex(e, style=style)
 
 

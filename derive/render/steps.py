@@ -3,14 +3,13 @@ step, a column per node, every value from the graph."""
 
 from __future__ import annotations
 
-import sympy as sp
-
-from derive.kernel.exact import decimal_str, to_expr
+from derive.kernel.exact import to_expr
 from derive.render.document import Paragraph, Table
-from derive.render.numbers import STYLE, exact_latex, latex_decimal
+from derive.render.numbers import exact_latex, latex_decimal, places_decimal
 
-WORDS = {"en": "Every step (exact values; a long one by its decimal):",
-         "zh": "每一步(精确值;过长的以小数表示):"}
+WORDS = {"en": "Every step. Each value is exact; a value too long to print in full is shown "
+               "rounded, after ≈.",
+         "zh": "每一步。各值均为精确值;太长而无法完整写出的值以 ≈ 后的四舍五入小数表示。"}
 
 CELL_CHARS = 40
 """A cell's exact value longer than this (in LaTeX) is shown by its decimal: the table stays
@@ -18,15 +17,14 @@ a summary (30 SGD steps on 60-digit inputs have values of thousands of digits)."
 
 
 def _cell(v) -> tuple[str, str]:
-
-
+    """A value exact, or after ≈ rounded by the document's rule when it is too long."""
     e = to_expr(v)
     if e.is_Rational and max(abs(e.p), e.q).bit_length() > 4 * CELL_CHARS:
-        # thousands of digits: ten significant ones, without looking for a terminating decimal
-        return ("math", rf"\approx {sp.N(e, STYLE.large_significant)}")
+        # thousands of digits: never printed in full to find out
+        return ("math", rf"\approx {latex_decimal(places_decimal(e))}")
     text = exact_latex(e)
     if len(text) > CELL_CHARS and not text.startswith(r"\approx"):
-        text = rf"\approx {latex_decimal(decimal_str(e, STYLE.large_significant))}"
+        text = rf"\approx {latex_decimal(places_decimal(e))}"
     return ("math", text)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from derive.graph.notation import COMBINING_ACCENTS, GREEK_LATEX
+from derive.render.layout import breakable
 
 MATH = {
     **GREEK_LATEX, "Σ": r"\sum", "∇": r"\nabla", "ŷ": r"\hat{y}", "ḡ": r"\bar{g}", "∞": r"\infty",
@@ -194,8 +195,8 @@ def prose_latex(text: str, cjk: bool = True) -> str:
     runs of Chinese text are replaced by (…), which the Chinese export shows in full."""
     if not cjk:
         text = _CJK.sub("(…)", text)
-    return _prose(text, lambda m: f"${m}$", escape_text,
-                  lambda c: rf"\texttt{{{escape_text(c)}}}")
+    return _prose(text, lambda m: f"${m}$", lambda w: breakable(escape_text(w)),
+                  lambda c: rf"\texttt{{{breakable(escape_text(c))}}}")
 
 
 def prose_markdown(text: str) -> str:

@@ -74,7 +74,7 @@ def _state_quantities() -> list[Quantity]:
             out.append(Quantity(name, slot.b_doc if b else slot.doc, _value(name),
                                 needs=("b",) if b else (), when=when, when_text=text,
                                 words=slot.b_words if b else slot.words,
-                                header="" if b else slot.header))
+                                header=f"{slot.header} (b)" if b else slot.header))
     return out
 
 
