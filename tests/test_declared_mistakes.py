@@ -166,11 +166,11 @@ def _page_questions(f) -> dict:
 def test_self_check_page_knows_its_value_and_words(tmp_path):
     f = write(tmp_path, two(f'gb = "{fmt(gb_reference(summed=True))}"'))
     q = _page_questions(f)["gb"]
-    texts = {F(m["value"]["q"]): m["text"] for m in q["mistakes"]}
+    texts = {F(m["value"]["q"]): (m["text"], m["name"]) for m in q["mistakes"]}
     assert texts[gb_reference(summed=True)] == (
-        "the bias's gradient summed over the records instead of averaged "
-        "(bias_gradient_summed)")
-    assert texts[gb_reference(b=F(0))] == "the bias taken as 0 (bias_started_at_zero)"
+        "the bias's gradient summed over the records instead of averaged",
+        "bias_gradient_summed")
+    assert texts[gb_reference(b=F(0))] == ("the bias taken as 0", "bias_started_at_zero")
 
 
 # ----------------------------------------------------------------- skip, in a recurrence

@@ -135,16 +135,17 @@ def rounded_text(value, style: Style = STYLE) -> str:
 def places_decimal(value, style: Style = STYLE) -> str:
     """The decimal of an exact real value after ≈: rounded half away from zero to
     `style.places` digits after the point (fewer when an irrational value is too near a tie to
-    certify them); an irrational value of 10^`style.scientific` or more in scientific notation
-    whose mantissa has at most `style.places` places."""
+    certify them); an irrational value of 10^`style.scientific` or more, or one that would
+    round to 0 (exp(-60)), in scientific notation whose mantissa has at most `style.places`
+    places."""
     e = to_expr(value)
     if e.is_Rational:
         return fixed_str(e, style.places)
     m, x = certified_parts(e, 3)
     exponent = x + len(str(abs(m))) - 1
-    if m == 0 or exponent + 1 + style.places < 1:  # rounds to 0 at the last place
+    if m == 0:
         return fixed_str(sp.Integer(0), style.places)
-    if exponent >= style.scientific:
+    if exponent >= style.scientific or exponent + 1 + style.places < 1:  # huge, or 0 at 6 places
         return scientific_str(*certified_parts(e, style.places + 1))
     m, x = certified_parts(e, exponent + 1 + style.places)
     return str(m * 10**x) if x >= 0 else fixed_str(sp.Rational(m, 10**-x), -x)
