@@ -1093,3 +1093,25 @@ def test_a_set_recomputes_the_quantities_between(typed_d, carried):
     r = json.loads(js("T_classify_full", typed_d, json.dumps(CHAIN["D"]), json.dumps(answers),
                       json.dumps(WORDS), json.dumps(CHAIN)))
     assert (r["verdict"], r["carried"]) == ("wrong", carried)
+
+
+# A = 4; R = √A = 2 (a form with a root: the page bounds it by enclosures).
+ROOTS = {
+    "A": _q("A", "4", [], {}, None),
+    "R": _q("R", "2", ["A"], {"A": ["^", ["s", a("A")], 1]}, None),
+}
+
+
+@pytest.mark.parametrize(("typed_a", "typed_r", "expected"), [
+    ("2", "1.414", ("wrong", None, ["A"], False)),  # √2 to 3 places
+    ("2", "1.4142", ("wrong", None, ["A"], False)),
+    ("2", "1.41", ("wrong", None, ["A"], False)),
+    ("2", "1.42", ("wrong", None, None, False)),  # not √2 rounded
+    ("9", "3", ("wrong", None, ["A"], False)),  # √9 is exact
+    ("-1", "1", ("wrong", None, None, True)),  # √−1: undefined here, derive might say more
+])
+def test_carried_forward_through_a_square_root(typed_a, typed_r, expected):
+    answers = {"A": parsed(typed_a)}
+    r = json.loads(js("T_classify_full", typed_r, json.dumps(ROOTS["R"]), json.dumps(answers),
+                      json.dumps(WORDS), json.dumps(ROOTS)))
+    assert named(r) == expected

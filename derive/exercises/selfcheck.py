@@ -46,8 +46,8 @@ def _symbols(name: str, value):
 
 
 def _rational_form(value) -> bool:
-    """Whether a page can evaluate the form exactly: sums, products and integer powers of
-    rationals and symbols, not too large."""
+    """Whether a page can evaluate the form: sums, products, integer powers and square roots
+    (powers k/2) of rationals and symbols, not too large (a root is bounded by enclosures)."""
     items = value if isinstance(value, list) else [value]
     left = MAX_FORM_NODES
     for v in items:
@@ -61,7 +61,8 @@ def _rational_form(value) -> bool:
                 if not (node.is_Rational or node.is_Symbol):
                     return False
             elif not (node.is_Add or node.is_Mul or
-                      (node.is_Pow and node.exp.is_Integer and abs(node.exp) <= MAX_POWER)):
+                      (node.is_Pow and node.exp.is_Rational and node.exp.q in (1, 2)
+                       and abs(node.exp.p) <= MAX_POWER)):
                 return False
     return True
 

@@ -4,7 +4,8 @@ working, shown after a first attempt; several variants of the exercises when ask
 
 The values are exact rationals written as text (`"-14/3"`) or, for a value that is not rational
 (or one too long to type), a certified enclosure `lo ≤ value ≤ hi`; a carried-forward form is
-a tree of sums, products and integer powers the script evaluates with BigInt rationals.
+a tree of sums, products, integer powers and square roots the script evaluates with BigInt
+rationals (a root within certified bounds).
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ def _rule(rule: Rule) -> dict:
 
 def _form(e, keys: dict[str, str]):
     """A carried-forward form as the script's tree: ["n", "p/q"], ["a", key, index|null],
-    ["+", …], ["*", …], ["^", base, k]."""
+    ["+", …], ["*", …], ["^", base, k], ["s", x] (√x)."""
     if e.is_Rational:
         return ["n", _fraction(e)]
     if e.is_Symbol:
@@ -94,6 +95,8 @@ def _form(e, keys: dict[str, str]):
         return ["a", keys[name], int(index[:-1]) if index else None]
     if e.is_Add or e.is_Mul:
         return ["+" if e.is_Add else "*"] + [_form(a, keys) for a in e.args]
+    if e.exp.q == 2:  # a power k/2: (√base)^k
+        return ["^", ["s", _form(e.base, keys)], int(e.exp.p)]
     return ["^", _form(e.base, keys), int(e.exp)]
 
 

@@ -335,6 +335,90 @@ var DeriveCheck = (function () {
     }
   }
 
+  // ---------------------------------------------------------------- carried forms with roots
+  // evalBox(E, env): an enclosure [lo, hi] of E (rationals), where a form holds square roots
+  // (["s", x]: √x, bounded to SQRT_DIGITS places) or an earlier value is itself an
+  // enclosure; env values are {n, d}, {lo, hi} or lists of them. Throws RangeError where E
+  // is undefined or the bounds cannot show it defined (a root of a range reaching below 0, a
+  // division by a range holding 0), MISSING where an answer is missing.
+  var SQRT_DIGITS = 60n;
+  function isqrt(n) { // floor(√n) for a BigInt n ≥ 0
+    if (n < 2n) return n;
+    var x = 1n << BigInt((n.toString(2).length + 1) >> 1);
+    while (true) { var y = (x + n / x) >> 1n; if (y >= x) return x; x = y; }
+  }
+  function sqrtBox(q) { // [lo, hi] around √q for a rational q ≥ 0
+    var scale = 10n ** SQRT_DIGITS, m = q.n * q.d * scale * scale, r = isqrt(m);
+    var den = q.d * scale;
+    return [rat(r, den), r * r === m ? rat(r, den) : rat(r + 1n, den)];
+  }
+  function boxOf(v) { return v.lo !== undefined ? [v.lo, v.hi] : [rat(v.n, v.d), rat(v.n, v.d)]; }
+  function minr(a, b) { return cmp(a, b) <= 0 ? a : b; }
+  function maxr(a, b) { return cmp(a, b) >= 0 ? a : b; }
+  function boxMul(a, b) {
+    if (eq(a[0], a[1]) && eq(b[0], b[1])) { var p = mul(a[0], b[0]); return [p, p]; }
+    var c = [mul(a[0], b[0]), mul(a[0], b[1]), mul(a[1], b[0]), mul(a[1], b[1])];
+    return [c.reduce(minr), c.reduce(maxr)];
+  }
+  function boxPow(a, k) {
+    if (k < 0n) {
+      if (a[0].n <= 0n && a[1].n >= 0n) throw new RangeError("division by a range holding 0");
+      a = [div(ONE, a[1]), div(ONE, a[0])];
+      k = -k;
+    }
+    var lo = powr(a[0], k), hi = powr(a[1], k);
+    if (k % 2n === 1n || a[0].n >= 0n) return [minr(lo, hi), maxr(lo, hi)];
+    if (a[1].n <= 0n) return [minr(lo, hi), maxr(lo, hi)];
+    return [ZERO, maxr(lo, hi)]; // an even power of a range holding 0
+  }
+  function evalBox(E, env) {
+    var i, acc;
+    switch (E[0]) {
+      case "n": { var c = evaluate(E, env); return [c, c]; }
+      case "a": {
+        var got = env ? env[E[1]] : undefined;
+        if (got === undefined || got === null) throw MISSING;
+        if (E[2] === null || E[2] === undefined) {
+          if (Array.isArray(got)) throw MISSING;
+          return boxOf(got);
+        }
+        if (!Array.isArray(got) || E[2] < 0 || E[2] >= got.length) throw MISSING;
+        return boxOf(got[E[2]]);
+      }
+      case "+":
+        acc = [ZERO, ZERO];
+        for (i = 1; i < E.length; i++) {
+          var t = evalBox(E[i], env);
+          acc = [add(acc[0], t[0]), add(acc[1], t[1])];
+        }
+        return acc;
+      case "*":
+        acc = [ONE, ONE];
+        for (i = 1; i < E.length; i++) acc = boxMul(acc, evalBox(E[i], env));
+        return acc;
+      case "^":
+        return boxPow(evalBox(E[1], env), BigInt(E[2]));
+      case "s": {
+        var x = evalBox(E[1], env);
+        if (x[0].n < 0n) throw new RangeError("a root of a range reaching below 0");
+        return [sqrtBox(x[0])[0], sqrtBox(x[1])[1]];
+      }
+      default:
+        throw new TypeError("unknown expression " + E[0]);
+    }
+  }
+  // boxValue(E, env): E's value for judging: {exact: true, q} when it is one rational, else
+  // the enclosure {exact: false, lo, hi}; null where E has none here.
+  function boxValue(E, env) {
+    try {
+      var b = evalBox(E, env);
+      return eq(b[0], b[1]) ? { exact: true, q: b[0] } : { exact: false, lo: b[0], hi: b[1] };
+    } catch (err) {
+      if (err instanceof RangeError || err === MISSING) return null;
+      throw err;
+    }
+  }
+
   // ---------------------------------------------------------------- messages
   // {name} is the value; {name:one|many} the word for that count (derive.render.html.fill)
   var PLACEHOLDER = /\{([A-Za-z_]+)(?::([^|{}]*)\|([^{}]*))?\}/g;
@@ -563,35 +647,31 @@ var DeriveCheck = (function () {
       var reach = group.filter(function (g) { return (P.earlier || []).indexOf(g) >= 0; });
       var got = reach.length ? carriedValue(P, reach, answers, questions) : "static";
       if (got === UNSURE) return UNSURE;
-      if (got === "static") {
-        var vs = asList(P.value), exact = [];
-        for (var i = 0; i < vs.length; i++) {
-          var q = exactOf(vs[i]);
-          if (q === null) return UNSURE; // a right value the page holds only as an enclosure
-          exact.push(q);
-        }
-        got = exact;
-      } else {
-        got = got.map(function (v) { return v.q; });
-      }
+      got = (got === "static" ? asList(P.value).map(asValue) : got).map(function (v) {
+        return v.exact ? v.q : { lo: v.lo, hi: v.hi }; // a right value may be an enclosure
+      });
       env[key] = Array.isArray(P.value) ? got : got[0];
     }
     var exprs = isList ? form : [form], out = [];
     if (!Array.isArray(exprs)) return UNSURE;
     for (var k = 0; k < exprs.length; k++) {
-      var r = evalExpr(exprs[k], env);
+      var r = boxValue(exprs[k], env);
       if (r === null) return UNSURE;
-      out.push({ exact: true, q: r });
+      out.push(r);
     }
     return out;
   }
+  // isRight(values, Q): true when the values are the right ones, false when one is shown to
+  // differ, null when enclosures cannot tell.
   function isRight(values, Q) {
-    var expected = expectedList(Q);
+    var expected = expectedList(Q), unsure = false;
     for (var i = 0; i < values.length; i++) {
-      var q = exactOf(expected[i]);
-      if (q === null || !eq(q, values[i].q)) return false;
+      var e = asValue(expected[i]), v = values[i];
+      var a = e.exact ? [e.q, e.q] : [e.lo, e.hi], b = v.exact ? [v.q, v.q] : [v.lo, v.hi];
+      if (cmp(a[1], b[0]) < 0 || cmp(b[1], a[0]) < 0) return false;
+      if (!(e.exact && v.exact)) unsure = true;
     }
-    return true;
+    return unsure ? null : true;
   }
   function shaped(got, P) { // an answer of the question's shape (a number, or n values)
     if (got === undefined || got === null) return false;
@@ -615,7 +695,9 @@ var DeriveCheck = (function () {
       var h = holdsAll(xs, v, rule);
       if (h === null) return UNSURE;
       if (h) return { sources: [wrong[i]] };
-      if (!isRight(v, Q)) movers.unshift(wrong[i]);
+      var same = isRight(v, Q);
+      if (same === null) return UNSURE;
+      if (!same) movers.unshift(wrong[i]);
     }
     var sets = carriedSets(movers);
     for (i = 0; i < sets.length; i++) {
