@@ -128,6 +128,14 @@ MP = {
 }
 
 
+@pytest.fixture(autouse=True)
+def _mpmath_at_100_digits():
+    """Every test here compares at 100 digits, whatever precision another module's test left
+    mpmath at (its precision is global)."""
+    with mpmath.workdps(100):
+        yield
+
+
 @pytest.mark.parametrize("text", sorted(MP))
 def test_certified_enclosures_hold_the_value(text):
     e = evaluated(parse_formula(text))
