@@ -65,8 +65,9 @@ var DeriveCheck = (function () {
     return x.n < 0n ? -q : q;
   }
   function roundHalfAway(r, places) {
-    var scale = pow10(BigInt(places));
-    return div(rat(halfAway(mul(r, scale))), scale);
+    if (places < 0) return mul(rat(halfAway(div(r, pow10(BigInt(-places))))), pow10(BigInt(-places)));
+    var scale = 10n ** BigInt(places); // halfAway reads an unreduced fraction as well
+    return rat(halfAway({ n: r.n * scale, d: r.d }), scale);
   }
   function decimalExponent(x) { // e with 10^e <= x < 10^(e+1), for x > 0
     var e = BigInt(x.n.toString().length - x.d.toString().length);
@@ -341,34 +342,53 @@ var DeriveCheck = (function () {
   // enclosure; env values are {n, d}, {lo, hi} or lists of them. Throws RangeError where E
   // is undefined or the bounds cannot show it defined (a root of a range reaching below 0, a
   // division by a range holding 0), MISSING where an answer is missing.
-  var SQRT_DIGITS = 60n;
+  var SQRT_DIGITS = 80n, BOX_SCALE = 10n ** 80n;
+  // A range's ends are rounded outwards to 80 places once they carry longer fractions, so that
+  // the cost of each operation stays bounded however deep the form (an exact value stays
+  // exact: both its ends are the same rational).
+  function outward(b) {
+    if (isPoint(b) || (b[0].d <= BOX_SCALE && b[1].d <= BOX_SCALE)) return b;
+    return [{ n: floorDiv(b[0].n * BOX_SCALE, b[0].d), d: BOX_SCALE },
+            { n: -floorDiv(-b[1].n * BOX_SCALE, b[1].d), d: BOX_SCALE }];
+  }
   function isqrt(n) { // floor(√n) for a BigInt n ≥ 0
     if (n < 2n) return n;
     var x = 1n << BigInt((n.toString(2).length + 1) >> 1);
     while (true) { var y = (x + n / x) >> 1n; if (y >= x) return x; x = y; }
   }
-  function sqrtBox(q) { // [lo, hi] around √q for a rational q ≥ 0
+  function sqrtBox(q) { // [lo, hi] around √q for a rational q ≥ 0 (ends not reduced)
     var scale = 10n ** SQRT_DIGITS, m = q.n * q.d * scale * scale, r = isqrt(m);
     var den = q.d * scale;
-    return [rat(r, den), r * r === m ? rat(r, den) : rat(r + 1n, den)];
+    return [{ n: r, d: den }, { n: r * r === m ? r : r + 1n, d: den }];
   }
+  // A range's ends are rationals left unreduced (a gcd costs more than the rounding outwards
+  // that keeps them short); a point range is one reduced rational, computed exactly.
+  function isPoint(b) { return b[0] === b[1] || cmp(b[0], b[1]) === 0; }
+  function rawMul(a, b) { return { n: a.n * b.n, d: a.d * b.d }; }
+  function rawAdd(a, b) { return { n: a.n * b.d + b.n * a.d, d: a.d * b.d }; }
+  function rawInv(a) { return a.n < 0n ? { n: -a.d, d: -a.n } : { n: a.d, d: a.n }; }
+  function rawPow(a, k) { return { n: a.n ** k, d: a.d ** k }; }
   function boxOf(v) { return v.lo !== undefined ? [v.lo, v.hi] : [rat(v.n, v.d), rat(v.n, v.d)]; }
   function minr(a, b) { return cmp(a, b) <= 0 ? a : b; }
   function maxr(a, b) { return cmp(a, b) >= 0 ? a : b; }
+  function boxAdd(a, b) {
+    if (isPoint(a) && isPoint(b)) { var s = add(a[0], b[0]); return [s, s]; }
+    return [rawAdd(a[0], b[0]), rawAdd(a[1], b[1])];
+  }
   function boxMul(a, b) {
-    if (eq(a[0], a[1]) && eq(b[0], b[1])) { var p = mul(a[0], b[0]); return [p, p]; }
-    var c = [mul(a[0], b[0]), mul(a[0], b[1]), mul(a[1], b[0]), mul(a[1], b[1])];
+    if (isPoint(a) && isPoint(b)) { var p = mul(a[0], b[0]); return [p, p]; }
+    var c = [rawMul(a[0], b[0]), rawMul(a[0], b[1]), rawMul(a[1], b[0]), rawMul(a[1], b[1])];
     return [c.reduce(minr), c.reduce(maxr)];
   }
   function boxPow(a, k) {
+    if (isPoint(a)) { var p = powr(a[0], k); return [p, p]; }
     if (k < 0n) {
       if (a[0].n <= 0n && a[1].n >= 0n) throw new RangeError("division by a range holding 0");
-      a = [div(ONE, a[1]), div(ONE, a[0])];
+      a = [rawInv(a[1]), rawInv(a[0])];
       k = -k;
     }
-    var lo = powr(a[0], k), hi = powr(a[1], k);
-    if (k % 2n === 1n || a[0].n >= 0n) return [minr(lo, hi), maxr(lo, hi)];
-    if (a[1].n <= 0n) return [minr(lo, hi), maxr(lo, hi)];
+    var lo = rawPow(a[0], k), hi = rawPow(a[1], k);
+    if (k % 2n === 1n || a[0].n >= 0n || a[1].n <= 0n) return [minr(lo, hi), maxr(lo, hi)];
     return [ZERO, maxr(lo, hi)]; // an even power of a range holding 0
   }
   function evalBox(E, env) {
@@ -387,21 +407,23 @@ var DeriveCheck = (function () {
       }
       case "+":
         acc = [ZERO, ZERO];
-        for (i = 1; i < E.length; i++) {
-          var t = evalBox(E[i], env);
-          acc = [add(acc[0], t[0]), add(acc[1], t[1])];
-        }
+        for (i = 1; i < E.length; i++) acc = outward(boxAdd(acc, evalBox(E[i], env)));
         return acc;
       case "*":
         acc = [ONE, ONE];
-        for (i = 1; i < E.length; i++) acc = boxMul(acc, evalBox(E[i], env));
+        for (i = 1; i < E.length; i++) acc = outward(boxMul(acc, evalBox(E[i], env)));
         return acc;
       case "^":
-        return boxPow(evalBox(E[1], env), BigInt(E[2]));
+        return outward(boxPow(evalBox(E[1], env), BigInt(E[2])));
       case "s": {
         var x = evalBox(E[1], env);
         if (x[0].n < 0n) throw new RangeError("a root of a range reaching below 0");
-        return [sqrtBox(x[0])[0], sqrtBox(x[1])[1]];
+        if (isPoint(x)) {
+          var root = sqrtBox(x[0]);
+          if (root[0].n === root[1].n) { var q = rat(root[0].n, root[0].d); return [q, q]; }
+          return outward(root);
+        }
+        return outward([sqrtBox(x[0])[0], sqrtBox(x[1])[1]]);
       }
       default:
         throw new TypeError("unknown expression " + E[0]);
@@ -412,7 +434,8 @@ var DeriveCheck = (function () {
   function boxValue(E, env) {
     try {
       var b = evalBox(E, env);
-      return eq(b[0], b[1]) ? { exact: true, q: b[0] } : { exact: false, lo: b[0], hi: b[1] };
+      return isPoint(b) ? { exact: true, q: rat(b[0].n, b[0].d) }
+        : { exact: false, lo: b[0], hi: b[1] };
     } catch (err) {
       if (err instanceof RangeError || err === MISSING) return null;
       throw err;
