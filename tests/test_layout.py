@@ -147,3 +147,20 @@ def test_the_survey_latex_compiles_within_the_text_block(survey, lang, tmp_path)
     assert all(r.ok for r in results), [(r.name, r.error) for r in results if not r.ok]
     bad = [(r.name, o) for r in results for o in r.overfull if o.pt > TOLERANCE]
     assert not bad, "\n".join(f"{n}: {o.pt:.1f} pt {o.where}: {o.line[:200]}" for n, o in bad)
+
+
+def test_a_long_text_cell_goes_under_the_table_as_a_wrapped_paragraph():
+    """A row still too long once its formulas are moved (a list of 49 decimals, as the key
+    of a clipping exercise shows) has its longest text set as paragraph (k) under the table,
+    wrapped at spaces: joined back, it is the cell's text."""
+    from derive.render.document import Table, md_block
+
+    decimals = "[" + ", ".join(f"0.{k:015d}" for k in range(1, 50)) + "]"
+    md = md_block(Table(("Quantity", "Exact", "Decimal"),
+                        ((r"`clipped`", ("math", r"\frac{1}{2}"), decimals),)))
+    lines = md.split("\n")
+    assert lines[2] == r"| `clipped` | $\frac{1}{2}$ | $\to$ (1) |"
+    assert all(len(line) <= 200 for line in lines)
+    note = md.split("\n\n", 1)[1]
+    assert note.startswith("(1) [0.000000000000001, ")
+    assert note[len("(1) "):].replace("\n", " ") == decimals

@@ -234,6 +234,10 @@ MD_NOTE = re.compile(r"\$\$\n(?:\\begin\{aligned\}\n)?(?:& )?\\text\{\((\d+)\)\}
 """A math cell moved below a Markdown table (→ (k)), on one row or broken over several."""
 
 
+MD_TEXT_NOTE = re.compile(r"^\((\d+)\) (.+?)(?=\n\n|\Z)", re.M | re.S)
+"""A text cell (a long list of decimals) moved below a Markdown table, wrapped at spaces."""
+
+
 def _md_note(tex: str) -> str:
     """A moved cell's LaTeX with the rows it was broken into joined back."""
     rows = [re.sub(r"^& (\\quad )?", "", r.strip()) for r in tex.split(" \\\\\n")]
@@ -260,6 +264,10 @@ def markdown_key(md: str) -> dict:
             for key, (exact, decimal, _) in rows.items():
                 if key[0] == ex and exact == rf"$\to$ ({m.group(1)})":
                     rows[key] = (f"${_md_note(m.group(2))}$", decimal, None)
+        for m in MD_TEXT_NOTE.finditer(block):  # a long decimal list, wrapped at spaces
+            for key, (exact, decimal, moved) in rows.items():
+                if key[0] == ex and decimal == rf"$\to$ ({m.group(1)})":
+                    rows[key] = (exact, m.group(2).replace("\n", " "), moved)
     return {k: (_math(e).replace(r"\vert ", "|"), d) for k, (e, d, _) in rows.items()}
 
 

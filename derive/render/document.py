@@ -385,23 +385,26 @@ def _md_row(cells: list[str]) -> str:
 @md_block.register
 def _(block: Table) -> str:
     """A Markdown table whose rows stay within MD_LINE characters: a row's longest math cells
-    are set as numbered displays under the table (the cell shows → (k)), as in LaTeX."""
+    are set as numbered displays under the table (the cell shows → (k)), as in LaTeX, and its
+    longest texts (a long list of decimals) as numbered paragraphs there, wrapped at spaces;
+    the longest cell goes first, never the row's name."""
     rows_ = [[_md_cell(c) for c in row] for row in block.rows]
-    notes: list[str] = []
+    notes: list[tuple[str, str]] = []
     for i, row in enumerate(block.rows):
         while len(_md_row(rows_[i])) > MD_LINE:
-            movable = [(len(rows_[i][j]), j) for j, c in enumerate(row)
-                       if isinstance(c, tuple) and c[0] == "math"
-                       and not rows_[i][j].startswith(r"$\to$")]
-            if not movable:
+            moved = [(len(rows_[i][j]), j) for j in range(1, len(row))
+                     if not rows_[i][j].startswith(r"$\to$")]
+            if not moved:
                 break
-            j = max(movable)[1]
-            notes.append(row[j][1])
+            j = max(moved)[1]  # the longest cell: a formula, or a text (a list of decimals)
+            is_math = isinstance(row[j], tuple) and row[j][0] == "math"
+            notes.append(("math", row[j][1]) if is_math else ("text", rows_[i][j]))
             rows_[i][j] = rf"$\to$ ({len(notes)})"
     lines = [_md_row([_md_prose(h) for h in block.header]), "|" + " --- |" * len(block.header)]
     lines += [_md_row(r) for r in rows_]
-    return "\n\n".join(["\n".join(lines)] + [md_block(Math((rf"\text{{({k})}}\quad {m}",)))
-                                             for k, m in enumerate(notes, 1)])
+    return "\n\n".join(["\n".join(lines)] + [
+        md_block(Math((rf"\text{{({k})}}\quad {m}",))) if kind == "math"
+        else wrap_markdown(f"({k}) {m}", MD_LINE) for k, (kind, m) in enumerate(notes, 1)])
 
 
 @md_block.register

@@ -462,8 +462,10 @@ def char_rows(lines: tuple[str, ...], chars: int = MD_LINE - 20) -> list[str] | 
     return result
 
 
-_NO_LINE_START = re.compile(r"[#>|+*=-]|\d+[.)]")
-"""What must not begin a Markdown line of a paragraph (it would become a heading, list, …)."""
+_NO_LINE_START = re.compile(r"[#>|=]|[-+*](?=[\s*_-]|$)|\d+[.)](?=\s|$)")
+"""What must not begin a Markdown line of a paragraph (it would become a heading, a quote, a
+table, a setext underline, a thematic break or a list item; a list marker needs a space
+after it, so -0.5 or 0.25 may begin a line)."""
 
 
 def wrap_markdown(text: str, chars: int = MD_LINE) -> str:
