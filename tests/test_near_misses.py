@@ -113,3 +113,15 @@ def test_a_mistake_more_than_a_slip_away_keeps_its_name(tmp_path):
     claims = _check(tmp_path, "w = 1\nlr = 0.3\nrecords = [[1, 2], [3, 6]]\n",
                     "w_new = -0.5\n")
     assert claims["w_new"].diagnosis.mistake == "w_new_sign"
+
+
+@pytest.mark.parametrize("places", [3, 28, 29, 35, 59])
+def test_a_slip_late_in_a_long_decimal_is_a_near_miss(places):
+    """The right value is written out exactly however long the claim (a Decimal at its
+    default 28 digits wrote 1/3 to 35 places as 0.3333…33330000000, so no slip matched)."""
+    right = "0." + "3" * places
+    late = right[:-1] + "4"
+    early = "0.4" + "3" * (places - 1)
+    assert near_miss(literal(late), sp.Rational(1, 3))
+    assert near_miss(literal(early), sp.Rational(1, 3))
+    assert not near_miss(literal(right[:-2] + "55"), sp.Rational(1, 3))  # two digits off

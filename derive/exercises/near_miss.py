@@ -8,11 +8,10 @@ slip, so the diagnosis offers it as a possibility instead of naming it (docs/dia
 from __future__ import annotations
 
 import dataclasses
-from decimal import Decimal
 
 from derive.exercises.claims import Claim, holds, round_places
 from derive.exercises.reader import written
-from derive.kernel.exact import ExactNumberError
+from derive.kernel.exact import ExactNumberError, fixed_str
 
 EXTRA_PLACES = (1, 2)
 """A rounding of a rounding: the right value rounded to the claim's places plus one or two
@@ -45,7 +44,7 @@ def _right_text(c: Claim, expected) -> str | None:
     claim of a value that is not one)."""
     if c.places is not None:
         r = round_places(expected, c.places)
-        return None if r is None else f"{Decimal(r.p) / Decimal(r.q):.{c.places}f}"
+        return None if r is None else fixed_str(r, c.places)  # exact at any length
     if "/" in c.text:
         return str(expected) if getattr(expected, "is_Rational", False) else None
     if not getattr(expected, "is_Integer", False):
