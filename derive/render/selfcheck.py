@@ -40,9 +40,12 @@ enclosure: no typed answer (at most 60 digits a part) can equal it."""
 MAX_MAGNITUDE = sp.Integer(10) ** 100
 """A value beyond this (no typed answer, at most 60 digits and an exponent of 30, reaches it)
 is not sent: a mistake of that size is left out, an answer of that size is not supported."""
-ENCLOSURE_BITS = 320
-ENCLOSURE_PLACES = 80
-"""An enclosure is computed at ENCLOSURE_BITS bits and widened to ENCLOSURE_PLACES decimals."""
+ENCLOSURE_BITS = 400
+ENCLOSURE_PLACES = 100
+"""An enclosure is computed at ENCLOSURE_BITS bits and widened to ENCLOSURE_PLACES decimals:
+finer than any typed answer (60 digits and an exponent of at most 30: 90 places) can ask, so
+the page settles every rounding an answer asks for unless the value lies within 10^-100 of its
+boundary (then it says undecided)."""
 
 
 # -------------------------------------------------------------------------------- encoding
