@@ -8,7 +8,7 @@ from __future__ import annotations
 import mpmath
 import pytest
 import sympy as sp
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from derive.errors import InputError
@@ -273,6 +273,7 @@ TEXTS = st.recursive(LEAVES.map(lambda e: formula_text(e)), _tree, max_leaves=8)
 
 @settings(max_examples=60, deadline=None)
 @given(TEXTS)
+@example("exp((w)/(w))")  # e itself: printed as exp(1), since `E` reads as a symbol
 def test_formula_text_of_the_functions_reads_back(text):
     try:
         e = evaluated(parse_formula(text))

@@ -102,6 +102,9 @@ class _Printer(StrPrinter):
     def _print_ImaginaryUnit(self, expr):
         raise NotWritable("a complex number")
 
+    def _print_Exp1(self, expr):
+        return "exp(1)"  # the language has no name e: `e` would read as a symbol
+
     def _not_real(self, expr):
         raise NotWritable("an infinite or undefined value")
 
