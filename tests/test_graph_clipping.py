@@ -300,11 +300,29 @@ def test_settings_torch_accepts_are_written_and_checked(given, claim, tmp_path):
     assert [c.status for c in report.claims] == ["exact"]
 
 
-def test_max_norm_zero_without_eps_is_refused_with_torchs_reason(tmp_path):
+@pytest.mark.parametrize("given, claim", [
+    ("gradients = [1]\nmax_norm = 0", "mean_then_clip = 0"),
+    ("gradients = [[3, 4], [1, 0]]\nmax_norm = 0", "clip_then_mean = [0, 0]"),
+    ("gradients = [[3, 4]]\nmax_norm = -1", 'mean_then_clip = ["-3/5", "-4/5"]'),
+])
+def test_max_norm_zero_or_negative_without_eps_is_computed(given, claim, tmp_path):
+    """torch zeroes every gradient for max_norm 0 (0/(‖g‖ + 1e-6) is 0) and flips it for a
+    negative one; without ε the course's c/max(c, ‖g‖) does the same wherever ‖g‖ > 0."""
+    report = check_exercise(load_file(_file(tmp_path, given, claim))[0])
+    assert [c.status for c in report.claims] == ["exact"]
+
+
+@pytest.mark.parametrize("gradients, which", [
+    ("[[0, 0], [1, 0]]", "microbatch gradient 1 is 0"),
+    ("[[1, 0], [-1, 0]]", "the mean gradient is 0"),
+    ("[0]", "microbatch gradient 1 is 0"),
+])
+def test_max_norm_zero_without_eps_is_refused_only_where_it_divides_by_zero(
+        gradients, which, tmp_path):
     from derive.exercises.errors import ExerciseError
-    with pytest.raises(ExerciseError, match=r"max_norm.*1e-6"):
-        check_exercise(load_file(_file(tmp_path, "gradients = [1]\nmax_norm = 0",
-                                       "mean_then_clip = 0"))[0])
+    with pytest.raises(ExerciseError, match=rf"max_norm.*{which}.*1e-6"):
+        check_exercise(load_file(_file(tmp_path, f"gradients = {gradients}\nmax_norm = 0",
+                                       "clip_then_mean = 0"))[0])
 
 
 def test_norm_type_one_from_a_file(tmp_path):

@@ -295,6 +295,24 @@ def _shape(g):
     return tuple(_shape(x) for x in g) if isinstance(g, list) else None
 
 
+def _flat(g) -> list:
+    return [x for v in g for x in _flat(v)] if isinstance(g, list) else [g]
+
+
+def _zero_norm(gs, ws) -> str | None:
+    """Which gradient a norm clipping divides by 0 with c ≤ 0 and no ε: a microbatch gradient
+    that is 0, or their (weighted) mean; None when every norm is positive."""
+    flat = [_flat(g) for g in gs]
+    for k, g in enumerate(flat, 1):
+        if all(x == 0 for x in g):
+            return f"microbatch gradient {k}"
+    if flat and len({len(g) for g in flat}) == 1:
+        w = list(ws) if ws is not None and len(ws) == len(flat) else [1] * len(flat)
+        if all(sp.Add(*[wk * g[j] for wk, g in zip(w, flat)]) == 0 for j in range(len(flat[0]))):
+            return "the mean gradient"
+    return None
+
+
 def check(given):
     problems = []
     has_norm, has_value = given.get("max_norm") is not None, given.get("clip_value") is not None
@@ -307,13 +325,15 @@ def check(given):
     if given.get("norm_type") is not None and not has_norm:
         problems.append(("norm_type", "only applies to norm clipping",
                          "give max_norm, or drop norm_type"))
+    gs = given.get("gradients") or []
     c_norm = given.get("max_norm")
     if has_norm and c_norm <= 0 and not (given.get("eps") or 0) > 0:
-        problems.append(("max_norm", f"is {decimal_str(c_norm)} without a positive eps: "
-                         "c/(‖g‖ + ε) divides by 0 for a zero gradient, where torch divides by "
-                         "‖g‖ + 1e-6",
-                         "give eps = 1e-6, as torch does, or a positive max_norm"))
-    gs = given.get("gradients") or []
+        zero = _zero_norm(gs, given.get("weights"))
+        if zero is not None:
+            problems.append(("max_norm", f"is {decimal_str(c_norm)} without a positive eps, and "
+                             f"{zero} is 0: c/max(c, ‖g‖) divides by 0 there, where torch "
+                             "divides by ‖g‖ + 1e-6",
+                             "give eps = 1e-6, as torch does, or a positive max_norm"))
     if len({_shape(g) for g in gs}) > 1:
         problems.append(("gradients", "mixes shapes (numbers, vectors or tensors of different "
                          "lengths)", "give every microbatch gradient the same shape"))
@@ -336,7 +356,7 @@ RECIPE = Recipe(
     inputs=(
         Input("gradients", "gradients", "g_k: numbers, or vectors as lists of equal length"),
         Input("max_norm", "number", "norm clipping threshold c (0 or negative as torch takes "
-              "them: needs eps)", required=False),
+              "them; without eps no gradient may be 0)", required=False),
         Input("clip_value", "nonnegative", "value clipping threshold c", required=False),
         Input("weights", "nonnegatives", "w_k (default: equal, 1/K), adding up to 1",
               required=False),
