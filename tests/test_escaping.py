@@ -284,6 +284,7 @@ _TEX_TOKENS = re.compile(
     r"\\textbackslash\{\}|\\textasciitilde\{\}|\\textasciicircum\{\}|\\textless\{\}"
     r"|\\textgreater\{\}|\\textbar\{\}|\\textquotedbl\{\}|\\textasciigrave\{\}|\\[{}$&#%_]"
     r"|\\textdollar\{\}|\$-\$|\(\$\\ldots\$\)|\(\\ldots\)|\$\\hat\{[A-Za-z]\}\$|\{\}"
+    r"|\\allowbreak\{\}"  # a break inside a long run of digits (layout.breakable): shows nothing
     r"|\$(?:" + "|".join(sorted(map(re.escape, set(MATH.values())), key=len, reverse=True))
     + r")\$|.", re.S)
 _TEX_RAW = set("\\{}$&#^_~%<>|\"`")
@@ -303,6 +304,8 @@ def tex_skeleton(tex: str, math: bool = False) -> str:
             out.append(token)
         elif token.startswith("\\") and len(token) == 2:
             out.append(token[1])
+        elif token == r"\allowbreak{}":
+            continue
         elif token == "$-$":  # a minus sign before a number (derive.render.document.MINUS)
             out.append("-")
         elif token.startswith(r"$\hat"):
@@ -510,6 +513,7 @@ def test_key_tex_compiles_with_pdflatex(exercises):
 @examples(10)
 @given(EXERCISES)
 @example(EVERYTHING)
+@example([("0" * 30, "", "2")])  # an id of 30 digits: a break every ten (layout.breakable)
 def test_key_tex_compiles_with_xelatex(exercises):
     check_key_tex(exercises, "zh", "xelatex")
 
