@@ -146,7 +146,8 @@ class Rewriter:
                 break
             try:
                 if self.equal(self.inline(form), self.inline(piece)):
-                    return written_order(form)
+                    shown = written_order(form)  # the proved form, reordered: checked too
+                    return shown if sp.expand(shown - form) == 0 else form
             except (RecursionError, ValueError, TypeError):
                 continue
         return piece
