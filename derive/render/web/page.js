@@ -296,45 +296,11 @@ var DeriveCheck = (function () {
   // ---------------------------------------------------------------- carried-forward values
   // evalExpr(E, answersByKey): the rational value of E, or null when an answer it names is
   // missing (or of the wrong shape) or it divides by zero.
-  function evalExpr(E, answersByKey) {
-    try { return evaluate(E, answersByKey); } catch (err) {
-      if (err instanceof RangeError || err === MISSING) return null;
-      throw err;
-    }
+  function evalExpr(E, answersByKey) { // one evaluator: a form's range, when it is one point
+    var v = boxValue(E, answersByKey);
+    return v !== null && v.exact ? v.q : null;
   }
   var MISSING = { missing: true };
-  function evaluate(E, answers) {
-    var i, acc;
-    switch (E[0]) {
-      case "n": {
-        var c = READ ? READ.get(E) : undefined;
-        if (c === undefined) { c = readRat(E[1]); if (READ) READ.set(E, c); }
-        return c;
-      }
-      case "a": {
-        var got = answers ? answers[E[1]] : undefined;
-        if (got === undefined || got === null) throw MISSING;
-        if (E[2] === null || E[2] === undefined) {
-          if (Array.isArray(got)) throw MISSING;
-          return rat(got.n, got.d);
-        }
-        if (!Array.isArray(got) || E[2] < 0 || E[2] >= got.length) throw MISSING;
-        return rat(got[E[2]].n, got[E[2]].d);
-      }
-      case "+":
-        acc = ZERO;
-        for (i = 1; i < E.length; i++) acc = add(acc, evaluate(E[i], answers));
-        return acc;
-      case "*":
-        acc = ONE;
-        for (i = 1; i < E.length; i++) acc = mul(acc, evaluate(E[i], answers));
-        return acc;
-      case "^":
-        return powr(evaluate(E[1], answers), BigInt(E[2]));
-      default:
-        throw new TypeError("unknown expression " + E[0]);
-    }
-  }
 
   // ---------------------------------------------------------------- carried forms with roots
   // evalBox(E, env): an enclosure [lo, hi] of E (rationals), where a form holds square roots
@@ -394,7 +360,11 @@ var DeriveCheck = (function () {
   function evalBox(E, env) {
     var i, acc;
     switch (E[0]) {
-      case "n": { var c = evaluate(E, env); return [c, c]; }
+      case "n": { // a constant, read once
+        var c = READ ? READ.get(E) : undefined;
+        if (c === undefined) { c = readRat(E[1]); if (READ) READ.set(E, c); }
+        return [c, c];
+      }
       case "a": {
         var got = env ? env[E[1]] : undefined;
         if (got === undefined || got === null) throw MISSING;
