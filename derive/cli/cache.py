@@ -25,8 +25,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-from sympy import Basic, srepr
-
 import derive
 
 _SECRET = "secret"
@@ -80,6 +78,8 @@ class Uncacheable(Exception):
 def canonical(value):
     """A JSON-ready form of a value read from a file (TOML tables, notation, declarations),
     the same for equal values in any order of their keys."""
+    from sympy import Basic, srepr  # start-up: SymPy only when an exercise is addressed
+
     if value is None or isinstance(value, (bool, int, str)):
         return value
     if isinstance(value, float):
@@ -228,6 +228,8 @@ class _Pickler(pickle.Pickler):
     every node is rebuilt as it was, by its class, its arguments and its own attributes."""
 
     def reducer_override(self, obj):
+        from sympy import Basic
+
         if isinstance(obj, Basic) and obj.args:
             own = {name: getattr(obj, name) for name in _slots(type(obj))
                    if hasattr(obj, name)}
@@ -242,6 +244,8 @@ def _slots(cls) -> tuple[str, ...]:
 
 
 def _rebuilt(cls, args, own):
+    from sympy import Basic
+
     obj = Basic.__new__(cls, *args)
     for name, value in own.items():
         setattr(obj, name, value)

@@ -172,6 +172,8 @@ def bind(own: tuple[Declaration, ...], bank: tuple[Declaration, ...], recipe: Re
     names only quantities or givens the exercise has), as `Mistake`s of its recipe. One line,
     exit 2, for a name a built-in mistake has, a name the exercise does not have (own
     declarations), or a change that is not valid."""
+    if not own + bank:  # the recipe's mistakes are derived only when a wrong claim asks
+        return Bound((), frozenset())
     builtin = {m.name for m in recipe.mistakes} | DIAGNOSIS_NAMES | {
         q.name for q in recipe.quantities if q.wrong}
     out, applied, names = [], set(), {}

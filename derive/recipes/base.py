@@ -7,7 +7,7 @@ is also the order in which the first wrong claim is looked for.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -32,6 +32,29 @@ class QuantityUndefined(ArithmeticError):
         self.key = key or f"define.{name}"
         self.expected = expected or ("change the givens or the formula" if supported
                                      else "use smaller givens or fewer steps")
+
+
+class Later(Sequence):
+    """A tuple made on first use: a recipe's mistakes, which only a wrong claim reads, so
+    that reading and checking a right exercise never derives them."""
+
+    def __init__(self, make: Callable[[], Iterator]):
+        self._make, self._items = make, None
+
+    def _got(self) -> tuple:
+        if self._items is None:
+            self._items = tuple(self._make())
+            self._make = None
+        return self._items
+
+    def __len__(self) -> int:
+        return len(self._got())
+
+    def __getitem__(self, index):
+        return self._got()[index]
+
+    def __iter__(self):
+        return iter(self._got())
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from derive.graph.language import (
 from derive.graph.notation import DECLARED, Notations, written_as
 from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.recipes import own_terms, partials
-from derive.recipes.base import Input, Quantity, QuantityUndefined, Recipe
+from derive.recipes.base import Input, Later, Quantity, QuantityUndefined, Recipe
 from derive.recipes.formula_table import (  # noqa: F401 (names other modules read here)
     DEFAULT_COLUMNS,
     DEFINE_KEYS,
@@ -111,7 +111,8 @@ def _recipe(key) -> Recipe:
         for d in defines)
     inputs = tuple(Input(name, kind, "a given of the exercise") for name, kind in kinds.items())
     return Recipe(name="formulas", title=TITLE, doc=__doc__, inputs=inputs,
-                  quantities=quantities, mistakes=mutation_mistakes(graphed, graph, names),
+                  quantities=quantities,
+                  mistakes=Later(lambda: mutation_mistakes(graphed, graph, names)),
                   graph=lambda ctx: graph,
                   node_titles={d.name: (d.title, d.title_zh) for d in defines if d.title})
 
