@@ -69,40 +69,53 @@ def _variant_files(exercises, args, reports: list[str], short: list[str]):
     written, first_error = 0, None
     for ex in exercises:
         left = end - time.monotonic()
+        which = ("the run's time bound of "
+                 f"{args.total_time_limit:g} s (--total-time-limit)" if left <= args.time_limit
+                 else f"the time bound of {args.time_limit:g} s per exercise (--time-limit)")
+        texts, gen = [], None
         try:
             if left <= 0:
                 raise DecisionTimeout()
-            with time_bound(min(args.time_limit, left)):
+            with time_bound(min(args.time_limit, left)):  # writing a variant's key included
                 gen = generate(ex, args.n, args.seed, allow_fewer=True)
+                for k, v in enumerate(gen.variants, 1):
+                    texts.append((f"{v.id}.toml", render(ex, v, k)))
         except DecisionTimeout:
-            which = ("the run passed its time bound of "
-                     f"{args.total_time_limit:g} s (--total-time-limit)" if left <= args.time_limit
-                     else f"its variants passed the time bound of {args.time_limit:g} s per "
-                          f"exercise (--time-limit)")
-            error = TimeBoundError(f"exercise {ex.id!r} ({ex.path}): {which}; nothing written "
-                                   f"(raise the bound, or ask for fewer with -n)")
-            first_error = first_error or error
-            short.append(ex.id)
-            reports.append(f"{ex.id}: 0 of {args.n} variants: {which}")
-            continue
+            if not texts:
+                error = TimeBoundError(f"exercise {ex.id!r} ({ex.path}): its variants passed "
+                                       f"{which}; nothing written (raise the bound, or ask "
+                                       "for fewer with -n)")
+                first_error = first_error or error
+                short.append(ex.id)
+                reports.append(f"{ex.id}: 0 of {args.n} variants: {which} was reached")
+                continue
         except VariantError as exc:
             first_error = first_error or exc
             short.append(ex.id)
             reports.append(f"{ex.id}: 0 of {args.n} variants: {exc.problem}")
             continue
-        for k, v in enumerate(gen.variants, 1):
-            written += 1
-            yield f"{v.id}.toml", render(ex, v, k)
-        how = "enumerated" if gen.enumerated else "sampled"
-        if len(gen.variants) < args.n:
+        written += len(texts)
+        yield from texts
+        if len(texts) < args.n:
             short.append(ex.id)
-            reports.append(f"{ex.id}: only {len(gen.variants)} of {args.n} variants meet "
-                           f"[exercise.require] ({gen.how}, acceptance {gen.accepted}/"
-                           f"{gen.tried} = {100 * gen.rate:.1f}%); those {len(gen.variants)} "
-                           "are written")
+            reports.append(_short_line(ex.id, args.n, len(texts), gen, which))
             continue
+        how = "enumerated" if gen.enumerated else "sampled"
         reports.append(f"{ex.id}: {len(gen.variants)} variants, acceptance "
                        f"{gen.accepted}/{gen.tried} = {100 * gen.rate:.1f}% of the candidates "
                        f"tried ({how} from {gen.space})")
     if not written and first_error is not None:
         raise first_error
+
+
+def _short_line(ex_id: str, n: int, k: int, gen, which: str) -> str:
+    """The report of an exercise that gives k < n variants: the time bound (searching or
+    writing), or the search itself (require, or candidates that could not be computed)."""
+    if gen.timed_out or k < len(gen.variants):
+        return (f"{ex_id}: only {k} of {n} variants: {which} was reached after {k} variants "
+                f"({gen.tried} of {gen.space} candidates tried); those {k} are written")
+    what = "meet [exercise.require]" if gen.requires else "are distinct"
+    failed = (f"; {gen.failed} candidates could not be computed, the first because "
+              f"{gen.first_failure}" if gen.failed else "")
+    return (f"{ex_id}: only {k} of {n} variants {what} ({gen.how}, acceptance {gen.accepted}/"
+            f"{gen.tried} = {100 * gen.rate:.1f}%{failed}); those {k} are written")
