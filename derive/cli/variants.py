@@ -63,7 +63,7 @@ def _variant_files(exercises, args, reports: list[str], short: list[str]):
     found and one line in `short`; the others are not held back. Nothing found at all: the
     first exercise's error, nothing written."""
     # start-up: only `derive variants` loads the exercises layer
-    from derive.exercises.variants import VariantError, generate, render
+    from derive.exercises.variants import VariantError, generate
 
     end = time.monotonic() + args.total_time_limit
     written, first_error = 0, None
@@ -72,23 +72,20 @@ def _variant_files(exercises, args, reports: list[str], short: list[str]):
         which = ("the run's time bound of "
                  f"{args.total_time_limit:g} s (--total-time-limit)" if left <= args.time_limit
                  else f"the time bound of {args.time_limit:g} s per exercise (--time-limit)")
-        texts, gen = [], None
         try:
             if left <= 0:
                 raise DecisionTimeout()
-            with time_bound(min(args.time_limit, left)):  # writing a variant's key included
-                gen = generate(ex, args.n, args.seed, allow_fewer=True)
-                for k, v in enumerate(gen.variants, 1):
-                    texts.append((f"{v.id}.toml", render(ex, v, k)))
+            with time_bound(min(args.time_limit, left)):  # writing each variant's file included
+                gen = generate(ex, args.n, args.seed, allow_fewer=True, write=True)
+            texts = [(f"{v.id}.toml", v.text) for v in gen.variants]
         except DecisionTimeout:
-            if not texts:
-                error = TimeBoundError(f"exercise {ex.id!r} ({ex.path}): its variants passed "
-                                       f"{which}; nothing written (raise the bound, or ask "
-                                       "for fewer with -n)")
-                first_error = first_error or error
-                short.append(ex.id)
-                reports.append(f"{ex.id}: 0 of {args.n} variants: {which} was reached")
-                continue
+            error = TimeBoundError(f"exercise {ex.id!r} ({ex.path}): its variants passed "
+                                   f"{which}; nothing written (raise the bound, or ask for "
+                                   "fewer with -n)")
+            first_error = first_error or error
+            short.append(ex.id)
+            reports.append(f"{ex.id}: 0 of {args.n} variants: {which} was reached")
+            continue
         except VariantError as exc:
             first_error = first_error or exc
             short.append(ex.id)
@@ -111,7 +108,7 @@ def _variant_files(exercises, args, reports: list[str], short: list[str]):
 def _short_line(ex_id: str, n: int, k: int, gen, which: str) -> str:
     """The report of an exercise that gives k < n variants: the time bound (searching or
     writing), or the search itself (require, or candidates that could not be computed)."""
-    if gen.timed_out or k < len(gen.variants):
+    if gen.timed_out:
         return (f"{ex_id}: only {k} of {n} variants: {which} was reached after {k} variants "
                 f"({gen.tried} of {gen.space} candidates tried); those {k} are written")
     what = "meet [exercise.require]" if gen.requires else "are distinct"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import prod
 
 from derive.exercises.check import answer_key
@@ -38,6 +38,8 @@ class Variant:
     id: str
     given: dict
     values: dict
+    text: str = ""
+    """The variant's file (`render`), when generated with `write`."""
 
 
 @dataclass(frozen=True)
@@ -144,8 +146,11 @@ def _canonical(given: dict) -> str:
     return value(given)
 
 
-def generate(ex: Exercise, n: int, seed: int = 0, allow_fewer: bool = False) -> Generation:
-    """n distinct variants of `ex`, or VariantError saying how many could be found.
+def generate(ex: Exercise, n: int, seed: int = 0, allow_fewer: bool = False,
+             write: bool = False) -> Generation:
+    """n distinct variants of `ex`, or VariantError saying how many could be found. With
+    `write`, each variant's file is rendered as it is found (the same time bound covers it, so
+    the variants found when the bound passes are the variants written).
 
     With `allow_fewer` (the command line: a scarce exercise must not block the others of its
     file) fewer than n are returned, and a time bound passing while searching ends the search
@@ -193,7 +198,16 @@ def generate(ex: Exercise, n: int, seed: int = 0, allow_fewer: bool = False) -> 
             break
         if ok:
             accepted += 1
-            found.append(Variant(f"{ex.id}-v{len(found) + 1:03d}", raw, values))
+            variant = Variant(f"{ex.id}-v{len(found) + 1:03d}", raw, values)
+            if write:
+                try:
+                    variant = replace(variant, text=render(ex, variant, len(found) + 1))
+                except DecisionTimeout:
+                    if not allow_fewer:
+                        raise
+                    timed_out = True
+                    break
+            found.append(variant)
     result = Generation(tuple(found), tried, accepted, space, space <= ENUMERATE, n, timed_out,
                         failed, first_failure, bool(ex.require) or headline is not None)
     if len(found) < n:
