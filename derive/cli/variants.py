@@ -13,6 +13,7 @@ from derive.cli.terminal import safe
 from derive.errors import TimeBoundError
 from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.limits import TOTAL_VARIANTS
+from derive.wording import plural
 
 MAX_VARIANTS = 10_000
 
@@ -109,8 +110,9 @@ def _short_line(ex_id: str, n: int, k: int, gen, which: str) -> str:
     """The report of an exercise that gives k < n variants: the time bound (searching or
     writing), or the search itself (require, or candidates that could not be computed)."""
     if gen.timed_out:
-        return (f"{ex_id}: only {k} of {n} variants: {which} was reached after {k} variants "
-                f"({gen.tried} of {gen.space} candidates tried); those {k} are written")
+        return (f"{ex_id}: only {k} of {n} variants: {which} was reached after "
+                f"{plural(k, 'variant')} ({gen.tried} of {gen.space} candidates tried); "
+                f"{'that one is' if k == 1 else f'those {k} are'} written")
     what = "meet [exercise.require]" if gen.requires else "are distinct"
     failed = (f"; {gen.failed} candidates could not be computed, the first because "
               f"{gen.first_failure}" if gen.failed else "")
