@@ -13,6 +13,7 @@ from derive.cli.terminal import safe
 from derive.errors import TimeBoundError
 from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.limits import TOTAL_VARIANTS
+from derive.wording import plural
 
 MAX_VARIANTS = 10_000
 
@@ -63,46 +64,57 @@ def _variant_files(exercises, args, reports: list[str], short: list[str]):
     found and one line in `short`; the others are not held back. Nothing found at all: the
     first exercise's error, nothing written."""
     # start-up: only `derive variants` loads the exercises layer
-    from derive.exercises.variants import VariantError, generate, render
+    from derive.exercises.variants import VariantError, generate
 
     end = time.monotonic() + args.total_time_limit
     written, first_error = 0, None
     for ex in exercises:
         left = end - time.monotonic()
+        which = ("the run's time bound of "
+                 f"{args.total_time_limit:g} s (--total-time-limit)" if left <= args.time_limit
+                 else f"the time bound of {args.time_limit:g} s per exercise (--time-limit)")
         try:
             if left <= 0:
                 raise DecisionTimeout()
-            with time_bound(min(args.time_limit, left)):
-                gen = generate(ex, args.n, args.seed, allow_fewer=True)
+            with time_bound(min(args.time_limit, left)):  # writing each variant's file included
+                gen = generate(ex, args.n, args.seed, allow_fewer=True, write=True)
+            texts = [(f"{v.id}.toml", v.text) for v in gen.variants]
         except DecisionTimeout:
-            which = ("the run passed its time bound of "
-                     f"{args.total_time_limit:g} s (--total-time-limit)" if left <= args.time_limit
-                     else f"its variants passed the time bound of {args.time_limit:g} s per "
-                          f"exercise (--time-limit)")
-            error = TimeBoundError(f"exercise {ex.id!r} ({ex.path}): {which}; nothing written "
-                                   f"(raise the bound, or ask for fewer with -n)")
+            error = TimeBoundError(f"exercise {ex.id!r} ({ex.path}): its variants passed "
+                                   f"{which}; nothing written (raise the bound, or ask for "
+                                   "fewer with -n)")
             first_error = first_error or error
             short.append(ex.id)
-            reports.append(f"{ex.id}: 0 of {args.n} variants: {which}")
+            reports.append(f"{ex.id}: 0 of {args.n} variants: {which} was reached")
             continue
         except VariantError as exc:
             first_error = first_error or exc
             short.append(ex.id)
             reports.append(f"{ex.id}: 0 of {args.n} variants: {exc.problem}")
             continue
-        for k, v in enumerate(gen.variants, 1):
-            written += 1
-            yield f"{v.id}.toml", render(ex, v, k)
-        how = "enumerated" if gen.enumerated else "sampled"
-        if len(gen.variants) < args.n:
+        written += len(texts)
+        yield from texts
+        if len(texts) < args.n:
             short.append(ex.id)
-            reports.append(f"{ex.id}: only {len(gen.variants)} of {args.n} variants meet "
-                           f"[exercise.require] ({gen.how}, acceptance {gen.accepted}/"
-                           f"{gen.tried} = {100 * gen.rate:.1f}%); those {len(gen.variants)} "
-                           "are written")
+            reports.append(_short_line(ex.id, args.n, len(texts), gen, which))
             continue
+        how = "enumerated" if gen.enumerated else "sampled"
         reports.append(f"{ex.id}: {len(gen.variants)} variants, acceptance "
                        f"{gen.accepted}/{gen.tried} = {100 * gen.rate:.1f}% of the candidates "
                        f"tried ({how} from {gen.space})")
     if not written and first_error is not None:
         raise first_error
+
+
+def _short_line(ex_id: str, n: int, k: int, gen, which: str) -> str:
+    """The report of an exercise that gives k < n variants: the time bound (searching or
+    writing), or the search itself (require, or candidates that could not be computed)."""
+    if gen.timed_out:
+        return (f"{ex_id}: only {k} of {n} variants: {which} was reached after "
+                f"{plural(k, 'variant')} ({gen.tried} of {gen.space} candidates tried); "
+                f"{'that one is' if k == 1 else f'those {k} are'} written")
+    what = "meet [exercise.require]" if gen.requires else "are distinct"
+    failed = (f"; {gen.failed} candidates could not be computed, the first because "
+              f"{gen.first_failure}" if gen.failed else "")
+    return (f"{ex_id}: only {k} of {n} variants {what} ({gen.how}, acceptance {gen.accepted}/"
+            f"{gen.tried} = {100 * gen.rate:.1f}%{failed}); those {k} are written")

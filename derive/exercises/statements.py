@@ -36,6 +36,7 @@ from derive.kernel import Family, InvalidClaim, NotSupported, Verdict, hypothesi
 from derive.kernel.claims import ContradictoryFacts
 from derive.kernel.decide import _prepare_facts
 from derive.kernel.definedness import domain_fact, folded_away
+from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.model import objective
 from derive.statements.registry import proofs_module
 from derive.statements.statement import ID_PATTERN, Statement
@@ -169,7 +170,7 @@ def statements_of(doc: dict, name: str) -> list[Statement]:
                 f"at most {MAX_STATEMENTS} statements in one file; split it")
     out, seen = [], set()
     for n, table in enumerate(tables):
-        s = statement(table, name, n)
+        s = _bounded_statement(table, name, n)
         if s.id in seen:
             _At(name, s.id).fail("id", "is also the id of an earlier statement in this file",
                                  "give every statement its own id")
@@ -190,6 +191,23 @@ def _text(table: dict, key: str, at: _At, required: bool) -> str:
         at.fail(key, "is not one printable line of at most 300 characters",
                 "write one short line")
     return value
+
+
+READ_SECONDS = 20.0
+"""The time bound on reading one statement (its sides, assumptions and their consistency):
+the bound of one decision, so that no file is read outside every bound."""
+
+
+def _bounded_statement(table, path: str, index: int) -> Statement:
+    """`statement`, within READ_SECONDS; past it, StatementNotSupported naming the statement."""
+    try:
+        with time_bound(READ_SECONDS):
+            return statement(table, path, index)
+    except DecisionTimeout:
+        sid = table.get("id") if isinstance(table, dict) else None
+        _At(path, sid if isinstance(sid, str) else f"#{index + 1}").unsupported(
+            None, f"reading it (its sides and assumptions) takes more than {READ_SECONDS:g} s",
+            "write smaller sides and assumptions")
 
 
 def statement(table: dict, path: str, index: int) -> Statement:
@@ -417,7 +435,8 @@ def _assumptions(raw: object, at: _At, meaning: dict, claim_symbols: set,
         left = _formula(text[:m.start()], key, at, meaning, whole=text)
         right = _formula(text[m.end():], key, at, meaning, offset=m.end(), whole=text)
         relation = RELATIONS[op]
-        difference = sp.expand(left - right if relation in (">=", ">", "!=") else right - left)
+        # as written, never expanded: (a+b+c)^1000 would be 501,501 terms before any bound
+        difference = left - right if relation in (">=", ">", "!=") else right - left
         difference = difference.xreplace(ranged or {})
         claim = {x.name: x for x in claim_symbols if type(x) is sp.Symbol}
         difference = difference.xreplace(_one_symbol_per_name((difference,), claim))

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import copy
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import prod
 
 from derive.exercises.check import answer_key
 from derive.exercises.errors import ExerciseError, ExerciseNotSupported
 from derive.exercises.schema import Exercise, exercise
 from derive.exercises.variation import _differs
-from derive.exercises.writer import table, value
+from derive.exercises.writer import comment, table, value
 from derive.kernel.exact import TooLongToWrite
 from derive.kernel.timebound import DecisionTimeout
 
@@ -38,6 +38,8 @@ class Variant:
     id: str
     given: dict
     values: dict
+    text: str = ""
+    """The variant's file (`render`), when generated with `write`."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,11 @@ class Generation:
     asked: int = 0
     timed_out: bool = False
     """The time bound passed while searching (only with `allow_fewer`)."""
+    failed: int = 0
+    """Candidates whose key could not be computed (refused inputs, not a require verdict)."""
+    first_failure: str = ""
+    requires: bool = True
+    """Whether anything is required of a variant ([exercise.require], or a changed gradient)."""
 
     @property
     def how(self) -> str:
@@ -62,6 +69,31 @@ class Generation:
     @property
     def rate(self) -> float:
         return self.accepted / self.tried if self.tried else 0.0
+
+    @property
+    def shortfall(self) -> str:
+        """Why fewer variants than asked were found, in words: the time bound, the require
+        conditions, or candidates that could not be computed (never one for another)."""
+        found = len(self.variants)
+        if self.timed_out:
+            return (f"the time bound was reached after {found} of {self.asked} variants "
+                    f"({self.how})")
+        parts = [self.how]
+        if self.requires:
+            parts.append(f"{self.accepted} of {self.tried - self.failed} computed met "
+                         "[exercise.require]")
+        if self.failed:
+            parts.append(f"{self.failed} could not be computed, the first because "
+                         f"{self.first_failure}")
+        what = ("distinct variants that meet [exercise.require]" if self.requires else
+                "distinct variants")
+        if not found and self.failed == self.tried:
+            return (f"gives no variant: none of its candidates could be computed ({self.how}; "
+                    f"the first because {self.first_failure})")
+        if not found:
+            return (f"gives no variant{' that meets [exercise.require]' if self.requires else ''}"
+                    f" ({'; '.join(parts)})")
+        return f"gives only {found} {what} ({'; '.join(parts)})"
 
 
 def _apply(raw_given: dict, ex: Exercise, choice: tuple) -> dict:
@@ -114,8 +146,11 @@ def _canonical(given: dict) -> str:
     return value(given)
 
 
-def generate(ex: Exercise, n: int, seed: int = 0, allow_fewer: bool = False) -> Generation:
-    """n distinct variants of `ex`, or VariantError saying how many could be found.
+def generate(ex: Exercise, n: int, seed: int = 0, allow_fewer: bool = False,
+             write: bool = False) -> Generation:
+    """n distinct variants of `ex`, or VariantError saying how many could be found. With
+    `write`, each variant's file is rendered as it is found (the same time bound covers it, so
+    the variants found when the bound passes are the variants written).
 
     With `allow_fewer` (the command line: a scarce exercise must not block the others of its
     file) fewer than n are returned, and a time bound passing while searching ends the search
@@ -131,6 +166,7 @@ def generate(ex: Exercise, n: int, seed: int = 0, allow_fewer: bool = False) -> 
     if any(v.path[:2] == ("partition", "targets") for v in ex.vary):
         headline = answer_key(ex)["gradient"]
     seen, found, tried, accepted, timed_out = set(), [], 0, 0, False
+    failed, first_failure = 0, ""
     for choice in _choices(ex, rng, space):
         if len(found) == n or tried >= limit:
             break
@@ -146,7 +182,14 @@ def generate(ex: Exercise, n: int, seed: int = 0, allow_fewer: bool = False) -> 
             ok = all(c.holds(values.get(name), values, candidate.given)
                      for name, conds in ex.require.items() for c in conds) and (
                 headline is None or _differs(values["gradient"], headline))
-        except (ExerciseError, ValueError, ZeroDivisionError, TypeError, IndexError):
+        except ExerciseError as exc:
+            failed += 1
+            first_failure = first_failure or (f"{exc.key} {exc.problem}" if exc.key else
+                                             exc.problem)[:200]
+            continue
+        except (ValueError, ZeroDivisionError, TypeError, IndexError) as exc:
+            failed += 1
+            first_failure = first_failure or str(exc)[:200]
             continue
         except DecisionTimeout:
             if not allow_fewer:
@@ -155,28 +198,35 @@ def generate(ex: Exercise, n: int, seed: int = 0, allow_fewer: bool = False) -> 
             break
         if ok:
             accepted += 1
-            found.append(Variant(f"{ex.id}-v{len(found) + 1:03d}", raw, values))
-    result = Generation(tuple(found), tried, accepted, space, space <= ENUMERATE, n, timed_out)
+            variant = Variant(f"{ex.id}-v{len(found) + 1:03d}", raw, values)
+            if write:
+                try:
+                    variant = replace(variant, text=render(ex, variant, len(found) + 1))
+                except DecisionTimeout:
+                    if not allow_fewer:
+                        raise
+                    timed_out = True
+                    break
+            found.append(variant)
+    result = Generation(tuple(found), tried, accepted, space, space <= ENUMERATE, n, timed_out,
+                        failed, first_failure, bool(ex.require) or headline is not None)
     if len(found) < n:
-        how = result.how
         if found and allow_fewer:
             return result
         if timed_out:
             raise DecisionTimeout("time bound passed")
-        if not found:
-            raise VariantError(ex.path, ex.id, "vary", "gives no variant that meets "
-                               f"[exercise.require] ({how})",
-                               "widen [exercise.vary] or relax [exercise.require]")
-        raise VariantError(ex.path, ex.id, "vary", f"gives only {len(found)} distinct variants "
-                           f"that meet [exercise.require] ({how}, acceptance "
-                           f"{100 * result.rate:.1f}%)", f"ask for at most {len(found)}, "
-                           "widen [exercise.vary], or relax [exercise.require]")
+        hint = ("widen [exercise.vary] or relax [exercise.require]" if result.requires else
+                "widen [exercise.vary]")
+        if found:
+            hint = f"ask for at most {len(found)}, or {hint}"
+        raise VariantError(ex.path, ex.id, "vary", result.shortfall, hint)
     return result
 
 
 def render(ex: Exercise, variant: Variant, number: int) -> str:
     """A variant as an exercise file whose claims are its exact key."""
-    lines = [f"# Variant {number} of {ex.id} ({ex.path}), generated by `derive variants`.",
+    header = f"Variant {number} of {ex.id} ({ex.path}), generated by `derive variants`."
+    lines = [f"# {comment(header)}",
              "", "[[exercise]]", f"id = {value(variant.id)}"]
     if ex.title:
         lines.append(f"title = {value(ex.title + f' (variant {number})')}")

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-import json
+import re
+import unicodedata
 
 import sympy as sp
 
@@ -19,6 +20,43 @@ from derive.kernel.exact import (
     terminating_places,
 )
 
+_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$", re.ASCII)
+_SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n",
+                  "\f": "\\f", "\r": "\\r"}
+
+
+def _unsafe(c: str) -> bool:
+    """A character written escaped: controls (C0, DEL, C1), line and paragraph separators, and
+    lone surrogates (no UTF-8 form)."""
+    return unicodedata.category(c) in ("Cc", "Zl", "Zp", "Cs")
+
+
+def string(text: str) -> str:
+    """A TOML basic string that reads back to `text`: quotes, backslashes and every control
+    or line-breaking character escaped (a lone surrogate, which no file can hold, as U+FFFD)."""
+    out = []
+    for c in text:
+        if c in _SHORT_ESCAPES:
+            out.append(_SHORT_ESCAPES[c])
+        elif unicodedata.category(c) == "Cs":
+            out.append("\\uFFFD")
+        elif _unsafe(c):
+            out.append(f"\\u{ord(c):04X}")
+        else:
+            out.append(c)
+    return '"' + "".join(out) + '"'
+
+
+def comment(text: str) -> str:
+    """Text for a `#` comment line: every control or line-breaking character shown as a
+    \\uXXXX escape, so the comment cannot end early or hold what TOML forbids."""
+    return "".join(f"\\u{ord(c):04X}" if _unsafe(c) else c for c in text)
+
+
+def key(name: str) -> str:
+    """A TOML key: bare when it may be, else a quoted string."""
+    return name if _BARE_KEY.match(name) else string(name)
+
 
 def value(v) -> str:
     """One TOML value."""
@@ -27,15 +65,15 @@ def value(v) -> str:
     if isinstance(v, int):
         return str(v)
     if isinstance(v, Written):
-        return v.text if v.places is not None or "/" not in v.text else json.dumps(v.text)
+        return v.text if v.places is not None or "/" not in v.text else string(v.text)
     if isinstance(v, BadNumber):
         raise ValueError(f"cannot write {v.text}")
     if isinstance(v, str):
-        return json.dumps(v, ensure_ascii=False)
+        return string(v)
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(value(x) for x in v) + "]"
     if isinstance(v, dict):
-        return "{ " + ", ".join(f"{k} = {value(x)}" for k, x in v.items()) + " }"
+        return "{ " + ", ".join(f"{key(k)} = {value(x)}" for k, x in v.items()) + " }"
     if isinstance(v, sp.Basic):
         return exact(v)
     raise TypeError(f"cannot write {type(v).__name__}")
@@ -53,7 +91,7 @@ def _rational(v: sp.Rational) -> str | None:
         parse_exact(text)
     except ExactNumberError:
         return None
-    return text if v.is_Integer or "/" not in text else json.dumps(text)
+    return text if v.is_Integer or "/" not in text else string(text)
 
 
 def exact(v: sp.Expr) -> str:
@@ -78,4 +116,4 @@ def exact(v: sp.Expr) -> str:
 
 
 def table(name: str, entries: dict) -> list[str]:
-    return [f"[{name}]"] + [f"{k} = {value(v)}" for k, v in entries.items()]
+    return [f"[{name}]"] + [f"{key(k)} = {value(v)}" for k, v in entries.items()]

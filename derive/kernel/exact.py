@@ -343,7 +343,10 @@ def decimal_str(value: sp.Expr, significant: int = 15) -> str:
         value = sp.Integer(m) * sp.Integer(10) ** e if e >= 0 else sp.Rational(m, 10 ** -e)
     if value == 0:
         return "0"
-    check_length(value)
+    try:
+        check_length(value)
+    except TooLongToWrite:  # digits past what derive writes: its certified leading digits
+        return scientific_str(*certified_parts(value, significant))
     places = terminating_places(value)
     magnitude = len(str(abs(value.p) // value.q)) if abs(value) >= 1 else 0
     if places is not None and magnitude + places <= significant:

@@ -21,6 +21,7 @@ from derive.render.numbers import (
     key_rounding_rule,
     result_latex,
     rounding_rule,
+    writable,
 )
 from derive.render.printer import latex
 from derive.render.steps import steps_table
@@ -211,7 +212,8 @@ def exercises_document(reports: list[Report], lang: str = "en", name: str = "") 
     t = words(lang)
     blocks: list = [Paragraph(rounding_rule(lang))]
     for r in reports:
-        blocks += _too_large_unsupported(r, "writing out its working", exercise_blocks, r, lang)
+        blocks += _too_large_unsupported(r, "writing out its working", exercise_blocks,
+                                         writable(r), lang)
     title = (Author(name) if name else Author(reports[0].exercise.id) if len(reports) == 1
              else t["exercises"])
     return Document((f"{t['derivation']}: ", title), tuple(blocks), lang)
@@ -223,7 +225,7 @@ def key_document(reports: list[Report], lang: str = "en") -> Document:
     this one document."""
     t = words(lang)
     blocks: list = [Paragraph(key_rounding_rule(lang))]
-    for r in reports:
+    for r in map(writable, reports):
         ex = r.exercise
         blocks.append(Heading(Author(ex.id), 1, ex.title))
         blocks += [Paragraph(f"{t['recipe']}: `{ex.recipe.name}`. {t['given']}:"), given_math(ex)]

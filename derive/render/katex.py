@@ -10,17 +10,25 @@ from __future__ import annotations
 
 import base64
 import re
+import signal
 from functools import lru_cache
 from importlib import resources
 
 from derive.errors import NotSupportedError
+from derive.kernel.timebound import DecisionTimeout
 
 MEMORY_BYTES = 512 * 1024 * 1024
 """The JavaScript heap of the engine."""
 SECONDS_PER_FORMULA = 10
-"""QuickJS's own bound on one formula (the command's time bound covers the whole page)."""
-MAX_FORMULA_CHARS = 200_000
-"""Longest formula given to KaTeX (a longer one is a bug upstream, not a page)."""
+"""QuickJS's own bound on one formula, in CPU seconds (QuickJS counts clock()); a formula
+gets less when less is left of the command's time bound."""
+MAX_FORMULA_CHARS = 20_000
+"""Longest formula given to KaTeX, refused before KaTeX runs: KaTeX's time grows faster than
+a formula's length (in QuickJS a run of 20,000 digits takes 7 s of CPU, 10,000 digits 1.5 s;
+a list of 47,794 characters 1.7 s), so the page is bounded by its input, not only by a timer
+QuickJS cannot hear."""
+MIN_SECONDS = 0.05
+"""Less than this left of the command's bound: the bound has passed (no formula is begun)."""
 
 OPTIONS = ('{displayMode: D, throwOnError: true, strict: "error", output: "htmlAndMathml", '
            'trust: false, maxExpand: 1000, maxSize: 50}')
@@ -28,6 +36,18 @@ OPTIONS = ('{displayMode: D, throwOnError: true, strict: "error", output: "htmlA
 
 class KatexError(Exception):
     """KaTeX refused a formula derive built: an internal error, never the author's."""
+
+
+class FormulaTooLong(NotSupportedError):
+    """A formula past MAX_FORMULA_CHARS, or one KaTeX did not finish in its own bound."""
+
+
+def _left() -> float | None:
+    """Seconds left of the command's time bound: the interval timers that
+    derive.kernel.timebound arms (wall or CPU time), the nearest; None when none is armed."""
+    left = [signal.getitimer(t)[0] for t in (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL,
+                                             signal.ITIMER_PROF)]
+    return min((x for x in left if x > 0), default=None)
 
 
 def asset(name: str) -> bytes:
@@ -57,14 +77,33 @@ def _engine():
 
 @lru_cache(maxsize=20_000)
 def render(tex: str, display: bool = False) -> str:
-    """One formula as KaTeX's HTML (with MathML for screen readers)."""
+    """One formula as KaTeX's HTML (with MathML for screen readers). A formula past
+    MAX_FORMULA_CHARS is "not supported" before KaTeX runs; KaTeX gets at most what is left
+    of the command's time bound (DecisionTimeout, as the bound itself, when that runs out)."""
     if len(tex) > MAX_FORMULA_CHARS:
-        raise KatexError(f"a formula of {len(tex)} characters")
-    _, fn = _engine()
+        raise FormulaTooLong(f"a formula of {len(tex):,} characters, past the page's bound of "
+                             f"{MAX_FORMULA_CHARS:,}; write the page of fewer records or "
+                             "smaller values (--format md or tex have no such bound)")
+    ctx, fn = _engine()
+    left = _left()
+    if left is not None and left < MIN_SECONDS:
+        raise DecisionTimeout("time bound passed")
+    share = SECONDS_PER_FORMULA if left is None else min(SECONDS_PER_FORMULA, left)
+    ctx.set_time_limit(share)
     try:
         return fn(tex, display)
     except Exception as exc:  # quickjs.JSException: a ParseError, the memory or time limit
-        raise KatexError(f"KaTeX: {str(exc)[:300]} in {tex[:200]!r}") from None
+        first = (str(exc).splitlines() or [""])[0][:200]  # never KaTeX's JavaScript stack
+        if "interrupted" in first:
+            if share < SECONDS_PER_FORMULA:  # the command's bound, not the formula's own
+                raise DecisionTimeout("time bound passed while KaTeX ran") from None
+            raise FormulaTooLong(f"a formula of {len(tex):,} characters that KaTeX did not "
+                                 f"render within its bound of {SECONDS_PER_FORMULA} s; write "
+                                 "the page of fewer records or smaller values") from None
+        if "out of memory" in first:
+            raise FormulaTooLong(f"a formula of {len(tex):,} characters that KaTeX could not "
+                                 f"render within {MEMORY_BYTES >> 20} MB") from None
+        raise KatexError(f"KaTeX: {first} in {tex[:200]!r}") from None
 
 
 # ------------------------------------------------------------------------------ stylesheet

@@ -10,7 +10,7 @@ from derive.exercises.errors import ExerciseNotSupported
 from derive.exercises.report import formula_of
 from derive.kernel.dag import TextBudget, TextTooLong
 from derive.render.document import Author, Document, Heading, Paragraph, Table, to_text
-from derive.render.numbers import decimal_text, exact_text, flat, latex_text
+from derive.render.numbers import decimal_text, exact_text, flat, latex_text, writable
 from derive.wording import joined, plural
 
 
@@ -40,6 +40,7 @@ def quantities_json(report: Report, budget: TextBudget | None = None) -> dict:
     the formula language (what a formula answer would write; null when it has none). The
     exact texts are charged to `budget` (by default `json_budget()`)."""
     budget = json_budget() if budget is None else budget
+    writable(report)
     return {name: {"exact": _exact(report, name, v, budget), "decimal": decimal_text(v),
                    "latex": latex_text(v), "formula": formula_of(report, name)}
             for name, v in report.values.items()}

@@ -26,9 +26,11 @@ from fractions import Fraction
 
 import sympy as sp
 
+from derive.exercises.errors import ExerciseNotSupported
 from derive.exercises.reader import Written
 from derive.kernel.dag import tree_size
 from derive.kernel.exact import (
+    MAX_TEXT_DIGITS,
     certified_parts,
     decimal_str,
     exact_str,
@@ -67,6 +69,41 @@ STYLE = Style()
 
 def _is_list(value) -> bool:
     return isinstance(value, (list, tuple))
+
+
+# ------------------------------------------------------------------------------ the bound
+
+def _digits(value) -> int:
+    """About how many digits the longest integer of an exact value has (numerator or
+    denominator; estimated from bit lengths, never converted). A closed form too long to show
+    (`is_large`) is shown by its decimal and counts 0."""
+    if _is_list(value):
+        return max((_digits(v) for v in value), default=0)
+    e = to_expr(value)
+    if e.is_Rational:
+        return int(max(int(e.p).bit_length(), int(e.q).bit_length()) * 0.30103)
+    if tree_size(e, STYLE.large) > STYLE.large:
+        return 0
+    return max((_digits(a) for a in e.atoms(sp.Rational)), default=0)
+
+
+def writable(report):
+    """The report, when every exact value it shows (its quantities, its claims' expected
+    values) has at most MAX_TEXT_DIGITS digits; else ExerciseNotSupported naming the file, the
+    exercise, the quantity and the bound. One rule for every format (text, md, tex, html,
+    JSON), checked before anything is written."""
+    ex = report.exercise
+    shown = [(name, v) for name, v in report.values.items()]
+    shown += [(f"claims.{c.name}", c.expected) for c in report.claims
+              if c.expected is not None and c.name not in report.values]
+    for key, v in shown:
+        digits = _digits(v)
+        if digits > MAX_TEXT_DIGITS:
+            raise ExerciseNotSupported(
+                ex.path, ex.id, key, f"its exact value has about {digits:,} digits, past the "
+                f"bound of {MAX_TEXT_DIGITS:,} digits derive writes in any format",
+                "give fewer steps or smaller givens (`derive check` still checks its claims)")
+    return report
 
 
 # ------------------------------------------------------------------------------------ text
@@ -118,6 +155,8 @@ def flat(value, style: Style = STYLE) -> str:
     d = decimal_line(value, style)
     if is_large(value, style):
         return f"≈ {d}"
+    if (digits := _digits(value)) > MAX_TEXT_DIGITS:
+        return f"≈ {d} (exact: about {digits:,} digits, past the {MAX_TEXT_DIGITS:,} written)"
     e = bracketed(exact_text(value), style)
     return e if e == d else f"{e} ≈ {d}"
 

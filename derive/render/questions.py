@@ -24,6 +24,7 @@ from derive.render.derivation import given_math
 from derive.render.document import Author, Document, Heading, InlineMath, Items, Paragraph
 from derive.render.escape import clean_text
 from derive.render.labels import in_language, words
+from derive.render.numbers import writable
 from derive.render.working import formula_tex
 
 WORDS = {
@@ -103,7 +104,7 @@ def questions_document(reports: list[Report], lang: str = "en", name: str = "") 
     """The sheet of every exercise; `name` (the file or folder) titles it."""
     t, w = words(lang), WORDS[lang]
     blocks: list = [Paragraph(w["note"])]
-    for r in reports:
+    for r in map(writable, reports):
         blocks += question_blocks(r, lang)
     title = (Author(name) if name else Author(reports[0].exercise.id) if len(reports) == 1
              else t["exercises"])

@@ -30,7 +30,7 @@ from derive.render.document import (
 from derive.render.html import WORDS as PAGE_WORDS
 from derive.render.html import fill, page_text
 from derive.render.labels import in_language, words
-from derive.render.numbers import rounding_rule
+from derive.render.numbers import rounding_rule, writable
 from derive.render.questions import WORDS as SHEET_WORDS
 from derive.render.questions import _question, states_answer
 
@@ -212,7 +212,7 @@ def exercise_blocks(page: PageExercise, v: int, j: int, lang: str) -> list:
     """One exercise of variant v (`page.report`, whose givens may differ from
     `page.original`'s): its id and title, its givens, its questions."""
     t = words(lang)
-    original, report = page.original, page.report
+    original, report = writable(page.original), writable(page.report)
     ex, first = report.exercise, original.exercise
     names = [a.name for a in page.asked]
     keys = {n: f"v{v}-e{j}-q{k}" for k, n in enumerate(names)}
