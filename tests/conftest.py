@@ -4,6 +4,9 @@ anything is slow, and a deadline would turn that into flakiness, not a finding).
 `derive` (the default) keeps the whole suite fast; `HYPOTHESIS_PROFILE=thorough` runs ten
 times as many examples per property, for a longer search before a release.
 
+Every test runs with DERIVE_NO_CACHE=1 (tests/test_cache.py turns the cache on in a folder of
+its own).
+
 `browser`: one headless Chromium for the whole session, for the tests that open pages (the
 helpers are in tests/browser.py; it is started only when such a test runs)."""
 
@@ -25,6 +28,10 @@ settings.register_profile(
     suppress_health_check=(HealthCheck.too_slow, HealthCheck.filter_too_much),
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "derive"))
+
+# Every test computes what it checks: no result comes from the user's cache or from another
+# test's run (the cache's own tests name a folder of their own and remove this).
+os.environ["DERIVE_NO_CACHE"] = "1"
 
 
 @pytest.fixture(scope="session")

@@ -6,6 +6,7 @@ import sys
 import time
 from contextlib import contextmanager
 
+from derive.cli.cache import Cache
 from derive.cli.errors import UsageError
 from derive.cli.output import emit
 from derive.errors import TimeBoundError
@@ -37,6 +38,9 @@ def add_time_limit(p) -> None:
                    help=f"time bound of one exercise (default {EXERCISE_SECONDS:g})")
     p.add_argument("--total-time-limit", type=float, default=RUN_SECONDS, metavar="SECONDS",
                    help=f"time bound of the whole run (default {RUN_SECONDS:g})")
+    p.add_argument("--no-cache", dest="cache", action="store_false",
+                   help="compute every exercise again, and keep nothing (the cache is "
+                   "$DERIVE_CACHE_DIR, else ~/.cache/derive, safe to delete)")
 
 
 def check_limits(args) -> None:
@@ -46,34 +50,47 @@ def check_limits(args) -> None:
             raise UsageError(f"{flag} {value:g}: give a number of seconds > 0")
 
 
-def reports_for(paths, seconds: float, decided: bool = False, total: float = RUN_SECONDS):
-    """Every exercise checked, each within its time bound and all within `total`; with
-    `decided`, an exercise that passed a bound is an error (key and export: exit 2, nothing
-    written)."""
+def reports_for(paths, seconds: float, decided: bool = False, total: float = RUN_SECONDS,
+                cache: bool = True):
+    """Every exercise checked, each within its time bound and all within `total` (or found in
+    the cache); with `decided`, an exercise that passed a bound is an error (key and export:
+    exit 2, nothing written)."""
     # start-up: only the commands that check exercises load that layer
     from derive.exercises import load
 
     if not seconds > 0 or not total > 0:
         raise UsageError(f"--time-limit {seconds:g}, --total-time-limit {total:g}: give "
                          f"numbers of seconds > 0")
-    return exercise_reports(load(paths), seconds, decided, total)
+    return exercise_reports(load(paths), seconds, decided, total, Cache.open(cache))
 
 
 def exercise_reports(exercises, seconds: float, decided: bool = False,
-                     total: float = RUN_SECONDS):
+                     total: float = RUN_SECONDS, cache: Cache | None = None):
     """The reports of exercises already loaded (see `reports_for`)."""
     # start-up: only the commands that check exercises load that layer
     from derive.exercises import check_exercise
 
+    cache = cache or Cache(None)
     end = time.monotonic() + total
     reports = []
     for ex in exercises:
+        key = cache.exercise_key(ex, "report")
+        found = cache.get_report(key, ex)
+        if found is not None:
+            reports.append(found)
+            continue
         left = end - time.monotonic()
         if left <= 0:
             reports.append(check_exercise(ex, 1e-6, reason=f"the run passed its time bound of "
                                                            f"{total:g} s (--total-time-limit)"))
             continue
-        reports.append(check_exercise(ex, min(seconds, left)))
+        if left < seconds:
+            report = check_exercise(ex, left, limit=f"what was left of --total-time-limit "
+                                                    f"{total:g} s")
+        else:
+            report = check_exercise(ex, seconds)
+        cache.put_report(key, report)
+        reports.append(report)
     late = [r for r in reports if r.undecided]
     if decided and late:
         first = late[0]
@@ -84,7 +101,8 @@ def exercise_reports(exercises, seconds: float, decided: bool = False,
 
 
 def run_check(args) -> int:
-    reports = reports_for(args.paths, args.time_limit, total=args.total_time_limit)
+    reports = reports_for(args.paths, args.time_limit, total=args.total_time_limit,
+                          cache=args.cache)
     with writing_bound(args.time_limit, len(reports), args.total_time_limit, "derive check"):
         text = formats.render("check", args.format, reports)
     emit(text, None)
@@ -115,7 +133,7 @@ def run_key(args) -> int:
     from derive.exercises.bank import toml_files
 
     reports = reports_for(args.paths, args.time_limit, decided=True,
-                          total=args.total_time_limit)
+                          total=args.total_time_limit, cache=args.cache)
     with writing_bound(args.time_limit, len(reports), args.total_time_limit, "derive key"):
         text = formats.render("key", args.format, reports, lang=args.lang)
     emit(text, args.out, toml_files(args.paths))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from derive.cli.cache import Cache
 from derive.cli.errors import UsageError, did_you_mean
 from derive.cli.exercises import add_time_limit, exercise_reports, reports_for, writing_bound
 from derive.cli.output import emit
@@ -43,7 +44,7 @@ def _may_be_an_id(target: str) -> bool:
 
 def document_for(target: str, lang: str, seconds: float = EXERCISE_SECONDS,
                  total: float = RUN_SECONDS, questions: bool = False,
-                 page: dict | None = None):
+                 page: dict | None = None, cache: bool = True):
     """The document of a statement id, or of the exercises under a path (their question sheet
     with `questions`); and its input files.
 
@@ -52,7 +53,7 @@ def document_for(target: str, lang: str, seconds: float = EXERCISE_SECONDS,
     statement file never stops the export of an exercise file. `page` (a self-check page:
     {"variants": N or None, "seed": S}) makes an exercise file's document its self-check."""
     if Path(target).exists() and not _may_be_an_id(target):
-        return _exercises_document(target, lang, seconds, total, questions, page)
+        return _exercises_document(target, lang, seconds, total, questions, page, cache)
     try:
         ids = registry.statement_ids()
     except registry.InvalidProofs as exc:
@@ -76,21 +77,22 @@ def document_for(target: str, lang: str, seconds: float = EXERCISE_SECONDS,
             raise UsageError(str(exc)) from None
         return statement_document(prove(statement), lang), []
     if Path(target).exists():
-        return _exercises_document(target, lang, seconds, total, questions, page)
+        return _exercises_document(target, lang, seconds, total, questions, page, cache)
     raise UsageError(f"{target!r} is neither a statement id nor a file"
                      f"{did_you_mean(target, ids)} (`derive prove` lists the ids)")
 
 
 def _exercises_document(target: str, lang: str, seconds: float, total: float,
-                        questions: bool, page: dict | None = None):
+                        questions: bool, page: dict | None = None, cache: bool = True):
     # start-up: only `derive export` loads these layers, each when its output is asked
     from derive.exercises.bank import toml_files
 
     name = Path(target).name
-    reports = reports_for([target], seconds, decided=True, total=total)
+    reports = reports_for([target], seconds, decided=True, total=total, cache=cache)
     variants = None
     if page and page["variants"]:
-        variants = variant_reports(reports, page["variants"], page["seed"], seconds, total)
+        variants = variant_reports(reports, page["variants"], page["seed"], seconds, total,
+                                   cache)
     with writing_bound(seconds, len(reports) * len(variants or [1]), total, "derive export"):
         if page is not None and not questions:
             # start-up: only `derive export` loads these layers, each when its output is asked
@@ -114,7 +116,8 @@ MAX_PAGE_VARIANTS = 100
 """Most variants one page holds (each is a copy of every exercise's questions and working)."""
 
 
-def variant_reports(reports, n: int, seed: int, seconds: float, total: float):
+def variant_reports(reports, n: int, seed: int, seconds: float, total: float,
+                    cache: bool = True):
     """n variants of the exercises: the i-th of each exercise with [exercise.vary] (verified
     by `derive.exercises.variants.generate`), the exercise as written for the others; each
     checked as an exercise of its own."""
@@ -133,7 +136,7 @@ def variant_reports(reports, n: int, seed: int, seconds: float, total: float):
         with writing_bound(seconds, 1, total, "derive export --variants"):
             found = generate(ex, n, seed).variants
         columns.append(exercise_reports([variant_exercise(ex, v) for v in found], seconds,
-                                        decided=True, total=total))
+                                        decided=True, total=total, cache=Cache.open(cache)))
     return [list(row) for row in zip(*columns)]
 
 
@@ -147,7 +150,7 @@ def run(args) -> int:
         raise UsageError("--variants is for --format html (derive variants writes variant "
                          "files)")
     doc, inputs = document_for(args.target, args.lang, args.time_limit, args.total_time_limit,
-                               args.questions, page)
+                               args.questions, page, args.cache)
     with writing_bound(args.time_limit, 1, args.total_time_limit, "derive export"):
         text = formats.render("export", args.format, doc, standalone=args.standalone)
     emit(text, args.out, inputs)

@@ -92,16 +92,16 @@ def answer_key(ex: Exercise) -> dict:
 
 
 def check_exercise(ex: Exercise, seconds: float | None = DEFAULT_SECONDS,
-                   reason: str = "") -> Report:
-    """The exercise's key and claims; past `seconds`, a report whose every claim is
-    `undecided` (the run goes on with the next exercise)."""
+                   reason: str = "", limit: str = "--time-limit") -> Report:
+    """The exercise's key and claims; past `seconds` (the bound `limit` names), a report
+    whose every claim is `undecided` (the run goes on with the next exercise)."""
     try:
         if reason:
             raise DecisionTimeout(reason)
         with time_bound(seconds):
             return _check(ex, seconds)
     except DecisionTimeout:
-        reason = reason or f"passed its time bound of {seconds:g} s (--time-limit)"
+        reason = reason or f"passed its time bound of {seconds:g} s ({limit})"
         return Report(ex, {}, tuple(
             ClaimResult(name, claim.text, UNDECIDED, None, None, claim.as_written())
             for name, claim in ex.claims.items()), undecided=reason)
