@@ -99,7 +99,7 @@ def _render(name: str, report, ex_name: str):
     return formats.render("export", "html", doc)
 
 
-def compute(ex, names: list[str], seconds: float, reason: str = "") -> tuple:
+def compute(ex, names: list[str], seconds: float, reason: str = "", cache=None) -> tuple:
     """(texts by file name, status, line, report): the exercise checked within `seconds`, then
     each artefact rendered within `seconds`. An undecided exercise gets its check files only
     (as `derive key` and `export` refuse it); a refused artefact is left out, and named."""
@@ -107,7 +107,11 @@ def compute(ex, names: list[str], seconds: float, reason: str = "") -> tuple:
     from derive.kernel.timebound import DecisionTimeout, time_bound
 
     try:
-        report = check_exercise(ex, seconds, reason=reason)
+        report = None
+        if cache is not None and not reason:
+            report = cache.get_report(cache.exercise_key(ex, "report"), ex)
+        if report is None:
+            report = check_exercise(ex, seconds, reason=reason)
     except DeriveError as exc:
         return {}, "refused", exc.line(), None
     status = report.outcome
@@ -191,8 +195,11 @@ def _duplicate(ex, where):
 
 # ----------------------------------------------------------------------------------- cache
 
-def _key(cache, ex, name: str, opts: settings.Options) -> str:
-    return cache.exercise_key(ex, "build", name, f"time-limit={opts.time_limit!r}")
+def _key(cache, ex, name: str, opts: settings.Options) -> str | None:
+    """An artefact's address. Only decided exercises are stored, and their artefacts do not
+    depend on the time bounds, so these are not in it (nor is the language: it is in `name`).
+    """
+    return cache.exercise_key(ex, "build", name)
 
 
 def _from_cache(cache, item: Item, names: list[str], opts) -> bool:
@@ -218,10 +225,8 @@ def _to_cache(cache, item: Item, report, opts) -> None:
             text = base64.b64encode(text).decode("ascii")
         cache.put_text(_key(cache, item.ex, name, opts), text)
     cache.put_text(_key(cache, item.ex, "status", opts), json.dumps([item.status, item.line]))
-    if report is not None:
-        cache.put_report(cache.exercise_key(ex := item.ex, "report",
-                                            f"time-limit={opts.time_limit!r}"),
-                         dataclasses.replace(report, exercise=ex))
+    if report is not None:  # as `derive check`, `key` and `export` store it (and find it)
+        cache.put_report(cache.exercise_key(item.ex, "report"), report)
 
 
 # ----------------------------------------------------------------------------- the site
@@ -330,7 +335,7 @@ def _build(items: list[Item], names: list[str], opts, aside: Path) -> int:
                                       f"{opts.total_time_limit:g} s (--total-time-limit)")
         try:
             texts, status, line, report = compute(item.ex, names, min(opts.time_limit, left)
-                                                  if left > 0 else 1e-6, reason)
+                                                  if left > 0 else 1e-6, reason, cache)
         except Exception as exc:  # noqa: BLE001 — a bug: this exercise's line, the rest go on
             texts, status, report = {}, "refused", None
             line = (f"internal error (a bug in derive, please report it with the input): "
@@ -350,6 +355,8 @@ def _build(items: list[Item], names: list[str], opts, aside: Path) -> int:
         else:  # bytes this build's own child wrote into its pipe
             item.texts, item.status, item.line, packed = pickle.loads(payload)
             report = pickle.loads(packed) if packed is not None else None
+            if report is not None:
+                report = dataclasses.replace(report, exercise=item.ex)
             _to_cache(cache, item, report, opts)
         bar.advance(item.ex.id)
 
@@ -381,8 +388,6 @@ def _finish(items: list[Item], names: list[str], opts, aside: Path) -> None:
 
 
 def _open_cache(enabled: bool):
-    try:
-        from derive.cli.cache import Cache
-    except ImportError:  # until the shared cache is merged: the stand-in
-        from derive.cli.build_cache import Cache
+    from derive.cli.cache import Cache
+
     return Cache.open(enabled)
