@@ -305,3 +305,21 @@ def test_ctrl_c_while_working(tmp_path, seed):
                           "(issue 26, interrupt work)", strict=False)
 def test_ctrl_c_during_start_up(tmp_path):
     _interrupt(tmp_path, False, random.Random().uniform(0, 0.5))
+
+
+@pytest.mark.skipif(not (shutil.which("pdflatex") and shutil.which("xelatex")),
+                    reason="no TeX here")
+def test_pdf_keys_are_the_same_bytes(tmp_path, capsys):
+    bank = tmp_path / "bank"
+    bank.mkdir()
+    shutil.copy(EXAMPLES / "memory.toml", bank)
+    sites = []
+    for jobs in (1, 2):
+        site = tmp_path / f"site{jobs}"
+        code, out, err = run(capsys, bank, "-o", site, "--only", "pdf", "--no-cache",
+                             "--jobs", jobs)
+        assert code == 0, err
+        sites.append(files(site))
+    assert sites[0] == sites[1]
+    for lang in ("en", "zh"):
+        assert sites[0][f"memory/memory-zero2/key.{lang}.pdf"].startswith(b"%PDF-")

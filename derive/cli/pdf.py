@@ -3,6 +3,7 @@ for zh), in a temporary folder, without shell escape, within a time bound."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import tempfile
@@ -12,6 +13,8 @@ from derive.errors import NotSupportedError, UsageError
 
 ENGINES = {"en": "pdflatex", "zh": "xelatex"}
 SECONDS = 60.0
+REPRODUCIBLE = {**os.environ, "SOURCE_DATE_EPOCH": "0", "FORCE_SOURCE_DATE": "1"}
+"""Dates and the document id fixed: the same key, the same bytes (for any --jobs)."""
 
 
 def pdf_of(tex: str, lang: str, seconds: float = SECONDS) -> bytes:
@@ -25,7 +28,7 @@ def pdf_of(tex: str, lang: str, seconds: float = SECONDS) -> bytes:
             done = subprocess.run([engine, "-no-shell-escape", "-interaction=nonstopmode",
                                    "-halt-on-error", "key.tex"], cwd=folder,
                                   stdin=subprocess.DEVNULL, capture_output=True,
-                                  timeout=seconds)
+                                  timeout=seconds, env=REPRODUCIBLE)
         except subprocess.TimeoutExpired:
             raise UsageError(f"{ENGINES[lang]} passed {seconds:g} s; nothing written") from None
         pdf = Path(folder) / "key.pdf"
