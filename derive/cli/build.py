@@ -358,15 +358,23 @@ def _build(items: list[Item], names: list[str], opts, aside: Path) -> int:
             if report is not None:
                 report = dataclasses.replace(report, exercise=item.ex)
             _to_cache(cache, item, report, opts)
+            _write_texts(aside, item)
         bar.advance(item.ex.id)
 
+    for item in items:
+        if item.cached:
+            _write_texts(aside, item)
     with progress(len(todo), opts.quiet) as bar:
         wall = opts.time_limit * (2 + len(names)) + 30
         pool.run(len(todo), opts.jobs, work, done, wall=wall)
-    for item in items:
-        for name, text in item.texts.items():
-            _write(aside, f"{item.folder}/{name}", text)
     return len(todo)
+
+
+def _write_texts(aside: Path, item: Item) -> None:
+    """Write an exercise's files as soon as they are known; only their names are kept."""
+    for name, text in item.texts.items():
+        _write(aside, f"{item.folder}/{name}", text)
+    item.texts = dict.fromkeys(item.texts)
 
 
 def _finish(items: list[Item], names: list[str], opts, aside: Path) -> None:
