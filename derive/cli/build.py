@@ -35,7 +35,9 @@ def add_parser(sub) -> None:
     p.add_argument("bank", metavar="BANK", help="a folder of exercise files")
     p.add_argument("-o", dest="out", metavar="SITE", required=True,
                    help="the site's folder (new, empty, or built by derive before)")
-    p.add_argument("--lang", metavar="en,zh", help="languages (default en,zh)")
+    p.add_argument("--lang", nargs="+", metavar="LANG",
+                   help="languages: en, zh, or both (`--lang en zh` or `--lang en,zh`; "
+                        "default both)")
     p.add_argument("--only", metavar="ARTEFACTS",
                    help=f"artefacts, comma-separated, of {','.join(settings.ARTEFACTS)} "
                         f"(default all but pdf)")

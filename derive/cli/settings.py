@@ -111,7 +111,8 @@ def options(args) -> Options:
               "total_time_limit": RUN_SECONDS}
     chosen.update(_file_settings(args.bank))
     if args.lang is not None:
-        chosen["langs"] = _names(args.lang, LANGS, "languages", flag_fail("--lang"))
+        chosen["langs"] = _names(",".join(args.lang), LANGS, "languages",
+                                 flag_fail("--lang"))
     if args.only is not None:
         chosen["only"] = _names(args.only, ARTEFACTS, "artefacts", flag_fail("--only"))
     if args.jobs is not None:
