@@ -81,19 +81,23 @@ def _render(name: str, report, ex_name: str):
     if stem == "check":
         return formats.render("check", "text" if ext == "txt" else "json", [report])
     if stem == "key" and ext == "pdf":
+        # start-up: loaded only when `derive build` runs this
         from derive.cli.pdf import pdf_of
 
         return pdf_of(formats.render("key", "tex", [report], lang=lang), lang)
     if stem == "key":
         return formats.render("key", ext, [report], lang=lang)
     if stem == "questions":
+        # start-up: loaded only when `derive build` runs this
         from derive.render.questions import questions_document
 
         return formats.render("export", "md", questions_document([report], lang, ex_name))
     if stem == "export":
+        # start-up: loaded only when `derive build` runs this
         from derive.render.derivation import exercises_document
 
         return formats.render("export", "md", exercises_document([report], lang, ex_name))
+    # start-up: loaded only when `derive build` runs this
     from derive.exercises.report import page_exercises
     from derive.render.selfcheck import selfcheck_document
 
@@ -105,6 +109,7 @@ def compute(ex, names: list[str], seconds: float, reason: str = "", cache=None) 
     """(texts by file name, status, line, report): the exercise checked within `seconds`, then
     each artefact rendered within `seconds`. An undecided exercise gets its check files only
     (as `derive key` and `export` refuse it); a refused artefact is left out, and named."""
+    # start-up: loaded only when `derive build` runs this
     from derive.exercises import check_exercise
     from derive.kernel.timebound import DecisionTimeout, time_bound
 
@@ -156,6 +161,7 @@ def _folder_name(part: str) -> str:
 def load_bank(bank: str) -> list[Item]:
     """Every exercise of every file of the bank; an invalid file is an Item with its error, as
     `derive check` would give it, and never stops the others."""
+    # start-up: loaded only when `derive build` runs this
     from derive.exercises.bank import _toml_entries, load_file
     from derive.exercises.declared import unapplied
 
@@ -189,6 +195,7 @@ def load_bank(bank: str) -> list[Item]:
 
 
 def _duplicate(ex, where):
+    # start-up: loaded only when `derive build` runs this
     from derive.exercises.errors import ExerciseError
 
     return ExerciseError(ex.path, ex.id, "id", f"is also the id of an exercise in {where}",
@@ -324,6 +331,7 @@ def run(args) -> int:
 
 def _build(items: list[Item], names: list[str], opts, aside: Path) -> int:
     """Every exercise's artefacts written into `aside`; the number computed (not cached)."""
+    # start-up: loaded only when `derive build` runs this
     from derive.cli import pool
 
     cache = _open_cache(opts.cache)
@@ -380,6 +388,7 @@ def _write_texts(aside: Path, item: Item) -> None:
 
 
 def _finish(items: list[Item], names: list[str], opts, aside: Path) -> None:
+    # start-up: loaded only when `derive build` runs this
     from derive import __version__
     from derive.render.site import Row, index_html
 
@@ -398,6 +407,7 @@ def _finish(items: list[Item], names: list[str], opts, aside: Path) -> None:
 
 
 def _open_cache(enabled: bool):
+    # start-up: loaded only when `derive build` runs this
     from derive.cli.cache import Cache
 
     return Cache.open(enabled)

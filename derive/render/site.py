@@ -38,6 +38,7 @@ def _href(path: str) -> str:
 
 
 def _quote(part: str) -> str:
+    # start-up: loaded only when `derive build` runs this
     from urllib.parse import quote
 
     return quote(part, safe="-_.~")
