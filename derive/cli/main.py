@@ -14,11 +14,11 @@ import sys
 import threading
 
 from derive import __version__
-from derive.cli import exercises, export, ledger, prove, recipes, variants
+from derive.cli import build, exercises, export, ledger, prove, recipes, variants
 from derive.cli.terminal import one_line
 from derive.errors import DeriveError
 
-COMMANDS = (prove, exercises, export, variants, recipes, ledger)
+COMMANDS = (prove, exercises, export, variants, recipes, ledger, build)
 """In the contract's order; each module adds its subcommands (exercises: check and key)."""
 
 

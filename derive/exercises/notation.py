@@ -25,7 +25,7 @@ from derive.recipes import RECIPES, Context, Recipe
 
 SETTINGS_FILE = "derive.toml"
 """The bank's settings, beside its exercise files."""
-SETTINGS_KEYS = ("notation", "mistakes")
+SETTINGS_KEYS = ("notation", "mistakes", "build")  # build: `derive build` options
 MAX_ENTRIES = 200
 
 

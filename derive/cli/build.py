@@ -1,0 +1,413 @@
+"""`derive build BANK -o SITE`: every artefact of every exercise of a bank, and an index page;
+one forked worker per exercise (derive.cli.pool), results cached by content, the site written
+all at once (built beside SITE, then renamed into place).
+
+Each exercise's artefacts are separate files, SITE/<file>/<exercise id>/…, so that editing one
+exercise recomputes only its files (and the index, always rebuilt).
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import json
+import os
+import pickle
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from derive.cli import settings
+from derive.cli.output import _check_target
+from derive.cli.progress import progress
+from derive.errors import DeriveError, OutputError
+from derive.limits import EXERCISE_SECONDS, RUN_SECONDS
+
+MANIFEST = ".derive-site"
+"""The file that marks a folder as a site derive built (and may replace)."""
+INDEX = "index.html"
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("build", help="build every artefact of a bank of exercises, and an "
+                       "index page")
+    p.add_argument("bank", metavar="BANK", help="a folder of exercise files")
+    p.add_argument("-o", dest="out", metavar="SITE", required=True,
+                   help="the site's folder (new, empty, or built by derive before)")
+    p.add_argument("--lang", nargs="+", metavar="LANG",
+                   help="languages: en, zh, or both (`--lang en zh` or `--lang en,zh`; "
+                        "default both)")
+    p.add_argument("--only", metavar="ARTEFACTS",
+                   help=f"artefacts, comma-separated, of {','.join(settings.ARTEFACTS)} "
+                        f"(default all but pdf)")
+    p.add_argument("--jobs", type=int, metavar="N", help="workers (default: the cores)")
+    p.add_argument("--no-cache", dest="cache", action="store_false", default=None,
+                   help="compute everything again, use and store no cached result")
+    p.add_argument("--quiet", action="store_true", default=None,
+                   help="no progress display and no summary line")
+    p.add_argument("--time-limit", type=float, metavar="SECONDS",
+                   help=f"time bound of one exercise (default {EXERCISE_SECONDS:g})")
+    p.add_argument("--total-time-limit", type=float, metavar="SECONDS",
+                   help=f"time bound of the whole build (default {RUN_SECONDS:g})")
+    p.set_defaults(run=run)
+
+
+# ---------------------------------------------------------------------------- one exercise
+
+def artefact_files(only: tuple[str, ...], langs: tuple[str, ...]) -> list[tuple[str, str]]:
+    """(artefact, file name) of every file each exercise gets, in a fixed order."""
+    out = []
+    if "check" in only:
+        out += [("check", "check.txt"), ("check", "check.json")]
+    for lang in langs:
+        for art, name in (("key", f"key.{lang}.md"), ("key", f"key.{lang}.tex"),
+                          ("pdf", f"key.{lang}.pdf"),
+                          ("questions", f"questions.{lang}.md"),
+                          ("export", f"export.{lang}.md"), ("page", f"page.{lang}.html")):
+            if art in only:
+                out.append((art, name))
+    return out
+
+
+def _render(name: str, report, ex_name: str):
+    """The text (bytes for a PDF) of one artefact of one exercise's report."""
+    # start-up: the renderers are loaded by the workers that use them
+    from derive.render import formats
+
+    stem, _, fmt = name.partition(".")
+    lang = fmt.partition(".")[0]
+    ext = name.rsplit(".", 1)[1]
+    if stem == "check":
+        return formats.render("check", "text" if ext == "txt" else "json", [report])
+    if stem == "key" and ext == "pdf":
+        # start-up: loaded only when `derive build` runs this
+        from derive.cli.pdf import pdf_of
+
+        return pdf_of(formats.render("key", "tex", [report], lang=lang), lang)
+    if stem == "key":
+        return formats.render("key", ext, [report], lang=lang)
+    if stem == "questions":
+        # start-up: loaded only when `derive build` runs this
+        from derive.render.questions import questions_document
+
+        return formats.render("export", "md", questions_document([report], lang, ex_name))
+    if stem == "export":
+        # start-up: loaded only when `derive build` runs this
+        from derive.render.derivation import exercises_document
+
+        return formats.render("export", "md", exercises_document([report], lang, ex_name))
+    # start-up: loaded only when `derive build` runs this
+    from derive.exercises.report import page_exercises
+    from derive.render.selfcheck import selfcheck_document
+
+    doc = selfcheck_document(page_exercises([report], None), lang, ex_name)
+    return formats.render("export", "html", doc)
+
+
+def compute(ex, names: list[str], seconds: float, reason: str = "", cache=None) -> tuple:
+    """(texts by file name, status, line, report): the exercise checked within `seconds`, then
+    each artefact rendered within `seconds`. An undecided exercise gets its check files only
+    (as `derive key` and `export` refuse it); a refused artefact is left out, and named."""
+    # start-up: loaded only when `derive build` runs this
+    from derive.exercises import check_exercise
+    from derive.kernel.timebound import DecisionTimeout, time_bound
+
+    try:
+        report = None
+        if cache is not None and not reason:
+            report = cache.get_report(cache.exercise_key(ex, "report"), ex)
+        if report is None:
+            report = check_exercise(ex, seconds, reason=reason)
+    except DeriveError as exc:
+        return {}, "refused", exc.line(), None
+    status = report.outcome
+    line = report.undecided or ("a claim is undecided" if status == "undecided" else "")
+    texts = {}
+    for name in names:
+        if status == "undecided" and not name.startswith("check."):
+            continue
+        try:
+            with time_bound(seconds):
+                texts[name] = _render(name, report, ex.id)
+        except DecisionTimeout:
+            status, line = "refused", f"{name}: passed its time bound of {seconds:g} s " \
+                                      f"while writing (--time-limit)"
+        except DeriveError as exc:
+            status, line = "refused", f"{name}: {exc.line()}"
+    return texts, status, line, report
+
+
+# ------------------------------------------------------------------------------- the bank
+
+@dataclasses.dataclass
+class Item:
+    """One exercise of the bank, or one invalid file (ex None, error its line)."""
+    file: str
+    folder: str
+    ex: object = None
+    error: str = ""
+    texts: dict = dataclasses.field(default_factory=dict)
+    status: str = ""
+    line: str = ""
+    cached: bool = False
+
+
+def _folder_name(part: str) -> str:
+    """A path part safe as a folder of the site ('.', '..' and hidden names escaped)."""
+    return "%2E" + part[1:] if part.startswith(".") else part
+
+
+def load_bank(bank: str) -> list[Item]:
+    """Every exercise of every file of the bank; an invalid file is an Item with its error, as
+    `derive check` would give it, and never stops the others."""
+    # start-up: loaded only when `derive build` runs this
+    from derive.exercises.bank import _toml_entries, load_file
+    from derive.exercises.declared import unapplied
+
+    items, seen, declared, applied = [], {}, {}, set()
+    root = Path(bank)
+    for path, named, top in _toml_entries([bank]):
+        rel = path.relative_to(root) if path.is_relative_to(root) else Path(path.name)
+        folder = "/".join(_folder_name(p) for p in rel.with_suffix("").parts)
+        if folder in (INDEX, MANIFEST):
+            items.append(Item(str(path), folder, error=f"{path}: its name is the site's own "
+                              f"{folder}; rename the file"))
+            continue
+        try:
+            exercises = load_file(path, named, top)
+            for ex in exercises:
+                if ex.id in seen:
+                    raise _duplicate(ex, seen[ex.id])
+        except DeriveError as exc:
+            items.append(Item(str(path), folder, error=exc.line()))
+            continue
+        for ex in exercises:
+            seen[ex.id] = ex.path
+            declared.update({(d.path, d.key): d for d in getattr(ex.notation, "mistakes", ())})
+            applied |= ex.bank_applied
+            items.append(Item(str(path), f"{folder}/{_folder_name(ex.id)}", ex))
+    try:
+        unapplied(tuple(declared.values()), applied)
+    except DeriveError as exc:
+        items.append(Item(settings.SETTINGS_FILE, "", error=exc.line()))
+    return items
+
+
+def _duplicate(ex, where):
+    # start-up: loaded only when `derive build` runs this
+    from derive.exercises.errors import ExerciseError
+
+    return ExerciseError(ex.path, ex.id, "id", f"is also the id of an exercise in {where}",
+                         "give every exercise its own id")
+
+
+# ----------------------------------------------------------------------------------- cache
+
+def _key(cache, ex, name: str, opts: settings.Options) -> str | None:
+    """An artefact's address. Only decided exercises are stored, and their artefacts do not
+    depend on the time bounds, so these are not in it (nor is the language: it is in `name`).
+    """
+    return cache.exercise_key(ex, "build", name)
+
+
+def _from_cache(cache, item: Item, names: list[str], opts) -> bool:
+    status = cache.get_text(_key(cache, item.ex, "status", opts))
+    if status is None:
+        return False
+    texts = {}
+    for name in names:
+        text = cache.get_text(_key(cache, item.ex, name, opts))
+        if text is None:
+            return False
+        texts[name] = base64.b64decode(text) if name.endswith(".pdf") else text
+    item.status, item.line = json.loads(status)
+    item.texts, item.cached = texts, True
+    return True
+
+
+def _to_cache(cache, item: Item, report, opts) -> None:
+    if item.status not in ("ok", "wrong"):  # a time bound may decide another way next time
+        return
+    for name, text in item.texts.items():
+        if isinstance(text, bytes):
+            text = base64.b64encode(text).decode("ascii")
+        cache.put_text(_key(cache, item.ex, name, opts), text)
+    cache.put_text(_key(cache, item.ex, "status", opts), json.dumps([item.status, item.line]))
+    if report is not None:  # as `derive check`, `key` and `export` store it (and find it)
+        cache.put_report(cache.exercise_key(item.ex, "report"), report)
+
+
+# ----------------------------------------------------------------------------- the site
+
+def _prepare(out: str, bank: str) -> tuple[Path, Path]:
+    """(the site's path, the folder to build it in, beside it), after every refusal."""
+    if Path(out).is_symlink():
+        raise OutputError(f"-o {out}: is a symbolic link; name the site's own folder")
+    target = _check_target(out, [], what="a folder")
+    resolved, source = target.resolve(), Path(bank).resolve()
+    if resolved == source or resolved in source.parents:
+        raise OutputError(f"-o {out}: holds the bank {bank}; name a folder of its own for the "
+                          f"site")
+    if target.exists():
+        if not target.is_dir():
+            raise OutputError(f"-o {out}: is a file; name a folder")
+        if any(target.iterdir()) and not (target / MANIFEST).is_file():
+            raise OutputError(f"-o {out}: is not empty and not a site derive built (no "
+                              f"{MANIFEST}); name a new or empty folder")
+    parent = target.parent if str(target.parent) else Path(".")
+    if not parent.is_dir():
+        raise OutputError(f"-o {out}: its parent folder does not exist; create it first")
+    try:
+        aside = Path(tempfile.mkdtemp(dir=parent, prefix=f".{target.name}.", suffix=".tmp"))
+    except OSError as exc:
+        raise OutputError(f"-o {out}: cannot be written ({exc.strerror or exc})") from None
+    return target, aside
+
+
+def _write(folder: Path, name: str, text) -> None:
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+
+
+def _put_in_place(aside: Path, target: Path) -> None:
+    """Rename the built site into place; an old site is renamed away first, then removed."""
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(aside, 0o777 & ~umask)
+    if not target.exists():
+        os.rename(aside, target)
+        return
+    if not any(target.iterdir()):
+        target.rmdir()
+        os.rename(aside, target)
+        return
+    old = Path(tempfile.mkdtemp(dir=aside.parent, prefix=f".{target.name}.", suffix=".old"))
+    os.rename(target, old / "site")
+    try:
+        os.rename(aside, target)
+    except BaseException:
+        os.rename(old / "site", target)
+        raise
+    finally:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+# ------------------------------------------------------------------------------- command
+
+def run(args) -> int:
+    opts = settings.options(args)
+    items = load_bank(args.bank)
+    names = [name for _, name in artefact_files(opts.only, opts.langs)]
+    target, aside = _prepare(args.out, args.bank)
+    try:
+        computed = _build(items, names, opts, aside)
+        _finish(items, names, opts, aside)
+        _put_in_place(aside, target)
+        aside = None
+    except OSError as exc:
+        raise OutputError(f"-o {args.out}: cannot be written ({exc.strerror or exc}); "
+                          f"nothing was written") from None
+    finally:
+        if aside is not None:
+            shutil.rmtree(aside, ignore_errors=True)
+    exercises = [i for i in items if i.ex is not None]
+    invalid = len(items) - len(exercises)
+    if not opts.quiet:
+        counts = {s: sum(i.status == s for i in exercises)
+                  for s in ("ok", "wrong", "undecided", "refused")}
+        said = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
+        print(f"built {args.out}: {len(exercises)} exercise(s) ({said or 'none'}), "
+              f"{invalid} invalid file(s); {computed} computed, "
+              f"{len(exercises) - computed} from the cache")
+    if invalid or any(i.status == "refused" for i in exercises):
+        return 2
+    return 0 if all(i.status == "ok" for i in exercises) else 1
+
+
+def _build(items: list[Item], names: list[str], opts, aside: Path) -> int:
+    """Every exercise's artefacts written into `aside`; the number computed (not cached)."""
+    # start-up: loaded only when `derive build` runs this
+    from derive.cli import pool
+
+    cache = _open_cache(opts.cache)
+    todo = [i for i in items if i.ex is not None and not _from_cache(cache, i, names, opts)]
+    end = time.monotonic() + opts.total_time_limit
+
+    def work(n: int) -> bytes:
+        item = todo[n]
+        left = end - time.monotonic()
+        reason = "" if left > 0 else (f"the run passed its time bound of "
+                                      f"{opts.total_time_limit:g} s (--total-time-limit)")
+        try:
+            texts, status, line, report = compute(item.ex, names, min(opts.time_limit, left)
+                                                  if left > 0 else 1e-6, reason, cache)
+        except Exception as exc:  # noqa: BLE001 — a bug: this exercise's line, the rest go on
+            texts, status, report = {}, "refused", None
+            line = (f"internal error (a bug in derive, please report it with the input): "
+                    f"{type(exc).__name__}: {exc}")
+        packed = None
+        if report is not None:
+            try:
+                packed = pickle.dumps(dataclasses.replace(report, exercise=None))
+            except Exception:  # noqa: BLE001 — the report is then not cached
+                packed = None
+        return pickle.dumps((texts, status, line, packed))
+
+    def done(n: int, payload: bytes | None, why: str) -> None:
+        item = todo[n]
+        if payload is None:
+            item.status, item.line = "undecided", why
+        else:  # bytes this build's own child wrote into its pipe
+            item.texts, item.status, item.line, packed = pickle.loads(payload)
+            report = pickle.loads(packed) if packed is not None else None
+            if report is not None:
+                report = dataclasses.replace(report, exercise=item.ex)
+            _to_cache(cache, item, report, opts)
+            _write_texts(aside, item)
+        bar.advance(item.ex.id)
+
+    for item in items:
+        if item.cached:
+            _write_texts(aside, item)
+    with progress(len(todo), opts.quiet) as bar:
+        wall = opts.time_limit * (2 + len(names)) + 30
+        pool.run(len(todo), opts.jobs, work, done, wall=wall)
+    return len(todo)
+
+
+def _write_texts(aside: Path, item: Item) -> None:
+    """Write an exercise's files as soon as they are known; only their names are kept."""
+    for name, text in item.texts.items():
+        _write(aside, f"{item.folder}/{name}", text)
+    item.texts = dict.fromkeys(item.texts)
+
+
+def _finish(items: list[Item], names: list[str], opts, aside: Path) -> None:
+    # start-up: loaded only when `derive build` runs this
+    from derive import __version__
+    from derive.render.site import Row, index_html
+
+    rows = []
+    for item in items:
+        if item.ex is None:
+            rows.append(Row(item.file, line=item.error))
+            continue
+        links = [(name, f"{item.folder}/{name}") for name in names if name in item.texts]
+        rows.append(Row(item.file, item.ex.id, item.ex.title or "", item.status, item.line,
+                        links))
+    for n, lang in enumerate(opts.langs):
+        _write(aside, INDEX if n == 0 else f"index.{lang}.html", index_html(rows, lang))
+    _write(aside, MANIFEST, f"a site built by derive {__version__} (derive build); derive "
+                            f"build may replace this folder whole\n")
+
+
+def _open_cache(enabled: bool):
+    # start-up: loaded only when `derive build` runs this
+    from derive.cli.cache import Cache
+
+    return Cache.open(enabled)

@@ -1,0 +1,70 @@
+"""The index page of a built site (`derive build`): one row per exercise with its status and
+links to its artefacts, one row per invalid file with its error; every author string escaped,
+no script."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from html import escape
+
+WORDS = {
+    "en": {"title": "Exercises", "file": "File", "id": "Exercise", "name": "Title",
+           "status": "Status", "files": "Artefacts", "invalid": "invalid",
+           "summary": "{n} exercise(s): {ok} ok, {wrong} wrong, {undecided} undecided, "
+                      "{refused} refused; {invalid} invalid file(s)"},
+    "zh": {"title": "练习", "file": "文件", "id": "练习", "name": "标题", "status": "状态",
+           "files": "文件", "invalid": "无效",
+           "summary": "{n} 道练习：{ok} 道正确，{wrong} 道有误，{undecided} 道未定，"
+                      "{refused} 道被拒；{invalid} 个无效文件"},
+}
+STATUSES = ("ok", "wrong", "undecided", "refused")
+
+
+@dataclass
+class Row:
+    """One exercise of the site (status one of STATUSES; `line` says why, when not ok), or one
+    invalid file (`exercise` empty, `line` its error)."""
+    file: str
+    exercise: str = ""
+    title: str = ""
+    status: str = "invalid"
+    line: str = ""
+    links: list[tuple[str, str]] = field(default_factory=list)
+    """(label, relative href) of each artefact written."""
+
+
+def _href(path: str) -> str:
+    return escape("/".join(_quote(part) for part in path.split("/")), quote=True)
+
+
+def _quote(part: str) -> str:
+    # start-up: loaded only when `derive build` runs this
+    from urllib.parse import quote
+
+    return quote(part, safe="-_.~")
+
+
+def index_html(rows: list[Row], lang: str = "en") -> str:
+    w = WORDS[lang]
+    counts = {s: sum(r.status == s for r in rows) for s in (*STATUSES, "invalid")}
+    summary = w["summary"].format(n=sum(counts[s] for s in STATUSES), **counts)
+    out = ["<!DOCTYPE html>", f'<html lang="{lang}">', "<head>", '<meta charset="utf-8">',
+           f"<title>{escape(w['title'])}</title>",
+           "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
+           "td,th{border:1px solid #ccc;padding:.3em .6em;vertical-align:top;text-align:left}"
+           ".ok{color:#070}.wrong,.invalid,.refused{color:#b00}.undecided{color:#a60}"
+           "</style>", "</head>", "<body>", f"<h1>{escape(w['title'])}</h1>",
+           f"<p>{escape(summary)}</p>", "<table>",
+           f"<tr><th>{w['file']}</th><th>{w['id']}</th><th>{w['name']}</th>"
+           f"<th>{w['status']}</th><th>{w['files']}</th></tr>"]
+    for r in rows:
+        status = w["invalid"] if r.status == "invalid" else r.status
+        line = f"<br>{escape(r.line)}" if r.line else ""
+        links = " ".join(f'<a href="{_href(href)}">{escape(label)}</a>'
+                         for label, href in r.links)
+        out.append(f"<tr><td>{escape(r.file)}</td><td>{escape(r.exercise)}</td>"
+                   f"<td>{escape(r.title)}</td>"
+                   f'<td class="{escape(r.status)}">{escape(status)}{line}</td>'
+                   f"<td>{links}</td></tr>")
+    out += ["</table>", "</body>", "</html>", ""]
+    return "\n".join(out)
