@@ -53,6 +53,7 @@ def source_hash() -> str:
     SymPy, mpmath and gmpy2: what a cached result was computed with."""
     global _SOURCE
     if _SOURCE is None:
+        # start-up: the versions are read only when an exercise is addressed
         import gmpy2
         import mpmath
         import sympy
@@ -216,6 +217,7 @@ class Cache:
 
 def storable(report) -> bool:
     """Whether a report is the same on every run: no time bound cut it, no claim undecided."""
+    # start-up: the exercise layer is loaded by the commands that check exercises
     from derive.exercises.check import UNDECIDED
 
     return not report.undecided and all(c.status != UNDECIDED for c in report.claims)
@@ -228,7 +230,7 @@ class _Pickler(pickle.Pickler):
     every node is rebuilt as it was, by its class, its arguments and its own attributes."""
 
     def reducer_override(self, obj):
-        from sympy import Basic
+        from sympy import Basic  # start-up: SymPy only when a report is packed
 
         if isinstance(obj, Basic) and obj.args:
             own = {name: getattr(obj, name) for name in _slots(type(obj))
@@ -244,7 +246,7 @@ def _slots(cls) -> tuple[str, ...]:
 
 
 def _rebuilt(cls, args, own):
-    from sympy import Basic
+    from sympy import Basic  # start-up: SymPy only when a report is unpacked
 
     obj = Basic.__new__(cls, *args)
     for name, value in own.items():
