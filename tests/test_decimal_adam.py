@@ -83,3 +83,18 @@ def test_hundred_amsgrad_steps_hold():
     report = check_exercise(ex, seconds=SECONDS)
     assert not report.undecided
     assert {c.status for c in report.claims} <= HOLDS
+
+
+def test_a_recomputed_value_is_judged_as_itself():
+    """The rel test's difference is built over the very value computed, not one SymPy's
+    constructor cache finds equal (an earlier exercise's: compared as trees, exponential in
+    the steps — the 4th exercise of a 25-step file passed its time bound so)."""
+    from derive.exercises.check import answer_key
+    from derive.exercises.claims import _difference
+
+    ex = FIVE["decimal-adam-5"]
+    first, again = answer_key(ex)["w_steps"][-1], answer_key(ex)["w_steps"][-1]
+    assert first == again and first is not again
+    claimed = ex.claims["w_steps"].value[-1].value
+    for value in (first, again):
+        assert any(a is value for x in _difference(claimed, value).args for a in x.args)

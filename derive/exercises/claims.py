@@ -174,7 +174,7 @@ def _difference(c: sp.Rational, expected: sp.Expr) -> sp.Expr:
     value is not rewritten (its enclosure reads the same DAG)."""
     if expected.is_Rational:
         return c - expected
-    return sp.Add(c, sp.Mul(-1, expected, evaluate=False), evaluate=False)
+    return joined(sp.Add, c, joined(sp.Mul, sp.S.NegativeOne, expected))
 
 
 def _equal(c: sp.Rational, expected: sp.Expr) -> bool | None:
