@@ -394,3 +394,22 @@ def test_sin_and_cos_enclose_the_taylor_value(q, sine):
 def test_sin_and_cos_of_huge_arguments_are_within_one():
     lo, hi = intervals.enclose(sp.cos(sp.Integer(10) ** 40), 64)
     assert (lo, hi) == (-1, 1)
+
+
+def _just_above_one(digits: int) -> sp.Expr:
+    """1 + 10^−digits·√2 − 1, unevaluated: positive, and certified so only by an enclosure of
+    more than digits·log₂10 bits."""
+    tiny = sp.Mul(sp.Rational(1, 10**digits), sp.sqrt(2), evaluate=False)
+    return sp.Add(sp.Add(1, tiny, evaluate=False), -1, evaluate=False)
+
+
+def test_the_precision_doubles_past_4096_bits():
+    """√2·10^−5000 under 1 needs about 16,600 bits: reached by doubling (64, 128, … bits)."""
+    assert intervals.sign(_just_above_one(5000)) == 1
+    assert intervals.round_places(sp.Add(_just_above_one(5000), 1, evaluate=False), 5) == 1
+
+
+def test_past_the_highest_precision_undecided():
+    """10^−20000 needs about 66,500 bits, past MAX_BITS: undecided, never a guess."""
+    assert intervals.MAX_BITS < 66_500
+    assert intervals.sign(_just_above_one(20000)) is None

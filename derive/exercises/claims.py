@@ -17,7 +17,7 @@ import sympy as sp
 from derive.exercises.reader import BadNumber, Written, decimal_places, written
 from derive.exercises.values import Where, kind_of, number, shown
 from derive.kernel import intervals
-from derive.kernel.dag import tree_size
+from derive.kernel.dag import joined, tree_size
 from derive.kernel.exact import decimal_str, is_zero_exact, round_half_away
 
 MAX_ITEMS = 100_000
@@ -143,7 +143,7 @@ def round_sig(value: sp.Expr, sig: int) -> tuple[int, int] | None:
 def _apart(c: sp.Rational, expected: sp.Expr, gap: sp.Rational) -> bool:
     """Whether |c − expected| ≥ gap is certified (then no rounding to a step of `gap` maps
     the two to the same value)."""
-    return intervals.compare(sp.Abs(_difference(c, expected)), gap) in (0, 1)
+    return intervals.compare(joined(sp.Abs, _difference(c, expected)), gap) in (0, 1)
 
 
 def _rounded_places(c: sp.Rational, expected: sp.Expr, places: int) -> bool | None:
@@ -174,7 +174,7 @@ def _difference(c: sp.Rational, expected: sp.Expr) -> sp.Expr:
     value is not rewritten (its enclosure reads the same DAG)."""
     if expected.is_Rational:
         return c - expected
-    return sp.Add(c, sp.Mul(-1, expected, evaluate=False), evaluate=False)
+    return joined(sp.Add, c, joined(sp.Mul, sp.S.NegativeOne, expected))
 
 
 def _equal(c: sp.Rational, expected: sp.Expr) -> bool | None:
@@ -208,12 +208,13 @@ def _scalar(claim: Claim, expected: sp.Expr) -> str:
                             round_sig(c, int(claim.tolerance)))
     elif claim.test == "rel":
         diff = _difference(c, expected)
-        ok = _at_most(sp.Add(sp.Abs(diff), -claim.tolerance * sp.Abs(expected),
-                             evaluate=False) if not expected.is_Rational
+        ok = _at_most(joined(sp.Add, joined(sp.Abs, diff),
+                             joined(sp.Mul, -claim.tolerance, joined(sp.Abs, expected)))
+                      if not expected.is_Rational
                       else abs(diff) - claim.tolerance * abs(expected))
     elif claim.test == "abs":
         diff = _difference(c, expected)
-        ok = _at_most(sp.Add(sp.Abs(diff), -claim.tolerance, evaluate=False)
+        ok = _at_most(joined(sp.Add, joined(sp.Abs, diff), -claim.tolerance)
                       if not expected.is_Rational else abs(diff) - claim.tolerance)
     elif claim.places is not None:
         ok = _rounded_places(c, expected, claim.places)

@@ -170,3 +170,13 @@ def _written(x: sp.Basic, text: dict) -> tuple[str, int]:
     if isinstance(x, sp.Pow):
         return f"{arg(x.base, _ATOM)}**{arg(x.exp, _ATOM)}", _POW
     return f"{type(x).__name__}({', '.join(text[id(a)][0] for a in x.args)})", _ATOM
+
+
+def joined(kind: type, *args: sp.Basic) -> sp.Basic:
+    """The unevaluated node kind(*args) (Add, Mul or Abs over a value's DAG), built without
+    SymPy's constructor cache, whose lookups compare equal values structurally (as trees:
+    exponential in the depth of a recurrence) when a value is recomputed as a new object."""
+    if kind in (sp.Add, sp.Mul):
+        return kind._from_args(args, is_commutative=True)
+    obj = sp.Expr.__new__(kind, *args)
+    return obj

@@ -7,7 +7,10 @@ every endpoint outward (mpmath's `libmpi` on binary floating-point endpoints of 
 + − × ÷ and integer powers exact up to a directed rounding, √ correctly rounded, exp and log
 at `bits + 20` bits then widened by a relative 2^−bits, far beyond mpmath's few-ulp error).
 No float and no `evalf` guess decides anything: a question is settled only when the enclosure
-settles it, at 64, 256, 1024 then 4096 bits, and is otherwise answered None ("undecided").
+settles it, at a precision that doubles from 64 bits to MAX_BITS, and is otherwise answered
+None ("undecided"). A value computed over many steps is enclosed by interval arithmetic of the
+recurrence itself (its DAG, each step once): the cost of one precision is linear in the steps,
+and the bits a long run loses to interval widening are made up by the doubling.
 
 Handled: rationals, E and π, Add, Mul, Pow (integer, half-integer and rational exponents,
 a positive base for any real exponent), exp, log, sin, cos, tanh, Abs, Min, Max, and the
@@ -53,8 +56,19 @@ from mpmath.libmp.libmpi import (
 
 from derive.kernel import functions
 
-PRECISIONS = (64, 256, 1024, 4096)
-"""Bits of the endpoints, tried in turn until a question is settled."""
+MAX_BITS = 2**15
+"""The highest working precision: past it a question is undecided."""
+
+PRECISIONS = tuple(64 << k for k in range((MAX_BITS // 64).bit_length()))
+"""Bits of the endpoints, 64, 128, 256, … MAX_BITS, tried in turn until a question is settled
+(all of them costing at most twice the last one tried)."""
+
+WALK_BITS = 2**30
+"""Most endpoint bits one enclosure may hold at once (distinct subexpressions × bits, about
+256 MB): a walk that would pass it stops the doubling, and the question is undecided."""
+
+CACHE_BITS = 2**28
+"""Most endpoint bits kept in the cache between calls (about 64 MB); emptied when full."""
 
 MAX_NODES = 200_000
 """Most distinct subexpressions one enclosure evaluates (a bound on time and memory)."""
@@ -80,6 +94,10 @@ them); keyed by identity, holding the node so that its id stays its own; emptied
 class NoEnclosure(ValueError):
     """An expression this module cannot enclose: a symbol, a function it does not know, or a
     value that is not real."""
+
+
+class TooCostly(NoEnclosure):
+    """An enclosure past WALK_BITS at this precision (and so at every higher one)."""
 
 
 class _Unsettled(ArithmeticError):
@@ -255,9 +273,20 @@ def _leaf(e: sp.Basic, bits: int):
     raise NoEnclosure(f"cannot enclose {e!s:.40}")
 
 
+_cached_bits = [0]
+
+
 def forget() -> None:
     """Empty the cache of enclosures (between exercises: it holds their values alive)."""
     _CACHE.clear()
+    _cached_bits[0] = 0
+
+
+def _keep(e: sp.Basic, bits: int, iv) -> None:
+    if len(_CACHE) >= _CACHE_SIZE or _cached_bits[0] + 2 * bits > CACHE_BITS:
+        forget()
+    _CACHE[(id(e), bits)] = (e, iv)
+    _cached_bits[0] += 2 * bits
 
 
 def _cached(e: sp.Basic, bits: int):
@@ -271,8 +300,7 @@ def _interval(expr: sp.Basic, bits: int):
     hit = _cached(expr, bits)
     if hit is not None:
         return hit
-    if len(_CACHE) > _CACHE_SIZE:
-        _CACHE.clear()
+    most = min(MAX_NODES, WALK_BITS // (2 * bits))
     local: dict[int, tuple] = {}
     stack = [(expr, False)]
     while stack:
@@ -289,12 +317,14 @@ def _interval(expr: sp.Basic, bits: int):
         if not ready:
             stack.append((e, True))
             stack.extend((a, False) for a in e.args if id(a) not in local)
-            if len(local) + len(stack) > MAX_NODES:
-                raise NoEnclosure(f"more than {MAX_NODES:,} subexpressions")
+            if len(local) + len(stack) > most:
+                if most == MAX_NODES:
+                    raise NoEnclosure(f"more than {MAX_NODES:,} subexpressions")
+                raise TooCostly(f"more than {most:,} subexpressions at {bits} bits")
             continue
         iv = _finite(_node(e, [local[id(a)] for a in e.args], bits))
         local[id(e)] = iv
-        _CACHE[(id(e), bits)] = (e, iv)
+        _keep(e, bits, iv)
     return local[id(expr)]
 
 
@@ -523,6 +553,6 @@ def is_enclosable(expr: sp.Expr) -> bool:
     return True
 
 
-__all__ = ["PRECISIONS", "NoEnclosure", "compare", "decimal_exponent", "enclose", "enclosures",
-           "forget",
-           "is_enclosable", "round_places", "round_sig", "sig_parts", "sign"]
+__all__ = ["MAX_BITS", "PRECISIONS", "NoEnclosure", "TooCostly", "compare", "decimal_exponent",
+           "enclose", "enclosures", "forget", "is_enclosable", "round_places", "round_sig",
+           "sig_parts", "sign"]
