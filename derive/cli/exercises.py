@@ -73,7 +73,8 @@ def exercise_reports(exercises, seconds: float, decided: bool = False,
             reports.append(check_exercise(ex, 1e-6, reason=f"the run passed its time bound of "
                                                            f"{total:g} s (--total-time-limit)"))
             continue
-        reports.append(check_exercise(ex, min(seconds, left)))
+        reports.append(check_exercise(ex, seconds, wall=left, wall_reason=(
+            f"the run passed its time bound of {total:g} s (--total-time-limit)")))
     late = [r for r in reports if r.undecided]
     if decided and late:
         first = late[0]

@@ -72,11 +72,11 @@ def _variant_files(exercises, args, reports: list[str], short: list[str]):
         try:
             if left <= 0:
                 raise DecisionTimeout()
-            with time_bound(min(args.time_limit, left)):
+            with time_bound(args.time_limit, wall=left):
                 gen = generate(ex, args.n, args.seed, allow_fewer=True)
-        except DecisionTimeout:
+        except DecisionTimeout as exc:
             which = ("the run passed its time bound of "
-                     f"{args.total_time_limit:g} s (--total-time-limit)" if left <= args.time_limit
+                     f"{args.total_time_limit:g} s (--total-time-limit)" if left <= 0 or exc.wall
                      else f"its variants passed the time bound of {args.time_limit:g} s per "
                           f"exercise (--time-limit)")
             error = TimeBoundError(f"exercise {ex.id!r} ({ex.path}): {which}; nothing written "
