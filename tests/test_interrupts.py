@@ -8,12 +8,17 @@ machine is made busy on purpose (busy loops, and a child stopped by SIGSTOP insi
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import time
 import tomllib
 
 import interrupt_runs as ir
 import pytest
+
+from derive import interrupt
+from derive.kernel.timebound import DecisionTimeout, time_bound
 
 SEEDS = [int(s) for s in os.environ.get("DERIVE_INTERRUPT_SEEDS", "26").split(",")]
 COUNT = int(os.environ.get("DERIVE_INTERRUPT_COUNT", "4"))
@@ -22,6 +27,68 @@ COMMANDS = {
     "check": ["check", str(ir.SLOW)],
     "key": ["key", str(ir.SLOW), "-o", "out.md"],
 }
+
+
+def _burn(seconds: float) -> None:
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+
+
+def test_bounds_count_cpu_time_and_nest():
+    with pytest.raises(DecisionTimeout) as outer:
+        with time_bound(0.4):
+            with pytest.raises(DecisionTimeout) as inner:
+                with time_bound(0.1):
+                    _burn(5)
+            _burn(5)
+    assert "0.1 s of CPU time" in str(inner.value) and inner.value.wall is False
+    assert "0.4 s of CPU time" in str(outer.value)
+    with time_bound(0.2):
+        time.sleep(0.6)  # waiting is not CPU time: no bound passes
+    assert signal.getitimer(signal.ITIMER_PROF)[0] == signal.getitimer(signal.ITIMER_REAL)[0] == 0
+
+
+def test_a_wall_budget_is_wall_time():
+    with pytest.raises(DecisionTimeout) as exc:
+        with time_bound(5, wall=0.2):
+            time.sleep(3)
+    assert exc.value.wall is True
+
+
+def test_an_alarm_set_outside_the_bounds_is_kept():
+    class Rang(Exception):
+        pass
+
+    def ring(signum, frame):
+        raise Rang
+
+    previous = signal.signal(signal.SIGALRM, ring)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.3)
+        with pytest.raises(Rang):
+            with time_bound(5):
+                time.sleep(3)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_a_swallowed_ctrl_c_is_raised_again_at_the_bounds_end():
+    """The Ctrl-C that was lost: caught by a broad `except` inside a bound (or replaced by
+    the bound's own exception), it is raised again when the bound is left."""
+    previous = signal.getsignal(signal.SIGINT)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with time_bound(5):
+                try:
+                    interrupt._handler(signal.SIGINT, None)
+                except BaseException:  # noqa: BLE001 — as a library might
+                    pass
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN  # later ones are ignored
+    finally:
+        interrupt.reset()
+        signal.signal(signal.SIGINT, previous)
 
 
 def test_the_entry_imports_nothing_heavy():

@@ -56,6 +56,9 @@ class _Bound:
 _active: list[_Bound] = []
 """The bounds in force in the main thread, outermost first."""
 _saved: list = []
+"""The SIGPROF and SIGALRM handlers outside every bound."""
+_foreign: dict = {"wall_end": None}
+"""The end of an alarm (ITIMER_REAL) set outside every bound: kept, and its handler called."""
 
 
 def _passed(b: _Bound) -> DecisionTimeout | None:
@@ -75,6 +78,8 @@ def _arm() -> None:
     """Set both timers to the nearest end among the bounds in force (none: off)."""
     cpu_ends = [b.cpu_end for b in _active if b.cpu_end is not None]
     walls = [b.wall_end for b in _active]
+    if _foreign["wall_end"] is not None:
+        walls.append(_foreign["wall_end"])
     cpu = max(min(cpu_ends) - time.process_time(), 1e-3) if cpu_ends else 0
     wall = max(min(walls) - time.monotonic(), 1e-3) if walls else 0
     signal.setitimer(signal.ITIMER_PROF, cpu)
@@ -83,6 +88,11 @@ def _arm() -> None:
 
 def _on_timer(signum, frame):
     interrupt.check()  # a Ctrl-C is never replaced by a time bound
+    end = _foreign["wall_end"]
+    if signum == signal.SIGALRM and end is not None and time.monotonic() >= end:
+        _foreign["wall_end"] = None
+        if callable(_saved[1]):  # an alarm set outside every bound, by the caller
+            _saved[1](signum, frame)
     for b in _active:  # the outermost first: its end ends everything inside it
         if (exc := _passed(b)) is not None:
             raise exc
@@ -108,6 +118,8 @@ def time_bound(seconds: float | None, wall: float | None = None):
         bound = _Bound(seconds, wall, now_cpu + seconds if seconds else None, now_wall + wall,
                        True)
     if not _active:
+        outer = signal.getitimer(signal.ITIMER_REAL)[0]
+        _foreign["wall_end"] = now_wall + outer if outer else None
         _saved[:] = [signal.signal(signal.SIGPROF, _on_timer),
                      signal.signal(signal.SIGALRM, _on_timer)]
     _active.append(bound)
@@ -123,6 +135,10 @@ def time_bound(seconds: float | None, wall: float | None = None):
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGPROF, _saved[0])
             signal.signal(signal.SIGALRM, _saved[1])
+            if _foreign["wall_end"] is not None:  # the caller's alarm, for what is left of it
+                left = _foreign["wall_end"] - time.monotonic()
+                _foreign["wall_end"] = None
+                signal.setitimer(signal.ITIMER_REAL, max(left, 1e-3))
         interrupt.check()  # a Ctrl-C replaced or swallowed in here goes on as one
 
 
