@@ -8,10 +8,12 @@ the next check: in every time bound's exit, before an output is put in place, af
 
 from __future__ import annotations
 
+import _thread
 import signal
+import sys
 import threading
 
-_state = {"interrupted": False, "ours": False}
+_state = {"interrupted": False, "ours": False, "committed": False}
 
 
 def _handler(signum, frame):
@@ -27,7 +29,25 @@ def install():
             signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
         return None
     _state["ours"] = True
+    if sys.unraisablehook is not _unraisable:
+        _state["hook"] = sys.unraisablehook
+        sys.unraisablehook = _unraisable
     return signal.signal(signal.SIGINT, _handler)
+
+
+def _unraisable(unraisable) -> None:
+    """A Ctrl-C raised where Python cannot raise it (a finalizer run by the garbage collector):
+    not printed, but raised again a moment later (from a timer thread, once the finalizer has
+    returned) in the main thread's own work."""
+    if issubclass(unraisable.exc_type, KeyboardInterrupt) and _state["interrupted"]:
+        if not _state["committed"] and signal.getsignal(signal.SIGINT) is signal.SIG_IGN and \
+                threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, _handler)
+            again = threading.Timer(0.01, _thread.interrupt_main)
+            again.daemon = True
+            again.start()
+        return
+    _state.get("hook", sys.__unraisablehook__)(unraisable)
 
 
 def installed() -> bool:
@@ -51,9 +71,11 @@ def commit() -> None:
     (nothing written); one pressed after it is ignored, so that what is written stands."""
     check()
     if threading.current_thread() is threading.main_thread() and installed():
+        _state["committed"] = True
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def reset() -> None:
     """Forget an interrupt (for a caller that runs several commands in one process)."""
     _state["interrupted"] = False
+    _state["committed"] = False
