@@ -264,7 +264,8 @@ def modes_bind() -> bool:
 def run(run: Run, tmp: Path, target: Target, wall: float | None = None,
         as_limit: int = AS_LIMIT) -> Result:
     """Run the child once; never raises for the child's behaviour."""
-    wall = run.wall if wall is None else wall
+    # a hang is wall time far past the CPU time allowed: a busy machine stretches wall time
+    wall = max(run.wall, 4 * run.max_seconds) if wall is None else wall
     work = tmp / "work"
     cmd = [target.python, "-m", run.module, *run.argv]
     out_path, err_path = tmp / "stdout.bin", tmp / "stderr.bin"

@@ -38,6 +38,7 @@ def run() -> None:
     """Install the handler, import the command line, run it, leave."""
     try:
         interrupt.install()  # a Ctrl-C at its very return is caught below
+        # start-up: SymPy and every command are loaded only once Ctrl-C is derive's own
         from derive.cli import main as cli
         interrupt.check()  # a Ctrl-C that an import swallowed
     except KeyboardInterrupt:
