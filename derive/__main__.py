@@ -1,5 +1,5 @@
 """`python -m derive` is the same program as `derive`."""
 
-from derive.cli.main import run
+from derive.cli.entry import run
 
 run()

@@ -2,10 +2,12 @@
 it imports the layers that use them)."""
 
 EXERCISE_SECONDS = 30.0
-"""The time bound of one exercise in check, key, export and variants (`--time-limit`)."""
+"""The time bound of one exercise in check, key, export and variants (`--time-limit`), in
+seconds of CPU time (derive.kernel.timebound), so a busy machine does not change a verdict."""
 
 RUN_SECONDS = 600.0
-"""The time bound of a whole run of check, key, export or variants (`--total-time-limit`):
+"""The time bound of a whole run of check, key, export or variants (`--total-time-limit`), in
+seconds of wall-clock time (what a user waits):
 past it, the exercises not yet done are `undecided` at once, so a bank of slow exercises
 cannot run for its length times the bound of one."""
 

@@ -86,10 +86,10 @@ def test_coprime_base():
 # --------------------------------------------- 07: magnitudes far beyond, bounded in time
 
 def test_exp_of_a_billion_key_is_bounded(tmp_path, capsys):  # /tmp/rt/07_exp_huge_key.toml
-    start = time.monotonic()
+    start = time.process_time()  # CPU time, as the bound counts
     code, out, err = run(tmp_path, capsys, formulas("w = 1e9", 'a = "exp(w)"'),
                          "key", "--time-limit", "5", "--format", "json")
-    assert time.monotonic() - start < 10
+    assert time.process_time() - start < 10
     assert code == 0, err
     mpmath.mp.dps = 40
     m = mpmath.exp(10**9)
@@ -99,11 +99,11 @@ def test_exp_of_a_billion_key_is_bounded(tmp_path, capsys):  # /tmp/rt/07_exp_hu
 
 
 def test_exp_of_minus_a_billion_claim(tmp_path, capsys):  # /tmp/rt/07b_exp_claim_hang.toml
-    start = time.monotonic()
+    start = time.process_time()  # CPU time, as the bound counts
     code, out, _ = run(tmp_path, capsys, formulas(
         "w = 1e9", 'a = "exp(-w)"', 'a = { value = "0", abs = 1e-30 }'),
         "check", "--time-limit", "5", "--format", "json")
-    assert time.monotonic() - start < 10
+    assert time.process_time() - start < 10
     assert statuses(out) == {"a": "within"}
 
 

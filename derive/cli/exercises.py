@@ -84,11 +84,8 @@ def exercise_reports(exercises, seconds: float, decided: bool = False,
             reports.append(check_exercise(ex, 1e-6, reason=f"the run passed its time bound of "
                                                            f"{total:g} s (--total-time-limit)"))
             continue
-        if left < seconds:
-            report = check_exercise(ex, left, limit=f"what was left of --total-time-limit "
-                                                    f"{total:g} s")
-        else:
-            report = check_exercise(ex, seconds)
+        report = check_exercise(ex, seconds, wall=left, wall_reason=(
+            f"the run passed its time bound of {total:g} s (--total-time-limit)"))
         cache.put_report(key, report)
         reports.append(report)
     late = [r for r in reports if r.undecided]

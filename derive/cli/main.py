@@ -13,7 +13,7 @@ import signal
 import sys
 import threading
 
-from derive import __version__
+from derive import __version__, interrupt
 from derive.cli import build, exercises, export, ledger, prove, recipes, variants
 from derive.cli.terminal import one_line
 from derive.errors import DeriveError
@@ -49,36 +49,45 @@ def _drop_stdout() -> None:
         pass
 
 
-def _interrupt(signum, frame):
-    """Ctrl-C: stop the work once; further ones are ignored, so that they cannot cut the
-    cleanup (a half-removed temporary bank) short."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    raise KeyboardInterrupt
-
-
 def main(argv: list[str] | None = None, leaving: bool = False) -> int:
     """Run one command; `leaving` (the `derive` program, which exits next) leaves Ctrl-C
     ignored once the work is done, so that a late one cannot interrupt the exit."""
-    args = build_parser().parse_args(argv)
-    command = args.command
-    previous = None
-    if threading.current_thread() is threading.main_thread() and \
-            signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-        previous = signal.signal(signal.SIGINT, _interrupt)
+    previous, command = None, "COMMAND"
     done: list[int] = []
     try:
         try:
-            done.append(_run(args, command))
-            return done[0]
+            previous = interrupt.install()  # the program's entry installed it already
+            command = _named(argv)
+            interrupt.check()  # a Ctrl-C swallowed before this point
+            args = build_parser().parse_args(argv)
+            command = args.command
+            code = _run(args, command)
+            if code != 130:
+                interrupt.check()  # a Ctrl-C the work swallowed: no output was put in place
+            done.append(code)
+            return code
         finally:  # after a Ctrl-C, the rest are still ignored until the process has exited
-            if previous is not None and signal.getsignal(signal.SIGINT) is _interrupt:
-                signal.signal(signal.SIGINT, signal.SIG_IGN if leaving else previous)
+            if threading.current_thread() is threading.main_thread():
+                if leaving:
+                    signal.signal(signal.SIGINT, signal.SIG_IGN)
+                elif previous is not None:
+                    signal.signal(signal.SIGINT, previous)
+            if not leaving:
+                interrupt.reset()
     except KeyboardInterrupt:  # a Ctrl-C after the work: what was done and written stands
         if done:
             return done[0]
         _drop_stdout()
         _say(command, "interrupted (Ctrl-C); no file was written")
         return 130
+
+
+def _named(argv: list[str] | None) -> str:
+    """The command named in `argv` before it is parsed (for a Ctrl-C while parsing)."""
+    for arg in sys.argv[1:] if argv is None else argv:
+        if not arg.startswith("-"):
+            return arg if arg.isascii() and arg.isalpha() and len(arg) <= 20 else "COMMAND"
+    return "COMMAND"
 
 
 def _run(args, command: str) -> int:

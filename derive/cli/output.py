@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 import derive
+from derive import interrupt
 from derive.cli.terminal import safe
 from derive.errors import OutputError
 from derive.statements.registry import proofs_folder
@@ -78,6 +79,7 @@ def _write_aside(folder: Path, name: str, text: str, mode: int) -> str:
 def emit(text: str, out: str | None, inputs=()) -> None:
     """Print `text` (control characters escaped), or write it to `out` atomically."""
     if out is None:
+        interrupt.commit()  # a Ctrl-C from here on is ignored: what is printed stands
         sys.stdout.write(safe(text if text.endswith("\n") else text + "\n"))
         return
     target = _check_target(out, inputs)
@@ -89,6 +91,7 @@ def emit(text: str, out: str | None, inputs=()) -> None:
     tmp = None
     try:
         tmp = _write_aside(parent, target.name, text, mode)
+        interrupt.commit()  # a Ctrl-C before this line: nothing written; after it: ignored
         os.replace(tmp, target)
     except OSError as exc:
         raise OutputError(f"-o {out}: cannot be written ({exc.strerror or exc})") from None
@@ -120,6 +123,7 @@ def emit_bank(files, out: str, inputs) -> None:
         for name, text in files:
             os.replace(_write_aside(aside, name, text, mode), aside / name)
         os.chmod(aside, 0o777 & ~_umask())
+        interrupt.commit()
         if target.exists():
             target.rmdir()  # empty: checked above
         os.rename(aside, target)

@@ -76,10 +76,13 @@ def _variant_files(exercises, args, reports: list[str], short: list[str]):
         try:
             if left <= 0:
                 raise DecisionTimeout()
-            with time_bound(min(args.time_limit, left)):  # writing each variant's file included
+            with time_bound(args.time_limit, wall=left):  # writing each file included
                 gen = generate(ex, args.n, args.seed, allow_fewer=True, write=True)
             texts = [(f"{v.id}.toml", v.text) for v in gen.variants]
-        except DecisionTimeout:
+        except DecisionTimeout as exc:
+            if left <= 0 or exc.wall:
+                which = (f"the run's time bound of {args.total_time_limit:g} s "
+                         f"(--total-time-limit)")
             error = TimeBoundError(f"exercise {ex.id!r} ({ex.path}): its variants passed "
                                    f"{which}; nothing written (raise the bound, or ask for "
                                    "fewer with -n)")

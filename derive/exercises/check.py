@@ -92,16 +92,19 @@ def answer_key(ex: Exercise) -> dict:
 
 
 def check_exercise(ex: Exercise, seconds: float | None = DEFAULT_SECONDS,
-                   reason: str = "", limit: str = "--time-limit") -> Report:
-    """The exercise's key and claims; past `seconds` (the bound `limit` names), a report
-    whose every claim is `undecided` (the run goes on with the next exercise)."""
+                   reason: str = "", wall: float | None = None, wall_reason: str = "") -> Report:
+    """The exercise's key and claims; past `seconds` of CPU time (or `wall` seconds of wall
+    time, said as `wall_reason`), a report whose every claim is `undecided` (the run goes on
+    with the next exercise)."""
     try:
         if reason:
             raise DecisionTimeout(reason)
-        with time_bound(seconds):
+        with time_bound(seconds, wall=wall):
             return _check(ex, seconds)
-    except DecisionTimeout:
-        reason = reason or f"passed its time bound of {seconds:g} s ({limit})"
+    except DecisionTimeout as exc:
+        if not reason:
+            reason = (wall_reason if exc.wall and wall_reason
+                      else f"passed its time bound of {seconds:g} s (--time-limit)")
         return Report(ex, {}, tuple(
             ClaimResult(name, claim.text, UNDECIDED, None, None, claim.as_written())
             for name, claim in ex.claims.items()), undecided=reason)
@@ -138,7 +141,7 @@ def printable(ex: Exercise, values: dict) -> None:
 
 
 def _check(ex: Exercise, seconds: float | None = None) -> Report:
-    end = time.monotonic() + seconds if seconds else None
+    end = time.process_time() + seconds if seconds else None  # the bound's CPU time
     values = answer_key(ex)
     printable(ex, values)
     numbers = {n: c for n, c in ex.claims.items() if c.formula is None}
@@ -148,7 +151,7 @@ def _check(ex: Exercise, seconds: float | None = None) -> Report:
     explained, forms = {}, {}
     pending = [n for n, c in ex.claims.items() if c.formula is not None]
     for done, name in enumerate(pending):
-        share = None if end is None else (end - time.monotonic()) / (len(pending) - done)
+        share = None if end is None else (end - time.process_time()) / (len(pending) - done)
         j, forms[name] = _formula(ex, name, ex.claims[name], share)
         statuses[name] = j.status
         explained[name] = formula_diagnosis(name, j, ex.claims[name].formula, ex.recipe,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import signal
 import time
 from dataclasses import replace
 
@@ -78,7 +79,14 @@ def prove_all(statements: list[Statement], jobs: int | None = None,
                 os._exit(code)
         os.close(write)
         children.append((pid, read))
-    results = _work(queue_read, statements, deadline)
+    try:
+        results = _work(queue_read, statements, deadline)
+    except BaseException:  # Ctrl-C: no worker outlives the run
+        for pid, read in children:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            os.close(read)
+        raise
     os.close(queue_read)
     for pid, read in children:
         with os.fdopen(read, "rb") as pipe:

@@ -1,0 +1,49 @@
+"""The `derive` program (console script and `python -m derive`): Ctrl-C is made derive's own
+before anything heavy is imported, so that it gives one line and exit 130 at any instant,
+start-up included. This module imports nothing but the standard library's light modules."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from derive import interrupt
+
+
+def _command() -> str:
+    """The command named on the command line, for the message of a Ctrl-C at start-up."""
+    for arg in sys.argv[1:]:
+        if not arg.startswith("-"):
+            plain = arg.isascii() and arg.isalpha() and arg.islower() and len(arg) <= 20
+            return f"derive {arg}" if plain else "derive"
+    return "derive"
+
+
+def _leave_interrupted(command: str) -> None:
+    """One line, exit 130 at once (the interpreter's own exit would turn the Ctrl-C it saw into
+    death by SIGINT, which a caller reads differently from exit 130)."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    try:
+        sys.stderr.write(f"{command}: interrupted (Ctrl-C); no file was written\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    os._exit(130)
+
+
+def run() -> None:
+    """Install the handler, import the command line, run it, leave."""
+    try:
+        interrupt.install()  # a Ctrl-C at its very return is caught below
+        # start-up: SymPy and every command are loaded only once Ctrl-C is derive's own
+        from derive.cli import main as cli
+        interrupt.check()  # a Ctrl-C that an import swallowed
+    except KeyboardInterrupt:
+        _leave_interrupted(_command())
+    try:
+        cli.run()
+    except KeyboardInterrupt:  # between the check above and the handling in main
+        _leave_interrupted(_command())
