@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from derive.cli import settings
+from derive.cli.build_files import file_key, read_entry, write_entry
 from derive.cli.output import _check_target
 from derive.cli.progress import progress
 from derive.errors import DeriveError, OutputError
@@ -147,10 +148,14 @@ class Item:
     folder: str
     ex: object = None
     error: str = ""
+    id: str = ""
+    title: str = ""
     texts: dict = dataclasses.field(default_factory=dict)
     status: str = ""
     line: str = ""
     cached: bool = False
+    file_key: str | None = None
+    """The address of its file's entry in the cache (derive.cli.build_files)."""
 
 
 def _folder_name(part: str) -> str:
@@ -158,12 +163,14 @@ def _folder_name(part: str) -> str:
     return "%2E" + part[1:] if part.startswith(".") else part
 
 
-def load_bank(bank: str) -> list[Item]:
+def load_bank(bank: str, cache=None, names: list[str] | None = None) -> list[Item]:
     """Every exercise of every file of the bank; an invalid file is an Item with its error, as
-    `derive check` would give it, and never stops the others."""
+    `derive check` would give it, and never stops the others. A file found whole in the cache
+    (derive.cli.build_files) is not read: its exercises come with their artefacts."""
     # start-up: loaded only when `derive build` runs this
     from derive.exercises.bank import _toml_entries, load_file
     from derive.exercises.declared import unapplied
+    from derive.exercises.notation import bank_settings
 
     items, seen, declared, applied = [], {}, {}, set()
     root = Path(bank)
@@ -173,6 +180,23 @@ def load_bank(bank: str) -> list[Item]:
         if folder in (INDEX, MANIFEST):
             items.append(Item(str(path), folder, error=f"{path}: its name is the site's own "
                               f"{folder}; rename the file"))
+            continue
+        key = file_key(cache, path, top, folder, names or []) if cache is not None else None
+        entry = read_entry(cache, key) if key is not None else None
+        if entry is not None:
+            clash = next((e["id"] for e in entry["exercises"] if e["id"] in seen), None)
+            if clash is not None:
+                items.append(Item(str(path), folder, error=_duplicate_line(
+                    str(path), clash, seen[clash])))
+                continue
+            for e in entry["exercises"]:
+                seen[e["id"]] = str(path)
+                texts = {n: base64.b64decode(t) if n.endswith(".pdf") else t
+                         for n, t in e["texts"].items()}
+                items.append(Item(str(path), e["folder"], id=e["id"], title=e["title"],
+                                  status=e["status"], line=e["line"], texts=texts, cached=True))
+            declared.update({(d.path, d.key): d for d in bank_settings(path, top).mistakes})
+            applied |= entry["applied"]
             continue
         try:
             exercises = load_file(path, named, top)
@@ -186,7 +210,8 @@ def load_bank(bank: str) -> list[Item]:
             seen[ex.id] = ex.path
             declared.update({(d.path, d.key): d for d in getattr(ex.notation, "mistakes", ())})
             applied |= ex.bank_applied
-            items.append(Item(str(path), f"{folder}/{_folder_name(ex.id)}", ex))
+            items.append(Item(str(path), f"{folder}/{_folder_name(ex.id)}", ex, id=ex.id,
+                              title=ex.title or "", file_key=key))
     try:
         unapplied(tuple(declared.values()), applied)
     except DeriveError as exc:
@@ -200,6 +225,14 @@ def _duplicate(ex, where):
 
     return ExerciseError(ex.path, ex.id, "id", f"is also the id of an exercise in {where}",
                          "give every exercise its own id")
+
+
+def _duplicate_line(path: str, ex_id: str, where: str) -> str:
+    # start-up: loaded only when `derive build` runs this
+    from derive.exercises.errors import ExerciseError
+
+    return ExerciseError(path, ex_id, "id", f"is also the id of an exercise in {where}",
+                         "give every exercise its own id").line()
 
 
 # ----------------------------------------------------------------------------------- cache
@@ -301,11 +334,13 @@ def _put_in_place(aside: Path, target: Path) -> None:
 
 def run(args) -> int:
     opts = settings.options(args)
-    items = load_bank(args.bank)
     names = [name for _, name in artefact_files(opts.only, opts.langs)]
+    cache = _open_cache(opts.cache)
+    items = load_bank(args.bank, cache, names)
     target, aside = _prepare(args.out, args.bank)
     try:
-        computed = _build(items, names, opts, aside)
+        computed = _build(items, names, opts, aside, cache)
+        _store_files(cache, items, names, opts)
         _finish(items, names, opts, aside)
         _put_in_place(aside, target)
         aside = None
@@ -315,7 +350,7 @@ def run(args) -> int:
     finally:
         if aside is not None:
             shutil.rmtree(aside, ignore_errors=True)
-    exercises = [i for i in items if i.ex is not None]
+    exercises = [i for i in items if i.id]
     invalid = len(items) - len(exercises)
     if not opts.quiet:
         counts = {s: sum(i.status == s for i in exercises)
@@ -329,12 +364,12 @@ def run(args) -> int:
     return 0 if all(i.status == "ok" for i in exercises) else 1
 
 
-def _build(items: list[Item], names: list[str], opts, aside: Path) -> int:
+def _build(items: list[Item], names: list[str], opts, aside: Path, cache) -> int:
     """Every exercise's artefacts written into `aside`; the number computed (not cached)."""
     # start-up: loaded only when `derive build` runs this
     from derive.cli import pool
+    from derive.cli.cache import pack_report, unpack_report
 
-    cache = _open_cache(opts.cache)
     todo = [i for i in items if i.ex is not None and not _from_cache(cache, i, names, opts)]
     end = time.monotonic() + opts.total_time_limit
 
@@ -353,7 +388,7 @@ def _build(items: list[Item], names: list[str], opts, aside: Path) -> int:
         packed = None
         if report is not None:
             try:
-                packed = pickle.dumps(dataclasses.replace(report, exercise=None))
+                packed = pack_report(report)
             except Exception:  # noqa: BLE001 — the report is then not cached
                 packed = None
         return pickle.dumps((texts, status, line, packed))
@@ -364,12 +399,10 @@ def _build(items: list[Item], names: list[str], opts, aside: Path) -> int:
             item.status, item.line = "undecided", why
         else:  # bytes this build's own child wrote into its pipe
             item.texts, item.status, item.line, packed = pickle.loads(payload)
-            report = pickle.loads(packed) if packed is not None else None
-            if report is not None:
-                report = dataclasses.replace(report, exercise=item.ex)
+            report = unpack_report(packed, item.ex) if packed is not None else None
             _to_cache(cache, item, report, opts)
             _write_texts(aside, item)
-        bar.advance(item.ex.id)
+        bar.advance(item.id)
 
     for item in items:
         if item.cached:
@@ -394,16 +427,32 @@ def _finish(items: list[Item], names: list[str], opts, aside: Path) -> None:
 
     rows = []
     for item in items:
-        if item.ex is None:
+        if not item.id:
             rows.append(Row(item.file, line=item.error))
             continue
         links = [(name, f"{item.folder}/{name}") for name in names if name in item.texts]
-        rows.append(Row(item.file, item.ex.id, item.ex.title or "", item.status, item.line,
+        rows.append(Row(item.file, item.id, item.title, item.status, item.line,
                         links))
     for n, lang in enumerate(opts.langs):
         _write(aside, INDEX if n == 0 else f"index.{lang}.html", index_html(rows, lang))
     _write(aside, MANIFEST, f"a site built by derive {__version__} (derive build); derive "
                             f"build may replace this folder whole\n")
+
+
+def _store_files(cache, items: list[Item], names: list[str], opts) -> None:
+    """Each file whose every exercise was decided and written whole, as one entry."""
+    files: dict[str, list[Item]] = {}
+    for item in items:
+        if item.ex is not None:
+            files.setdefault(item.file, []).append(item)
+    for group in files.values():
+        if any(i.status not in ("ok", "wrong") or set(i.texts) != set(names) for i in group):
+            continue
+        exercises = [{"id": i.id, "title": i.title, "folder": i.folder, "status": i.status,
+                      "line": i.line,
+                      "texts": {n: _key(cache, i.ex, n, opts) for n in names}} for i in group]
+        applied = set().union(*(i.ex.bank_applied for i in group))
+        write_entry(cache, group[0].file_key, exercises, applied)
 
 
 def _open_cache(enabled: bool):

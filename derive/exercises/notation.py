@@ -67,13 +67,19 @@ def read_table(raw, path: str, key: str = "notation") -> Written:
 def bank_settings(path: Path, root: Path) -> Written:
     """The `[notation]` of the nearest derive.toml from the file's folder up to `root` (the
     folder named on the command line, or the file's own folder)."""
+    settings = settings_file(path, root)
+    return Written() if settings is None else _read_settings(settings)
+
+
+def settings_file(path: Path, root: Path) -> Path | None:
+    """The nearest derive.toml from the file's folder up to `root`, or None."""
     folder, root = path.parent.resolve(), root.resolve()
     while True:
         settings = folder / SETTINGS_FILE
         if settings.is_file():
-            return _read_settings(settings)
+            return settings
         if folder == root or folder.parent == folder or root not in folder.parents:
-            return Written()
+            return None
         folder = folder.parent
 
 
