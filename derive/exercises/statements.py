@@ -19,7 +19,7 @@ from pathlib import Path
 import sympy as sp
 
 from derive.errors import NotSupportedError
-from derive.exercises.bank import toml_files
+from derive.exercises.bank import examine, toml_files
 from derive.exercises.errors import ExerciseError, did_you_mean
 from derive.exercises.reader import read_toml
 from derive.exercises.values import id_problem, kind_of, shown
@@ -489,14 +489,15 @@ def load_paths(paths: list[str]) -> list[tuple[Statement, str]]:
     out: list[tuple[Statement, str]] = []
     for p in paths:
         path = Path(p)
-        if path.is_dir():
+        kind = examine(p)
+        if kind == "folder":
             docs = [(f, read_toml(f)) for f in toml_files([p])]
             docs = [(f, d) for f, d in docs if has_statements(d)]
             if not docs:
                 raise StatementError(p, None, None, "is a folder with no [[statement]] table",
                                      f"name a file or folder of statements; {DOCS}")
             out += [(s, str(f)) for f, d in docs for s in statements_of(d, str(f))]
-        elif path.exists() or path.is_symlink():
+        elif kind == "file":
             out += [(s, p) for s in load_statements(path)]
         else:
             raise StatementError(p, None, None, "does not exist",
