@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import shutil
 import stat
 import threading
@@ -187,3 +188,148 @@ def test_chart_is_written_and_replaced_atomically(tmp_path, monkeypatch):
     assert Path("chart.svg").read_text().lstrip().startswith("<?xml")
     assert os.stat("chart.svg").st_mode & 0o777 == 0o640
     assert sorted(os.listdir(".")) == ["chart.svg", "t.txt"]
+
+
+# ------------------------------------------------------------------------ messages
+
+VARY_ONE = '''[[exercise]]
+id = "v"
+title = "t"
+recipe = "sgd_step"
+
+[exercise.given]
+w = 1
+lr = 0.05
+records = [[2, 4]]
+
+[exercise.vary]
+w = { from = -2, to = 2, step = 0.5 }
+
+[exercise.require]
+w_new = "REQUIRE"
+'''
+
+FORMULA = '''[[exercise]]
+id = "f"
+title = "t"
+recipe = "formulas"
+
+[exercise.given]
+w = 2
+records = { columns = ["x", "y"], rows = [[1, 1]] }
+
+[exercise.define]
+loss = "FORMULA"
+'''
+
+
+def test_an_exponent_in_scientific_notation_says_what_it_is(tmp_path):
+    path = tmp_path / "f.toml"
+    path.write_text(FORMULA.replace("FORMULA", "w^1e-30"), encoding="utf-8")
+    code, _, err = run("check", path)
+    refused(code, err, "exponent", "1/1000000000000000000000000000000", "fraction", "1e-30")
+    assert "huge number" not in err
+
+
+@pytest.mark.parametrize("places", ["99999999999999999999", "31", "2.5", "-1"])
+def test_a_condition_with_places_out_of_range_gives_the_range(tmp_path, places):
+    path = tmp_path / "v.toml"
+    path.write_text(VARY_ONE.replace("REQUIRE", f"places <= {places}"), encoding="utf-8")
+    code, _, err = run("variants", "-n", "1", path)
+    refused(code, err, "key 'require.w_new'", "from 0 to 30")
+    assert "relates" not in err
+
+
+def test_a_byte_order_mark_is_read_as_nothing(tmp_path):
+    exercise = tmp_path / "bom.toml"
+    exercise.write_bytes(b"\xef\xbb\xbf" + GOOD.read_bytes())
+    code, out, err = run("check", exercise)
+    assert code == 0, err
+    assert "every claim holds" in out
+    statements = tmp_path / "s.toml"
+    statements.write_bytes(b"\xef\xbb\xbf" + (ROOT / "docs" / "examples" / "statements.toml")
+                           .read_bytes())
+    code, out, err = run("prove", statements)
+    assert code == 0, err
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0,
+                    reason="root searches every folder: run as a user to test permissions")
+@pytest.mark.parametrize("command", INPUT_COMMANDS, ids=lambda c: c[0])
+def test_an_input_in_an_unsearchable_folder_cannot_be_read(tmp_path, command):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    shutil.copy(GOOD, locked / "a.toml")
+    locked.chmod(0o600)  # readable, not searchable
+    try:
+        code, _, err = run(*command, locked / "a.toml")
+    finally:
+        locked.chmod(0o700)
+    refused(code, err, "a.toml", "cannot be read", "permission")
+    assert "write the output" not in err
+
+
+# ------------------------------------------------------------------------ one message rule
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+HOSTILE = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1,
+                  max_size=50).map(lambda s: s * (5000 // len(s) + 1))
+"""Names of 5,000 characters and more, of any characters: controls, bidirectional marks,
+quotes, new lines."""
+RAW_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e"
+                         "\u2066-\u2069]")
+
+
+def _toml_string(s: str) -> str:
+    return '"' + "".join(c if c.isprintable() and c not in '"\\' else f"\\U{ord(c):08x}"
+                         for c in s) + '"'
+
+
+def _one_short_line(err: str) -> None:
+    lines = err.splitlines()
+    assert len(lines) == 1, err[:500]
+    assert len(lines[0]) < 300, lines[0]
+    assert not RAW_CONTROL.search(lines[0]), lines[0]
+
+
+@settings(max_examples=15, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=HOSTILE, where=st.sampled_from(["id", "key", "given", "recipe", "places"]))
+def test_error_lines_for_hostile_names_are_short_and_clean(tmp_path, monkeypatch, name, where):
+    monkeypatch.chdir(tmp_path)  # the file's name is short: the line's length is the names'
+    text = GOOD.read_text(encoding="utf-8")
+    q = _toml_string(name)
+    text = {"id": text.replace('id = "lesson03-ex1"', f"id = {q}"),
+            "key": text.replace("[exercise.given]", f"[exercise.given]\n{q} = 1"),
+            "given": text.replace("w = 1", f"w = {q}"),
+            "recipe": text.replace('recipe = "sgd_step"', f"recipe = {q}"),
+            "places": text + f"\n[exercise.vary]\nw = {{ choices = [1, 2] }}\n"
+                             f"[exercise.require]\nw_new = {q}\n"}[where]
+    path = Path("h.toml")
+    path.write_text(text, encoding="utf-8")
+    code, _, err = run("variants" if where == "places" else "check",
+                       *(["-n", "1"] if where == "places" else []), path)
+    if code == 2:
+        _one_short_line(err)
+
+
+@settings(max_examples=10, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=st.text(st.characters(codec="utf-8", exclude_categories=("Cs",),
+                                  exclude_characters="/\x00"), min_size=1, max_size=60))
+def test_error_lines_for_hostile_file_names_are_short_and_clean(tmp_path, name):
+    folder = tmp_path
+    for _ in range(20):  # a path of 3,000 characters (PATH_MAX is 4,096 bytes)
+        folder = folder / ("d" * 150)
+    name = name.encode("utf-8")[:200].decode("utf-8", "ignore") or "x"
+    if name in (".", ".."):
+        name = "x"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text("not = [valid", encoding="utf-8")
+    code, _, err = run("check", path)
+    assert code == 2
+    _one_short_line(err)

@@ -69,6 +69,8 @@ def _check_target(out: str, inputs, what: str = "a file", option: str = "-o") ->
     except ValueError:
         raise OutputError(f"{option} {out}: holds a NUL character; name " + what) from None
     if st is not None and stat.S_ISLNK(st.st_mode):
+        if what == "a file" and os.path.isdir(target):  # said as for the folder it names
+            raise OutputError(f"{option} {out}: is a folder; name a file")
         raise OutputError(f"{option} {out}: is a symbolic link; derive never writes through a "
                           f"link: name the {what.split()[-1]} itself, or remove the link")
     parent = _real(target.parent if str(target.parent) else Path("."))

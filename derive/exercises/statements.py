@@ -18,7 +18,7 @@ from pathlib import Path
 
 import sympy as sp
 
-from derive.errors import NotSupportedError
+from derive.errors import NotSupportedError, capped
 from derive.exercises.bank import examine, toml_files
 from derive.exercises.errors import ExerciseError, did_you_mean
 from derive.exercises.reader import read_toml
@@ -66,7 +66,7 @@ class StatementError(ExerciseError):
     right (exit 2)."""
 
     def line(self) -> str:
-        return _where(self) + (f"; {self.expected}" if self.expected else "")
+        return capped(_where(self) + (f"; {self.expected}" if self.expected else ""))
 
 
 class StatementNotSupported(StatementError, NotSupportedError):
@@ -74,13 +74,11 @@ class StatementNotSupported(StatementError, NotSupportedError):
 
     def line(self) -> str:
         text = _where(self, "not supported: ")
-        return text + (f"; {self.expected}" if self.expected else "")
+        return capped(text + (f"; {self.expected}" if self.expected else ""))
 
 
 def _where(e: ExerciseError, prefix: str = "") -> str:
-    where = [e.path] + ([f"statement {e.exercise!r}"] if e.exercise else []) + (
-        [f"key {e.key!r}"] if e.key else [])
-    return " ".join(f"{': '.join(where)}: {prefix}{e.problem}".split())
+    return f"{e.where('statement')}: {prefix}{e.problem}"
 
 
 @dataclass
