@@ -8,6 +8,52 @@ written, 130 interrupted (Ctrl-C).
 
 from __future__ import annotations
 
+import re
+
+MAX_QUOTED = 60
+"""Most characters of an author string (a file name, an id, a key) a message quotes."""
+MAX_LINE = 1_000
+"""Most characters of a message: a last resort, past every message derive words itself (author
+strings are quoted short, so that a line stays under 300 characters)."""
+
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e"
+                      "\u2066-\u2069]")
+
+
+def escaped(text: str) -> str:
+    """Control characters and bidirectional marks as escapes (`\\x1b`), never raw."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                        else f"\\u{ord(m.group()):04x}", text)
+
+
+MAX_PATH = 160
+"""Most characters of a file's path a message quotes (its end kept: the file's name)."""
+
+
+def quoted(text: object) -> str:
+    """An author string as a message quotes it: control characters and bidirectional marks
+    escaped, cut after MAX_QUOTED characters with "…"."""
+    s = escaped(str(text))
+    return s if len(s) <= MAX_QUOTED else s[:MAX_QUOTED] + "…"
+
+
+def quoted_path(path: object) -> str:
+    """A file's path as a message quotes it: escaped as `quoted`, and past MAX_PATH characters
+    its middle left out ("…"), so that the file's name stays."""
+    s = escaped(str(path))
+    return s if len(s) <= MAX_PATH else s[:40] + "…" + s[-(MAX_PATH - 41):]
+
+
+def capped(text: str) -> str:
+    """A message on one line: white space runs made one space, control characters escaped;
+    past MAX_LINE characters its middle left out (" … "), keeping where and what is wrong, and
+    what would be right (a last resort: author strings are quoted short)."""
+    s = escaped(" ".join(str(text).split()))
+    if len(s) <= MAX_LINE:
+        return s
+    head = MAX_LINE // 2  # where it is and what is wrong; then the end: what would be right
+    return s[:head] + " … " + s[-(MAX_LINE - head - 3):]
+
 
 class DeriveError(Exception):
     """Something the user can act on: one line, an exit code."""
@@ -15,7 +61,7 @@ class DeriveError(Exception):
     exit_code = 2
 
     def line(self) -> str:
-        return " ".join(str(self).split())
+        return capped(str(self))
 
 
 class UsageError(DeriveError):
@@ -33,7 +79,7 @@ class NotSupportedError(DeriveError):
 
     def line(self) -> str:
         text = super().line()
-        return text if "not supported" in text else f"not supported: {text}"
+        return text if "not supported" in text else capped(f"not supported: {text}")
 
 
 class OutputError(DeriveError):

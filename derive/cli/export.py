@@ -52,13 +52,16 @@ def document_for(target: str, lang: str, seconds: float = EXERCISE_SECONDS,
     id, and then by their ids as written in proofs/ (not proved, not imported), so an invalid
     statement file never stops the export of an exercise file. `page` (a self-check page:
     {"variants": N or None, "seed": S}) makes an exercise file's document its self-check."""
-    if Path(target).exists() and not _may_be_an_id(target):
+    # start-up: the bank's reader is loaded when the export is of a path
+    from derive.exercises.bank import on_disk
+
+    if on_disk(target) and not _may_be_an_id(target):
         return _exercises_document(target, lang, seconds, total, questions, page, cache)
     try:
         ids = registry.statement_ids()
     except registry.InvalidProofs as exc:
         raise UsageError(str(exc)) from None
-    if target in ids and Path(target).exists():
+    if target in ids and on_disk(target):
         raise UsageError(f"{target!r} is both a statement id and a file here; write "
                          f"./{target} for the file")
     if target in ids:
@@ -76,7 +79,7 @@ def document_for(target: str, lang: str, seconds: float = EXERCISE_SECONDS,
         except registry.InvalidProofs as exc:
             raise UsageError(str(exc)) from None
         return statement_document(prove(statement), lang), []
-    if Path(target).exists():
+    if on_disk(target):
         return _exercises_document(target, lang, seconds, total, questions, page, cache)
     raise UsageError(f"{target!r} is neither a statement id nor a file"
                      f"{did_you_mean(target, ids)} (`derive prove` lists the ids)")

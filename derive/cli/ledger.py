@@ -4,7 +4,7 @@ a table (text, Markdown or LaTeX) and as a stacked bar chart (SVG or PNG)."""
 from __future__ import annotations
 
 from derive.cli.errors import UsageError, did_you_mean
-from derive.cli.output import emit
+from derive.cli.output import check_output, emit, emit_drawn, same_file
 from derive.kernel.exact import ExactNumberError, parse_exact
 
 
@@ -55,8 +55,14 @@ def run(args) -> int:
     if args.chart:
         if not args.chart.endswith((".svg", ".png")):
             raise UsageError(f"--chart {args.chart}: name a .svg or .png file")
+        if args.out is not None and same_file(args.chart, args.out):
+            raise UsageError(f"--chart {args.chart} and -o {args.out}: name the same file; "
+                             f"name two files")
+        if args.out is not None:
+            check_output(args.out)  # refused before the chart is drawn, not after
         try:
-            draw_chart(params, ledger, dp, act, args.chart)
+            emit_drawn(lambda path: draw_chart(params, ledger, dp, act, path), args.chart,
+                       option="--chart")
         except ImportError as exc:
             raise UsageError(str(exc)) from None
     if args.format == "text":

@@ -7,6 +7,7 @@ file behind.
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import stat
@@ -40,28 +41,64 @@ def _inside(path: Path, folder: Path) -> bool:
         return False
 
 
-def _check_target(out: str, inputs, what: str = "a file") -> Path:
-    """The path to write for `-o out`, after every refusal."""
-    if out == "":
-        raise OutputError("-o '': an empty name; name " + what)
-    target = Path(out)
-    resolved = target.resolve()
-    if any(resolved == Path(p).resolve() for p in inputs):
-        raise OutputError(f"-o {out}: is one of the input files; name another output file")
+def _real(path: Path) -> Path | None:
+    """The path with every link followed; None when that cannot be told (a loop)."""
     try:
-        mode = os.stat(resolved).st_mode
-    except FileNotFoundError:
-        mode = None
+        return path.resolve()
+    except (RuntimeError, OSError):  # Python 3.11 says RuntimeError for a symbolic-link loop
+        return None
+
+
+def same_file(a: str, b: str) -> bool:
+    """Whether two output names write the same file (links on their folders followed)."""
+    ra, rb = _real(Path(a)), _real(Path(b))
+    return Path(a) == Path(b) or (ra is not None and ra == rb)
+
+
+def _check_target(out: str, inputs, what: str = "a file", option: str = "-o") -> Path:
+    """The path to write for `-o out`, after every refusal. A symbolic link is refused, never
+    followed: writing replaces the name given, in the folder given."""
+    if out == "":
+        raise OutputError(f"{option} '': an empty name; name " + what)
+    target = Path(out)
+    try:
+        st = os.lstat(target)
+    except (FileNotFoundError, NotADirectoryError):
+        st = None
     except OSError as exc:
-        raise OutputError(f"-o {out}: cannot be examined ({exc.strerror})") from None
+        raise OutputError(f"{option} {out}: cannot be examined ({_reason(exc)})") from None
+    except ValueError:
+        raise OutputError(f"{option} {out}: holds a NUL character; name " + what) from None
+    if st is not None and stat.S_ISLNK(st.st_mode):
+        if what == "a file" and os.path.isdir(target):  # said as for the folder it names
+            raise OutputError(f"{option} {out}: is a folder; name a file")
+        raise OutputError(f"{option} {out}: is a symbolic link; derive never writes through a "
+                          f"link: name the {what.split()[-1]} itself, or remove the link")
+    parent = _real(target.parent if str(target.parent) else Path("."))
+    if parent is None:
+        raise OutputError(f"{option} {out}: a folder on its path is a symbolic-link loop; name "
+                          f"a file in a real folder")
+    resolved = parent / target.name
+    if any(resolved == _real(Path(p)) for p in inputs):
+        raise OutputError(f"{option} {out}: is one of the input files; name another output "
+                          f"file")
+    mode = st.st_mode if st is not None else None
     if mode is not None and stat.S_ISDIR(mode) and what == "a file":
-        raise OutputError(f"-o {out}: is a folder; name a file")
+        raise OutputError(f"{option} {out}: is a folder; name a file")
     if mode is not None and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-        raise OutputError(f"-o {out}: is not a regular file (a device, a FIFO or a socket); "
-                          f"derive writes regular files only")
+        raise OutputError(f"{option} {out}: is not a regular file (a device, a FIFO or a "
+                          f"socket); derive writes regular files only")
     if any(_inside(resolved, folder) for folder in _protected()):
-        raise OutputError(f"-o {out}: is a file of derive itself; name a file elsewhere")
-    return resolved if target.is_symlink() else target
+        raise OutputError(f"{option} {out}: is a file of derive itself; name a file elsewhere")
+    return target
+
+
+def _reason(exc: OSError) -> str:
+    if exc.errno == errno.ELOOP:
+        return "a folder on its path is a symbolic-link loop"
+    if exc.errno == errno.EACCES:
+        return "permission denied"
+    return str(exc.strerror or exc)
 
 
 def _write_aside(folder: Path, name: str, text: str, mode: int) -> str:
@@ -76,27 +113,68 @@ def _write_aside(folder: Path, name: str, text: str, mode: int) -> str:
     return tmp
 
 
+def _draw_aside(folder: Path, name: str, draw, mode: int) -> str:
+    suffix = Path(name).suffix
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp" + suffix)
+    os.close(fd)
+    try:
+        os.chmod(tmp, mode)
+        draw(tmp)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return tmp
+
+
 def emit(text: str, out: str | None, inputs=()) -> None:
     """Print `text` (control characters escaped), or write it to `out` atomically."""
     if out is None:
         interrupt.commit()  # a Ctrl-C from here on is ignored: what is printed stands
         sys.stdout.write(safe(text if text.endswith("\n") else text + "\n"))
         return
-    target = _check_target(out, inputs)
+    target = check_output(out, inputs)
+    _replace(target, out, lambda folder, mode: _write_aside(folder, target.name, text, mode))
+
+
+def check_output(out: str, inputs=(), option: str = "-o") -> Path:
+    """The file to write for `option out`, after every refusal (`emit` and `emit_drawn` check
+    again as they write)."""
+    target = _check_target(out, inputs, option=option)
     parent = target.parent if str(target.parent) else Path(".")
-    if not parent.is_dir():
-        raise OutputError(f"-o {out}: folder {parent} does not exist; create it first")
+    try:
+        folder = stat.S_ISDIR(os.stat(parent).st_mode)
+    except OSError:
+        folder = False
+    if not folder:
+        raise OutputError(f"{option} {out}: folder {parent} does not exist; create it first")
+    return target
+
+
+def emit_drawn(draw, out: str, inputs=(), option: str = "-o") -> None:
+    """Write `out` atomically with `draw(path)`, which writes a file (a chart) at the path of
+    a temporary file beside `out` (with the same suffix), renamed into place once drawn."""
+    target = check_output(out, inputs, option)
+    _replace(target, out, lambda folder, mode: _draw_aside(folder, target.name, draw, mode),
+             option)
+
+
+def _replace(target: Path, out: str, aside, option: str = "-o") -> None:
+    parent = target.parent if str(target.parent) else Path(".")
     # mkstemp makes the file 0600; give it the mode a plain open() would (or keep the old one)
-    mode = target.stat().st_mode & 0o777 if target.exists() else 0o666 & ~_umask()
+    try:
+        mode = os.lstat(target).st_mode & 0o777
+    except OSError:
+        mode = 0o666 & ~_umask()
     tmp = None
     try:
-        tmp = _write_aside(parent, target.name, text, mode)
+        tmp = aside(parent, mode)
         interrupt.commit()  # a Ctrl-C before this line: nothing written; after it: ignored
-        os.replace(tmp, target)
+        os.replace(tmp, target)  # replaces the name itself: never writes through a link
     except OSError as exc:
-        raise OutputError(f"-o {out}: cannot be written ({exc.strerror or exc})") from None
+        raise OutputError(f"{option} {out}: cannot be written ({exc.strerror or exc})") \
+            from None
     finally:
-        if tmp is not None and os.path.exists(tmp):
+        if tmp is not None and os.path.lexists(tmp):
             Path(tmp).unlink(missing_ok=True)
 
 
@@ -105,17 +183,21 @@ def emit_bank(files, out: str, inputs) -> None:
     `out`, all or nothing: built in a folder beside it, then renamed into place. `out` must be
     new or empty, and must not hold an input."""
     target = _check_target(out, inputs, what="a folder")
-    resolved = target.resolve()
-    if any(_inside(Path(p).resolve(), resolved) for p in inputs):
+    resolved = _real(target) or target
+    if any(real is not None and _inside(real, resolved)
+           for real in (_real(Path(p)) for p in inputs)):
         raise OutputError(f"-o {out}: holds input files; name a folder of its own for the bank")
-    if target.exists():
-        if not target.is_dir():
-            raise OutputError(f"-o {out}: is a file; name a folder")
-        if any(target.iterdir()):
-            raise OutputError(f"-o {out}: is not empty; name a new or empty folder")
     parent = target.parent if str(target.parent) else Path(".")
-    if not parent.is_dir():
-        raise OutputError(f"-o {out}: its parent folder does not exist; create it first")
+    try:
+        if target.exists():
+            if not target.is_dir():
+                raise OutputError(f"-o {out}: is a file; name a folder")
+            if any(target.iterdir()):
+                raise OutputError(f"-o {out}: is not empty; name a new or empty folder")
+        if not parent.is_dir():
+            raise OutputError(f"-o {out}: its parent folder does not exist; create it first")
+    except OSError as exc:
+        raise OutputError(f"-o {out}: cannot be examined ({_reason(exc)})") from None
     aside = None
     try:
         aside = Path(tempfile.mkdtemp(dir=parent, prefix=f".{target.name}.", suffix=".tmp"))

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 from derive.cli.errors import UsageError, did_you_mean
 from derive.cli.output import emit
@@ -110,8 +109,11 @@ def is_path(arg: str) -> bool:
     """Whether an argument names a file or folder rather than an id: it ends in .toml, holds a
     '/', or exists and is not written like an id (a folder `proofs` is written `proofs/`).
     Anything else is an id, so a mistyped id gets its suggestion."""
+    # start-up: the bank's reader is loaded only for an argument that may be a path
+    from derive.exercises.bank import on_disk
+
     return arg.endswith(".toml") or "/" in arg or os.sep in arg or (
-        not ID_PATTERN.match(arg) and Path(arg).exists())
+        not ID_PATTERN.match(arg) and on_disk(arg))
 
 
 def _select(ids: list[str]) -> list[Statement]:

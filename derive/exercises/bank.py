@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from pathlib import Path
 
 from derive.exercises import notation
@@ -36,6 +38,62 @@ def _walk(folder: Path, name: str) -> list[Path]:
     return found
 
 
+_ABSENT = (errno.ENOENT, errno.ENOTDIR)
+
+
+def on_disk(name: str) -> bool:
+    """Whether an argument names an entry on disk: a file, a folder, a link (even one that
+    leads nowhere or loops), or an entry that cannot be examined (reading it says why)."""
+    try:
+        os.lstat(name)
+    except OSError as exc:
+        return exc.errno not in _ABSENT
+    except ValueError:  # a NUL in the name
+        return False
+    return True
+
+
+def examine(name: str) -> str:
+    """What an argument names: "folder", "file" (anything else, which reading refuses in its
+    own words) or "missing"; a symbolic-link loop, or an entry that cannot be examined (a
+    folder on its path without search permission), is an ExerciseError."""
+    try:
+        mode = os.stat(name).st_mode
+    except OSError as exc:
+        if exc.errno in _ABSENT:
+            return "file" if os.path.islink(name) else "missing"
+        raise _unreadable(name, exc) from None
+    except ValueError:
+        raise ExerciseError(name, None, None, "holds a NUL character", "name a file") from None
+    return "folder" if stat.S_ISDIR(mode) else "file"
+
+
+def _unreadable(name: str, exc: OSError) -> ExerciseError:
+    if exc.errno == errno.ELOOP:
+        return ExerciseError(name, None, None, "is a symbolic-link loop",
+                             "point the link at an exercise file, or remove it")
+    if exc.errno == errno.EACCES:
+        return ExerciseError(name, None, None, "cannot be read (permission denied: a folder on "
+                             "its path cannot be searched)", "make the folders on its path "
+                             "searchable (chmod +x), or copy the file elsewhere")
+    return ExerciseError(name, None, None, f"cannot be read ({exc.strerror or exc})",
+                         "give a readable .toml file")
+
+
+def real_path(path: Path) -> Path:
+    """The path with every link followed, for telling two names of one file apart; a loop (in
+    the entry or a folder on its path) is an ExerciseError naming the entry."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno not in _ABSENT:
+            raise _unreadable(str(path), exc) from None
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError) as exc:  # Python 3.11 says RuntimeError for a loop
+        raise _unreadable(str(path), OSError(errno.ELOOP, str(exc))) from None
+
+
 def toml_files(paths: list[str]) -> list[Path]:
     """The files named, and the *.toml files under the folders named, in a stable order."""
     return [path for path, _, _ in _toml_entries(paths)]
@@ -47,7 +105,7 @@ def _toml_entries(paths: list[str]) -> list[tuple[Path, bool, Path]]:
     out, seen = [], set()
 
     def add(path: Path, named: bool = False, root: Path | None = None) -> None:
-        key = path.resolve()
+        key = real_path(path)
         if key not in seen:
             seen.add(key)
             out.append((path, named, root or path.parent))
@@ -56,14 +114,15 @@ def _toml_entries(paths: list[str]) -> list[tuple[Path, bool, Path]]:
         if p == "":
             raise ExerciseError("''", None, None, "is an empty path", "name an exercise file")
         path = Path(p)
-        if path.is_dir():
+        kind = examine(p)
+        if kind == "folder":
             found = _walk(path, p)
             if not found:
                 raise ExerciseError(p, None, None, "is a folder with no *.toml file",
                                     "name a folder that holds exercise files")
             for f in found:
                 add(f, root=path)
-        elif path.exists() or path.is_symlink():
+        elif kind == "file":
             add(path, named=True)  # read_bytes refuses what is not a regular, readable file
         else:
             raise ExerciseError(p, None, None, "does not exist", "name an exercise file or folder")

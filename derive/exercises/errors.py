@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import difflib
 
-from derive.errors import InputError, NotSupportedError
+from derive.errors import InputError, NotSupportedError, capped, quoted, quoted_path
 
 
 class ExerciseError(InputError):
@@ -17,16 +17,20 @@ class ExerciseError(InputError):
         self.problem, self.expected = problem, expected
         super().__init__(self.line())
 
-    def line(self) -> str:
-        where = [self.path]
+    def where(self, noun: str = "exercise") -> str:
+        """`FILE: exercise 'ID': key 'KEY'`, each quoted short (derive.errors.quoted)."""
+        where = [quoted_path(self.path)]
         if self.exercise:
-            where.append(f"exercise {self.exercise!r}")
+            where.append(f"{noun} '{quoted(self.exercise)}'")
         if self.key:
-            where.append(f"key {self.key!r}")
-        text = f"{': '.join(where)}: {self.problem}"
+            where.append(f"key '{quoted(self.key)}'")
+        return ": ".join(where)
+
+    def line(self) -> str:
+        text = f"{self.where()}: {self.problem}"
         if self.expected:
             text += f"; {self.expected}"
-        return " ".join(text.split())
+        return capped(text)
 
 
 class ExerciseNotSupported(ExerciseError, NotSupportedError):
@@ -34,12 +38,10 @@ class ExerciseNotSupported(ExerciseError, NotSupportedError):
     supported", never as invalid)."""
 
     def line(self) -> str:
-        where = [self.path] + ([f"exercise {self.exercise!r}"] if self.exercise else []) + (
-            [f"key {self.key!r}"] if self.key else [])
-        text = f"{': '.join(where)}: not supported: {self.problem}"
+        text = f"{self.where()}: not supported: {self.problem}"
         if self.expected:
             text += f"; {self.expected}"
-        return " ".join(text.split())
+        return capped(text)
 
 
 def did_you_mean(name: str, choices) -> str:

@@ -177,7 +177,8 @@ def prescan(text: str, name: str) -> None:
 
 
 def read_toml(path: Path) -> dict:
-    """The TOML document of an exercise file, with exact numbers."""
+    """The TOML document of an exercise file, with exact numbers (a UTF-8 byte-order mark at
+    its start is read as nothing)."""
     name = str(path)
     data = read_bytes(path)
     try:
@@ -185,6 +186,7 @@ def read_toml(path: Path) -> dict:
     except UnicodeDecodeError as exc:
         raise ExerciseError(name, None, None, f"is not UTF-8 (byte {exc.start})",
                             "save the file as UTF-8") from None
+    text = text.removeprefix("\ufeff")  # the byte-order mark many editors write: not TOML's
     prescan(text, name)
     try:
         return tomllib.loads(text, parse_float=_parse_float)

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import sympy as sp
 
-from derive.errors import NotSupportedError
-from derive.exercises.bank import toml_files
+from derive.errors import NotSupportedError, capped
+from derive.exercises.bank import examine, toml_files
 from derive.exercises.errors import ExerciseError, did_you_mean
 from derive.exercises.reader import read_toml
 from derive.exercises.values import id_problem, kind_of, shown
@@ -67,7 +67,7 @@ class StatementError(ExerciseError):
     right (exit 2)."""
 
     def line(self) -> str:
-        return _where(self) + (f"; {self.expected}" if self.expected else "")
+        return capped(_where(self) + (f"; {self.expected}" if self.expected else ""))
 
 
 class StatementNotSupported(StatementError, NotSupportedError):
@@ -75,13 +75,11 @@ class StatementNotSupported(StatementError, NotSupportedError):
 
     def line(self) -> str:
         text = _where(self, "not supported: ")
-        return text + (f"; {self.expected}" if self.expected else "")
+        return capped(text + (f"; {self.expected}" if self.expected else ""))
 
 
 def _where(e: ExerciseError, prefix: str = "") -> str:
-    where = [e.path] + ([f"statement {e.exercise!r}"] if e.exercise else []) + (
-        [f"key {e.key!r}"] if e.key else [])
-    return " ".join(f"{': '.join(where)}: {prefix}{e.problem}".split())
+    return f"{e.where('statement')}: {prefix}{e.problem}"
 
 
 @dataclass
@@ -508,14 +506,15 @@ def load_paths(paths: list[str]) -> list[tuple[Statement, str]]:
     out: list[tuple[Statement, str]] = []
     for p in paths:
         path = Path(p)
-        if path.is_dir():
+        kind = examine(p)
+        if kind == "folder":
             docs = [(f, read_toml(f)) for f in toml_files([p])]
             docs = [(f, d) for f, d in docs if has_statements(d)]
             if not docs:
                 raise StatementError(p, None, None, "is a folder with no [[statement]] table",
                                      f"name a file or folder of statements; {DOCS}")
             out += [(s, str(f)) for f, d in docs for s in statements_of(d, str(f))]
-        elif path.exists() or path.is_symlink():
+        elif kind == "file":
             out += [(s, p) for s in load_statements(path)]
         else:
             raise StatementError(p, None, None, "does not exist",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from derive.errors import escaped
 from derive.exercises.errors import ExerciseError
 from derive.exercises.reader import BadNumber, Written, written
 from derive.kernel.exact import MAX_DIGITS, ExactNumberError
@@ -59,6 +60,7 @@ def shown(value, limit: int = 60) -> str:
             + " }"
     else:
         text = kind_of(value)
+    text = escaped(text)  # escaped before the cut: what is cut is what is shown
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 

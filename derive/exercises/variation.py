@@ -511,10 +511,13 @@ def parse_require(raw, where: Where, names: list[str], recipe=None,
             t = " ".join(text.split())
             if t in ("integer", "nonzero", "positive", "negative"):
                 conditions.append(Condition(t))
-            elif m := re.fullmatch(r"places\s*<=\s*([0-9]{1,3})", t, re.ASCII):
-                if int(m.group(1)) > MAX_PLACES:
-                    where.fail(at, f"allows {m.group(1)} places", f"at most {MAX_PLACES}")
-                conditions.append(Condition("places", int(m.group(1))))
+            elif m := re.fullmatch(r"places\s*<=\s*(\S+)", t, re.ASCII):
+                d = m.group(1)
+                if not (d.isdigit() and len(d) <= 3 and int(d) <= MAX_PLACES):
+                    where.fail(at, f"has the condition {shown(text)}, whose places are not a "
+                               f"whole number from 0 to {MAX_PLACES}",
+                               f"write places <= d with d from 0 to {MAX_PLACES}")
+                conditions.append(Condition("places", int(d)))
             elif m := re.fullmatch(r"differs from ([a-z_0-9]+)", t, re.ASCII):
                 if m.group(1) not in names:
                     where.fail(at, f"compares with {shown(m.group(1))}, not a quantity here",

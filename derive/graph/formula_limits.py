@@ -120,14 +120,30 @@ def _check_size(base: sp.Expr, exp: sp.Expr, column: int) -> None:
     MAX_CONSTANT_DIGITS."""
     if not exp.free_symbols:
         n = exp.doit() if _bits(exp) <= 64 else None
-        if n is None or (n.is_Integer and abs(int(n)) > MAX_POWER):
-            shown = f"{int(n):,}" if n is not None else "a huge number"
-            raise FormulaNotSupported(f"the exponent {shown} (before column {column}) is beyond "
-                                      f"{MAX_POWER:,}: not supported")
+        if n is not None and n.is_Integer and abs(int(n)) > MAX_POWER:
+            raise FormulaNotSupported(f"the exponent {int(n):,} (before column {column}) is "
+                                      f"beyond {MAX_POWER:,}: not supported")
+        if n is None:
+            raise FormulaNotSupported(f"the exponent (before column {column}) "
+                                      f"{_exponent_shown(exp)}: not supported; write a whole "
+                                      f"number up to {MAX_POWER:,} or a fraction of smaller terms")
     if not base.free_symbols and not exp.free_symbols and \
             _digits(sp.Pow(base, exp, evaluate=False)) > MAX_CONSTANT_DIGITS:
         raise FormulaNotSupported(f"a constant of more than {MAX_CONSTANT_DIGITS:,} digits "
                                   f"(before column {column}) is not supported")
+
+
+def _exponent_shown(exp: sp.Expr) -> str:
+    """What a refused constant exponent is, in words (evaluated only when it is small)."""
+    if _digits(exp) > 41:  # an upper bound, at most one digit over
+        return "is a number of more than 40 digits"
+    value = exp.doit()
+    if value.is_Integer:
+        return f"is {int(value):,}, beyond {MAX_POWER:,}"
+    if value.is_Rational:
+        return (f"is {value}, a fraction whose numerator or denominator passes 2^64 (a decimal "
+                f"such as 1e-30 is the fraction 1/10^30)")
+    return "is not a whole number or a fraction of terms below 2^64"
 
 
 def _is_zero_constant(e: sp.Expr) -> bool:
