@@ -18,6 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from derive import interrupt
 from derive.cli import settings
 from derive.cli.build_files import file_key, read_entry, write_entry
 from derive.cli.output import _check_target
@@ -342,6 +343,7 @@ def run(args) -> int:
         computed = _build(items, names, opts, aside, cache)
         _store_files(cache, items, names, opts)
         _finish(items, names, opts, aside)
+        interrupt.commit()  # a Ctrl-C before this line: no site; after it: ignored
         _put_in_place(aside, target)
         aside = None
     except OSError as exc:
