@@ -513,7 +513,7 @@ def parse_require(raw, where: Where, names: list[str], recipe=None,
                 conditions.append(Condition(t))
             elif m := re.fullmatch(r"places\s*<=\s*(\S+)", t, re.ASCII):
                 d = m.group(1)
-                if not (d.isdigit() and len(d) <= 3 and int(d) <= MAX_PLACES):
+                if not (re.fullmatch("[0-9]{1,3}", d, re.ASCII) and int(d) <= MAX_PLACES):
                     where.fail(at, f"has the condition {shown(text)}, whose places are not a "
                                f"whole number from 0 to {MAX_PLACES}",
                                f"write places <= d with d from 0 to {MAX_PLACES}")
