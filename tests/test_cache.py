@@ -212,7 +212,7 @@ def test_int_and_float_and_text_differ():
 
 @pytest.mark.skipif(os.environ.get("DERIVE_SKIP_SLOW") == "1", reason="slow")
 def test_a_warm_run_of_the_course_gives_the_same_bytes(cached, tmp_path):
-    """The course's own files, cold and warm, in separate processes: key md and tex alike."""
+    """The course's own file, cold and warm, in separate processes: the key alike."""
     env = {**os.environ, "DERIVE_CACHE_DIR": str(cached)}
     env.pop("DERIVE_NO_CACHE", None)
     target = str(ROOT / "proofs" / "course" / "lesson03.toml")
@@ -221,9 +221,9 @@ def test_a_warm_run_of_the_course_gives_the_same_bytes(cached, tmp_path):
         return subprocess.run([sys.executable, "-m", "derive", "key", "--format", fmt, target],
                               capture_output=True, env=env, timeout=300)
 
-    cold = [key("md"), key("tex")]
+    cold = [key("tex")]
     assert _entries(cached)
-    warm = [key("md"), key("tex")]
+    warm = [key("tex")]
     for c, w in zip(cold, warm):
         assert c.returncode == w.returncode == 0
         assert c.stdout == w.stdout and c.stdout
