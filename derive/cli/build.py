@@ -178,10 +178,6 @@ def load_bank(bank: str, cache=None, names: list[str] | None = None) -> list[Ite
     for path, named, top in _toml_entries([bank]):
         rel = path.relative_to(root) if path.is_relative_to(root) else Path(path.name)
         folder = "/".join(_folder_name(p) for p in rel.with_suffix("").parts)
-        if folder in (INDEX, MANIFEST):
-            items.append(Item(str(path), folder, error=f"{path}: its name is the site's own "
-                              f"{folder}; rename the file"))
-            continue
         key = file_key(cache, path, top, folder, names or []) if cache is not None else None
         entry = read_entry(cache, key) if key is not None else None
         if entry is not None:
@@ -218,6 +214,41 @@ def load_bank(bank: str, cache=None, names: list[str] | None = None) -> list[Ite
     except DeriveError as exc:
         items.append(Item(settings.SETTINGS_FILE, "", error=exc.line()))
     return items
+
+
+def refuse_clashes(items: list[Item], names: list[str]) -> list[Item]:
+    """The items, with every file refused (one line) that has an exercise whose site folder
+    would also be a file: an artefact of another exercise (`a.toml` id `b` and `a/b.toml` id
+    `check.txt`) or the site's own index (`index.zh.html.toml`)."""
+    # start-up: loaded only when `derive build` runs this
+    from derive.exercises.errors import ExerciseError
+
+    own = {INDEX, MANIFEST, *(f"index.{lang}.html" for lang in settings.LANGS)}
+    taken = {f"{i.folder}/{n}": i for i in items if i.id for n in names}
+    refused: dict[str, str] = {}
+    for item in items:
+        if not item.id or item.file in refused:
+            continue
+        parts = item.folder.split("/")
+        for n in range(1, len(parts) + 1):
+            prefix = "/".join(parts[:n])
+            other = "the site's own index" if n == 1 and prefix in own else (
+                f"a file of exercise {taken[prefix].id} of {taken[prefix].file}"
+                if prefix in taken else "")
+            if other:
+                refused[item.file] = ExerciseError(
+                    item.file, item.id, "id", f"its site folder {prefix} would also be {other}",
+                    "rename the file or the exercise").line()
+                break
+    out, said = [], set()
+    for item in items:
+        if item.file not in refused:
+            out.append(item)
+        elif item.file not in said:
+            said.add(item.file)
+            out.append(Item(item.file, item.folder.rsplit("/", 1)[0] if item.id else item.folder,
+                            error=refused[item.file]))
+    return out
 
 
 def _duplicate(ex, where):
@@ -337,7 +368,7 @@ def run(args) -> int:
     opts = settings.options(args)
     names = [name for _, name in artefact_files(opts.only, opts.langs)]
     cache = _open_cache(opts.cache)
-    items = load_bank(args.bank, cache, names)
+    items = refuse_clashes(load_bank(args.bank, cache, names), names)
     target, aside = _prepare(args.out, args.bank)
     try:
         computed = _build(items, names, opts, aside, cache)

@@ -1,0 +1,72 @@
+"""`derive build` against a hostile bank: a FIFO named *.toml with the cache on, paths of the
+site that would be both a file and a folder, cached texts written as read."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from derive.cli.main import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+ONE = """\
+[[exercise]]
+id = "{id}"
+recipe = "sgd_step"
+[exercise.given]
+w = 1
+lr = 0.1
+records = [[2, 4]]
+[exercise.claims]
+prediction = 2
+"""
+
+
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path, monkeypatch):
+    monkeypatch.delenv("DERIVE_NO_CACHE", raising=False)
+    monkeypatch.setenv("DERIVE_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def write(path: Path, ex_id: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(ONE.format(id=ex_id), encoding="utf-8")
+
+
+def test_a_fifo_named_toml_with_the_cache_on_is_refused_not_waited_on(tmp_path):
+    bank = tmp_path / "bank"
+    write(bank / "a.toml", "a")
+    os.mkfifo(bank / "x.toml")
+    site = tmp_path / "site"
+    env = {**os.environ, "DERIVE_CACHE_DIR": str(tmp_path / "cache")}
+    try:  # the bound only turns a hang into a failure; it is far past any run's length
+        done = subprocess.run([sys.executable, "-m", "derive", "build", str(bank), "-o",
+                               str(site), "--only", "check", "--lang", "en", "--quiet"],
+                              capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
+    except subprocess.TimeoutExpired:
+        pytest.fail("derive build waited on a FIFO named x.toml")
+    assert done.returncode == 2, done.stderr
+    index = (site / "index.html").read_text(encoding="utf-8")
+    assert "is a FIFO" in index and (site / "a" / "a" / "check.txt").is_file()
+
+
+def test_a_site_path_that_would_be_a_file_and_a_folder_refuses_that_file(tmp_path, capsys):
+    bank = tmp_path / "bank"
+    write(bank / "a.toml", "b")  # its check file: SITE/a/b/check.txt
+    write(bank / "a" / "b.toml", "check.txt")  # its folder: SITE/a/b/check.txt/
+    write(bank / "index.zh.html.toml", "z")  # its folder: the Chinese index's name
+    write(bank / "index.html" / "y.toml", "y")
+    write(bank / "c.toml", "c")
+    site = tmp_path / "site"
+    for _ in range(2):  # cold, then warm
+        code = main(["build", str(bank), "-o", str(site), "--only", "check", "--quiet"])
+        err = capsys.readouterr().err
+        assert code == 2 and not err, err
+        index = (site / "index.html").read_text(encoding="utf-8")
+        assert index.count("its site folder") == 3, index
+        assert "a/b/check.txt would also be a file of exercise b" in index
+        assert (site / "a" / "b" / "check.txt").is_file() and (site / "c" / "c").is_dir()
+        assert (site / "index.zh.html").is_file() and not (site / "index.html").is_dir()
