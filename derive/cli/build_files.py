@@ -16,16 +16,18 @@ ENTRY = "build-file"
 def file_key(cache, path: Path, top: Path, folder: str, names: list[str]) -> str | None:
     """The address of a file's entry (None when the file or its settings cannot be read)."""
     # start-up: loaded only when `derive build` runs this
+    from derive.errors import DeriveError
     from derive.exercises.notation import settings_file
+    from derive.exercises.reader import read_bytes
 
     if not cache.enabled:
         return None
-    try:
+    try:  # read as the reader reads (a FIFO never opened blocking, a size bound)
         settings = settings_file(path, top)
-        parts = [str(path), str(top), folder, hashlib.sha256(path.read_bytes()).hexdigest(),
+        parts = [str(path), str(top), folder, hashlib.sha256(read_bytes(path)).hexdigest(),
                  "" if settings is None else str(settings),
-                 "" if settings is None else hashlib.sha256(settings.read_bytes()).hexdigest()]
-    except OSError:
+                 "" if settings is None else hashlib.sha256(read_bytes(settings)).hexdigest()]
+    except (OSError, DeriveError):  # the reader then gives the file's own line
         return None
     return cache.key(ENTRY, json.dumps([parts, names]))
 
