@@ -2,6 +2,7 @@
 site that would be both a file and a folder, cached texts written as read."""
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -70,3 +71,25 @@ def test_a_site_path_that_would_be_a_file_and_a_folder_refuses_that_file(tmp_pat
         assert "a/b/check.txt would also be a file of exercise b" in index
         assert (site / "a" / "b" / "check.txt").is_file() and (site / "c" / "c").is_dir()
         assert (site / "index.zh.html").is_file() and not (site / "index.html").is_dir()
+
+
+def test_ctrl_c_just_after_the_site_folder_is_made_leaves_nothing(tmp_path, capsys,
+                                                                   monkeypatch):
+    import tempfile
+
+    from derive.cli import build
+
+    real = tempfile.mkdtemp
+
+    def made_then_interrupted(*args, **kwargs):
+        folder = real(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C the instant the folder exists
+        return folder
+
+    monkeypatch.setattr(build.tempfile, "mkdtemp", made_then_interrupted)
+    bank = tmp_path / "bank"
+    write(bank / "a.toml", "a")
+    code = main(["build", str(bank), "-o", str(tmp_path / "site"), "--only", "check",
+                 "--quiet", "--no-cache"])
+    assert code == 130 and "interrupted" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "cache") == ["bank"]

@@ -14,6 +14,7 @@ import json
 import os
 import pickle
 import shutil
+import signal
 import tempfile
 import time
 from pathlib import Path
@@ -369,8 +370,14 @@ def run(args) -> int:
     names = [name for _, name in artefact_files(opts.only, opts.langs)]
     cache = _open_cache(opts.cache)
     items = refuse_clashes(load_bank(args.bank, cache, names), names)
-    target, aside = _prepare(args.out, args.bank)
+    aside = None
     try:
+        # Ctrl-C held while the folder is made and named here: then the cleanup below has it
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            target, aside = _prepare(args.out, args.bank)
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         computed = _build(items, names, opts, aside, cache)
         _store_files(cache, items, names, opts)
         _finish(items, names, opts, aside)
