@@ -93,3 +93,29 @@ def test_ctrl_c_just_after_the_site_folder_is_made_leaves_nothing(tmp_path, caps
                  "--quiet", "--no-cache"])
     assert code == 130 and "interrupted" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != "cache") == ["bank"]
+
+
+def test_a_warm_build_reads_cached_texts_as_it_writes_them(tmp_path, capsys):
+    from derive.cli import build
+    from derive.cli.cache import Cache
+
+    bank = tmp_path / "bank"
+    for name in ("a", "b", "c"):
+        write(bank / f"{name}.toml", name)
+    sites = []
+    for n in range(2):  # cold, then warm
+        site = tmp_path / f"site{n}"
+        assert main(["build", str(bank), "-o", str(site), "--lang", "en"]) == 0
+        assert f"{3 * n} from the cache" in capsys.readouterr().out
+        sites.append({str(p.relative_to(site)): p.read_bytes() for p in site.rglob("*")
+                      if p.is_file()})
+    assert sites[0] == sites[1] and "b/b/key.en.md" in sites[1]
+    names = [name for _, name in build.artefact_files(("check", "key"), ("en",))]
+    cache = Cache.open()
+    assert main(["build", str(bank), "-o", str(tmp_path / "site2"), "--lang", "en",
+                 "--only", "check,key"]) == 0
+    items = build.load_bank(str(bank), cache, names)
+    assert len(items) == 3 and all(i.cached for i in items)
+    # no text held: the parent's memory does not grow with the bank's texts
+    assert all(not any(isinstance(t, (str, bytes)) for t in i.texts.values()) for i in items)
+    assert all(set(i.addresses) == set(names) for i in items)

@@ -158,6 +158,9 @@ class Item:
     cached: bool = False
     file_key: str | None = None
     """The address of its file's entry in the cache (derive.cli.build_files)."""
+    addresses: dict = dataclasses.field(default_factory=dict)
+    """The cache addresses of its artefacts when its file came whole from the cache: each is
+    read as it is written."""
 
 
 def _folder_name(part: str) -> str:
@@ -189,10 +192,9 @@ def load_bank(bank: str, cache=None, names: list[str] | None = None) -> list[Ite
                 continue
             for e in entry["exercises"]:
                 seen[e["id"]] = str(path)
-                texts = {n: base64.b64decode(t) if n.endswith(".pdf") else t
-                         for n, t in e["texts"].items()}
                 items.append(Item(str(path), e["folder"], id=e["id"], title=e["title"],
-                                  status=e["status"], line=e["line"], texts=texts, cached=True))
+                                  status=e["status"], line=e["line"], cached=True,
+                                  addresses=e["texts"]))
             declared.update({(d.path, d.key): d for d in bank_settings(path, top).mistakes})
             applied |= entry["applied"]
             continue
@@ -410,7 +412,12 @@ def _build(items: list[Item], names: list[str], opts, aside: Path, cache) -> int
     from derive.cli import pool
     from derive.cli.cache import pack_report, unpack_report
 
-    todo = [i for i in items if i.ex is not None and not _from_cache(cache, i, names, opts)]
+    todo = []
+    for item in items:  # what the cache has is written as found, never all held at once
+        if item.ex is not None and not _from_cache(cache, item, names, opts):
+            todo.append(item)
+        elif item.cached:
+            _write_texts(aside, item, cache)
     end = time.monotonic() + opts.total_time_limit
 
     def work(n: int) -> bytes:
@@ -444,20 +451,25 @@ def _build(items: list[Item], names: list[str], opts, aside: Path, cache) -> int
             _write_texts(aside, item)
         bar.advance(item.id)
 
-    for item in items:
-        if item.cached:
-            _write_texts(aside, item)
     with progress(len(todo), opts.quiet) as bar:
         wall = opts.time_limit * (2 + len(names)) + 30
         pool.run(len(todo), opts.jobs, work, done, wall=wall)
     return len(todo)
 
 
-def _write_texts(aside: Path, item: Item) -> None:
-    """Write an exercise's files as soon as they are known; only their names are kept."""
+def _write_texts(aside: Path, item: Item, cache=None) -> None:
+    """Write an exercise's files as soon as they are known (those of the cache as they are
+    read); only their names are kept."""
     for name, text in item.texts.items():
         _write(aside, f"{item.folder}/{name}", text)
-    item.texts = dict.fromkeys(item.texts)
+    for name, at in item.addresses.items():
+        text = cache.get_text(at)
+        if text is None:
+            raise OSError(f"the cache lost {item.folder}/{name} during the build; build again")
+        _write(aside, f"{item.folder}/{name}",
+               base64.b64decode(text) if name.endswith(".pdf") else text)
+    item.texts = dict.fromkeys([*item.texts, *item.addresses])
+    item.addresses = {}
 
 
 def _finish(items: list[Item], names: list[str], opts, aside: Path) -> None:

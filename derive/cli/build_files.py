@@ -33,20 +33,18 @@ def file_key(cache, path: Path, top: Path, folder: str, names: list[str]) -> str
 
 
 def read_entry(cache, key: str | None) -> dict | None:
-    """The entry and every artefact it names, or None (a miss: the file is read as usual)."""
+    """The entry, once every artefact it names was found, or None (a miss: the file is read as
+    usual). Each exercise's `texts` are the artefacts' addresses: the texts are read again as
+    they are written, so that a warm build never holds them all."""
     text = cache.get_text(key)
     if text is None:
         return None
     try:
         entry = json.loads(text)
         for ex in entry["exercises"]:
-            texts = {}
-            for name, at in ex["texts"].items():
-                found = cache.get_text(at)
-                if found is None:
+            for at in ex["texts"].values():
+                if cache.get_text(at) is None:
                     return None
-                texts[name] = found
-            ex["texts"] = texts
         entry["applied"] = {(a[0], a[1]) for a in entry["applied"]}
     except (ValueError, KeyError, TypeError, IndexError, AttributeError):
         return None
