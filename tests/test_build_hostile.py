@@ -119,3 +119,19 @@ def test_a_warm_build_reads_cached_texts_as_it_writes_them(tmp_path, capsys):
     # no text held: the parent's memory does not grow with the bank's texts
     assert all(not any(isinstance(t, (str, bytes)) for t in i.texts.values()) for i in items)
     assert all(set(i.addresses) == set(names) for i in items)
+
+
+def test_a_file_name_that_is_not_utf8_is_shown_escaped_and_linked_by_its_bytes(tmp_path,
+                                                                                capsys):
+    bank = tmp_path / "bank"
+    bank.mkdir()
+    name = os.fsdecode(b"\xff\x1bx.toml")  # the byte 0xff, then ESC
+    write(bank / name, "a")
+    site = tmp_path / "site"
+    code = main(["build", str(bank), "-o", str(site), "--only", "check", "--lang", "en",
+                 "--quiet"])
+    assert code == 0, capsys.readouterr().err
+    index = (site / "index.html").read_bytes().decode("utf-8")  # the page is UTF-8
+    assert "bank/\\xff\\x1bx.toml</td>" in index and "\x1b" not in index
+    assert '<a href="%FF%1Bx/a/check.txt">' in index
+    assert (site / os.fsdecode(b"\xff\x1bx") / "a" / "check.txt").is_file()

@@ -339,7 +339,9 @@ def _write(folder: Path, name: str, text) -> None:
     if isinstance(text, bytes):
         path.write_bytes(text)
     else:
-        path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        # a file name that is not UTF-8, in a text, is written as the command prints it
+        path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8",
+                        errors="surrogateescape")
 
 
 def _put_in_place(aside: Path, target: Path) -> None:
