@@ -135,3 +135,12 @@ def test_a_file_name_that_is_not_utf8_is_shown_escaped_and_linked_by_its_bytes(t
     assert "bank/\\xff\\x1bx.toml</td>" in index and "\x1b" not in index
     assert '<a href="%FF%1Bx/a/check.txt">' in index
     assert (site / os.fsdecode(b"\xff\x1bx") / "a" / "check.txt").is_file()
+
+
+def test_a_time_bound_past_the_largest_says_the_largest(tmp_path, capsys):
+    bank = tmp_path / "bank"
+    write(bank / "a.toml", "a")
+    code = main(["build", str(bank), "-o", str(tmp_path / "site"), "--total-time-limit",
+                 "1e300"])
+    err = capsys.readouterr().err
+    assert code == 2 and "at most 1,000,000,000" in err, err
