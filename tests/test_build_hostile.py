@@ -144,3 +144,14 @@ def test_a_time_bound_past_the_largest_says_the_largest(tmp_path, capsys):
                  "1e300"])
     err = capsys.readouterr().err
     assert code == 2 and "at most 1,000,000,000" in err, err
+
+
+def test_a_site_inside_the_bank_that_holds_an_exercise_file_is_refused(tmp_path, capsys):
+    bank = tmp_path / "bank"
+    write(bank / "a.toml", "a")
+    write(bank / "old" / "z.toml", "z")
+    (bank / "old" / ".derive-site").write_text("", encoding="utf-8")  # as if built there
+    code = main(["build", str(bank), "-o", str(bank / "old"), "--only", "check", "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and "holds the bank's file" in err, err
+    assert (bank / "old" / "z.toml").read_text(encoding="utf-8") == ONE.format(id="z")

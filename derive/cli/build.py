@@ -308,8 +308,9 @@ def _to_cache(cache, item: Item, report, opts) -> None:
 
 # ----------------------------------------------------------------------------- the site
 
-def _prepare(out: str, bank: str) -> tuple[Path, Path]:
-    """(the site's path, the folder to build it in, beside it), after every refusal."""
+def _prepare(out: str, bank: str, inputs: list[str] = ()) -> tuple[Path, Path]:
+    """(the site's path, the folder to build it in, beside it), after every refusal (a SITE
+    that holds one of the `inputs`, which replacing it would delete, among them)."""
     if Path(out).is_symlink():
         raise OutputError(f"-o {out}: is a symbolic link; name the site's own folder")
     target = _check_target(out, [], what="a folder")
@@ -317,6 +318,10 @@ def _prepare(out: str, bank: str) -> tuple[Path, Path]:
     if resolved == source or resolved in source.parents:
         raise OutputError(f"-o {out}: holds the bank {bank}; name a folder of its own for the "
                           f"site")
+    held = next((f for f in inputs if resolved in Path(f).resolve().parents), None)
+    if held is not None:
+        raise OutputError(f"-o {out}: holds the bank's file {held}; name a folder of its own "
+                          f"for the site")
     if target.exists():
         if not target.is_dir():
             raise OutputError(f"-o {out}: is a file; name a folder")
@@ -379,7 +384,7 @@ def run(args) -> int:
         # Ctrl-C held while the folder is made and named here: then the cleanup below has it
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
-            target, aside = _prepare(args.out, args.bank)
+            target, aside = _prepare(args.out, args.bank, [i.file for i in items if i.folder])
         finally:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         computed = _build(items, names, opts, aside, cache)
