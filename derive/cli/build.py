@@ -14,6 +14,7 @@ import json
 import os
 import pickle
 import shutil
+import signal
 import tempfile
 import time
 from pathlib import Path
@@ -157,6 +158,9 @@ class Item:
     cached: bool = False
     file_key: str | None = None
     """The address of its file's entry in the cache (derive.cli.build_files)."""
+    addresses: dict = dataclasses.field(default_factory=dict)
+    """The cache addresses of its artefacts when its file came whole from the cache: each is
+    read as it is written."""
 
 
 def _folder_name(part: str) -> str:
@@ -178,10 +182,6 @@ def load_bank(bank: str, cache=None, names: list[str] | None = None) -> list[Ite
     for path, named, top in _toml_entries([bank]):
         rel = path.relative_to(root) if path.is_relative_to(root) else Path(path.name)
         folder = "/".join(_folder_name(p) for p in rel.with_suffix("").parts)
-        if folder in (INDEX, MANIFEST):
-            items.append(Item(str(path), folder, error=f"{path}: its name is the site's own "
-                              f"{folder}; rename the file"))
-            continue
         key = file_key(cache, path, top, folder, names or []) if cache is not None else None
         entry = read_entry(cache, key) if key is not None else None
         if entry is not None:
@@ -192,10 +192,9 @@ def load_bank(bank: str, cache=None, names: list[str] | None = None) -> list[Ite
                 continue
             for e in entry["exercises"]:
                 seen[e["id"]] = str(path)
-                texts = {n: base64.b64decode(t) if n.endswith(".pdf") else t
-                         for n, t in e["texts"].items()}
                 items.append(Item(str(path), e["folder"], id=e["id"], title=e["title"],
-                                  status=e["status"], line=e["line"], texts=texts, cached=True))
+                                  status=e["status"], line=e["line"], cached=True,
+                                  addresses=e["texts"]))
             declared.update({(d.path, d.key): d for d in bank_settings(path, top).mistakes})
             applied |= entry["applied"]
             continue
@@ -218,6 +217,41 @@ def load_bank(bank: str, cache=None, names: list[str] | None = None) -> list[Ite
     except DeriveError as exc:
         items.append(Item(settings.SETTINGS_FILE, "", error=exc.line()))
     return items
+
+
+def refuse_clashes(items: list[Item], names: list[str]) -> list[Item]:
+    """The items, with every file refused (one line) that has an exercise whose site folder
+    would also be a file: an artefact of another exercise (`a.toml` id `b` and `a/b.toml` id
+    `check.txt`) or the site's own index (`index.zh.html.toml`)."""
+    # start-up: loaded only when `derive build` runs this
+    from derive.exercises.errors import ExerciseError
+
+    own = {INDEX, MANIFEST, *(f"index.{lang}.html" for lang in settings.LANGS)}
+    taken = {f"{i.folder}/{n}": i for i in items if i.id for n in names}
+    refused: dict[str, str] = {}
+    for item in items:
+        if not item.id or item.file in refused:
+            continue
+        parts = item.folder.split("/")
+        for n in range(1, len(parts) + 1):
+            prefix = "/".join(parts[:n])
+            other = "the site's own index" if n == 1 and prefix in own else (
+                f"a file of exercise {taken[prefix].id} of {taken[prefix].file}"
+                if prefix in taken else "")
+            if other:
+                refused[item.file] = ExerciseError(
+                    item.file, item.id, "id", f"its site folder {prefix} would also be {other}",
+                    "rename the file or the exercise").line()
+                break
+    out, said = [], set()
+    for item in items:
+        if item.file not in refused:
+            out.append(item)
+        elif item.file not in said:
+            said.add(item.file)
+            out.append(Item(item.file, item.folder.rsplit("/", 1)[0] if item.id else item.folder,
+                            error=refused[item.file]))
+    return out
 
 
 def _duplicate(ex, where):
@@ -274,8 +308,9 @@ def _to_cache(cache, item: Item, report, opts) -> None:
 
 # ----------------------------------------------------------------------------- the site
 
-def _prepare(out: str, bank: str) -> tuple[Path, Path]:
-    """(the site's path, the folder to build it in, beside it), after every refusal."""
+def _prepare(out: str, bank: str, inputs: list[str] = ()) -> tuple[Path, Path]:
+    """(the site's path, the folder to build it in, beside it), after every refusal (a SITE
+    that holds one of the `inputs`, which replacing it would delete, among them)."""
     if Path(out).is_symlink():
         raise OutputError(f"-o {out}: is a symbolic link; name the site's own folder")
     target = _check_target(out, [], what="a folder")
@@ -283,6 +318,10 @@ def _prepare(out: str, bank: str) -> tuple[Path, Path]:
     if resolved == source or resolved in source.parents:
         raise OutputError(f"-o {out}: holds the bank {bank}; name a folder of its own for the "
                           f"site")
+    held = next((f for f in inputs if resolved in Path(f).resolve().parents), None)
+    if held is not None:
+        raise OutputError(f"-o {out}: holds the bank's file {held}; name a folder of its own "
+                          f"for the site")
     if target.exists():
         if not target.is_dir():
             raise OutputError(f"-o {out}: is a file; name a folder")
@@ -305,7 +344,9 @@ def _write(folder: Path, name: str, text) -> None:
     if isinstance(text, bytes):
         path.write_bytes(text)
     else:
-        path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        # a file name that is not UTF-8, in a text, is written as the command prints it
+        path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8",
+                        errors="surrogateescape")
 
 
 def _put_in_place(aside: Path, target: Path) -> None:
@@ -337,9 +378,15 @@ def run(args) -> int:
     opts = settings.options(args)
     names = [name for _, name in artefact_files(opts.only, opts.langs)]
     cache = _open_cache(opts.cache)
-    items = load_bank(args.bank, cache, names)
-    target, aside = _prepare(args.out, args.bank)
+    items = refuse_clashes(load_bank(args.bank, cache, names), names)
+    aside = None
     try:
+        # Ctrl-C held while the folder is made and named here: then the cleanup below has it
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            target, aside = _prepare(args.out, args.bank, [i.file for i in items if i.folder])
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         computed = _build(items, names, opts, aside, cache)
         _store_files(cache, items, names, opts)
         _finish(items, names, opts, aside)
@@ -372,7 +419,12 @@ def _build(items: list[Item], names: list[str], opts, aside: Path, cache) -> int
     from derive.cli import pool
     from derive.cli.cache import pack_report, unpack_report
 
-    todo = [i for i in items if i.ex is not None and not _from_cache(cache, i, names, opts)]
+    todo = []
+    for item in items:  # what the cache has is written as found, never all held at once
+        if item.ex is not None and not _from_cache(cache, item, names, opts):
+            todo.append(item)
+        elif item.cached:
+            _write_texts(aside, item, cache)
     end = time.monotonic() + opts.total_time_limit
 
     def work(n: int) -> bytes:
@@ -406,20 +458,25 @@ def _build(items: list[Item], names: list[str], opts, aside: Path, cache) -> int
             _write_texts(aside, item)
         bar.advance(item.id)
 
-    for item in items:
-        if item.cached:
-            _write_texts(aside, item)
     with progress(len(todo), opts.quiet) as bar:
         wall = opts.time_limit * (2 + len(names)) + 30
         pool.run(len(todo), opts.jobs, work, done, wall=wall)
     return len(todo)
 
 
-def _write_texts(aside: Path, item: Item) -> None:
-    """Write an exercise's files as soon as they are known; only their names are kept."""
+def _write_texts(aside: Path, item: Item, cache=None) -> None:
+    """Write an exercise's files as soon as they are known (those of the cache as they are
+    read); only their names are kept."""
     for name, text in item.texts.items():
         _write(aside, f"{item.folder}/{name}", text)
-    item.texts = dict.fromkeys(item.texts)
+    for name, at in item.addresses.items():
+        text = cache.get_text(at)
+        if text is None:
+            raise OSError(f"the cache lost {item.folder}/{name} during the build; build again")
+        _write(aside, f"{item.folder}/{name}",
+               base64.b64decode(text) if name.endswith(".pdf") else text)
+    item.texts = dict.fromkeys([*item.texts, *item.addresses])
+    item.addresses = {}
 
 
 def _finish(items: list[Item], names: list[str], opts, aside: Path) -> None:

@@ -16,35 +16,35 @@ ENTRY = "build-file"
 def file_key(cache, path: Path, top: Path, folder: str, names: list[str]) -> str | None:
     """The address of a file's entry (None when the file or its settings cannot be read)."""
     # start-up: loaded only when `derive build` runs this
+    from derive.errors import DeriveError
     from derive.exercises.notation import settings_file
+    from derive.exercises.reader import read_bytes
 
     if not cache.enabled:
         return None
-    try:
+    try:  # read as the reader reads (a FIFO never opened blocking, a size bound)
         settings = settings_file(path, top)
-        parts = [str(path), str(top), folder, hashlib.sha256(path.read_bytes()).hexdigest(),
+        parts = [str(path), str(top), folder, hashlib.sha256(read_bytes(path)).hexdigest(),
                  "" if settings is None else str(settings),
-                 "" if settings is None else hashlib.sha256(settings.read_bytes()).hexdigest()]
-    except OSError:
+                 "" if settings is None else hashlib.sha256(read_bytes(settings)).hexdigest()]
+    except (OSError, DeriveError):  # the reader then gives the file's own line
         return None
     return cache.key(ENTRY, json.dumps([parts, names]))
 
 
 def read_entry(cache, key: str | None) -> dict | None:
-    """The entry and every artefact it names, or None (a miss: the file is read as usual)."""
+    """The entry, once every artefact it names was found, or None (a miss: the file is read as
+    usual). Each exercise's `texts` are the artefacts' addresses: the texts are read again as
+    they are written, so that a warm build never holds them all."""
     text = cache.get_text(key)
     if text is None:
         return None
     try:
         entry = json.loads(text)
         for ex in entry["exercises"]:
-            texts = {}
-            for name, at in ex["texts"].items():
-                found = cache.get_text(at)
-                if found is None:
+            for at in ex["texts"].values():
+                if cache.get_text(at) is None:
                     return None
-                texts[name] = found
-            ex["texts"] = texts
         entry["applied"] = {(a[0], a[1]) for a in entry["applied"]}
     except (ValueError, KeyError, TypeError, IndexError, AttributeError):
         return None

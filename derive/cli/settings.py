@@ -19,6 +19,7 @@ DEFAULT_ARTEFACTS = ("check", "key", "questions", "export", "page")
 LANGS = ("en", "zh")
 KEYS = ("lang", "only", "jobs", "cache", "quiet", "time-limit", "total-time-limit")
 MAX_JOBS = 256
+MAX_SECONDS = 10**9
 
 
 @dataclass(frozen=True)
@@ -46,8 +47,8 @@ def _names(value, allowed: tuple[str, ...], what: str, fail) -> tuple[str, ...]:
 
 def _seconds(value, fail) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, Decimal, Fraction, float)) \
-            or not value > 0 or value > 10**9:
-        fail(f"is {value!r}", "give a number of seconds > 0")
+            or not value > 0 or value > MAX_SECONDS:
+        fail(f"is {value!r}", f"give a number of seconds > 0 and at most {MAX_SECONDS:,}")
     return float(value)
 
 

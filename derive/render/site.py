@@ -41,7 +41,18 @@ def _quote(part: str) -> str:
     # start-up: loaded only when `derive build` runs this
     from urllib.parse import quote
 
-    return quote(part, safe="-_.~")
+    # a name's own bytes, percent-encoded (one not UTF-8 is held in str as surrogates)
+    return quote(part.encode("utf-8", "surrogateescape"), safe="-_.~")
+
+
+def _text(text: str) -> str:
+    """An author string for the page: a file name's bytes that are not UTF-8 as `\xff`,
+    control characters escaped (derive.errors.escaped), then HTML-escaped."""
+    # start-up: loaded only when `derive build` runs this
+    from derive.errors import escaped
+
+    shown = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return escape(escaped(shown))
 
 
 def index_html(rows: list[Row], lang: str = "en") -> str:
@@ -59,11 +70,11 @@ def index_html(rows: list[Row], lang: str = "en") -> str:
            f"<th>{w['status']}</th><th>{w['files']}</th></tr>"]
     for r in rows:
         status = w["invalid"] if r.status == "invalid" else r.status
-        line = f"<br>{escape(r.line)}" if r.line else ""
+        line = f"<br>{_text(r.line)}" if r.line else ""
         links = " ".join(f'<a href="{_href(href)}">{escape(label)}</a>'
                          for label, href in r.links)
-        out.append(f"<tr><td>{escape(r.file)}</td><td>{escape(r.exercise)}</td>"
-                   f"<td>{escape(r.title)}</td>"
+        out.append(f"<tr><td>{_text(r.file)}</td><td>{_text(r.exercise)}</td>"
+                   f"<td>{_text(r.title)}</td>"
                    f'<td class="{escape(r.status)}">{escape(status)}{line}</td>'
                    f"<td>{links}</td></tr>")
     out += ["</table>", "</body>", "</html>", ""]

@@ -1,0 +1,157 @@
+"""`derive build` against a hostile bank: a FIFO named *.toml with the cache on, paths of the
+site that would be both a file and a folder, cached texts written as read."""
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from derive.cli.main import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+ONE = """\
+[[exercise]]
+id = "{id}"
+recipe = "sgd_step"
+[exercise.given]
+w = 1
+lr = 0.1
+records = [[2, 4]]
+[exercise.claims]
+prediction = 2
+"""
+
+
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path, monkeypatch):
+    monkeypatch.delenv("DERIVE_NO_CACHE", raising=False)
+    monkeypatch.setenv("DERIVE_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def write(path: Path, ex_id: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(ONE.format(id=ex_id), encoding="utf-8")
+
+
+def test_a_fifo_named_toml_with_the_cache_on_is_refused_not_waited_on(tmp_path):
+    bank = tmp_path / "bank"
+    write(bank / "a.toml", "a")
+    os.mkfifo(bank / "x.toml")
+    site = tmp_path / "site"
+    env = {**os.environ, "DERIVE_CACHE_DIR": str(tmp_path / "cache")}
+    try:  # the bound only turns a hang into a failure; it is far past any run's length
+        done = subprocess.run([sys.executable, "-m", "derive", "build", str(bank), "-o",
+                               str(site), "--only", "check", "--lang", "en", "--quiet"],
+                              capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
+    except subprocess.TimeoutExpired:
+        pytest.fail("derive build waited on a FIFO named x.toml")
+    assert done.returncode == 2, done.stderr
+    index = (site / "index.html").read_text(encoding="utf-8")
+    assert "is a FIFO" in index and (site / "a" / "a" / "check.txt").is_file()
+
+
+def test_a_site_path_that_would_be_a_file_and_a_folder_refuses_that_file(tmp_path, capsys):
+    bank = tmp_path / "bank"
+    write(bank / "a.toml", "b")  # its check file: SITE/a/b/check.txt
+    write(bank / "a" / "b.toml", "check.txt")  # its folder: SITE/a/b/check.txt/
+    write(bank / "index.zh.html.toml", "z")  # its folder: the Chinese index's name
+    write(bank / "index.html" / "y.toml", "y")
+    write(bank / "c.toml", "c")
+    site = tmp_path / "site"
+    for _ in range(2):  # cold, then warm
+        code = main(["build", str(bank), "-o", str(site), "--only", "check", "--quiet"])
+        err = capsys.readouterr().err
+        assert code == 2 and not err, err
+        index = (site / "index.html").read_text(encoding="utf-8")
+        assert index.count("its site folder") == 3, index
+        assert "a/b/check.txt would also be a file of exercise b" in index
+        assert (site / "a" / "b" / "check.txt").is_file() and (site / "c" / "c").is_dir()
+        assert (site / "index.zh.html").is_file() and not (site / "index.html").is_dir()
+
+
+def test_ctrl_c_just_after_the_site_folder_is_made_leaves_nothing(tmp_path, capsys,
+                                                                   monkeypatch):
+    import tempfile
+
+    from derive.cli import build
+
+    real = tempfile.mkdtemp
+
+    def made_then_interrupted(*args, **kwargs):
+        folder = real(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C the instant the folder exists
+        return folder
+
+    monkeypatch.setattr(build.tempfile, "mkdtemp", made_then_interrupted)
+    bank = tmp_path / "bank"
+    write(bank / "a.toml", "a")
+    code = main(["build", str(bank), "-o", str(tmp_path / "site"), "--only", "check",
+                 "--quiet", "--no-cache"])
+    assert code == 130 and "interrupted" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "cache") == ["bank"]
+
+
+def test_a_warm_build_reads_cached_texts_as_it_writes_them(tmp_path, capsys):
+    from derive.cli import build
+    from derive.cli.cache import Cache
+
+    bank = tmp_path / "bank"
+    for name in ("a", "b", "c"):
+        write(bank / f"{name}.toml", name)
+    sites = []
+    for n in range(2):  # cold, then warm
+        site = tmp_path / f"site{n}"
+        assert main(["build", str(bank), "-o", str(site), "--lang", "en"]) == 0
+        assert f"{3 * n} from the cache" in capsys.readouterr().out
+        sites.append({str(p.relative_to(site)): p.read_bytes() for p in site.rglob("*")
+                      if p.is_file()})
+    assert sites[0] == sites[1] and "b/b/key.en.md" in sites[1]
+    names = [name for _, name in build.artefact_files(("check", "key"), ("en",))]
+    cache = Cache.open()
+    assert main(["build", str(bank), "-o", str(tmp_path / "site2"), "--lang", "en",
+                 "--only", "check,key"]) == 0
+    items = build.load_bank(str(bank), cache, names)
+    assert len(items) == 3 and all(i.cached for i in items)
+    # no text held: the parent's memory does not grow with the bank's texts
+    assert all(not any(isinstance(t, (str, bytes)) for t in i.texts.values()) for i in items)
+    assert all(set(i.addresses) == set(names) for i in items)
+
+
+def test_a_file_name_that_is_not_utf8_is_shown_escaped_and_linked_by_its_bytes(tmp_path,
+                                                                                capsys):
+    bank = tmp_path / "bank"
+    bank.mkdir()
+    name = os.fsdecode(b"\xff\x1bx.toml")  # the byte 0xff, then ESC
+    write(bank / name, "a")
+    site = tmp_path / "site"
+    code = main(["build", str(bank), "-o", str(site), "--only", "check", "--lang", "en",
+                 "--quiet"])
+    assert code == 0, capsys.readouterr().err
+    index = (site / "index.html").read_bytes().decode("utf-8")  # the page is UTF-8
+    assert "bank/\\xff\\x1bx.toml</td>" in index and "\x1b" not in index
+    assert '<a href="%FF%1Bx/a/check.txt">' in index
+    assert (site / os.fsdecode(b"\xff\x1bx") / "a" / "check.txt").is_file()
+
+
+def test_a_time_bound_past_the_largest_says_the_largest(tmp_path, capsys):
+    bank = tmp_path / "bank"
+    write(bank / "a.toml", "a")
+    code = main(["build", str(bank), "-o", str(tmp_path / "site"), "--total-time-limit",
+                 "1e300"])
+    err = capsys.readouterr().err
+    assert code == 2 and "at most 1,000,000,000" in err, err
+
+
+def test_a_site_inside_the_bank_that_holds_an_exercise_file_is_refused(tmp_path, capsys):
+    bank = tmp_path / "bank"
+    write(bank / "a.toml", "a")
+    write(bank / "old" / "z.toml", "z")
+    (bank / "old" / ".derive-site").write_text("", encoding="utf-8")  # as if built there
+    code = main(["build", str(bank), "-o", str(bank / "old"), "--only", "check", "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and "holds the bank's file" in err, err
+    assert (bank / "old" / "z.toml").read_text(encoding="utf-8") == ONE.format(id="z")
