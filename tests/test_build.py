@@ -330,3 +330,23 @@ def test_pdf_keys_are_the_same_bytes(tmp_path, capsys):
     assert sites[0] == sites[1]
     for lang in ("en", "zh"):
         assert sites[0][f"memory/memory-zero2/key.{lang}.pdf"].startswith(b"%PDF-")
+
+
+def test_the_course_builds_as_check_judges_it(tmp_path, capsys):
+    """proofs/course, as README.md shows it: every exercise in the index with the outcome
+    `derive check --format json` gives it, and each check.txt the check of that exercise."""
+    import json
+
+    site = tmp_path / "site"
+    code, out, err = run(capsys, ROOT / "proofs" / "course", "-o", site, "--only", "check",
+                         "--lang", "en", "--no-cache")
+    assert main(["check", str(ROOT / "proofs" / "course"), "--format", "json"]) == code, err
+    judged = json.loads(capsys.readouterr().out)
+    outcomes = {e["id"]: e["outcome"] for e in judged["exercises"]}
+    assert len(outcomes) >= 17
+    index = (site / "index.html").read_text(encoding="utf-8")
+    for ex_id, outcome in outcomes.items():
+        (row,) = [r for r in index.split("<tr") if f">{escape(ex_id)}<" in r]
+        assert f">{outcome}</td>" in row
+    built = files(site)
+    assert sum(name.endswith("/check.txt") for name in built) == len(outcomes)
