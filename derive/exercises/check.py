@@ -110,7 +110,7 @@ def check_exercise(ex: Exercise, seconds: float | None = DEFAULT_SECONDS,
             for name, claim in ex.claims.items()), undecided=reason)
 
 
-def _quantity_key(ex: Exercise, name: str) -> str:
+def quantity_key(ex: Exercise, name: str) -> str:
     """The key that names a quantity in a message: its define entry, else its claim, else its
     name."""
     if isinstance(ex.raw.get("define"), dict) and name in ex.raw["define"]:
@@ -134,7 +134,7 @@ def printable(ex: Exercise, values: dict) -> None:
             decimal_str(value)  # the decimal column's digits (render.numbers.STYLE)
         except NoCertifiedDecimal:
             raise ExerciseNotSupported(
-                ex.path, ex.id, _quantity_key(ex, name),
+                ex.path, ex.id, quantity_key(ex, name),
                 "its value has no certified decimal (derive encloses no digit of it, as for "
                 "exp of an argument beyond ±2^64)",
                 "use givens that keep the values within that range") from None

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from derive import limits
-from derive.exercises.check import Report
+from derive.exercises.check import Report, quantity_key
 from derive.exercises.errors import ExerciseNotSupported
 from derive.exercises.report import formula_of
 from derive.kernel.dag import TextBudget, TextTooLong
@@ -41,8 +41,10 @@ def quantities_json(report: Report, budget: TextBudget | None = None) -> dict:
     exact texts are charged to `budget` (by default `json_budget()`)."""
     budget = json_budget() if budget is None else budget
     writable(report)
-    return {name: {"exact": _exact(report, name, v, budget), "decimal": decimal_text(v),
-                   "latex": latex_text(v), "formula": formula_of(report, name)}
+    ex = report.exercise
+    return {name: {"exact": _exact(report, quantity_key(ex, name), v, budget),
+                   "decimal": decimal_text(v), "latex": latex_text(v),
+                   "formula": formula_of(report, name)}
             for name, v in report.values.items()}
 
 
