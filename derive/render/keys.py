@@ -28,11 +28,9 @@ def _exact(report: Report, key: str, value, budget: TextBudget | None):
         ex = report.exercise
         raise ExerciseNotSupported(
             ex.path, ex.id, key,
-            f"its exact value would take the exercise's JSON past {budget.chars:,} characters "
-            f"of exact text (each element of a list is written whole, with its shared "
-            f"subexpressions named)",
-            "check it with --format text (claims are still checked exactly), write the key "
-            "with --format md or tex, or give fewer steps") from None
+            f"its exact value would take the exercise's JSON past {budget.chars:,} characters",
+            "check it with --format text, write its key with --format md or tex, or give "
+            "fewer steps") from None
 
 
 def quantities_json(report: Report, budget: TextBudget | None = None) -> dict:
