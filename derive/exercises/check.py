@@ -104,7 +104,7 @@ def check_exercise(ex: Exercise, seconds: float | None = DEFAULT_SECONDS,
     except DecisionTimeout as exc:
         if not reason:
             reason = (wall_reason if exc.wall and wall_reason
-                      else f"passed its time bound of {seconds:g} s (--time-limit)")
+                      else f"passed its time bound of {seconds:g} s of CPU time (--time-limit)")
         return Report(ex, {}, tuple(
             ClaimResult(name, claim.text, UNDECIDED, None, None, claim.as_written())
             for name, claim in ex.claims.items()), undecided=reason)
