@@ -102,7 +102,7 @@ def writable(report):
         if digits > MAX_TEXT_DIGITS:
             raise ExerciseNotSupported(
                 ex.path, ex.id, key, f"its exact value has about {digits:,} digits, past the "
-                f"{MAX_TEXT_DIGITS:,} derive writes in any format",
+                f"{MAX_TEXT_DIGITS:,} digits derive writes in any format",
                 "give fewer steps or smaller givens (`derive check` still checks its claims)")
     return report
 
