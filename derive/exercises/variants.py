@@ -88,8 +88,8 @@ class Generation:
         what = ("distinct variants that meet [exercise.require]" if self.requires else
                 "distinct variants")
         if not found and self.failed == self.tried:
-            return (f"gives no variant: none of its candidates could be computed ({self.how}; "
-                    f"the first because {self.first_failure})")
+            return (f"gives no variant: none of its candidates could be computed (the first: "
+                    f"{self.first_failure})")
         if not found:
             return (f"gives no variant{' that meets [exercise.require]' if self.requires else ''}"
                     f" ({'; '.join(parts)})")
