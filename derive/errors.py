@@ -12,9 +12,11 @@ import re
 
 MAX_QUOTED = 60
 """Most characters of an author string (a file name, an id, a key) a message quotes."""
-MAX_LINE = 1_000
-"""Most characters of a message: a last resort, past every message derive words itself (author
-strings are quoted short, so that a line stays under 300 characters)."""
+MAX_LINE = 400
+"""Most characters of a message: a last resort, past every message derive words itself (its own
+words are at most 200 characters and author strings are quoted short, so that a line stays
+under 300 characters for a file path of ordinary length; a deep path, up to MAX_PATH, may take
+a line past 300 but not past this)."""
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e"
                       "\u2066-\u2069]")

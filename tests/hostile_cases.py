@@ -55,6 +55,8 @@ STATIC = HERE / "hostile"
 REPO = HERE.parent
 
 MiB = 1 << 20
+MAX_MESSAGE = 300
+"""Every line derive prints for exit 2 or 130 is shorter (the issue's message rule)."""
 AS_LIMIT = 2 << 30
 """The child's address-space limit: 2 GiB."""
 
@@ -372,7 +374,7 @@ def describe_rc(rc: int | None) -> str:
 
 def problems(r: Run, res: Result) -> list[tuple[str, str]]:
     """(tag, description) of everything wrong with one outcome; empty when all is as
-    expected. Tags: hang, traceback, exit, stderr-lines, slow, memory, repr, control, and
+    expected. Tags: hang, traceback, exit, stderr-lines, long, slow, memory, repr, control, and
     the tags of the case's own checks (output)."""
     out = []
     if res.timed_out:
@@ -389,6 +391,11 @@ def problems(r: Run, res: Result) -> list[tuple[str, str]]:
     if (not res.timed_out and r.one_line and res.rc in (2, 130) and res.rc in r.exit_codes
             and res.stderr_lines != 1):
         out.append(("stderr-lines", f"{res.stderr_lines} lines on stderr, expected exactly one"))
+    if not res.timed_out and res.rc in (2, 130):
+        for ln in res.err.splitlines():
+            if len(ln) >= MAX_MESSAGE or " … " in ln:  # " … ": derive.errors.capped cut it
+                out.append(("long", f"a line of {len(ln)} characters on stderr (under "
+                                    f"{MAX_MESSAGE}, never cut): {ln[:120]}…"))
     if not res.timed_out and res.cpu_seconds > r.max_seconds:
         out.append(("slow", f"took {res.cpu_seconds:.1f}s of CPU time, bound "
                             f"{r.max_seconds:g}s"))

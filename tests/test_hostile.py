@@ -3,8 +3,9 @@ RLIMIT_AS = 2 GiB and a wall-clock limit (the case table and the runner are
 tests/hostile_cases.py; the files they use are in tests/hostile/).
 
 A case fails on a Python traceback, a hang, memory or time beyond its bound, a wrong exit code,
-more than one line on stderr for exit 2 or 130, a Python repr or a control character on stderr,
-or unsafe output (a file replaced or half-written, author text that runs as LaTeX or HTML).
+more than one line on stderr for exit 2 or 130 (or a line of 300 characters or more), a Python
+repr or a control character on stderr, or unsafe output (a file replaced or half-written, author
+text that runs as LaTeX or HTML).
 
 The slow cases (the full-size time attacks, which run up to the time bound) are skipped unless
 DERIVE_SLOW=1. `benchmarks/hostile.py` runs them all and prints times and peak memory.

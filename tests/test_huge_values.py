@@ -35,7 +35,7 @@ def test_every_format_refuses_with_one_line(huge, tmp_path, capsys, argv):
     err = capsys.readouterr().err
     assert code == 2 and not out.exists()
     assert len(err.strip().splitlines()) == 1 and len(err) < 300 + len(str(huge))
-    assert "not supported" in err and "exercise 'big'" in err and "key 'b'" in err
+    assert "not supported" in err and "exercise 'big'" in err and "key 'define.b'" in err
     assert "67,608 digits" in err and "50,000 digits" in err
     assert "internal error" not in err and "Exceeds the limit" not in err
 

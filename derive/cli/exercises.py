@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from derive.cli.cache import Cache
 from derive.cli.errors import UsageError
 from derive.cli.output import emit
-from derive.errors import TimeBoundError
+from derive.errors import TimeBoundError, quoted, quoted_path
 from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.limits import EXERCISE_SECONDS, RUN_SECONDS
 from derive.render import formats
@@ -92,8 +92,9 @@ def exercise_reports(exercises, seconds: float, decided: bool = False,
     if decided and late:
         first = late[0]
         more = f" (and {len(late) - 1} more)" if len(late) > 1 else ""
-        raise TimeBoundError(f"exercise {first.exercise.id!r} ({first.exercise.path}){more}: "
-                             f"{first.undecided}; nothing written")
+        raise TimeBoundError(f"{quoted_path(first.exercise.path)}: exercise "
+                             f"'{quoted(first.exercise.id)}'{more}: {first.undecided}; "
+                             "nothing written")
     return reports
 
 
@@ -112,17 +113,21 @@ def run_check(args) -> int:
 
 @contextmanager
 def writing_bound(seconds: float, count: int, total: float, what: str):
-    """Writing a key or an export within --time-limit per exercise (and --total-time-limit):
-    past it, one line and nothing written (a working of huge values must not run unbounded
-    after every exercise was checked in time)."""
-    bound = min(total, seconds * max(count, 1))
+    """Writing a key or an export within --time-limit of CPU time per exercise (and
+    --total-time-limit of wall time): past it, one line naming the bound with the user's
+    number, nothing written (a working of huge values must not run unbounded after every
+    exercise was checked in time)."""
+    count = max(count, 1)
     try:
-        with time_bound(bound):
+        with time_bound(seconds * count, wall=total):
             yield
-    except DecisionTimeout:
-        raise TimeBoundError(f"{what} passed its time bound of {bound:g} s while writing "
-                             f"({count} exercise(s) × --time-limit, at most "
-                             "--total-time-limit); nothing written") from None
+    except DecisionTimeout as exc:
+        which = (f"--total-time-limit {total:g} s (wall time)" if exc.wall else
+                 f"--time-limit {seconds:g} s (CPU time)" + (
+                     f" × {count} exercises" if count > 1 else ""))
+        option = what.split(" ", 2)[2:]  # `derive export --variants`: its option
+        raise TimeBoundError(f"{option[0] + ': ' if option else ''}passed {which} while "
+                             "writing; nothing written") from None
 
 
 def run_key(args) -> int:

@@ -3,12 +3,14 @@ sheet (`--questions`), as LaTeX or KaTeX-ready Markdown."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
 
 from derive.cli.cache import Cache
 from derive.cli.errors import UsageError, did_you_mean
 from derive.cli.exercises import add_time_limit, exercise_reports, reports_for, writing_bound
 from derive.cli.output import emit
+from derive.errors import quoted_path
 from derive.limits import EXERCISE_SECONDS, RUN_SECONDS
 from derive.render import formats
 from derive.statements import prove, registry
@@ -143,6 +145,18 @@ def variant_reports(reports, n: int, seed: int, seconds: float, total: float,
     return [list(row) for row in zip(*columns)]
 
 
+@contextmanager
+def _named(target: str):
+    """A page's formula refused outside an exercise's givens and working (which name their
+    own file, exercise and key) said with the file or folder it is of."""
+    from derive.render.katex import FormulaTooLong
+
+    try:
+        yield
+    except FormulaTooLong as exc:
+        raise FormulaTooLong(f"{quoted_path(target)}: {exc.problem}", exc.expected) from None
+
+
 def run(args) -> int:
     page = None
     if args.format == "html":
@@ -154,7 +168,8 @@ def run(args) -> int:
                          "files)")
     doc, inputs = document_for(args.target, args.lang, args.time_limit, args.total_time_limit,
                                args.questions, page, args.cache)
-    with writing_bound(args.time_limit, 1, args.total_time_limit, "derive export"):
+    with writing_bound(args.time_limit, 1, args.total_time_limit, "derive export"), \
+            _named(args.target):
         text = formats.render("export", args.format, doc, standalone=args.standalone)
     emit(text, args.out, inputs)
     return 0

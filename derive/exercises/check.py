@@ -104,13 +104,13 @@ def check_exercise(ex: Exercise, seconds: float | None = DEFAULT_SECONDS,
     except DecisionTimeout as exc:
         if not reason:
             reason = (wall_reason if exc.wall and wall_reason
-                      else f"passed its time bound of {seconds:g} s (--time-limit)")
+                      else f"passed its time bound of {seconds:g} s of CPU time (--time-limit)")
         return Report(ex, {}, tuple(
             ClaimResult(name, claim.text, UNDECIDED, None, None, claim.as_written())
             for name, claim in ex.claims.items()), undecided=reason)
 
 
-def _quantity_key(ex: Exercise, name: str) -> str:
+def quantity_key(ex: Exercise, name: str) -> str:
     """The key that names a quantity in a message: its define entry, else its claim, else its
     name."""
     if isinstance(ex.raw.get("define"), dict) and name in ex.raw["define"]:
@@ -134,7 +134,7 @@ def printable(ex: Exercise, values: dict) -> None:
             decimal_str(value)  # the decimal column's digits (render.numbers.STYLE)
         except NoCertifiedDecimal:
             raise ExerciseNotSupported(
-                ex.path, ex.id, _quantity_key(ex, name),
+                ex.path, ex.id, quantity_key(ex, name),
                 "its value has no certified decimal (derive encloses no digit of it, as for "
                 "exp of an argument beyond ±2^64)",
                 "use givens that keep the values within that range") from None

@@ -271,7 +271,7 @@ def _given(given: object, at: _At) -> tuple[str | None, tuple[str, ...]]:
             if key in STATEMENT_KEYS:
                 at.fail(f"given.{key}", "is a key of the [[statement]] table, not of "
                         "[statement.given]", f"write {key} before the [statement.given] "
-                        "header (TOML puts every key after a header into that table)")
+                        "header")
             hint = did_you_mean(key, GIVEN_KEYS)
             at.fail(f"given.{key}", "is not a key of [statement.given]",
                     hint or f"use one of: {', '.join(GIVEN_KEYS)}")
@@ -323,8 +323,8 @@ def _formula(text: object, key: str, at: _At, meaning: dict, offset: int = 0,
         return evaluated(parse_formula(text, **meaning), domain)
     except FormulaNotSupported as exc:
         call = re.match(r"the function '([A-Za-z][A-Za-z0-9]*)'", str(exc))
-        hint = (f"an undefined function is declared in [statement.given]: functions = "
-                f"[\"{call.group(1)}\"]" if call else "see docs/formulas.md")
+        hint = (f"declare it in [statement.given]: functions = [\"{call.group(1)}\"]"
+                if call else "see docs/formulas.md")
         at.unsupported(key, f"{shown(whole or text)}: {exc}", hint)
     except FormulaError as exc:
         message = str(exc)
@@ -447,10 +447,9 @@ def _assumptions(raw: object, at: _At, meaning: dict, claim_symbols: set,
         if free_indices:
             if implied is not True:
                 shown_ix = ", ".join(sorted(s.name for s in free_indices))
-                at.unsupported(key, f"{shown(text)}: an assumption about every value of "
-                               f"{shown_ix} (an index free in the assumption, not in the claim)",
-                               "only assumptions the window already gives (n_k >= 1) can be "
-                               "about every member; state facts about the claim's own symbols")
+                at.unsupported(key, f"{shown(text)}: an assumption about every {shown_ix} "
+                               "(free in the assumption, not in the claim)",
+                               "state facts about the claim's own symbols")
             notes.append(f"assumption {text!r} holds by the window's declarations")
             continue
         make = {">=": hypothesis, "<=": hypothesis, ">": positive, "<": positive,
@@ -477,7 +476,7 @@ def _consistent(facts: tuple, at: _At, window: bool) -> None:
         shown = ", ".join(repr(r) for r in exc.reasons)
         what = (f"the facts {shown} cannot hold together" if len(exc.reasons) > 1
                 else f"the fact {shown} cannot hold")
-        where = (" in the window (K >= 1 microbatches of n_k >= 1 records)" if window
+        where = (" in the window (K, n_k >= 1)" if window
                  else "" if len(exc.reasons) > 1 else " for any values of its symbols")
         them = "them" if len(exc.reasons) > 1 else "it"
         at.fail("assumptions", f"{what}{where}: every claim would follow from {them}",

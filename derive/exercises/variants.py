@@ -13,7 +13,7 @@ import random
 from dataclasses import dataclass, replace
 from math import prod
 
-from derive.exercises.check import answer_key
+from derive.exercises.check import answer_key, quantity_key
 from derive.exercises.errors import ExerciseError, ExerciseNotSupported
 from derive.exercises.schema import Exercise, exercise
 from derive.exercises.variation import _differs
@@ -88,8 +88,8 @@ class Generation:
         what = ("distinct variants that meet [exercise.require]" if self.requires else
                 "distinct variants")
         if not found and self.failed == self.tried:
-            return (f"gives no variant: none of its candidates could be computed ({self.how}; "
-                    f"the first because {self.first_failure})")
+            return (f"gives no variant: none of its candidates could be computed (the first: "
+                    f"{self.first_failure})")
         if not found:
             return (f"gives no variant{' that meets [exercise.require]' if self.requires else ''}"
                     f" ({'; '.join(parts)})")
@@ -239,7 +239,7 @@ def render(ex: Exercise, variant: Variant, number: int) -> str:
         try:
             lines.append(f"{name} = {value(v)}")
         except TooLongToWrite as exc:
-            raise ExerciseNotSupported(ex.path, ex.id, f"claims.{name}",
+            raise ExerciseNotSupported(ex.path, ex.id, quantity_key(ex, name),
                                        f"variant {number}'s value cannot be written as a "
                                        f"claim: {exc}", "vary the givens over smaller values"
                                        ) from None

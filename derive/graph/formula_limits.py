@@ -125,12 +125,20 @@ def _check_size(base: sp.Expr, exp: sp.Expr, column: int) -> None:
                                       f"beyond {MAX_POWER:,}: not supported")
         if n is None:
             raise FormulaNotSupported(f"the exponent (before column {column}) "
-                                      f"{_exponent_shown(exp)}: not supported; write a whole "
-                                      f"number up to {MAX_POWER:,} or a fraction of smaller terms")
+                                      f"{_exponent_shown(exp)}; write an integer up to "
+                                      f"{MAX_POWER:,} or a fraction of smaller terms")
     if not base.free_symbols and not exp.free_symbols and \
             _digits(sp.Pow(base, exp, evaluate=False)) > MAX_CONSTANT_DIGITS:
         raise FormulaNotSupported(f"a constant of more than {MAX_CONSTANT_DIGITS:,} digits "
                                   f"(before column {column}) is not supported")
+
+
+def _short(n: int) -> str:
+    """An integer as a message shows it: a power of ten as 10^k (1e-30 is 1/10^30)."""
+    text = str(abs(n))
+    if len(text) > 4 and text.rstrip("0") == "1":
+        text = f"10^{len(text) - 1}"
+    return "-" + text if n < 0 else text
 
 
 def _exponent_shown(exp: sp.Expr) -> str:
@@ -141,8 +149,7 @@ def _exponent_shown(exp: sp.Expr) -> str:
     if value.is_Integer:
         return f"is {int(value):,}, beyond {MAX_POWER:,}"
     if value.is_Rational:
-        return (f"is {value}, a fraction whose numerator or denominator passes 2^64 (a decimal "
-                f"such as 1e-30 is the fraction 1/10^30)")
+        return f"is {_short(value.p)}/{_short(value.q)}, whose terms pass 2^64"
     return "is not a whole number or a fraction of terms below 2^64"
 
 

@@ -266,9 +266,9 @@ class _Parser:
     def _undeclared(self, word: str, t: _Token) -> FormulaNotSupported:
         declared = ", ".join(sorted(self.functions))
         return FormulaNotSupported(
-            f"the function {word!r} (column {t.column}) is not supported; the language has "
-            f"{', '.join(FUNCTIONS)}, min, max, grad(L, w), d(L)/d(w), sum_i(…) and mean_i(…)"
-            + (f", and the functions declared here: {declared}" if declared else ""))
+            f"the function {word!r} (column {t.column}) is not supported "
+            "(docs/formulas.md#functions lists the language's)"
+            + (f"; functions declared here: {declared}" if declared else ""))
 
     def declared_call(self, t: _Token, word: str) -> sp.Expr:
         """A declared function applied: `f(x, y)` is f(x, y); `ell_i(θ)` is ell(i, θ), the

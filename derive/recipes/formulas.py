@@ -343,9 +343,8 @@ class _Builder:
         shown = str(ix).replace(" ", "")
         if recurrence:
             raise DefineError(key, f"reads {base}_{{{shown}}}: a formula reads a recurrence at "
-                              "its own step or the step before (a derivative with respect to "
-                              "an earlier step goes through whole steps: derivatives through "
-                              "time are not supported)",
+                              "its own step or the step before (derivatives through time are "
+                              "not supported)",
                               f"read the step before, {base}_{{{family.index}-1}}",
                               supported=False)
         raise DefineError(key, f"reads {base}_{{{shown}}}, a member that does not exist for "

@@ -112,10 +112,10 @@ def check(loop: Loop, f: sp.Expr, v, reads, step=None) -> None:
     if not is_recurrence_member(loop, v):
         what = loop.text(v)
         raise PartialRefused(
-            f"takes a derivative with respect to {what} of a formula that reads {shown}, a "
-            f"member of a recurrence, which depends on {what} through the steps before it",
-            "take it with respect to a recurrence's member of the step before, as in "
-            "grad(loss_t, w_{t-1}) (derivatives through time are not supported)")
+            f"differentiates with respect to {what} a formula that reads {shown}, a member of "
+            f"a recurrence, which depends on {what}",
+            "derivatives through time are not supported: differentiate with respect to the "
+            "step before")
     name = v.base.label.name
     for x in held:
         shown = loop.text(x)
@@ -131,16 +131,15 @@ def check(loop: Loop, f: sp.Expr, v, reads, step=None) -> None:
         before = v.base[v.indices[0] - 1]
         if back is not None and back.is_Integer and back > 0:
             raise PartialRefused(
-                f"takes a derivative with respect to {loop.text(v)} of a formula that reads "
-                f"{shown}, of a step before {loop.text(v)}'s, which cannot be held fixed "
-                f"({loop.text(v)} is computed from that step)",
-                f"differentiate with respect to {loop.text(before)}, a member of the step the "
-                "formula starts from, as in grad(loss_t, w_{t-1})")
+                f"differentiates with respect to {loop.text(v)} a formula that reads {shown}, "
+                f"of a step before {loop.text(v)}'s, which cannot be held fixed",
+                f"differentiate with respect to {loop.text(before)}, as in "
+                "grad(loss_t, w_{t-1})")
         raise PartialRefused(
-            f"takes a derivative with respect to {loop.text(v)} of a formula that reads "
-            f"{shown}, which is neither of {loop.text(v)}'s step nor the step after it",
-            "take it with respect to a member of the step before the formula's, as in "
-            "grad(loss_t, w_{t-1}) (derivatives through time are not supported)")
+            f"differentiates with respect to {loop.text(v)} a formula that reads {shown}, "
+            f"which is neither of {loop.text(v)}'s step nor the step after it",
+            "differentiate with respect to the step before the formula's, as in "
+            "grad(loss_t, w_{t-1})")
 
 
 def _held_from_v(loop: Loop, f, v, m, step) -> None:
@@ -149,15 +148,14 @@ def _held_from_v(loop: Loop, f, v, m, step) -> None:
     after = step is not None and sp.expand(step - v.indices[0]) == 1
     if not after:
         raise PartialRefused(
-            f"takes a derivative with respect to {loop.text(v)} holding {loop.text(m)} fixed, "
-            f"but {loop.text(m)} is computed from {loop.text(v)} in the same step",
-            f"write {loop.text(m)}'s formula into this one, or differentiate with respect to a "
-            "member of the step before, as in grad(w_t, w_{t-1})")
+            f"differentiates with respect to {loop.text(v)} holding {loop.text(m)} fixed, but "
+            f"{loop.text(m)} is computed from {loop.text(v)} in the same step",
+            f"write {loop.text(m)}'s formula into this one, or differentiate with respect to "
+            "the step before, as in grad(w_t, w_{t-1})")
     if not f.has(v):
         raise PartialRefused(
-            f"takes a derivative with respect to {loop.text(v)} of a formula that reads it only "
-            f"through {loop.text(m)}, which is computed from {loop.text(v)} in the same step and "
-            "held fixed (the derivative would be 0 for that reason alone)",
+            f"differentiates with respect to {loop.text(v)} a formula that reads it only "
+            f"through {loop.text(m)}, held fixed (so 0) though computed from {loop.text(v)}",
             f"differentiate with respect to {loop.text(m)}, or write {loop.text(m)}'s formula "
             "into this one")
 

@@ -3,7 +3,7 @@ derivation shows; `document` decides how it looks."""
 
 from __future__ import annotations
 
-from derive.exercises.check import Report
+from derive.exercises.check import Report, quantity_key
 from derive.exercises.errors import ExerciseNotSupported
 from derive.exercises.report import Rows
 from derive.exercises.working import TooLarge, Working, given_symbols
@@ -54,7 +54,7 @@ def _lists(v):
 def given_math(ex) -> Math:
     """The exercise's inputs as one line of math: w = 1, η = 0.1, records = [[2, 4]]. Names and
     values shown as text are escaped for `\\text{…}` in math (LaTeX and KaTeX)."""
-    parts = []
+    parts, sizes = [], {}
     symbols = input_symbols(ex)
     raw = ex.raw.get("given", {}) if isinstance(ex.raw, dict) else {}
     for name, v in ex.given.items():
@@ -83,7 +83,10 @@ def given_math(ex) -> Math:
         else:  # a loss convention or an optimizer table, shown as text
             shown = rf"\text{{{escape_latex(str(v), math=True)}}}"
         parts.append(f"{symbol} = {shown}")
-    return Math((r",\quad ".join(parts),))
+        sizes[name] = len(parts[-1])
+    longest = max(sizes, key=sizes.get, default=None)  # what a refusal of its length names
+    return Math((r",\quad ".join(parts),),
+                source=(ex.path, ex.id, None if longest is None else f"given.{longest}"))
 
 
 def quantity_formula(ex, name: str) -> str:
@@ -155,7 +158,7 @@ def graph_sections(report: Report, lang: str, claims: bool = True) -> list[tuple
         shown = [_with_result(text, v) if v is not None else text for text, v in lines]
         if len(shown) > 1:  # a family's lines aligned at their first =
             shown = [line.replace(" = ", " &= ", 1) for line in shown]
-        blocks.append(Math(tuple(shown)))
+        blocks.append(Math(tuple(shown), source=(ex.path, ex.id, quantity_key(ex, node.name))))
         hidden = work.hidden(node.name) if not ex.recipe.steps_columns else 0
         if hidden:
             blocks.append(Paragraph(t["more_members"].format(count=hidden)))

@@ -11,7 +11,7 @@ LaTeX.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import singledispatch
 
 from derive.render.escape import clean_text, escape_latex, escape_markdown, terminal_line
@@ -72,9 +72,11 @@ class Paragraph:
 
 @dataclass(frozen=True)
 class Math:
-    """Display math (LaTeX); `lines` > 1 are aligned at their first `&`."""
+    """Display math (LaTeX); `lines` > 1 are aligned at their first `&`. `source` (file,
+    exercise id, key) is what a refusal of the formula names (the page's KaTeX bound)."""
 
     lines: tuple[str, ...]
+    source: tuple[str, str, str | None] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ import json
 import re
 from functools import singledispatch
 
+from derive.exercises.errors import ExerciseNotSupported
 from derive.render import katex
 from derive.render.document import (
     MINUS,
@@ -247,7 +248,13 @@ def _display(lines: tuple[str, ...]) -> str:
 
 @html_block.register
 def _(block: Math) -> str:
-    return f'<div class="display">{_math(_display(block.lines), True)}</div>'
+    try:
+        return f'<div class="display">{_math(_display(block.lines), True)}</div>'
+    except katex.FormulaTooLong as exc:
+        if block.source is None:
+            raise
+        path, exercise, key = block.source
+        raise ExerciseNotSupported(path, exercise, key, exc.problem, exc.expected) from None
 
 
 @html_block.register

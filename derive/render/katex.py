@@ -39,7 +39,13 @@ class KatexError(Exception):
 
 
 class FormulaTooLong(NotSupportedError):
-    """A formula past MAX_FORMULA_CHARS, or one KaTeX did not finish in its own bound."""
+    """A formula past MAX_FORMULA_CHARS, or one KaTeX did not finish in its own bound: what is
+    wrong (`problem`) and what would be right (`expected`), for a line that names the file,
+    the exercise and the key where the page knows them (derive.render.html)."""
+
+    def __init__(self, problem: str, expected: str = ""):
+        self.problem, self.expected = problem, expected
+        super().__init__(f"{problem}; {expected}" if expected else problem)
 
 
 def _left() -> float | None:
@@ -82,8 +88,8 @@ def render(tex: str, display: bool = False) -> str:
     of the command's time bound (DecisionTimeout, as the bound itself, when that runs out)."""
     if len(tex) > MAX_FORMULA_CHARS:
         raise FormulaTooLong(f"a formula of {len(tex):,} characters, past the page's bound of "
-                             f"{MAX_FORMULA_CHARS:,}; write the page of fewer records or "
-                             "smaller values (--format md or tex have no such bound)")
+                             f"{MAX_FORMULA_CHARS:,}", "give fewer records or smaller values "
+                             "(--format md and tex have no such bound)")
     ctx, fn = _engine()
     left = _left()
     if left is not None and left < MIN_SECONDS:
@@ -98,11 +104,12 @@ def render(tex: str, display: bool = False) -> str:
             if share < SECONDS_PER_FORMULA:  # the command's bound, not the formula's own
                 raise DecisionTimeout("time bound passed while KaTeX ran") from None
             raise FormulaTooLong(f"a formula of {len(tex):,} characters that KaTeX did not "
-                                 f"render within its bound of {SECONDS_PER_FORMULA} s; write "
-                                 "the page of fewer records or smaller values") from None
+                                 f"render within its bound of {SECONDS_PER_FORMULA} s",
+                                 "give fewer records or smaller values") from None
         if "out of memory" in first:
             raise FormulaTooLong(f"a formula of {len(tex):,} characters that KaTeX could not "
-                                 f"render within {MEMORY_BYTES >> 20} MB") from None
+                                 f"render within {MEMORY_BYTES >> 20} MB",
+                                 "give fewer records or smaller values") from None
         raise KatexError(f"KaTeX: {first} in {tex[:200]!r}") from None
 
 

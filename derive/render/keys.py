@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from derive import limits
-from derive.exercises.check import Report
+from derive.exercises.check import Report, quantity_key
 from derive.exercises.errors import ExerciseNotSupported
 from derive.exercises.report import formula_of
 from derive.kernel.dag import TextBudget, TextTooLong
@@ -28,11 +28,9 @@ def _exact(report: Report, key: str, value, budget: TextBudget | None):
         ex = report.exercise
         raise ExerciseNotSupported(
             ex.path, ex.id, key,
-            f"its exact value would take the exercise's JSON past {budget.chars:,} characters "
-            f"of exact text (each element of a list is written whole, with its shared "
-            f"subexpressions named)",
-            "check it with --format text (claims are still checked exactly), write the key "
-            "with --format md or tex, or give fewer steps") from None
+            f"its exact value would take the exercise's JSON past {budget.chars:,} characters",
+            "check it with --format text, write its key with --format md or tex, or give "
+            "fewer steps") from None
 
 
 def quantities_json(report: Report, budget: TextBudget | None = None) -> dict:
@@ -41,8 +39,10 @@ def quantities_json(report: Report, budget: TextBudget | None = None) -> dict:
     exact texts are charged to `budget` (by default `json_budget()`)."""
     budget = json_budget() if budget is None else budget
     writable(report)
-    return {name: {"exact": _exact(report, name, v, budget), "decimal": decimal_text(v),
-                   "latex": latex_text(v), "formula": formula_of(report, name)}
+    ex = report.exercise
+    return {name: {"exact": _exact(report, quantity_key(ex, name), v, budget),
+                   "decimal": decimal_text(v), "latex": latex_text(v),
+                   "formula": formula_of(report, name)}
             for name, v in report.values.items()}
 
 

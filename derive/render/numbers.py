@@ -26,6 +26,7 @@ from fractions import Fraction
 
 import sympy as sp
 
+from derive.exercises.check import quantity_key
 from derive.exercises.errors import ExerciseNotSupported
 from derive.exercises.reader import Written
 from derive.kernel.dag import tree_size
@@ -93,7 +94,7 @@ def writable(report):
     exercise, the quantity and the bound. One rule for every format (text, md, tex, html,
     JSON), checked before anything is written."""
     ex = report.exercise
-    shown = [(name, v) for name, v in report.values.items()]
+    shown = [(quantity_key(ex, name), v) for name, v in report.values.items()]
     shown += [(f"claims.{c.name}", c.expected) for c in report.claims
               if c.expected is not None and c.name not in report.values]
     for key, v in shown:
@@ -101,7 +102,7 @@ def writable(report):
         if digits > MAX_TEXT_DIGITS:
             raise ExerciseNotSupported(
                 ex.path, ex.id, key, f"its exact value has about {digits:,} digits, past the "
-                f"bound of {MAX_TEXT_DIGITS:,} digits derive writes in any format",
+                f"{MAX_TEXT_DIGITS:,} digits derive writes in any format",
                 "give fewer steps or smaller givens (`derive check` still checks its claims)")
     return report
 
