@@ -75,22 +75,26 @@ def test_a_site_path_that_would_be_a_file_and_a_folder_refuses_that_file(tmp_pat
 
 def test_ctrl_c_just_after_the_site_folder_is_made_leaves_nothing(tmp_path, capsys,
                                                                    monkeypatch):
-    import tempfile
-
     from derive.cli import build
 
-    real = tempfile.mkdtemp
+    real = os.mkdir
 
-    def made_then_interrupted(*args, **kwargs):
-        folder = real(*args, **kwargs)
-        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C the instant the folder exists
-        return folder
+    def made_then_interrupted(path, *args, **kwargs):
+        real(path, *args, **kwargs)
+        if str(path).endswith(".tmp") and Path(path).name.startswith(".site."):
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C the instant the folder exists
 
-    monkeypatch.setattr(build.tempfile, "mkdtemp", made_then_interrupted)
+    monkeypatch.setattr(build.os, "mkdir", made_then_interrupted)
     bank = tmp_path / "bank"
     write(bank / "a.toml", "a")
-    code = main(["build", str(bank), "-o", str(tmp_path / "site"), "--only", "check",
-                 "--quiet", "--no-cache"])
+    # as the program runs it: Python's own Ctrl-C handler, which derive replaces with its own
+    # (a pytest-xdist worker starts with another one, which derive leaves alone)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        code = main(["build", str(bank), "-o", str(tmp_path / "site"), "--only", "check",
+                     "--quiet", "--no-cache"])
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert code == 130 and "interrupted" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != "cache") == ["bank"]
 

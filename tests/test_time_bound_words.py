@@ -93,8 +93,6 @@ def test_writing_past_the_wall_bound_names_total_time_limit(tmp_path, monkeypatc
     assert "passed --total-time-limit 0.5 s (wall time) while writing" in err, err
 
 
-@pytest.mark.xfail(strict=True, reason="derive build passes check_exercise the share of "
-                   "--total-time-limit left as its --time-limit (derive/cli/build.py, work())")
 def test_build_names_the_runs_bound(bank, tmp_path):
     code, out, err = run("build", bank, "-o", tmp_path / "site", "--time-limit", "600",
                          "--total-time-limit", "1.5", "--no-cache", "--jobs", "1", "--quiet")

@@ -13,8 +13,8 @@ import dataclasses
 import json
 import os
 import pickle
+import secrets
 import shutil
-import signal
 import tempfile
 import time
 from pathlib import Path
@@ -108,10 +108,12 @@ def _render(name: str, report, ex_name: str):
     return formats.render("export", "html", doc)
 
 
-def compute(ex, names: list[str], seconds: float, reason: str = "", cache=None) -> tuple:
-    """(texts by file name, status, line, report): the exercise checked within `seconds`, then
-    each artefact rendered within `seconds`. An undecided exercise gets its check files only
-    (as `derive key` and `export` refuse it); a refused artefact is left out, and named."""
+def compute(ex, names: list[str], seconds: float, reason: str = "", cache=None,
+            wall: float | None = None, wall_reason: str = "") -> tuple:
+    """(texts by file name, status, line, report): the exercise checked within `seconds` of
+    CPU time (and `wall` seconds of the run's, said as `wall_reason`), then each artefact
+    rendered within the same bounds. An undecided exercise gets its check files only (as
+    `derive key` and `export` refuse it); a refused artefact is left out, and named."""
     # start-up: loaded only when `derive build` runs this
     from derive.exercises import check_exercise
     from derive.kernel.timebound import DecisionTimeout, time_bound
@@ -121,7 +123,8 @@ def compute(ex, names: list[str], seconds: float, reason: str = "", cache=None) 
         if cache is not None and not reason:
             report = cache.get_report(cache.exercise_key(ex, "report"), ex)
         if report is None:
-            report = check_exercise(ex, seconds, reason=reason)
+            report = check_exercise(ex, seconds, reason=reason, wall=wall,
+                                    wall_reason=wall_reason)
     except DeriveError as exc:
         return {}, "refused", exc.line(), None
     status = report.outcome
@@ -131,11 +134,12 @@ def compute(ex, names: list[str], seconds: float, reason: str = "", cache=None) 
         if status == "undecided" and not name.startswith("check."):
             continue
         try:
-            with time_bound(seconds):
+            with time_bound(seconds, wall=wall):
                 texts[name] = _render(name, report, ex.id)
-        except DecisionTimeout:
-            status, line = "refused", f"{name}: passed its time bound of {seconds:g} s " \
-                                      f"while writing (--time-limit)"
+        except DecisionTimeout as exc:
+            said = wall_reason if exc.wall and wall_reason else \
+                f"passed its time bound of {seconds:g} s of CPU time (--time-limit)"
+            status, line = "refused", f"{name}: {said} while writing"
         except DeriveError as exc:
             status, line = "refused", f"{name}: {exc.line()}"
     return texts, status, line, report
@@ -331,11 +335,16 @@ def _prepare(out: str, bank: str, inputs: list[str] = ()) -> tuple[Path, Path]:
     parent = target.parent if str(target.parent) else Path(".")
     if not parent.is_dir():
         raise OutputError(f"-o {out}: its parent folder does not exist; create it first")
+    return target, parent / f".{target.name}.{secrets.token_hex(8)}.tmp"
+
+
+def _make(aside: Path, out: str) -> None:
+    """Make the folder the site is built in (its name was chosen first, so that a Ctrl-C at
+    any instant of making it leaves a name the cleanup knows)."""
     try:
-        aside = Path(tempfile.mkdtemp(dir=parent, prefix=f".{target.name}.", suffix=".tmp"))
+        os.mkdir(aside, 0o700)
     except OSError as exc:
         raise OutputError(f"-o {out}: cannot be written ({exc.strerror or exc})") from None
-    return target, aside
 
 
 def _write(folder: Path, name: str, text) -> None:
@@ -379,14 +388,12 @@ def run(args) -> int:
     names = [name for _, name in artefact_files(opts.only, opts.langs)]
     cache = _open_cache(opts.cache)
     items = refuse_clashes(load_bank(args.bank, cache, names), names)
-    aside = None
+    aside = made = None
+    target, planned = _prepare(args.out, args.bank, [i.file for i in items if i.folder])
     try:
-        # Ctrl-C held while the folder is made and named here: then the cleanup below has it
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        try:
-            target, aside = _prepare(args.out, args.bank, [i.file for i in items if i.folder])
-        finally:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        aside = planned  # named before it exists: the cleanup below removes it if it does
+        _make(aside, args.out)
+        made = aside
         computed = _build(items, names, opts, aside, cache)
         _store_files(cache, items, names, opts)
         _finish(items, names, opts, aside)
@@ -396,6 +403,10 @@ def run(args) -> int:
     except OSError as exc:
         raise OutputError(f"-o {args.out}: cannot be written ({exc.strerror or exc}); "
                           f"nothing was written") from None
+    except OutputError:
+        if made is None:  # the name was another's (16 random hex digits): not ours to remove
+            aside = None
+        raise
     finally:
         if aside is not None:
             shutil.rmtree(aside, ignore_errors=True)
@@ -433,8 +444,10 @@ def _build(items: list[Item], names: list[str], opts, aside: Path, cache) -> int
         reason = "" if left > 0 else (f"the run passed its time bound of "
                                       f"{opts.total_time_limit:g} s (--total-time-limit)")
         try:
-            texts, status, line, report = compute(item.ex, names, min(opts.time_limit, left)
-                                                  if left > 0 else 1e-6, reason, cache)
+            texts, status, line, report = compute(
+                item.ex, names, opts.time_limit, reason, cache, wall=max(left, 1e-6),
+                wall_reason=f"the run passed its time bound of {opts.total_time_limit:g} s "
+                            f"(--total-time-limit)")
         except Exception as exc:  # noqa: BLE001 — a bug: this exercise's line, the rest go on
             texts, status, report = {}, "refused", None
             line = (f"internal error (a bug in derive, please report it with the input): "
