@@ -4,8 +4,8 @@ anything is slow, and a deadline would turn that into flakiness, not a finding).
 `derive` (the default) keeps the whole suite fast; `HYPOTHESIS_PROFILE=thorough` runs ten
 times as many examples per property, for a longer search before a release.
 
-Every test runs with DERIVE_NO_CACHE=1 (tests/test_cache.py turns the cache on in a folder of
-its own).
+Every test runs with DERIVE_NO_CACHE=1; `own_cache` turns the cache on in the test's own
+folder.
 
 `browser`: one headless Chromium for the whole session, for the tests that open pages (the
 helpers are in tests/browser.py; it is started only when such a test runs)."""
@@ -32,6 +32,15 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "derive"))
 # Every test computes what it checks: no result comes from the user's cache or from another
 # test's run (the cache's own tests name a folder of their own and remove this).
 os.environ["DERIVE_NO_CACHE"] = "1"
+
+
+@pytest.fixture
+def own_cache(tmp_path, monkeypatch):
+    """The cache on, in a folder of this test's own (never the user's): its path."""
+    monkeypatch.delenv("DERIVE_NO_CACHE", raising=False)
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("DERIVE_CACHE_DIR", str(folder))
+    return folder
 
 
 @pytest.fixture(scope="session")

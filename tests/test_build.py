@@ -48,11 +48,7 @@ loss = 0.5
 """
 
 
-@pytest.fixture(autouse=True)
-def own_cache(tmp_path, monkeypatch):
-    """Each test its own cache folder (never the user's)."""
-    monkeypatch.delenv("DERIVE_NO_CACHE", raising=False)
-    monkeypatch.setenv("DERIVE_CACHE_DIR", str(tmp_path / "cache"))
+pytestmark = pytest.mark.usefixtures("own_cache")  # each test its own cache folder
 
 
 def make_bank(tmp_path: Path) -> Path:
@@ -350,3 +346,14 @@ def test_the_course_builds_as_check_judges_it(tmp_path, capsys):
         assert f">{outcome}</td>" in row
     built = files(site)
     assert sum(name.endswith("/check.txt") for name in built) == len(outcomes)
+
+
+def test_the_chinese_index_says_each_status_in_chinese():
+    from derive.render.site import Row, index_html
+
+    rows = [Row("a.toml", e, "", s) for e, s in (("x", "ok"), ("y", "wrong"),
+                                                   ("z", "undecided"), ("v", "refused"))]
+    page = index_html([*rows, Row("b.toml", line="bad")], "zh")
+    for word in ("正确", "有误", "未定", "被拒", "无效"):
+        assert f">{word}<" in page or f">{word}<br>" in page
+    assert ">wrong<" not in page and ">ok<" not in page

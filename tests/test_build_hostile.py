@@ -26,10 +26,7 @@ prediction = 2
 """
 
 
-@pytest.fixture(autouse=True)
-def own_cache(tmp_path, monkeypatch):
-    monkeypatch.delenv("DERIVE_NO_CACHE", raising=False)
-    monkeypatch.setenv("DERIVE_CACHE_DIR", str(tmp_path / "cache"))
+pytestmark = pytest.mark.usefixtures("own_cache")  # each test its own cache folder
 
 
 def write(path: Path, ex_id: str) -> None:

@@ -34,12 +34,9 @@ claims = {{ loss = "{loss}" }}
 
 
 @pytest.fixture
-def cached(tmp_path, monkeypatch):
-    """The cache on, in a folder of this test's own."""
-    monkeypatch.delenv("DERIVE_NO_CACHE", raising=False)
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("DERIVE_CACHE_DIR", str(folder))
-    return folder
+def cached(own_cache):
+    """The cache on, in a folder of this test's own (conftest.py)."""
+    return own_cache
 
 
 def _entries(folder: Path) -> list[Path]:

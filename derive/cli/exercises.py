@@ -126,8 +126,8 @@ def writing_bound(seconds: float, count: int, total: float, what: str):
                  f"--time-limit {seconds:g} s (CPU time)" + (
                      f" × {count} exercises" if count > 1 else ""))
         option = what.split(" ", 2)[2:]  # `derive export --variants`: its option
-        raise TimeBoundError(f"{option[0] + ': ' if option else ''}passed {which} while "
-                             "writing; nothing written") from None
+        raise TimeBoundError(f"{option[0] + ': ' if option else ''}passed its time bound, "
+                             f"{which}, while writing; nothing written") from None
 
 
 def run_key(args) -> int:

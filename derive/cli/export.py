@@ -149,7 +149,7 @@ def variant_reports(reports, n: int, seed: int, seconds: float, total: float,
 def _named(target: str):
     """A page's formula refused outside an exercise's givens and working (which name their
     own file, exercise and key) said with the file or folder it is of."""
-    from derive.render.katex import FormulaTooLong
+    from derive.render.katex import FormulaTooLong  # start-up: the page's renderer only
 
     try:
         yield

@@ -117,17 +117,23 @@ def time_bound(seconds: float | None, wall: float | None = None):
     else:
         bound = _Bound(seconds, wall, now_cpu + seconds if seconds else None, now_wall + wall,
                        True)
+    depth = len(_active)
     if not _active:
         outer = signal.getitimer(signal.ITIMER_REAL)[0]
         _foreign["wall_end"] = now_wall + outer if outer else None
         _saved[:] = [signal.signal(signal.SIGPROF, _on_timer),
                      signal.signal(signal.SIGALRM, _on_timer)]
+    elif signal.getsignal(signal.SIGALRM) is not _on_timer or \
+            signal.getsignal(signal.SIGPROF) is not _on_timer:
+        # a handler set by other code inside a bound would never raise: the bounds keep theirs
+        signal.signal(signal.SIGPROF, _on_timer)
+        signal.signal(signal.SIGALRM, _on_timer)
     _active.append(bound)
     try:
         _arm()
         yield Deadline(seconds, wall)
     finally:
-        _active.remove(bound)
+        del _active[depth:]  # this bound, and any an interrupted exit left inside it
         if _active:
             _arm()
         else:

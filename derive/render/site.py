@@ -13,7 +13,8 @@ WORDS = {
            "summary": "{n} exercise(s): {ok} ok, {wrong} wrong, {undecided} undecided, "
                       "{refused} refused; {invalid} invalid file(s)"},
     "zh": {"title": "练习", "file": "文件", "id": "练习", "name": "标题", "status": "状态",
-           "files": "文件", "invalid": "无效",
+           "files": "文件", "invalid": "无效", "ok": "正确", "wrong": "有误",
+           "undecided": "未定", "refused": "被拒",
            "summary": "{n} 道练习：{ok} 道正确，{wrong} 道有误，{undecided} 道未定，"
                       "{refused} 道被拒；{invalid} 个无效文件"},
 }
@@ -69,7 +70,7 @@ def index_html(rows: list[Row], lang: str = "en") -> str:
            f"<tr><th>{w['file']}</th><th>{w['id']}</th><th>{w['name']}</th>"
            f"<th>{w['status']}</th><th>{w['files']}</th></tr>"]
     for r in rows:
-        status = w["invalid"] if r.status == "invalid" else r.status
+        status = w.get(r.status, r.status)
         line = f"<br>{_text(r.line)}" if r.line else ""
         links = " ".join(f'<a href="{_href(href)}">{escape(label)}</a>'
                          for label, href in r.links)
