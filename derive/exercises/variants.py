@@ -13,7 +13,7 @@ import random
 from dataclasses import dataclass, replace
 from math import prod
 
-from derive.exercises.check import answer_key, quantity_key
+from derive.exercises.check import answer_key
 from derive.exercises.errors import ExerciseError, ExerciseNotSupported
 from derive.exercises.schema import Exercise, exercise
 from derive.exercises.variation import _differs
@@ -239,7 +239,8 @@ def render(ex: Exercise, variant: Variant, number: int) -> str:
         try:
             lines.append(f"{name} = {value(v)}")
         except TooLongToWrite as exc:
-            raise ExerciseNotSupported(ex.path, ex.id, quantity_key(ex, name),
+            # the claim the variant would write is the key (the exercise may have none)
+            raise ExerciseNotSupported(ex.path, ex.id, f"claims.{name}",
                                        f"variant {number}'s value cannot be written as a "
                                        f"claim: {exc}", "vary the givens over smaller values"
                                        ) from None
