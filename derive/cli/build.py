@@ -177,7 +177,7 @@ def load_bank(bank: str, cache=None, names: list[str] | None = None) -> list[Ite
     `derive check` would give it, and never stops the others. A file found whole in the cache
     (derive.cli.build_files) is not read: its exercises come with their artefacts."""
     # start-up: loaded only when `derive build` runs this
-    from derive.exercises.bank import _toml_entries, load_file
+    from derive.exercises.bank import _toml_entries, duplicate_id, load_file
     from derive.exercises.declared import unapplied
     from derive.exercises.notation import bank_settings
 
@@ -191,8 +191,8 @@ def load_bank(bank: str, cache=None, names: list[str] | None = None) -> list[Ite
         if entry is not None:
             clash = next((e["id"] for e in entry["exercises"] if e["id"] in seen), None)
             if clash is not None:
-                items.append(Item(str(path), folder, error=_duplicate_line(
-                    str(path), clash, seen[clash])))
+                items.append(Item(str(path), folder,
+                                  error=duplicate_id(str(path), clash, seen[clash]).line()))
                 continue
             for e in entry["exercises"]:
                 seen[e["id"]] = str(path)
@@ -206,7 +206,7 @@ def load_bank(bank: str, cache=None, names: list[str] | None = None) -> list[Ite
             exercises = load_file(path, named, top)
             for ex in exercises:
                 if ex.id in seen:
-                    raise _duplicate(ex, seen[ex.id])
+                    raise duplicate_id(ex.path, ex.id, seen[ex.id])
         except DeriveError as exc:
             items.append(Item(str(path), folder, error=exc.line()))
             continue
@@ -256,22 +256,6 @@ def refuse_clashes(items: list[Item], names: list[str]) -> list[Item]:
             out.append(Item(item.file, item.folder.rsplit("/", 1)[0] if item.id else item.folder,
                             error=refused[item.file]))
     return out
-
-
-def _duplicate(ex, where):
-    # start-up: loaded only when `derive build` runs this
-    from derive.exercises.errors import ExerciseError
-
-    return ExerciseError(ex.path, ex.id, "id", f"is also the id of an exercise in {where}",
-                         "give every exercise its own id")
-
-
-def _duplicate_line(path: str, ex_id: str, where: str) -> str:
-    # start-up: loaded only when `derive build` runs this
-    from derive.exercises.errors import ExerciseError
-
-    return ExerciseError(path, ex_id, "id", f"is also the id of an exercise in {where}",
-                         "give every exercise its own id").line()
 
 
 # ----------------------------------------------------------------------------------- cache

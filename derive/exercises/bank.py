@@ -157,6 +157,12 @@ def load_file(path: Path, named: bool = True, root: Path | None = None) -> list[
     return [exercise(t, name, i, written) for i, t in enumerate(tables)]
 
 
+def duplicate_id(path: str, ex_id: str, where: str) -> ExerciseError:
+    """The error of an id that an exercise of `where` already has (ids are unique in a bank)."""
+    return ExerciseError(path, ex_id, "id", f"is also the id of an exercise in {where}",
+                         "give every exercise its own id")
+
+
 def load(paths: list[str]) -> list[Exercise]:
     """Every exercise of every file, validated; ids unique across the whole bank."""
     exercises, seen = [], {}
@@ -166,8 +172,7 @@ def load(paths: list[str]) -> list[Exercise]:
             bank.update({(d.path, d.key): d for d in getattr(ex.notation, "mistakes", ())})
             applied |= ex.bank_applied
             if ex.id in seen:
-                raise ExerciseError(ex.path, ex.id, "id", f"is also the id of an exercise in "
-                                    f"{seen[ex.id]}", "give every exercise its own id")
+                raise duplicate_id(ex.path, ex.id, seen[ex.id])
             seen[ex.id] = ex.path
             exercises.append(ex)
     unapplied(tuple(bank.values()), applied)
