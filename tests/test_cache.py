@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from derive.cli import cache as cache_module
-from derive.cli.cache import Cache, canonical, pack_report, unpack_report
+from derive.cli.cache import Cache, canonical, exercise_address, pack_report, unpack_report
 from derive.cli.main import main
 from derive.exercises import check_exercise, load
 
@@ -100,7 +100,7 @@ def _key(tmp_path, text: str, name: str = "bank.toml", settings: str | None = No
     (ex,) = load([str(folder)])
     for f in folder.iterdir():
         f.unlink()
-    return Cache(None).exercise_key(ex, "report")
+    return exercise_address(ex, "report")
 
 
 BASE = EXERCISE.format(id="a", w="3", loss="1/2")
@@ -123,16 +123,15 @@ def test_the_path_the_bank_settings_and_the_options_are_in_the_address(tmp_path)
     assert _key(tmp_path, BASE) != _key(tmp_path, BASE, settings='[notation]\nw = "\\\\theta"\n')
     (tmp_path / "o.toml").write_text(BASE, encoding="utf-8")
     (ex,) = load([str(tmp_path / "o.toml")])
-    c = Cache(None)
-    assert c.exercise_key(ex, "report") != c.exercise_key(ex, "key", "md", "en")
+    assert exercise_address(ex, "report") != exercise_address(ex, "key", "md", "en")
 
 
 def test_derive_source_is_in_the_address(tmp_path, monkeypatch):
     (tmp_path / "o.toml").write_text(BASE, encoding="utf-8")
     (ex,) = load([str(tmp_path / "o.toml")])
-    before = Cache(None).exercise_key(ex, "report")
+    before = exercise_address(ex, "report")
     monkeypatch.setattr(cache_module, "_SOURCE", "another derive")
-    assert Cache(None).exercise_key(ex, "report") != before
+    assert exercise_address(ex, "report") != before
 
 
 def test_an_entry_not_signed_by_this_cache_is_never_unpickled(cached, tmp_path, capsys):

@@ -109,6 +109,25 @@ def _written(notation) -> list:
     return [entries, canonical(tuple(getattr(notation, "mistakes", ())))]
 
 
+def address(*parts: str) -> str:
+    """The address of `parts` computed by this derive."""
+    digest = hashlib.sha256(source_hash().encode())
+    for part in parts:
+        digest.update(b"\0" + part.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def exercise_address(ex, *options: str) -> str | None:
+    """The address of what `ex` gives under `options` (None: not cacheable)."""
+    try:
+        content = json.dumps([ex.path, ex.id, canonical(ex.raw), _written(ex.notation),
+                              list(ex.declared), canonical(ex.bank_applied)],
+                             ensure_ascii=True, separators=(",", ":"))
+    except (Uncacheable, TypeError, ValueError, IndexError):
+        return None
+    return address(content, *options)
+
+
 class Cache:
     """Get and put by content address; `Cache.open(False)` (or an unusable folder) keeps
     nothing and finds nothing."""
@@ -136,22 +155,14 @@ class Cache:
     def enabled(self) -> bool:
         return self.folder is not None
 
-    def key(self, *parts: str) -> str:
-        """The address of `parts` computed by this derive."""
-        digest = hashlib.sha256(source_hash().encode())
-        for part in parts:
-            digest.update(b"\0" + part.encode("utf-8", "surrogatepass"))
-        return digest.hexdigest()
+    def key(self, *parts: str) -> str | None:
+        """The address of `parts` (None when nothing is kept: no work for a disabled cache)."""
+        return address(*parts) if self.enabled else None
 
     def exercise_key(self, ex, *options: str) -> str | None:
-        """The address of what `ex` gives under `options` (None: not cacheable)."""
-        try:
-            content = json.dumps([ex.path, ex.id, canonical(ex.raw), _written(ex.notation),
-                                  list(ex.declared), canonical(ex.bank_applied)],
-                                 ensure_ascii=True, separators=(",", ":"))
-        except (Uncacheable, TypeError, ValueError, IndexError):
-            return None
-        return self.key(content, *options)
+        """The address of what `ex` gives under `options` (None: not cacheable, or nothing is
+        kept)."""
+        return exercise_address(ex, *options) if self.enabled else None
 
     # ------------------------------------------------------------------ entries
 
