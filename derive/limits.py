@@ -19,3 +19,8 @@ JSON_EXACT_CHARS = 16_000_000
 (check and key): each element of a list is written whole, with its shared subexpressions
 named, so a long Adam run grows quadratically (300 steps: 264 MB). Counted while the text is
 built; past it the exercise is "not supported" (exit 2, nothing written)."""
+
+
+def run_passed(total: float) -> str:
+    """What an exercise not decided within the run's bound says (check, key, export, build)."""
+    return f"the run passed its time bound of {total:g} s (--total-time-limit)"

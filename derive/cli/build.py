@@ -25,7 +25,7 @@ from derive.cli.build_files import file_key, read_entry, write_entry
 from derive.cli.output import _check_target
 from derive.cli.progress import progress
 from derive.errors import DeriveError, OutputError
-from derive.limits import EXERCISE_SECONDS, RUN_SECONDS
+from derive.limits import EXERCISE_SECONDS, RUN_SECONDS, run_passed
 
 MANIFEST = ".derive-site"
 """The file that marks a folder as a site derive built (and may replace)."""
@@ -425,13 +425,11 @@ def _build(items: list[Item], names: list[str], opts, aside: Path, cache) -> int
     def work(n: int) -> bytes:
         item = todo[n]
         left = end - time.monotonic()
-        reason = "" if left > 0 else (f"the run passed its time bound of "
-                                      f"{opts.total_time_limit:g} s (--total-time-limit)")
+        said = run_passed(opts.total_time_limit)
         try:
-            texts, status, line, report = compute(
-                item.ex, names, opts.time_limit, reason, cache, wall=max(left, 1e-6),
-                wall_reason=f"the run passed its time bound of {opts.total_time_limit:g} s "
-                            f"(--total-time-limit)")
+            texts, status, line, report = compute(item.ex, names, opts.time_limit,
+                                                  "" if left > 0 else said, cache,
+                                                  wall=max(left, 1e-6), wall_reason=said)
         except Exception as exc:  # noqa: BLE001 — a bug: this exercise's line, the rest go on
             texts, status, report = {}, "refused", None
             line = (f"internal error (a bug in derive, please report it with the input): "

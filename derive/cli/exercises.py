@@ -11,7 +11,7 @@ from derive.cli.errors import UsageError
 from derive.cli.output import emit
 from derive.errors import TimeBoundError, quoted, quoted_path
 from derive.kernel.timebound import DecisionTimeout, time_bound
-from derive.limits import EXERCISE_SECONDS, RUN_SECONDS
+from derive.limits import EXERCISE_SECONDS, RUN_SECONDS, run_passed
 from derive.render import formats
 
 # The exercise layers are imported when a command runs, so `derive prove` does not load them.
@@ -81,11 +81,9 @@ def exercise_reports(exercises, seconds: float, decided: bool = False,
             continue
         left = end - time.monotonic()
         if left <= 0:
-            reports.append(check_exercise(ex, 1e-6, reason=f"the run passed its time bound of "
-                                                           f"{total:g} s (--total-time-limit)"))
+            reports.append(check_exercise(ex, 1e-6, reason=run_passed(total)))
             continue
-        report = check_exercise(ex, seconds, wall=left, wall_reason=(
-            f"the run passed its time bound of {total:g} s (--total-time-limit)"))
+        report = check_exercise(ex, seconds, wall=left, wall_reason=run_passed(total))
         cache.put_report(key, report)
         reports.append(report)
     late = [r for r in reports if r.undecided]
