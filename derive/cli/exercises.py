@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from derive.cli.cache import Cache
 from derive.cli.errors import UsageError
 from derive.cli.output import emit
+from derive.cli.terminal import safe
 from derive.errors import TimeBoundError, quoted, quoted_path
 from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.limits import EXERCISE_SECONDS, RUN_SECONDS, run_passed
@@ -104,7 +105,8 @@ def run_check(args) -> int:
     emit(text, None)
     for r in reports:
         for w in r.warnings:
-            print(f"warning: {r.exercise.path}: exercise {r.exercise.id!r}: {w}",
+            print(safe(f"warning: {quoted_path(r.exercise.path)}: exercise "
+                       f"'{quoted(r.exercise.id)}': {w}"),
                   file=sys.stderr)
     return 0 if all(r.ok for r in reports) else 1
 

@@ -8,6 +8,7 @@ import os
 
 from derive.cli.errors import UsageError, did_you_mean
 from derive.cli.output import emit
+from derive.errors import quoted, quoted_path
 from derive.kernel import exact_str
 from derive.limits import RUN_SECONDS
 from derive.statements import Outcome, Statement
@@ -123,7 +124,7 @@ def _select(ids: list[str]) -> list[Statement]:
         raise UsageError(str(exc)) from None
     except UnknownStatement as exc:
         name = exc.args[0]
-        raise UsageError(f"no statement {name!r} in proofs/"
+        raise UsageError(f"no statement '{quoted(name)}' in proofs/"
                          f"{did_you_mean(name, [s.id for s in all_statements()])} "
                          f"(`derive prove` with no id runs them all; a file of statements "
                          f"ends in .toml)") from None
@@ -143,9 +144,9 @@ def statements_for(args: list[str]) -> list[Statement]:
         found = load_paths([arg]) if is_path(arg) else [(s, "proofs/") for s in _select([arg])]
         for s, where in found:
             if s.id in origin:
-                raise UsageError(f"{where}: statement {s.id!r} is also a statement of "
-                                 f"{origin[s.id]}; give every statement its own id (and name "
-                                 f"each file once)")
+                raise UsageError(f"{quoted_path(where)}: statement '{quoted(s.id)}' is also a "
+                                 f"statement of {quoted_path(origin[s.id])}; give every "
+                                 f"statement its own id (and name each file once)")
             origin[s.id] = where
             out.append(s)
     return out
