@@ -8,7 +8,13 @@ from pathlib import Path
 
 from derive.cli.cache import Cache
 from derive.cli.errors import UsageError, did_you_mean
-from derive.cli.exercises import add_time_limit, exercise_reports, reports_for, writing_bound
+from derive.cli.exercises import (
+    add_time_limit,
+    check_limits,
+    exercise_reports,
+    reports_for,
+    writing_bound,
+)
 from derive.cli.output import emit
 from derive.errors import quoted, quoted_path
 from derive.limits import EXERCISE_SECONDS, RUN_SECONDS
@@ -158,11 +164,13 @@ def _named(target: str):
 
 
 def run(args) -> int:
+    check_limits(args)
     page = None
     if args.format == "html":
         page = {"variants": args.variants, "seed": args.seed}
         if args.variants is not None and not 1 <= args.variants <= MAX_PAGE_VARIANTS:
-            raise UsageError(f"--variants {args.variants}: ask for 1 to {MAX_PAGE_VARIANTS}")
+            raise UsageError(f"--variants {quoted(args.variants)}: ask for 1 to "
+                             f"{MAX_PAGE_VARIANTS}")
     elif args.variants is not None:
         raise UsageError("--variants is for --format html (derive variants writes variant "
                          "files)")

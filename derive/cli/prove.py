@@ -155,7 +155,7 @@ def statements_for(args: list[str]) -> list[Statement]:
 def run(args) -> int:
     statements = statements_for(args.ids)
     if args.jobs is not None and args.jobs < 1:
-        raise UsageError(f"--jobs {args.jobs}: give a number of processes ≥ 1")
+        raise UsageError(f"--jobs {quoted(args.jobs)}: give a number of processes ≥ 1")
     if not args.total_time_limit > 0:
         raise UsageError(f"--total-time-limit {args.total_time_limit:g}: give a number of "
                          "seconds > 0")

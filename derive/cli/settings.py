@@ -79,7 +79,8 @@ def number(value, fail, expected: str) -> tuple[Fraction, str]:
     return value * Fraction(10) ** e, text
 
 
-def _seconds(value, fail) -> float:
+def seconds(value, fail) -> float:
+    """A time bound in seconds: > 0 and at most MAX_SECONDS (`--time-limit`, `time-limit`)."""
     expected = f"give a number of seconds > 0 and at most {MAX_SECONDS:,}, such as 30 or 2.5"
     seconds, text = number(value, fail, expected)
     if not 0 < seconds <= MAX_SECONDS:
@@ -114,6 +115,13 @@ def _names(value, allowed: tuple[str, ...], what: str, fail) -> tuple[str, ...]:
     return tuple(v for v in allowed if v in value)  # a fixed order, each once
 
 
+def flag_fail(flag: str):
+    """The `fail` of a command-line option: one line naming it (UsageError, exit 2)."""
+    def fail(problem: str, expected: str):
+        raise UsageError(f"{flag}: {problem}; {expected}")
+    return fail
+
+
 def _file_settings(bank: str) -> dict:
     """The [build] table of BANK/derive.toml, checked key by key ({} when there is none)."""
     # start-up: only `derive build` loads the exercise reader
@@ -141,7 +149,7 @@ def _file_settings(bank: str) -> dict:
         elif key in ("cache", "quiet"):
             out[key] = _flag(value, fail)
         elif key in ("time-limit", "total-time-limit"):
-            out[key.replace("-", "_")] = _seconds(value, fail)
+            out[key.replace("-", "_")] = seconds(value, fail)
         else:
             fail("is not a key of [build]", f"write one of {', '.join(KEYS)}")
     return out
@@ -149,11 +157,6 @@ def _file_settings(bank: str) -> dict:
 
 def options(args) -> Options:
     """The build's options: the command line, else derive.toml's [build], else the defaults."""
-    def flag_fail(flag):
-        def fail(problem: str, expected: str):
-            raise UsageError(f"{flag}: {problem}; {expected}")
-        return fail
-
     if not Path(args.bank).is_dir():
         raise UsageError(f"{quoted_path(args.bank)}: is not a folder; name the bank's folder "
                          f"of exercise files")
@@ -175,5 +178,5 @@ def options(args) -> Options:
     for flag, key in (("--time-limit", "time_limit"),
                       ("--total-time-limit", "total_time_limit")):
         if getattr(args, key) is not None:
-            chosen[key] = _seconds(getattr(args, key), flag_fail(flag))
+            chosen[key] = seconds(getattr(args, key), flag_fail(flag))
     return Options(**chosen)

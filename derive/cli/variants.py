@@ -35,7 +35,7 @@ def run(args) -> int:
     from derive.exercises.bank import toml_files
 
     if not 1 <= args.n <= MAX_VARIANTS:
-        raise UsageError(f"-n {args.n}: ask for 1 to {MAX_VARIANTS} variants")
+        raise UsageError(f"-n {quoted(args.n)}: ask for 1 to {MAX_VARIANTS} variants")
     check_limits(args)
     exercises = [ex for ex in load([args.path]) if ex.vary]
     if not exercises:
