@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import html
 import io
+import json
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -216,6 +217,34 @@ def test_a_warning_names_its_file_escaped(tmp_path):
     f.write_text(MISTAKE.format(body=body), encoding="utf-8")
     code, out, err = run("check", f)
     assert "warning: " in err and "\x1b" not in err and "e\\x1b[2Jvil.toml" in err, err
+
+
+HOSTILE_TITLE = "a\u2028b\u202ec\u0085d\x1be\x7f"
+
+
+@pytest.mark.parametrize("argv", [["check", "--format", "json"], ["key", "--format", "json"]])
+def test_json_on_the_terminal_is_json(tmp_path, argv):
+    """JSON printed on stdout went through the terminal escaping, which wrote a title's U+0085
+    as `\\x85`: not JSON (json.loads failed). Every control, separator and bidirectional
+    character is a JSON escape, and the data reads back whole."""
+    f = tmp_path / "t.toml"
+    title = HOSTILE_TITLE.translate({ord(c): f"\\u{ord(c):04x}" for c in HOSTILE_TITLE
+                                     if not c.isalpha()})
+    f.write_text(OK.replace('id = "ex1"', f'id = "ex1"\ntitle = "{title}"'), encoding="utf-8")
+    code, out, err = run(argv[0], f, *argv[1:])
+    assert code == 0, err
+    assert json.loads(out)["exercises"][0]["title"] == HOSTILE_TITLE
+    assert not RAW.search(out.replace("\n", ""))
+
+
+def test_the_text_report_escapes_a_line_separator(tmp_path):
+    """U+2028 and U+2029 in a title reached the terminal raw (the terminal escaping left them
+    out)."""
+    f = tmp_path / "t.toml"
+    f.write_text(OK.replace('id = "ex1"', 'id = "ex1"\ntitle = "a\\u2028b\\u2029c"'),
+                 encoding="utf-8")
+    code, out, err = run("check", f)
+    assert code == 0 and "a\\u2028b\\u2029c" in out and not RAW.search(out.replace("\n", ""))
 
 
 # ---------------------------------------------------------------- declared mistakes
