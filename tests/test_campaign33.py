@@ -487,6 +487,18 @@ CAMPAIGN = [
                                          "--variants", "9" * 5000), 2, ("…: ask for 1 to",)),
     Case("prove-jobs-negative-5000", ("prove", "A1", "--jobs=-" + "9" * 5000), 2,
          ("--jobs -9999", "give a number of processes")),
+    # output names quoted short (their end, the file's name, kept)
+    Case("key-o-300-character-name", ("key", "bank/a.toml", "-o", "k" * 300 + ".md"), 2,
+         ("-o kkk", "…", "k.md: cannot be examined",)),
+    Case("key-o-3000-folders", ("key", "bank/a.toml", "-o", "d/" * 3000 + "k.md"), 2,
+         ("-o d/d/", "…/d/", "/k.md: cannot be examined")),
+    Case("ledger-chart-5000", ("ledger", "--params", "1e9", "--chart", "c" * 5000 + ".png"), 2,
+         ("--chart ccc", "…", "c.png:")),
+    Case("variants-o-esc-long", ("variants", "bank/v.toml", "-n", "1", "-o",
+                                 "\x1b[2J" + "v" * 400 + "/x"), 2,
+         ("-o \\x1b[2Jvvv", "…"), files={"v.toml": OK.replace(
+             "[exercise.claims]", "[exercise.vary]\nw = { choices = [1, 2] }\n"
+             "[exercise.claims]")}),
     Case("check-missing-esc", ("check", "x\x1b[2J"), 2, ("x\\x1b[2J: does not exist",)),
     Case("export-unknown-target-esc", ("export", "\x1b[2Jnope"), 2,
          ("'\\x1b[2Jnope' is neither a statement id nor a file",)),
