@@ -487,6 +487,12 @@ CAMPAIGN = [
                                          "--variants", "9" * 5000), 2, ("…: ask for 1 to",)),
     Case("prove-jobs-negative-5000", ("prove", "A1", "--jobs=-" + "9" * 5000), 2,
          ("--jobs -9999", "give a number of processes")),
+    # a statement file's facts, quoted short
+    Case("statement-long-contradiction", ("prove", "bank/s.toml"), 2,
+         ("the facts 'w >= 2', 'w + 0*(", "…'", "cannot hold together"),
+         files={"s.toml": '[[statement]]\nid = "x"\ntitle = "t"\nexpect = "proved"\n'
+                'lhs = "w"\nrhs = "w"\nassumptions = ["w >= 2", "w + 0*('
+                + " + ".join(f"x_{i}" for i in range(1, 60)) + ') <= 1"]\n'}),
     # output names quoted short (their end, the file's name, kept)
     Case("key-o-300-character-name", ("key", "bank/a.toml", "-o", "k" * 300 + ".md"), 2,
          ("-o kkk", "…", "k.md: cannot be examined",)),
