@@ -424,6 +424,10 @@ CAMPAIGN = [
        id="mistake-skip-separator"),
     _m(MB + 'given = { w = "' + "9" * 10_000 + '" }', "mistakes[0].given.w", "",
        id="mistake-given-10000-digits"),
+    Case("bank-mistake-unapplied-long", ("check", "bank"), 2,
+         ("key 'mistakes[0].given'", "none gives zzz", "…, \\x1b;"),
+         '[[mistakes]]\nname = "m1"\nen = "a"\nzh = "b"\ngiven = { ' + "z" * 3000
+         + ' = "2", "\\u001b" = "1" }\n'),
     Case("bank-mistake-u2028", ("check", "bank"), 2, ("bank/derive.toml",
                                                       "key 'mistakes[0].en'", "U+2028"),
          '[[mistakes]]\nname = "m1"\nen = "a\\u2028b"\nzh = "b"\ngiven = { w = "2" }\n'),

@@ -20,7 +20,7 @@ import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from derive.errors import quoted
+from derive.errors import quoted, quoted_path
 from derive.exercises.diagnosis import _mistakes as known_mistakes
 from derive.exercises.diagnosis import _try
 from derive.exercises.errors import ExerciseError, ExerciseNotSupported, did_you_mean
@@ -193,7 +193,7 @@ def bind(own: tuple[Declaration, ...], bank: tuple[Declaration, ...], recipe: Re
         if d.name in names:
             raise ExerciseError(path, ex, f"{d.key}.name", f"{d.name!r} is also declared at "
                                 f"{names[d.name]}", "give each mistake its own name")
-        names[d.name] = f"{d.path} {d.key}"
+        names[d.name] = f"{quoted_path(d.path)} {d.key}"
         mistaken_recipe, mistaken_given = _changed(d, recipe, given, raw_given, raw_define,
                                                    ex_path, ex_id, convert)
         out.append(_mistake(d, recipe, given, mistaken_recipe, mistaken_given))
@@ -318,7 +318,8 @@ def unapplied(bank: tuple[Declaration, ...], applied: set) -> None:
     misspelt there would otherwise be silently unused)."""
     for d in bank:
         if (d.path, d.key) not in applied:
-            what = ("gives " if d.kind == "given" else "defines ") + ", ".join(d.names())
+            what = ("gives " if d.kind == "given" else "defines ") + ", ".join(
+                quoted(n) for n in d.names()[:8]) + (", …" if len(d.names()) > 8 else "")
             raise ExerciseError(d.path, None, f"{d.key}.{d.kind}",
                                 f"applies to no exercise of the bank: none {what}",
                                 "name quantities or givens the bank's exercises have")
