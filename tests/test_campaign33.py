@@ -402,6 +402,9 @@ CAMPAIGN = [
          '[notation]\n"l\\u2028r" = "\\\\alpha"\n'),
     Case("notation-long-value", ("check", "bank"), 2, ("key 'notation.lr'",),
          '[notation]\nlr = "' + "a" * 10_000 + '"\n'),
+    Case("notation-bad-symbol-ordinary-path", ("check", "bank"), 2,
+         ("lesson-03-one-training-step-exercises.toml: key 'notation.lr': is not a symbol", "write a "),
+         files={"lesson-03-one-training-step-exercises.toml": '[notation]\nlr = "\\\\foo{"\n\n' + OK}),
     Case("notation-not-a-table", ("check", "bank"), 2, ("key 'notation'", "is not a table"),
          "notation = 3\n"),
     # declared mistakes: words with separators, controls, bidi; hostile names and keys
