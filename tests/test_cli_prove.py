@@ -271,4 +271,4 @@ def test_the_run_time_bound_leaves_statements_unknown(capsys, monkeypatch):
 
 def test_the_run_time_bound_must_be_positive(capsys):
     assert main(["prove", "A1", "--total-time-limit", "0"]) == 2
-    assert "--total-time-limit 0" in capsys.readouterr().err
+    assert "--total-time-limit: is 0, not > 0" in capsys.readouterr().err

@@ -24,7 +24,8 @@ from derive.cli import settings
 from derive.cli.build_files import file_key, read_entry, write_entry
 from derive.cli.output import _check_target
 from derive.cli.progress import progress
-from derive.errors import DeriveError, OutputError
+from derive.cli.terminal import safe
+from derive.errors import DeriveError, OutputError, quoted_path
 from derive.limits import EXERCISE_SECONDS, RUN_SECONDS, run_passed
 
 MANIFEST = ".derive-site"
@@ -44,14 +45,14 @@ def add_parser(sub) -> None:
     p.add_argument("--only", metavar="ARTEFACTS",
                    help=f"artefacts, comma-separated, of {','.join(settings.ARTEFACTS)} "
                         f"(default all but pdf)")
-    p.add_argument("--jobs", type=int, metavar="N", help="workers (default: the cores)")
+    p.add_argument("--jobs", metavar="N", help="workers (default: the cores)")
     p.add_argument("--no-cache", dest="cache", action="store_false", default=None,
                    help="compute everything again, use and store no cached result")
     p.add_argument("--quiet", action="store_true", default=None,
                    help="no progress display and no summary line")
-    p.add_argument("--time-limit", type=float, metavar="SECONDS",
+    p.add_argument("--time-limit", metavar="SECONDS",
                    help=f"time bound of one exercise (default {EXERCISE_SECONDS:g})")
-    p.add_argument("--total-time-limit", type=float, metavar="SECONDS",
+    p.add_argument("--total-time-limit", metavar="SECONDS",
                    help=f"time bound of the whole build (default {RUN_SECONDS:g})")
     p.set_defaults(run=run)
 
@@ -400,9 +401,9 @@ def run(args) -> int:
         counts = {s: sum(i.status == s for i in exercises)
                   for s in ("ok", "wrong", "undecided", "refused")}
         said = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
-        print(f"built {args.out}: {len(exercises)} exercise(s) ({said or 'none'}), "
-              f"{invalid} invalid file(s); {computed} computed, "
-              f"{len(exercises) - computed} from the cache")
+        print(safe(f"built {quoted_path(args.out)}: {len(exercises)} exercise(s) "
+                   f"({said or 'none'}), {invalid} invalid file(s); {computed} computed, "
+                   f"{len(exercises) - computed} from the cache"))
     if invalid or any(i.status == "refused" for i in exercises):
         return 2
     return 0 if all(i.status == "ok" for i in exercises) else 1

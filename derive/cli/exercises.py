@@ -6,9 +6,11 @@ import sys
 import time
 from contextlib import contextmanager
 
+from derive.cli import settings
 from derive.cli.cache import Cache
 from derive.cli.errors import UsageError
 from derive.cli.output import emit
+from derive.cli.terminal import safe
 from derive.errors import TimeBoundError, quoted, quoted_path
 from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.limits import EXERCISE_SECONDS, RUN_SECONDS, run_passed
@@ -34,9 +36,9 @@ def add_parser(sub) -> None:
 
 
 def add_time_limit(p) -> None:
-    p.add_argument("--time-limit", type=float, default=EXERCISE_SECONDS, metavar="SECONDS",
+    p.add_argument("--time-limit", default=EXERCISE_SECONDS, metavar="SECONDS",
                    help=f"time bound of one exercise (default {EXERCISE_SECONDS:g})")
-    p.add_argument("--total-time-limit", type=float, default=RUN_SECONDS, metavar="SECONDS",
+    p.add_argument("--total-time-limit", default=RUN_SECONDS, metavar="SECONDS",
                    help=f"time bound of the whole run (default {RUN_SECONDS:g})")
     p.add_argument("--no-cache", dest="cache", action="store_false",
                    help="compute every exercise again, and keep nothing (the cache is "
@@ -44,10 +46,10 @@ def add_time_limit(p) -> None:
 
 
 def check_limits(args) -> None:
-    for flag, value in (("--time-limit", args.time_limit),
-                        ("--total-time-limit", args.total_time_limit)):
-        if not value > 0:
-            raise UsageError(f"{flag} {value:g}: give a number of seconds > 0")
+    """--time-limit and --total-time-limit read as `derive build` and derive.toml read them
+    (derive.cli.settings.seconds: exact, > 0, at most 10^9; one line otherwise), as floats."""
+    for flag, key in (("--time-limit", "time_limit"), ("--total-time-limit", "total_time_limit")):
+        setattr(args, key, settings.seconds(getattr(args, key), settings.flag_fail(flag)))
 
 
 def reports_for(paths, seconds: float, decided: bool = False, total: float = RUN_SECONDS,
@@ -97,6 +99,7 @@ def exercise_reports(exercises, seconds: float, decided: bool = False,
 
 
 def run_check(args) -> int:
+    check_limits(args)
     reports = reports_for(args.paths, args.time_limit, total=args.total_time_limit,
                           cache=args.cache)
     with writing_bound(args.time_limit, len(reports), args.total_time_limit, "derive check"):
@@ -104,7 +107,8 @@ def run_check(args) -> int:
     emit(text, None)
     for r in reports:
         for w in r.warnings:
-            print(f"warning: {r.exercise.path}: exercise {r.exercise.id!r}: {w}",
+            print(safe(f"warning: {quoted_path(r.exercise.path)}: exercise "
+                       f"'{quoted(r.exercise.id)}': {w}"),
                   file=sys.stderr)
     return 0 if all(r.ok for r in reports) else 1
 
@@ -132,6 +136,7 @@ def run_key(args) -> int:
     # start-up: only the commands that check exercises load that layer
     from derive.exercises.bank import toml_files
 
+    check_limits(args)
     reports = reports_for(args.paths, args.time_limit, decided=True,
                           total=args.total_time_limit, cache=args.cache)
     with writing_bound(args.time_limit, len(reports), args.total_time_limit, "derive key"):

@@ -8,9 +8,15 @@ from pathlib import Path
 
 from derive.cli.cache import Cache
 from derive.cli.errors import UsageError, did_you_mean
-from derive.cli.exercises import add_time_limit, exercise_reports, reports_for, writing_bound
+from derive.cli.exercises import (
+    add_time_limit,
+    check_limits,
+    exercise_reports,
+    reports_for,
+    writing_bound,
+)
 from derive.cli.output import emit
-from derive.errors import quoted_path
+from derive.errors import quoted, quoted_path
 from derive.limits import EXERCISE_SECONDS, RUN_SECONDS
 from derive.render import formats
 from derive.statements import prove, registry
@@ -64,15 +70,15 @@ def document_for(target: str, lang: str, seconds: float = EXERCISE_SECONDS,
     except registry.InvalidProofs as exc:
         raise UsageError(str(exc)) from None
     if target in ids and on_disk(target):
-        raise UsageError(f"{target!r} is both a statement id and a file here; write "
+        raise UsageError(f"'{quoted(target)}' is both a statement id and a file here; write "
                          f"./{target} for the file")
     if target in ids:
         if page and page["variants"]:
-            raise UsageError(f"--variants: {target!r} is a statement, which has no variants; "
-                             "name an exercise file or folder")
+            raise UsageError(f"--variants: '{quoted(target)}' is a statement, which has no "
+                             "variants; name an exercise file or folder")
         if questions:
-            raise UsageError(f"--questions: {target!r} is a statement, which has no question "
-                             f"sheet; name an exercise file or folder")
+            raise UsageError(f"--questions: '{quoted(target)}' is a statement, which has no "
+                             f"question sheet; name an exercise file or folder")
         # start-up: only `derive export` loads these layers, each when its output is asked
         from derive.render.derivation import statement_document
 
@@ -83,7 +89,7 @@ def document_for(target: str, lang: str, seconds: float = EXERCISE_SECONDS,
         return statement_document(prove(statement), lang), []
     if on_disk(target):
         return _exercises_document(target, lang, seconds, total, questions, page, cache)
-    raise UsageError(f"{target!r} is neither a statement id nor a file"
+    raise UsageError(f"'{quoted(target)}' is neither a statement id nor a file"
                      f"{did_you_mean(target, ids)} (`derive prove` lists the ids)")
 
 
@@ -158,11 +164,13 @@ def _named(target: str):
 
 
 def run(args) -> int:
+    check_limits(args)
     page = None
     if args.format == "html":
         page = {"variants": args.variants, "seed": args.seed}
         if args.variants is not None and not 1 <= args.variants <= MAX_PAGE_VARIANTS:
-            raise UsageError(f"--variants {args.variants}: ask for 1 to {MAX_PAGE_VARIANTS}")
+            raise UsageError(f"--variants {quoted(args.variants)}: ask for 1 to "
+                             f"{MAX_PAGE_VARIANTS}")
     elif args.variants is not None:
         raise UsageError("--variants is for --format html (derive variants writes variant "
                          "files)")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from derive.cli.errors import UsageError, did_you_mean
 from derive.cli.output import check_output, emit, emit_drawn, same_file
+from derive.errors import quoted
 from derive.kernel.exact import ExactNumberError, parse_exact
 
 
@@ -46,7 +47,7 @@ def run(args) -> int:
     from derive.render.ledger import draw_chart, ledger_document, ledger_text
 
     if args.preset not in PRESETS:
-        raise UsageError(f"--preset: no ledger {args.preset!r}"
+        raise UsageError(f"--preset: no ledger '{quoted(args.preset)}'"
                          f"{did_you_mean(args.preset, PRESETS)} (use one of: {', '.join(PRESETS)})")
     params = _number(args.params, "params", whole=True)
     dp = _number(args.dp, "dp", whole=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import signal
 import sys
 import threading
@@ -16,14 +17,23 @@ import threading
 from derive import __version__, interrupt
 from derive.cli import build, exercises, export, ledger, prove, recipes, variants
 from derive.cli.terminal import one_line
-from derive.errors import DeriveError
+from derive.errors import DeriveError, quoted
 
 COMMANDS = (prove, exercises, export, variants, recipes, ledger, build)
 """In the contract's order; each module adds its subcommands (exercises: check and key)."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, whose misuse line shows the user's words escaped and quoted short: it echoes
+    an unrecognized argument raw (ESC and all) and an invalid value whole (5,000 digits)."""
+
+    def error(self, message: str):
+        words = re.sub(r"'([^']*)'", lambda m: f"'{quoted(m.group(1))}'", message)
+        super().error(" ".join(quoted(w) for w in words.split(" ")))
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="derive",
         description="Prove the identities of one training step and check answer keys exactly.")
     parser.add_argument("--version", action="version", version=f"derive {__version__}")

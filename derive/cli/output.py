@@ -18,8 +18,13 @@ from pathlib import Path
 import derive
 from derive import interrupt
 from derive.cli.terminal import safe
-from derive.errors import OutputError
+from derive.errors import OutputError, quoted_path
 from derive.statements.registry import proofs_folder
+
+
+def _o(option: str, out: str) -> str:
+    """`-o NAME` as a message names an output: the name escaped and quoted short."""
+    return f"{option} {quoted_path(out)}"
 
 
 def _umask() -> int:
@@ -66,30 +71,30 @@ def _check_target(out: str, inputs, what: str = "a file", option: str = "-o") ->
     except (FileNotFoundError, NotADirectoryError):
         st = None
     except OSError as exc:
-        raise OutputError(f"{option} {out}: cannot be examined ({_reason(exc)})") from None
+        raise OutputError(f"{_o(option, out)}: cannot be examined ({_reason(exc)})") from None
     except ValueError:
-        raise OutputError(f"{option} {out}: holds a NUL character; name " + what) from None
+        raise OutputError(f"{_o(option, out)}: holds a NUL character; name " + what) from None
     if st is not None and stat.S_ISLNK(st.st_mode):
         if what == "a file" and os.path.isdir(target):  # said as for the folder it names
-            raise OutputError(f"{option} {out}: is a folder; name a file")
-        raise OutputError(f"{option} {out}: is a symbolic link; derive never writes through a "
+            raise OutputError(f"{_o(option, out)}: is a folder; name a file")
+        raise OutputError(f"{_o(option, out)}: is a symbolic link; derive never writes through a "
                           f"link: name the {what.split()[-1]} itself, or remove the link")
     parent = _real(target.parent if str(target.parent) else Path("."))
     if parent is None:
-        raise OutputError(f"{option} {out}: a folder on its path is a symbolic-link loop; name "
+        raise OutputError(f"{_o(option, out)}: a folder on its path is a symbolic-link loop; name "
                           f"a file in a real folder")
     resolved = parent / target.name
     if any(resolved == _real(Path(p)) for p in inputs):
-        raise OutputError(f"{option} {out}: is one of the input files; name another output "
+        raise OutputError(f"{_o(option, out)}: is one of the input files; name another output "
                           f"file")
     mode = st.st_mode if st is not None else None
     if mode is not None and stat.S_ISDIR(mode) and what == "a file":
-        raise OutputError(f"{option} {out}: is a folder; name a file")
+        raise OutputError(f"{_o(option, out)}: is a folder; name a file")
     if mode is not None and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-        raise OutputError(f"{option} {out}: is not a regular file (a device, a FIFO or a "
+        raise OutputError(f"{_o(option, out)}: is not a regular file (a device, a FIFO or a "
                           f"socket); derive writes regular files only")
     if any(_inside(resolved, folder) for folder in _protected()):
-        raise OutputError(f"{option} {out}: is a file of derive itself; name a file elsewhere")
+        raise OutputError(f"{_o(option, out)}: is a file of derive itself; name a file elsewhere")
     return target
 
 
@@ -146,7 +151,8 @@ def check_output(out: str, inputs=(), option: str = "-o") -> Path:
     except OSError:
         folder = False
     if not folder:
-        raise OutputError(f"{option} {out}: folder {parent} does not exist; create it first")
+        raise OutputError(f"{_o(option, out)}: folder {quoted_path(parent)} does not exist; "
+                          f"create it first")
     return target
 
 
@@ -171,7 +177,7 @@ def _replace(target: Path, out: str, aside, option: str = "-o") -> None:
         interrupt.commit()  # a Ctrl-C before this line: nothing written; after it: ignored
         os.replace(tmp, target)  # replaces the name itself: never writes through a link
     except OSError as exc:
-        raise OutputError(f"{option} {out}: cannot be written ({exc.strerror or exc})") \
+        raise OutputError(f"{_o(option, out)}: cannot be written ({exc.strerror or exc})") \
             from None
     finally:
         if tmp is not None and os.path.lexists(tmp):
@@ -186,18 +192,19 @@ def emit_bank(files, out: str, inputs) -> None:
     resolved = _real(target) or target
     if any(real is not None and _inside(real, resolved)
            for real in (_real(Path(p)) for p in inputs)):
-        raise OutputError(f"-o {out}: holds input files; name a folder of its own for the bank")
+        raise OutputError(f"{_o('-o', out)}: holds input files; name a folder of its own for "
+                          f"the bank")
     parent = target.parent if str(target.parent) else Path(".")
     try:
         if target.exists():
             if not target.is_dir():
-                raise OutputError(f"-o {out}: is a file; name a folder")
+                raise OutputError(f"{_o('-o', out)}: is a file; name a folder")
             if any(target.iterdir()):
-                raise OutputError(f"-o {out}: is not empty; name a new or empty folder")
+                raise OutputError(f"{_o('-o', out)}: is not empty; name a new or empty folder")
         if not parent.is_dir():
-            raise OutputError(f"-o {out}: its parent folder does not exist; create it first")
+            raise OutputError(f"{_o('-o', out)}: its parent folder does not exist; create it first")
     except OSError as exc:
-        raise OutputError(f"-o {out}: cannot be examined ({_reason(exc)})") from None
+        raise OutputError(f"{_o('-o', out)}: cannot be examined ({_reason(exc)})") from None
     aside = None
     try:
         aside = Path(tempfile.mkdtemp(dir=parent, prefix=f".{target.name}.", suffix=".tmp"))
@@ -211,7 +218,7 @@ def emit_bank(files, out: str, inputs) -> None:
         os.rename(aside, target)
         aside = None
     except OSError as exc:
-        raise OutputError(f"-o {out}: cannot be written ({exc.strerror or exc}); "
+        raise OutputError(f"{_o('-o', out)}: cannot be written ({exc.strerror or exc}); "
                           f"nothing was written") from None
     finally:
         if aside is not None:

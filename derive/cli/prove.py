@@ -3,11 +3,12 @@ of proofs/ by id and the [[statement]] tables of files."""
 
 from __future__ import annotations
 
-import json
 import os
 
+from derive.cli import settings
 from derive.cli.errors import UsageError, did_you_mean
 from derive.cli.output import emit
+from derive.errors import quoted, quoted_path
 from derive.kernel import exact_str
 from derive.limits import RUN_SECONDS
 from derive.statements import Outcome, Statement
@@ -22,7 +23,7 @@ def add_parser(sub) -> None:
                    help="statement ids of proofs/, or files (or folders) of [[statement]] "
                         "tables (default: every statement of proofs/)")
     p.add_argument("--format", choices=("text", "json"), default="text")
-    p.add_argument("--total-time-limit", type=float, default=RUN_SECONDS, metavar="SECONDS",
+    p.add_argument("--total-time-limit", default=RUN_SECONDS, metavar="SECONDS",
                    help="time bound of the whole run: statements not begun by then are "
                    f"unknown (default {RUN_SECONDS:g}; each decision has its own bound)")
     p.add_argument("--jobs", type=int, default=None, metavar="N",
@@ -123,7 +124,7 @@ def _select(ids: list[str]) -> list[Statement]:
         raise UsageError(str(exc)) from None
     except UnknownStatement as exc:
         name = exc.args[0]
-        raise UsageError(f"no statement {name!r} in proofs/"
+        raise UsageError(f"no statement '{quoted(name)}' in proofs/"
                          f"{did_you_mean(name, [s.id for s in all_statements()])} "
                          f"(`derive prove` with no id runs them all; a file of statements "
                          f"ends in .toml)") from None
@@ -143,9 +144,9 @@ def statements_for(args: list[str]) -> list[Statement]:
         found = load_paths([arg]) if is_path(arg) else [(s, "proofs/") for s in _select([arg])]
         for s, where in found:
             if s.id in origin:
-                raise UsageError(f"{where}: statement {s.id!r} is also a statement of "
-                                 f"{origin[s.id]}; give every statement its own id (and name "
-                                 f"each file once)")
+                raise UsageError(f"{quoted_path(where)}: statement '{quoted(s.id)}' is also a "
+                                 f"statement of {quoted_path(origin[s.id])}; give every "
+                                 f"statement its own id (and name each file once)")
             origin[s.id] = where
             out.append(s)
     return out
@@ -154,14 +155,15 @@ def statements_for(args: list[str]) -> list[Statement]:
 def run(args) -> int:
     statements = statements_for(args.ids)
     if args.jobs is not None and args.jobs < 1:
-        raise UsageError(f"--jobs {args.jobs}: give a number of processes ≥ 1")
-    if not args.total_time_limit > 0:
-        raise UsageError(f"--total-time-limit {args.total_time_limit:g}: give a number of "
-                         "seconds > 0")
+        raise UsageError(f"--jobs {quoted(args.jobs)}: give a number of processes ≥ 1")
+    args.total_time_limit = settings.seconds(args.total_time_limit,
+                                             settings.flag_fail("--total-time-limit"))
     outcomes = prove_all(statements, args.jobs, args.total_time_limit)
     if args.format == "json":
-        emit(json.dumps({"statements": [outcome_json(o) for o in outcomes]},
-                        ensure_ascii=False, indent=2), None)
+        # start-up: only the JSON output loads the renderers' escapes
+        from derive.render.escape import json_text
+
+        emit(json_text({"statements": [outcome_json(o) for o in outcomes]}, indent=2), None)
     else:
         emit(text_report(outcomes), None)
     return 0 if all(o.ok for o in outcomes) else 1

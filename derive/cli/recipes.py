@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from derive.cli.errors import UsageError, did_you_mean
 from derive.cli.output import emit
+from derive.errors import quoted
 
 
 def add_parser(sub) -> None:
@@ -53,6 +54,6 @@ def run(args) -> int:
         return 0
     if args.name not in RECIPES:
         hint = did_you_mean(args.name, RECIPES)
-        raise UsageError(f"no recipe {args.name!r}{hint} (`derive recipes` lists them)")
+        raise UsageError(f"no recipe '{quoted(args.name)}'{hint} (`derive recipes` lists them)")
     emit(describe(args.name), None)
     return 0

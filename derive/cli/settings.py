@@ -1,16 +1,20 @@
 """The options of `derive build`: the command line over the `[build]` table of the bank's
-derive.toml over the defaults; every value checked, one line naming what is wrong."""
+derive.toml over the defaults; every value checked, one line naming what is wrong.
+
+A value is read the one way wherever it is written: `--time-limit 30.5` on the command line and
+`time-limit = 30.5` (or `"30.5"`) in derive.toml are the same number, read exactly (never as a
+float) by `number`."""
 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
-from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 
 from derive.cli.errors import UsageError
-from derive.errors import InputError
+from derive.errors import InputError, quoted, quoted_path
 from derive.limits import EXERCISE_SECONDS, RUN_SECONDS
 
 SETTINGS_FILE = "derive.toml"
@@ -20,6 +24,12 @@ LANGS = ("en", "zh")
 KEYS = ("lang", "only", "jobs", "cache", "quiet", "time-limit", "total-time-limit")
 MAX_JOBS = 256
 MAX_SECONDS = 10**9
+MAX_NUMBER = 40
+"""Most characters of a setting's number (`1000000000.000000001` has 20)."""
+_NUMBER = re.compile(r"[+-]?(\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?\Z", re.ASCII)
+_FAR = 100
+"""An exponent past ±_FAR puts a number far outside every setting's range (it is not
+computed: `1e999999999` would take gigabytes)."""
 
 
 @dataclass(frozen=True)
@@ -33,35 +43,83 @@ class Options:
     total_time_limit: float
 
 
-def _names(value, allowed: tuple[str, ...], what: str, fail) -> tuple[str, ...]:
+def _shown(value) -> str:
+    """A value as the user wrote it, for a message: quoted short, never a Python repr."""
     if isinstance(value, str):
-        value = [v.strip() for v in value.split(",")]
-    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
-        fail(f"is not a list of {what}", f"write some of {', '.join(allowed)}")
-    unknown = [v for v in value if v not in allowed]
-    if unknown:
-        fail(f"names {unknown[0]!r}, not one of the {what}", f"write some of "
-             f"{', '.join(allowed)}")
-    return tuple(v for v in allowed if v in value)  # a fixed order, each once
+        return f"'{quoted(value)}'"
+    # start-up: only a setting in derive.toml brings a value that is not text
+    from derive.exercises.values import shown
+
+    return shown(value)
 
 
-def _seconds(value, fail) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, Decimal, Fraction, float)) \
-            or not value > 0 or value > MAX_SECONDS:
-        fail(f"is {value!r}", f"give a number of seconds > 0 and at most {MAX_SECONDS:,}")
-    return float(value)
+def number(value, fail, expected: str) -> tuple[Fraction, str]:
+    """(its exact value, its text as written) of a number on the command line (text) or in
+    derive.toml (a TOML integer, a decimal as the file writes it, or text): decimal digits, an
+    optional point and an optional exponent (`30`, `30.5`, `1e3`, `1_000`). Anything else is
+    one line naming what is wrong (`fail(problem, expected)`)."""
+    text = getattr(value, "text", None)  # a TOML decimal, as written (reader.Written/BadNumber)
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)) and text is None:
+        fail(f"is {_shown(value)}, not a number", expected)
+    if text is None and isinstance(value, int) and value.bit_length() > 3 * MAX_NUMBER:
+        fail(f"is a whole number of about {value.bit_length() * 0.30103:,.0f} digits",
+             expected)
+    text = (text if text is not None else value if isinstance(value, str) else repr(value)
+            ).strip()
+    if len(text) > MAX_NUMBER:
+        fail(f"is a number of {len(text):,} characters", expected)
+    m = _NUMBER.match(re.sub(r"(?<=\d)_(?=\d)", "", text))
+    if not m:
+        fail(f"is {_shown(text)}, not a number"
+             + (" that is finite" if text.lower().lstrip("+-") in ("inf", "nan") else ""),
+             expected)
+    e = int(m.group(2) or 0)
+    value = Fraction(m.group(0).lower().partition("e")[0])
+    e = max(-_FAR, min(e, _FAR))  # as far past every range, the same way
+    return value * Fraction(10) ** e, text
+
+
+def seconds(value, fail) -> float:
+    """A time bound in seconds: > 0 and at most MAX_SECONDS (`--time-limit`, `time-limit`)."""
+    expected = f"give a number of seconds > 0 and at most {MAX_SECONDS:,}, such as 30 or 2.5"
+    seconds, text = number(value, fail, expected)
+    if not 0 < seconds <= MAX_SECONDS:
+        fail(f"is {quoted(text)}, " + ("not > 0" if seconds <= 0 else
+                                       f"more than {MAX_SECONDS:,}"), expected)
+    return float(seconds)
 
 
 def _jobs(value, fail) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_JOBS:
-        fail(f"is {value!r}", f"give a whole number of workers from 1 to {MAX_JOBS}")
-    return value
+    expected = f"give a whole number of workers from 1 to {MAX_JOBS}"
+    jobs, text = number(value, fail, expected)
+    if jobs.denominator != 1 or not 1 <= jobs <= MAX_JOBS:
+        fail(f"is {quoted(text)}", expected)
+    return int(jobs)
 
 
 def _flag(value, fail) -> bool:
     if not isinstance(value, bool):
-        fail(f"is {value!r}", "write true or false")
+        fail(f"is {_shown(value)}", "write true or false")
     return value
+
+
+def _names(value, allowed: tuple[str, ...], what: str, fail) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [v.strip() for v in value.split(",")]
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+        fail(f"is {_shown(value)}, not a list of {what}", f"write some of {', '.join(allowed)}")
+    unknown = [v for v in value if v not in allowed]
+    if unknown:
+        fail(f"names {_shown(unknown[0])}, not one of the {what}", f"write some of "
+             f"{', '.join(allowed)}")
+    return tuple(v for v in allowed if v in value)  # a fixed order, each once
+
+
+def flag_fail(flag: str):
+    """The `fail` of a command-line option: one line naming it (UsageError, exit 2)."""
+    def fail(problem: str, expected: str):
+        raise UsageError(f"{flag}: {problem}; {expected}")
+    return fail
 
 
 def _file_settings(bank: str) -> dict:
@@ -74,14 +132,14 @@ def _file_settings(bank: str) -> dict:
         return {}
     doc = read_toml(path)
     table = doc.get("build", {})
-    name = str(path)
+    name = quoted_path(path)
     if not isinstance(table, dict):
-        raise InputError(f"{name}: key 'build': is not a table; write [build] with keys "
-                         f"{', '.join(KEYS)}")
+        raise InputError(f"{name}: key 'build': is not a table (it is {_shown(table)}); write "
+                         f"[build] with keys {', '.join(KEYS)}")
     out = {}
     for key, value in table.items():
         def fail(problem: str, expected: str, key=key):
-            raise InputError(f"{name}: key 'build.{key}': {problem}; {expected}")
+            raise InputError(f"{name}: key 'build.{quoted(key)}': {problem}; {expected}")
         if key == "lang":
             out["langs"] = _names(value, LANGS, "languages", fail)
         elif key == "only":
@@ -91,7 +149,7 @@ def _file_settings(bank: str) -> dict:
         elif key in ("cache", "quiet"):
             out[key] = _flag(value, fail)
         elif key in ("time-limit", "total-time-limit"):
-            out[key.replace("-", "_")] = _seconds(value, fail)
+            out[key.replace("-", "_")] = seconds(value, fail)
         else:
             fail("is not a key of [build]", f"write one of {', '.join(KEYS)}")
     return out
@@ -99,14 +157,9 @@ def _file_settings(bank: str) -> dict:
 
 def options(args) -> Options:
     """The build's options: the command line, else derive.toml's [build], else the defaults."""
-    def flag_fail(flag):
-        def fail(problem: str, expected: str):
-            raise UsageError(f"{flag}: {problem}; {expected}")
-        return fail
-
     if not Path(args.bank).is_dir():
-        raise UsageError(f"{args.bank}: is not a folder; name the bank's folder of exercise "
-                         f"files")
+        raise UsageError(f"{quoted_path(args.bank)}: is not a folder; name the bank's folder "
+                         f"of exercise files")
     chosen = {"langs": LANGS, "only": DEFAULT_ARTEFACTS, "jobs": os.cpu_count() or 1,
               "cache": True, "quiet": False, "time_limit": EXERCISE_SECONDS,
               "total_time_limit": RUN_SECONDS}
@@ -125,5 +178,5 @@ def options(args) -> Options:
     for flag, key in (("--time-limit", "time_limit"),
                       ("--total-time-limit", "total_time_limit")):
         if getattr(args, key) is not None:
-            chosen[key] = _seconds(getattr(args, key), flag_fail(flag))
+            chosen[key] = seconds(getattr(args, key), flag_fail(flag))
     return Options(**chosen)

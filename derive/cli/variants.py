@@ -10,7 +10,7 @@ from derive.cli.errors import UsageError
 from derive.cli.exercises import add_time_limit, check_limits
 from derive.cli.output import emit, emit_bank
 from derive.cli.terminal import safe
-from derive.errors import TimeBoundError
+from derive.errors import TimeBoundError, quoted, quoted_path
 from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.limits import TOTAL_VARIANTS
 from derive.wording import plural
@@ -35,7 +35,7 @@ def run(args) -> int:
     from derive.exercises.bank import toml_files
 
     if not 1 <= args.n <= MAX_VARIANTS:
-        raise UsageError(f"-n {args.n}: ask for 1 to {MAX_VARIANTS} variants")
+        raise UsageError(f"-n {quoted(args.n)}: ask for 1 to {MAX_VARIANTS} variants")
     check_limits(args)
     exercises = [ex for ex in load([args.path]) if ex.vary]
     if not exercises:
@@ -83,7 +83,8 @@ def _variant_files(exercises, args, reports: list[str], short: list[str]):
             if left <= 0 or exc.wall:
                 which = (f"the run's time bound of {args.total_time_limit:g} s "
                          f"(--total-time-limit)")
-            error = TimeBoundError(f"exercise {ex.id!r} ({ex.path}): its variants passed "
+            error = TimeBoundError(f"exercise '{quoted(ex.id)}' ({quoted_path(ex.path)}): its "
+                                   f"variants passed "
                                    f"{which}; nothing written (raise the bound, or ask for "
                                    "fewer with -n)")
             first_error = first_error or error

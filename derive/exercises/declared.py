@@ -20,6 +20,7 @@ import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from derive.errors import quoted, quoted_path
 from derive.exercises.diagnosis import _mistakes as known_mistakes
 from derive.exercises.diagnosis import _try
 from derive.exercises.errors import ExerciseError, ExerciseNotSupported, did_you_mean
@@ -134,7 +135,8 @@ def _read_one(table: dict, where: Where, key: str, bank: bool) -> Declaration:
 
 
 def _words(text, where: Where, key: str, what: str) -> str:
-    """A mistake's words in one language: one line of text (no control characters)."""
+    """A mistake's words in one language: one line of text (no control character, line or
+    paragraph separator)."""
     if text is None:
         where.fail(key, "is missing", f"say what the mistake is, in {what}")
     if not isinstance(text, str) or not text.strip():
@@ -142,8 +144,10 @@ def _words(text, where: Where, key: str, what: str) -> str:
                    f"say what the mistake is, in {what}")
     if len(text) > MAX_WORDS:
         where.fail(key, f"has {len(text)} characters", f"at most {MAX_WORDS}")
-    if any(unicodedata.category(c).startswith("C") for c in text):
-        where.fail(key, "holds a line break or another control character",
+    bad = next((c for c in text if unicodedata.category(c)[0] == "C"
+                or unicodedata.category(c) in ("Zl", "Zp")), None)  # U+2028, U+2029 too
+    if bad is not None:
+        where.fail(key, f"holds U+{ord(bad):04X}, a line break or another control character",
                    "write the words as one line of text")
     return " ".join(text.split())
 
@@ -189,7 +193,7 @@ def bind(own: tuple[Declaration, ...], bank: tuple[Declaration, ...], recipe: Re
         if d.name in names:
             raise ExerciseError(path, ex, f"{d.key}.name", f"{d.name!r} is also declared at "
                                 f"{names[d.name]}", "give each mistake its own name")
-        names[d.name] = f"{d.path} {d.key}"
+        names[d.name] = f"{quoted_path(d.path)} {d.key}"
         mistaken_recipe, mistaken_given = _changed(d, recipe, given, raw_given, raw_define,
                                                    ex_path, ex_id, convert)
         out.append(_mistake(d, recipe, given, mistaken_recipe, mistaken_given))
@@ -225,7 +229,7 @@ def _changed(d: Declaration, recipe: Recipe, given: dict, raw_given: Mapping, ra
         if q not in defines:
             hint = did_you_mean(q, defines)
             where.fail(f"{d.key}.{d.kind}" + ("" if d.kind == "skip" else f".{q}"),
-                       f"{q!r} is not a quantity of this exercise",
+                       f"'{quoted(q)}' is not a quantity of this exercise",
                        hint or f"name one of its defined quantities: {', '.join(defines)}")
         old = defines[q]
         defines[q] = {**old, "formula": text} if isinstance(old, dict) else text
@@ -255,7 +259,7 @@ def _given(d: Declaration, recipe: Recipe, given: dict, where: Where, convert: C
         if given.get(k) is None:
             present = [n for n in inputs if given.get(n) is not None]
             hint = did_you_mean(k, present)
-            where.fail(at, f"{k!r} is not a given of this exercise",
+            where.fail(at, f"'{quoted(k)}' is not a given of this exercise",
                        hint or f"replace one of its givens: {', '.join(present)}")
         out[k] = convert(inputs[k].kind, raw, where, at)
     for key, problem, expected in recipe.check(out):
@@ -270,7 +274,7 @@ def _skipped(d: Declaration, recipe: Recipe, given: dict, defines: dict,
     at = f"{d.key}.skip"
     if q not in defines:
         hint = did_you_mean(q, defines)
-        where.fail(at, f"{q!r} is not a quantity of this exercise",
+        where.fail(at, f"'{quoted(q)}' is not a quantity of this exercise",
                    hint or f"name one of its defined quantities: {', '.join(defines)}")
     graph = recipe.graph(Context(recipe, given))
     node = graph.by_name[q]
@@ -314,7 +318,8 @@ def unapplied(bank: tuple[Declaration, ...], applied: set) -> None:
     misspelt there would otherwise be silently unused)."""
     for d in bank:
         if (d.path, d.key) not in applied:
-            what = ("gives " if d.kind == "given" else "defines ") + ", ".join(d.names())
+            what = ("gives " if d.kind == "given" else "defines ") + ", ".join(
+                quoted(n) for n in d.names()[:8]) + (", …" if len(d.names()) > 8 else "")
             raise ExerciseError(d.path, None, f"{d.key}.{d.kind}",
                                 f"applies to no exercise of the bank: none {what}",
                                 "name quantities or givens the bank's exercises have")

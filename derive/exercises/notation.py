@@ -72,13 +72,18 @@ def bank_settings(path: Path, root: Path) -> Written:
 
 
 def settings_file(path: Path, root: Path) -> Path | None:
-    """The nearest derive.toml from the file's folder up to `root`, or None."""
-    folder, root = path.parent.resolve(), root.resolve()
+    """The nearest derive.toml from the file's folder up to `root`, or None; named from the
+    file's folder or `root` as the user named them (`bank/derive.toml`), so that a message
+    shows the path the user wrote, never an absolute one (a published index page among them).
+    """
+    folder, top = path.parent.resolve(), root.resolve()
     while True:
         settings = folder / SETTINGS_FILE
         if settings.is_file():
-            return settings
-        if folder == root or folder.parent == folder or root not in folder.parents:
+            if folder == path.parent.resolve():
+                return path.parent / SETTINGS_FILE
+            return root / settings.relative_to(top)  # folder is under top: checked below
+        if folder == top or folder.parent == folder or top not in folder.parents:
             return None
         folder = folder.parent
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import sympy as sp
 
-from derive.errors import NotSupportedError, capped
+from derive.errors import NotSupportedError, capped, quoted
 from derive.exercises.bank import examine, toml_files
 from derive.exercises.errors import ExerciseError, did_you_mean
 from derive.exercises.reader import read_toml
@@ -450,7 +450,7 @@ def _assumptions(raw: object, at: _At, meaning: dict, claim_symbols: set,
                 at.unsupported(key, f"{shown(text)}: an assumption about every {shown_ix} "
                                "(free in the assumption, not in the claim)",
                                "state facts about the claim's own symbols")
-            notes.append(f"assumption {text!r} holds by the window's declarations")
+            notes.append(f"assumption '{quoted(text)}' holds by the window's declarations")
             continue
         make = {">=": hypothesis, "<=": hypothesis, ">": positive, "<": positive,
                 "!=": nonzero}[relation]
@@ -473,7 +473,7 @@ def _consistent(facts: tuple, at: _At, window: bool) -> None:
     except NotSupported as exc:
         at.unsupported("assumptions", str(exc))
     except ContradictoryFacts as exc:  # said by the file's own texts, not SymPy's forms
-        shown = ", ".join(repr(r) for r in exc.reasons)
+        shown = ", ".join(f"'{quoted(r)}'" for r in exc.reasons)
         what = (f"the facts {shown} cannot hold together" if len(exc.reasons) > 1
                 else f"the fact {shown} cannot hold")
         where = (" in the window (K, n_k >= 1)" if window

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime
+
 import sympy as sp
 
 from derive.errors import escaped
@@ -67,8 +69,9 @@ def shown(value, limit: int = 60) -> str:
 def kind_of(value) -> str:
     if isinstance(value, (int, Written, BadNumber)) and not isinstance(value, bool):
         return "a number"
-    return {list: "a list", dict: "a table", str: "text", bool: "a boolean"}.get(
-        type(value), type(value).__name__)
+    return {list: "a list", dict: "a table", str: "text", bool: "a boolean",
+            datetime.datetime: "a date and time", datetime.date: "a date",
+            datetime.time: "a time"}.get(type(value), "a value of another kind")
 
 
 MAX_ID = 100

@@ -24,9 +24,9 @@ _WRITTEN = re.compile(
     rf"(?P<prime>')?"
     rf"(?:_(?:(?P<sub1>[A-Za-z0-9])|\{{(?P<subs>{_SUB_ITEM}(?:,{_SUB_ITEM}){{0,3}})\}}))?\Z")
 
-EXPECTED = ('write a letter or a Greek name, optionally with \\hat{…}, \\bar{…} or \\tilde{…}, '
-            "a prime, \\nabla and a subscript: \"\\\\alpha\", \"\\\\hat{y}\", \"w'\", "
-            '"\\\\beta_1", "\\\\mathrm{lr}", "g_{\\\\mathrm{sum}}"')
+EXPECTED = ('write a letter or a Greek name, with \\hat{…}, \\bar{…}, \\tilde{…}, a prime, '
+            "\\nabla or a subscript if need be: \"\\\\alpha\", \"\\\\hat{y}\", \"\\\\beta_1\", "
+            '"\\\\mathrm{lr}"')
 
 
 class WrittenError(ValueError):

@@ -126,10 +126,27 @@ def _undefined(opt, state, exc):
         return ("given.optimizer.alpha", "makes the average of squares negative at some step "
                 "(α > 1 weighs the new square by 1 − α < 0): the square root of a negative "
                 "number, where torch gives nan", "give 0 ≤ alpha ≤ 1 (torch's default is 0.99)")
-    return ("given.optimizer.eps",
-            "is 0, and at some step the denominator √v_t + ε is 0 (every gradient so far 0): "
-            "the update divides by 0, where torch gives nan",
-            "give eps > 0 (torch's default is 1e-8)")
+    return ("given.optimizer.eps", "is 0, and " + _zero_denominator(opt),
+            "give eps > 0 (torch's default is 1e-8)" + (
+                " or alpha > 0" if opt.centered and opt.alpha == 0 else
+                " or alpha < 1" if opt.alpha == 1 else ""))
+
+
+def _zero_denominator(opt) -> str:
+    """Why the denominator is 0 at some step (with eps = 0), and what torch then gives: g̃_t/0
+    is ±inf where the gradient used, g̃_t, is not 0, and nan where it is 0 too."""
+    inf = "the update divides g̃_t by 0: torch gives ±inf (nan where g̃_t = 0)"
+    if opt.centered and opt.alpha == 0:
+        return f"centered with α = 0 makes v_t − a_t² = g̃_t² − g̃_t² = 0: {inf}"
+    if opt.alpha == 1:
+        return f"α = 1 keeps v_t (and a_t) at their start, here a denominator of 0: {inf}"
+    if opt.centered:
+        return ("at some step √(v_t − a_t²) + ε is 0 (every gradient so far 0, or a saved "
+                f"square_avg of grad_avg²): {inf}")
+    if opt.alpha < 1:  # v_t ≥ (1 − α)·g̃_t²: v_t = 0 only where g̃_t = 0 too
+        return ("at some step √v_t + ε is 0 (every gradient so far 0, and a saved square_avg "
+                "of 0): the update divides 0 by 0, where torch gives nan")
+    return f"at some step √v_t + ε is 0: {inf}"
 
 
 MISTAKES = (

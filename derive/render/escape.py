@@ -23,6 +23,7 @@ is therefore one line: it never ends a LaTeX paragraph nor starts a Markdown blo
 from __future__ import annotations
 
 import html
+import json
 import re
 import unicodedata
 
@@ -189,8 +190,8 @@ def escape_html(text: str) -> str:
 
 # ---------------------------------------------------------------------------------- terminal
 
-_TERMINAL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e"
-                       "\u2066-\u2069]")
+_TERMINAL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029"
+                       "\u202a-\u202e\u2066-\u2069]")
 
 
 def _escaped(m: re.Match) -> str:
@@ -207,3 +208,17 @@ def escape_terminal(text: str) -> str:
 def terminal_line(text: str) -> str:
     """Author text on one terminal line: escaped, and new lines shown as `\\n`."""
     return escape_terminal(text).replace("\r", "\\r").replace("\n", "\\n")
+
+
+# ----------------------------------------------------------------------------------- JSON
+
+_JSON_RAW = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def json_text(data, **options) -> str:
+    """Data as JSON (UTF-8 kept: `ensure_ascii=False`) whose every control character, line or
+    paragraph separator and bidirectional mark is a JSON escape (`\\u2028`), never raw: it reads
+    back as the same data, and printing it on a terminal changes nothing (escape_terminal would
+    write U+0085 as `\\x85`, which is not JSON)."""
+    text = json.dumps(data, ensure_ascii=False, **options)  # C0 escaped already
+    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

@@ -11,9 +11,10 @@ JSON is data and has its own serializer. The renderers are imported when they ru
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from derive.render.escape import json_text
 
 
 @dataclass(frozen=True)
@@ -86,16 +87,14 @@ def _key_json(reports, **_) -> str:
     # start-up: loaded only when this format is asked
     from derive.render.keys import key_json
 
-    return json.dumps({"exercises": [key_json(r) for r in reports]}, ensure_ascii=False,
-                      indent=2)
+    return json_text({"exercises": [key_json(r) for r in reports]}, indent=2)
 
 
 def _check_json(reports, **_) -> str:
     # start-up: loaded only when this format is asked
     from derive.render.keys import check_json
 
-    return json.dumps({"exercises": [check_json(r) for r in reports]}, ensure_ascii=False,
-                      indent=2)
+    return json_text({"exercises": [check_json(r) for r in reports]}, indent=2)
 
 
 # --------------------------------------------------------------------------------- table
