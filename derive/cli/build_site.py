@@ -26,6 +26,7 @@ import stat
 import tempfile
 from pathlib import Path
 
+from derive import interrupt
 from derive.cli.terminal import safe
 from derive.errors import OutputError
 
@@ -190,6 +191,7 @@ def pdf_folder() -> tempfile.TemporaryDirectory:
     """The temporary folder a PDF is made in, named with this process's id."""
     folder = tempfile.TemporaryDirectory(prefix=f"{PDF_PREFIX}{os.getpid()}-")
     Path(folder.name, BUILDING).touch(mode=0o600)
+    interrupt.reached("making-pdf")  # for tests (DERIVE_TEST_PROGRESS)
     return folder
 
 

@@ -8,7 +8,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from derive.cli import build_site
+from derive.cli import build_site, pool
 from derive.errors import NotSupportedError, UsageError
 
 ENGINES = {"en": "pdflatex", "zh": "xelatex"}
@@ -28,7 +28,8 @@ def pdf_of(tex: str, lang: str, seconds: float = SECONDS) -> bytes:
             done = subprocess.run([engine, "-no-shell-escape", "-interaction=nonstopmode",
                                    "-halt-on-error", "key.tex"], cwd=folder,
                                   stdin=subprocess.DEVNULL, capture_output=True,
-                                  timeout=seconds, env=REPRODUCIBLE)
+                                  timeout=seconds, env=REPRODUCIBLE,
+                                  preexec_fn=pool.die_with_parent)
         except subprocess.TimeoutExpired:
             raise UsageError(f"{ENGINES[lang]} passed {seconds:g} s; nothing written") from None
         pdf = Path(folder) / "key.pdf"
