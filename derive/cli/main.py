@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None, leaving: bool = False) -> int:
             command = args.command
             interrupt.reached("running")
             code = _run(args, command)
-            if not (interrupt.interrupted() and code == interrupt.code()):
+            if code != interrupt.code():
                 interrupt.check()  # a Ctrl-C the work swallowed: no output was put in place
             done.append(code)
             return code
@@ -143,7 +143,7 @@ def run() -> None:
     interpreter's own shutdown would turn a Ctrl-C it saw into death by SIGINT, which a caller
     reads differently from exit 130."""
     code = main(leaving=True)
-    if interrupt.interrupted() and code == interrupt.code():
+    if code == interrupt.code():
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
