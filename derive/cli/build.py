@@ -24,7 +24,7 @@ from derive.cli.build_files import file_key, read_entry, write_entry
 from derive.cli.build_site import MANIFEST
 from derive.cli.output import _check_target
 from derive.cli.progress import progress
-from derive.errors import DeriveError, OutputError
+from derive.errors import DeriveError, OutputError, quoted_path
 from derive.limits import EXERCISE_SECONDS, RUN_SECONDS, run_passed
 
 INDEX = "index.html"
@@ -501,9 +501,9 @@ def _write_texts(aside: Path, item: Item, cache=None) -> None:
         shutil.rmtree(aside / item.folder, ignore_errors=True)
         item.texts, item.addresses, item.status = {}, {}, "refused"
         item.line = ExerciseError(
-            item.file, item.id, "id", f"its site path {item.folder}/… is too long for this "
-            f"file system ({exc.strerror})", "shorten the file's name, its folders' names or "
-            "the exercise's id").line()
+            item.file, item.id, "id", f"its site path {quoted_path(item.folder)}/… is too long "
+            f"for this file system ({exc.strerror})", "shorten the file's name, its folders' "
+            "names or the exercise's id").line()
         return
     item.texts = dict.fromkeys([*item.texts, *item.addresses])
     item.addresses = {}

@@ -27,8 +27,7 @@ import tempfile
 from pathlib import Path
 
 from derive import interrupt
-from derive.cli.terminal import safe
-from derive.errors import OutputError
+from derive.errors import OutputError, quoted_path
 
 MANIFEST = ".derive-site"
 """The file that marks a folder as a site derive built (and may replace): its manifest."""
@@ -118,7 +117,7 @@ def check_replaceable(target: Path, out: str) -> None:
                 continue
             what = "was changed since derive wrote it" if name in files or name in folders \
                 else "is not one derive wrote"
-            raise OutputError(f"-o {out}: {safe(name)} {what}; replacing the site would "
+            raise OutputError(f"-o {out}: {quoted_path(name)} {what}; replacing the site would "
                               f"delete it: move it out, or {new}")
     except OSError as exc:
         raise OutputError(f"-o {out}: cannot be examined ({exc.strerror or exc}); {new}") \
