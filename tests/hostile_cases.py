@@ -117,16 +117,26 @@ class Skip(Exception):
 
 @dataclass
 class Interrupt:
-    """Send SIGINT (Ctrl-C) to the child: when `when()` first holds, but not before `after`
-    seconds, nor before the child has used `cpu` seconds of CPU time (an instant in its own
-    work, whatever the load of the machine), and at the latest at `fallback` seconds."""
+    """Send SIGINT (Ctrl-C) to the child: once it reports `point` (DERIVE_TEST_PROGRESS,
+    derive.interrupt.reached: a point of its own work, whatever the load of the machine); or
+    when `when()` first holds, but not before `after` seconds, nor before the child has used
+    `cpu` seconds of CPU time, and at the latest at `fallback` seconds."""
 
     after: float = 0.0
     when: Callable[[], bool] | None = None
     fallback: float | None = None
     cpu: float = 0.0
+    point: str | None = None
+    progress: Path | None = None
+    """The file the child reports its points in (set by `run`)."""
 
     def due(self, elapsed: float, pid: int | None = None) -> bool:
+        if self.point is not None:
+            try:
+                said = self.progress.read_text(encoding="ascii").splitlines()
+            except (OSError, AttributeError):
+                return False
+            return any(ln.split(" ")[0] == self.point for ln in said)
         if elapsed < self.after:
             return False
         if self.cpu and pid is not None and _cpu_seconds(pid) < self.cpu and \
@@ -281,9 +291,13 @@ def run(run: Run, tmp: Path, target: Target, wall: float | None = None,
         read_end, out_fh = os.pipe()
     else:
         raise ValueError(run.stdout)
+    env = target.env(run.extra_path)
+    if run.interrupt and run.interrupt.point:
+        run.interrupt.progress = tmp / "progress"  # beside the case's folder, not in it
+        env["DERIVE_TEST_PROGRESS"] = str(run.interrupt.progress)
     start = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=work, stdin=subprocess.DEVNULL, stdout=out_fh,
-                            stderr=err_fh, env=target.env(run.extra_path),
+                            stderr=err_fh, env=env,
                             preexec_fn=_preexec(as_limit, run.drop_dac),
                             start_new_session=True)
     if isinstance(out_fh, int):
@@ -1032,20 +1046,20 @@ def _(work, target):
 
 @case("tb-ctrl-c-check", "traceback")
 def _(work, target):
-    """SIGINT two seconds into `derive check` of a slow file (1000 Adam steps; 5 were slow
-    before certified decimals), once it has used a second of CPU time (on a busy machine two
-    seconds can fall in Python's own start-up): one line on stderr and exit 130, not a
-    KeyboardInterrupt traceback."""
+    """SIGINT into `derive check` of a slow file (1000 Adam steps; 5 were slow before
+    certified decimals), once it reports its work begun (a fixed two seconds could fall in
+    Python's own start-up on a busy machine, or after the end): one line on stderr and exit
+    130, not a KeyboardInterrupt traceback."""
     return Run(["check", static(work, "adam1000-amsgrad.toml")], (130,),
-               interrupt=Interrupt(after=2.0, cpu=1.0), max_seconds=10)
+               interrupt=Interrupt(point="working"), max_seconds=10)
 
 
 @case("tb-ctrl-c-key-o", "traceback")
 def _(work, target):
-    """SIGINT two seconds into `derive key SLOW -o out.md`: exit 130, one line, no out.md and
-    no temporary file left."""
+    """SIGINT into `derive key SLOW -o out.md` once its work has begun: exit 130, one line, no
+    out.md and no temporary file left."""
     name = static(work, "adam1000-amsgrad.toml")
-    return Run(["key", name, "-o", "out.md"], (130,), interrupt=Interrupt(after=2.0, cpu=1.0),
+    return Run(["key", name, "-o", "out.md"], (130,), interrupt=Interrupt(point="working"),
                max_seconds=10, checks=[unchanged(work)])
 
 

@@ -1,6 +1,9 @@
 """Running `derive` in a child and interrupting it, for tests/test_interrupts.py and
 benchmarks/interrupts.py. No timing decides anything here: the child says when derive's
-Ctrl-C handler is in place (a line on a pipe), and instants are counted from then.
+Ctrl-C handler is in place (a line on a pipe), and a test sends its signal at a point derive
+itself reports (DERIVE_TEST_PROGRESS, derive.interrupt.reached: `handler-installed`, `running`
+once the command is parsed and loaded, `working` once a time bound is entered), never after a
+guessed time. Only the benchmark counts instants in seconds from the handler's.
 
 The child runs derive's own entry (derive.cli.entry.run, what the console script and
 `python -m derive` run) from a `python -c` that wraps `derive.interrupt.install` to write one
@@ -75,12 +78,14 @@ class Outcome:
     def lines(self) -> list[str]:
         return self.stderr.splitlines()
 
-    def problems(self, command: str) -> list[str]:
-        """What is wrong with an interrupted run: exit 130, one line, no file."""
+    def problems(self, command: str, signum: int = signal.SIGINT) -> list[str]:
+        """What is wrong with an interrupted run: exit 128 + the signal (130 for Ctrl-C), one
+        line, no file."""
         out = []
-        if self.rc != 130:
-            out.append(f"exit {self.rc}, expected 130")
-        want = f"derive {command}: interrupted (Ctrl-C); no file was written"
+        if self.rc != 128 + signum:
+            out.append(f"exit {self.rc}, expected {128 + signum}")
+        said = "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
+        want = f"derive {command}: interrupted ({said}); no file was written"
         if self.lines != [want]:
             out.append(f"stderr {self.lines[-3:]!r}, expected one line {want!r}")
         if self.left:
@@ -97,15 +102,21 @@ def _env() -> dict[str, str]:
     return env
 
 
+def progress_file(work: Path) -> Path:
+    """Where the child run in `work` appends the points it reaches."""
+    return work.parent / f"{work.name}.progress"
+
+
 def start(argv: list[str], work: Path, extra: str = ""):
     """The child, and the read end of its ready pipe."""
     read, write = os.pipe()
     code = _WRAPPER.format(fd=write, extra=extra)
+    env = {**_env(), "DERIVE_TEST_PROGRESS": str(progress_file(work))}
     out = open(work.parent / f"{work.name}.stdout", "wb")
     err = open(work.parent / f"{work.name}.stderr", "wb")
     try:
         proc = subprocess.Popen([PYTHON, "-c", code, *argv], cwd=work, stdin=subprocess.DEVNULL,
-                                stdout=out, stderr=err, pass_fds=(write,), env=_env(),
+                                stdout=out, stderr=err, pass_fds=(write,), env=env,
                                 start_new_session=True)
     finally:
         out.close()
@@ -146,17 +157,42 @@ def finish(proc, work: Path, sympy: bool | None, sent: bool, limit: float = 600.
                    err.read_text(encoding="utf-8", errors="replace"), left, sympy, sent)
 
 
-def interrupt_at(argv: list[str], work: Path, delay: float) -> Outcome:
-    """Run `derive ARGV` in `work` and send SIGINT `delay` seconds after its handler is in
-    place (0: at once, while it still imports)."""
+def reached(path: Path, point: str, pid: int | None = None) -> bool:
+    """Whether the run (or its process `pid`) has said `point` in its progress file."""
+    try:
+        lines = path.read_text(encoding="ascii", errors="replace").splitlines()
+    except FileNotFoundError:
+        return False
+    return any(ln.split(" ")[0] == point and (pid is None or ln.split(" ")[1:] == [str(pid)])
+               for ln in lines)
+
+
+def wait_point(proc, path: Path, point: str, limit: float = 300.0) -> bool:
+    """Poll until the child reports `point` (True), ends, or `limit` seconds pass (a bound far
+    past any run, which only turns a hang into a failure)."""
+    end = time.monotonic() + limit
+    while time.monotonic() < end and proc.poll() is None:
+        if reached(path, point):
+            return True
+        time.sleep(0.005)  # polling a file the child writes; the signal waits for the point
+    return reached(path, point)
+
+
+def interrupt_at(argv: list[str], work: Path, delay: float = 0.0, point: str | None = None,
+                 signum: int = signal.SIGINT) -> Outcome:
+    """Run `derive ARGV` in `work` and send `signum` once it reports `point` (tests), or
+    `delay` seconds after its handler is in place (the benchmark; 0: at once, while it still
+    imports)."""
     work.mkdir(parents=True, exist_ok=True)
     proc, read = start(argv, work)
     sympy = wait_ready(proc, read)
-    if delay:
+    if point is not None:
+        wait_point(proc, progress_file(work), point)
+    elif delay:
         time.sleep(delay)
     sent = proc.poll() is None
     if sent:
-        os.kill(proc.pid, signal.SIGINT)
+        os.kill(proc.pid, signum)
     return finish(proc, work, sympy, sent)
 
 
@@ -205,6 +241,17 @@ class Hogs:
 
 
 def instants(seed: int, count: int, high: float = 3.0) -> list[float]:
-    """`count` instants in [0, high], the first 0 (while SymPy is imported)."""
+    """`count` instants in [0, high], the first 0 (while SymPy is imported); the benchmark's."""
     rng = random.Random(seed)
     return [0.0] + [round(rng.uniform(0, high), 3) for _ in range(count - 1)]
+
+
+POINTS = ("handler-installed", "running", "working")
+"""The points a run reports, in order: the handler in place (SymPy still to import), the
+command parsed and loaded, the work begun (a time bound entered)."""
+
+
+def points(seed: int, count: int) -> list[str]:
+    """`count` points of a run, the first while SymPy is still to import, the others seeded."""
+    rng = random.Random(seed)
+    return [POINTS[0]] + [rng.choice(POINTS) for _ in range(count - 1)]

@@ -2,7 +2,6 @@
 site written all at once, invalid files and settings as one line, Ctrl-C leaving nothing."""
 
 import os
-import random
 import re
 import shutil
 import signal
@@ -253,60 +252,118 @@ def _marked(mark: str) -> list[int]:
     return found
 
 
-def _started_workers(pid: int) -> bool:
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                return True
-    return False
+def _working(progress: Path, build_pid: int, point: str = "working") -> set[str]:
+    """The workers (not the build itself) that have said they reached `point`."""
+    try:
+        lines = progress.read_text(encoding="ascii").splitlines()
+    except FileNotFoundError:
+        return set()
+    return {ln.split()[1] for ln in lines if ln.startswith(point + " ")} - {str(build_pid)}
 
 
-def _interrupt(tmp_path: Path, after_workers: bool, delay: float) -> None:
+def _interrupt(tmp_path: Path, workers: int, signum: int, only: str = "key,page",
+               point: str = "working") -> Path:
+    """`derive build` sent `signum` once `workers` of its workers have reached `point` (one
+    derive reports, never a guessed time): exit 128 + n, one line, no site, nothing left
+    beside it, no process left. The folder TMPDIR was."""
     bank = make_bank(tmp_path)
     shutil.copy(EXAMPLES / "formulas.toml", bank)  # slow pages: workers busy when interrupted
     site = tmp_path / "site"
     mark = f"DERIVE_BUILD_TEST={uuid.uuid4()}"
-    env = {**os.environ, mark.split("=")[0]: mark.split("=")[1]}
+    progress = tmp_path / "progress"
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = {**os.environ, mark.split("=")[0]: mark.split("=")[1],
+           "DERIVE_TEST_PROGRESS": str(progress), "TMPDIR": str(tmp)}
     err_file = tmp_path / "stderr"
     with open(err_file, "wb") as err_out:  # a file: a pipe would wait for every holder
         proc = subprocess.Popen([sys.executable, "-m", "derive", "build", str(bank), "-o",
-                                 str(site), "--no-cache", "--jobs", "2", "--only", "key,page"],
+                                 str(site), "--no-cache", "--jobs", "2", "--only", only],
                                 stdout=subprocess.DEVNULL, stderr=err_out, env=env)
-    if after_workers:
-        end = time.monotonic() + 120
-        while not _started_workers(proc.pid) and proc.poll() is None \
-                and time.monotonic() < end:
-            time.sleep(0.02)
-    time.sleep(delay)
-    proc.send_signal(signal.SIGINT)
-    proc.wait(timeout=120)
+    end = time.monotonic() + 300  # a bound far past any run: only a hang fails on it
+    while len(_working(progress, proc.pid, point)) < workers and proc.poll() is None \
+            and time.monotonic() < end:
+        time.sleep(0.005)  # polling the progress file; the signal waits for the point
+    assert proc.poll() is None, "the build ended before its workers began"
+    proc.send_signal(signum)
+    proc.wait(timeout=300)
     left = _marked(mark)
-    err = err_file.read_bytes()
-    assert proc.returncode == 130, err
-    assert err.decode().count("\n") == 1 and "interrupted" in err.decode()
+    err = err_file.read_text(encoding="utf-8")
+    said = "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
+    assert proc.returncode == 128 + signum, err
+    assert err == f"derive build: interrupted ({said}); no file was written\n"
     assert not site.exists() and leftovers(tmp_path) == []
     assert left == []
+    return tmp
 
 
-@pytest.mark.parametrize("seed", range(2))
-def test_ctrl_c_while_working(tmp_path, seed):
-    _interrupt(tmp_path, True, random.Random(seed).uniform(0, 1.5))
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP],
+                         ids=["INT", "TERM", "HUP"])
+def test_ctrl_c_while_working(tmp_path, workers, signum):
+    _interrupt(tmp_path, workers, signum)
 
 
-@pytest.mark.parametrize("seed", range(2))
-def test_ctrl_c_during_start_up(tmp_path, seed):
+@pytest.mark.skipif(not (shutil.which("pdflatex") and shutil.which("xelatex")),
+                    reason="no TeX here")
+def test_an_interrupted_pdf_build_leaves_no_folder_in_tmpdir(tmp_path):
+    """(found) `build --only key,pdf` interrupted left derive-pdf-* folders in TMPDIR: its
+    workers, killed while TeX ran, could not remove theirs."""
+    tmp = _interrupt(tmp_path, 1, signal.SIGINT, only="key,pdf", point="making-pdf")
+    assert list(tmp.iterdir()) == []
+
+
+def test_what_a_killed_build_left_is_removed_by_the_next(tmp_path, capsys, monkeypatch):
+    """(found) SIGKILL left .site.*.tmp beside SITE (and derive-pdf-* in TMPDIR) that no later
+    build removed. Only derive's own, of a process now gone: a user's folder of such a name,
+    and one of a live process, stay."""
+    bank = make_bank(tmp_path)
+    site = tmp_path / "site"
+    progress = tmp_path / "progress"
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = {**os.environ, "DERIVE_TEST_PROGRESS": str(progress), "TMPDIR": str(tmp)}
+    proc = subprocess.Popen([sys.executable, "-m", "derive", "build", str(bank), "-o",
+                             str(site), "--no-cache", "--jobs", "2", "--only", "key,pdf"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    end = time.monotonic() + 300
+    while not _working(progress, proc.pid, "making-pdf") and proc.poll() is None \
+            and time.monotonic() < end:
+        time.sleep(0.005)  # polling the progress file; the signal waits for the point
+    proc.kill()
+    proc.wait()
+    killed = leftovers(tmp_path)
+    assert len(killed) == 1 and str(proc.pid) in killed[0]
+    end = time.monotonic() + 60  # its workers die with it (SIGKILL from the kernel)
+    while (shutil.which("pdflatex") and not list(tmp.iterdir())) and time.monotonic() < end:
+        time.sleep(0.005)
+    pdf_left = list(tmp.iterdir())
+    user = tmp_path / f".site.{proc.pid}-0123456789abcdef.tmp"  # a name like derive's ...
+    user.mkdir()
+    (user / "notes.txt").write_text("mine\n", encoding="utf-8")  # ... but not derive's
+    live = tmp_path / f".site.{os.getpid()}-fedcba9876543210.tmp"  # a live process's
+    live.mkdir()
+    monkeypatch.setenv("TMPDIR", str(tmp))
+    monkeypatch.setattr("tempfile.tempdir", None)
+    code, out, err = run(capsys, bank, "-o", site, "--no-cache", "--only", "check")
+    assert code == 1, err
+    assert sorted(leftovers(tmp_path)) == sorted([user.name, live.name])
+    assert (user / "notes.txt").is_file()
+    if shutil.which("pdflatex"):
+        assert pdf_left and list(tmp.iterdir()) == pdf_left  # only a build with pdf looks
+        code, out, err = run(capsys, bank, "-o", site, "--no-cache", "--only", "pdf")
+        assert list(tmp.iterdir()) == []
+
+
+@pytest.mark.parametrize("point", ["handler-installed", "running"])
+def test_ctrl_c_during_start_up(tmp_path, point):
     """From the instant derive's handler is in place (while SymPy and the layers still load):
     exit 130, one line, no site and nothing else in the folder."""
     from interrupt_runs import interrupt_at
 
     bank = make_bank(tmp_path)
-    delay = 0 if seed == 0 else random.Random(seed).uniform(0, 0.5)
     out = interrupt_at(["build", str(bank), "-o", "site", "--no-cache", "--jobs", "2",
-                        "--only", "key"], tmp_path / "work", delay)
+                        "--only", "key"], tmp_path / "work", point=point)
     assert out.sent and out.problems("build") == []
 
 

@@ -156,3 +156,167 @@ def test_a_site_inside_the_bank_that_holds_an_exercise_file_is_refused(tmp_path,
     err = capsys.readouterr().err
     assert code == 2 and "holds the bank's file" in err, err
     assert (bank / "old" / "z.toml").read_text(encoding="utf-8") == ONE.format(id="z")
+
+
+# ------------------------------------------------------------ what a site's marker proves
+
+def _built(tmp_path, capsys, name: str = "site") -> Path:
+    bank = tmp_path / "bank"
+    if not bank.exists():
+        write(bank / "a.toml", "a")
+    site = tmp_path / name
+    assert main(["build", str(bank), "-o", str(site), "--only", "check", "--quiet"]) == 0
+    capsys.readouterr()
+    return site
+
+
+def _refused(tmp_path, capsys, folder: Path, *words: str) -> None:
+    code = main(["build", str(tmp_path / "bank"), "-o", str(folder), "--only", "check",
+                 "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1, err
+    assert all(w in err for w in words), err
+    assert not [p for p in folder.parent.iterdir() if p.name.endswith((".tmp", ".old"))]
+
+
+@pytest.mark.parametrize("how", ["symlink", "hardlink", "copy"])
+def test_a_marker_that_is_a_link_or_a_copy_does_not_make_a_users_folder_replaceable(
+        tmp_path, capsys, how):
+    """(found) notes/.derive-site a link to a real site's marker: notes/ was replaced whole
+    and notes.txt lost."""
+    site = _built(tmp_path, capsys)
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "notes.txt").write_text("mine\n", encoding="utf-8")
+    marker = site / ".derive-site"
+    if how == "symlink":
+        (notes / ".derive-site").symlink_to(marker)
+    elif how == "hardlink":
+        os.link(marker, notes / ".derive-site")
+    else:
+        (notes / ".derive-site").write_bytes(marker.read_bytes())
+    _refused(tmp_path, capsys, notes, "-o ", {"symlink": "is a link", "hardlink": "hard link",
+                                              "copy": "notes.txt is not one derive wrote"}[how])
+    assert (notes / "notes.txt").read_text(encoding="utf-8") == "mine\n"
+    assert (notes / ".derive-site").exists()
+
+
+def test_a_users_file_added_inside_a_real_site_is_never_deleted(tmp_path, capsys):
+    site = _built(tmp_path, capsys)
+    _built(tmp_path, capsys)  # a site as derive left it is replaced
+    (site / "a" / "notes.txt").write_text("mine\n", encoding="utf-8")
+    _refused(tmp_path, capsys, site, "a/notes.txt is not one derive wrote", "move it out")
+    assert (site / "a" / "notes.txt").read_text(encoding="utf-8") == "mine\n"
+    (site / "a" / "notes.txt").unlink()
+    (site / "index.html").write_text("edited\n", encoding="utf-8")  # one of derive's, edited
+    _refused(tmp_path, capsys, site, "index.html was changed since derive wrote it")
+    assert (site / "index.html").read_text(encoding="utf-8") == "edited\n"
+
+
+def test_a_marker_of_an_older_derive_or_written_by_hand_is_not_enough(tmp_path, capsys):
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "notes.txt").write_text("mine\n", encoding="utf-8")
+    (site / ".derive-site").write_text("a site built by derive 0.1.0 (derive build); derive "
+                                       "build may replace this folder whole\n", encoding="utf-8")
+    write(tmp_path / "bank" / "a.toml", "a")
+    _refused(tmp_path, capsys, site, "lists no files")
+    assert (site / "notes.txt").is_file()
+
+
+# ------------------------------------------------------------------- links in the cache
+
+def test_nothing_is_written_through_a_link_inside_the_cache(tmp_path, capsys, own_cache):
+    """(found) a cache subfolder that is a symbolic link was followed: 45 entries written into
+    the folder it points to."""
+    from derive.cli.cache import Cache
+
+    Cache.open()  # the folder and its secret
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    for n in range(256):
+        (own_cache / f"{n:02x}").symlink_to(elsewhere)
+    bank = tmp_path / "bank"
+    for name in ("a", "b"):
+        write(bank / f"{name}.toml", name)
+    for n in range(2):
+        assert main(["build", str(bank), "-o", str(tmp_path / f"site{n}"), "--lang", "en"]) == 0
+        assert "2 computed, 0 from the cache" in capsys.readouterr().out
+    assert main(["check", str(bank)]) == 0
+    capsys.readouterr()
+    assert list(elsewhere.iterdir()) == []
+    assert all((own_cache / f"{n:02x}").is_symlink() for n in range(256))
+
+
+def test_a_cache_entry_that_is_a_link_is_a_miss_never_read(tmp_path, capsys, own_cache):
+    bank = tmp_path / "bank"
+    write(bank / "a.toml", "a")
+    assert main(["build", str(bank), "-o", str(tmp_path / "site0"), "--lang", "en"]) == 0
+    entries = [p for p in own_cache.rglob("*.t") if p.is_file()]
+    assert entries
+    for path in entries:  # each the same bytes, but through a link
+        real = tmp_path / "real" / path.name
+        real.parent.mkdir(exist_ok=True)
+        real.write_bytes(path.read_bytes())
+        path.unlink()
+        path.symlink_to(real)
+    capsys.readouterr()
+    assert main(["build", str(bank), "-o", str(tmp_path / "site1"), "--lang", "en"]) == 0
+    assert "1 computed, 0 from the cache" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------ the cache gone mid-build
+
+def test_a_cache_deleted_during_a_warm_build_means_recomputing(tmp_path, capsys, own_cache,
+                                                              monkeypatch):
+    """(found) the cache deleted between reading the bank and writing the site (the docs say
+    it may be deleted at any time): the build failed, "the cache lost … build again"."""
+    import shutil
+
+    from derive.cli import build
+
+    bank = tmp_path / "bank"
+    for name in ("a", "b"):
+        write(bank / f"{name}.toml", name)
+    cold = tmp_path / "cold"
+    assert main(["build", str(bank), "-o", str(cold), "--lang", "en"]) == 0
+    real, calls = build.load_bank, []
+
+    def then_deleted(*args, **kwargs):
+        items = real(*args, **kwargs)
+        calls.append(sum(i.cached for i in items))
+        if len(calls) == 1:
+            shutil.rmtree(own_cache)
+        return items
+
+    monkeypatch.setattr(build, "load_bank", then_deleted)
+    capsys.readouterr()
+    warm = tmp_path / "warm"
+    code = main(["build", str(bank), "-o", str(warm), "--lang", "en"])
+    out, err = capsys.readouterr()
+    assert code == 0 and err == "", err
+    assert calls == [2, 0] and "2 computed, 0 from the cache" in out
+
+    def files(site):
+        return {str(p.relative_to(site)): p.read_bytes() for p in site.rglob("*")
+                if p.is_file()}
+    assert files(warm) == files(cold)
+
+
+# ------------------------------------------------------------- a path the system refuses
+
+def test_a_site_path_too_long_for_the_file_system_refuses_that_file_only(tmp_path, capsys):
+    """(found) one file whose site path is too long (ENAMETOOLONG) sank the whole build
+    without naming it."""
+    bank = tmp_path / "bank"
+    deep = bank.joinpath(*["d" * 250] * 15, "e" * 150)  # fits in PATH_MAX (4096) ...
+    write(deep / "a.toml", "a")
+    write(bank / "b.toml", "b")
+    site = tmp_path / ("s" * 200)  # ... the site's, longer by this name, does not
+    code = main(["build", str(bank), "-o", str(site), "--only", "check", "--lang", "en",
+                 "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and err == "", err
+    index = (site / "index.html").read_text(encoding="utf-8")
+    assert index.count("too long for this file system") == 1, index
+    assert "a.toml" in index and (site / "b" / "b" / "check.txt").is_file()

@@ -1,8 +1,9 @@
 """Ctrl-C at any instant, and time bounds that a busy machine does not change.
 
-Each run is a child process (tests/interrupt_runs.py). Instants are counted from the moment the
-child says derive's handler is in place, never from a guess at how fast the machine is; the
-machine is made busy on purpose (busy loops, and a child stopped by SIGSTOP inside its bound).
+Each run is a child process (tests/interrupt_runs.py). A signal is sent at a point the child
+reports (its handler in place, the command loaded, the work begun), never after a guess at how
+fast the machine is; the machine is made busy on purpose (busy loops, and a child stopped by
+SIGSTOP inside its bound).
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ def test_an_alarm_set_outside_the_bounds_is_kept():
 def test_a_swallowed_ctrl_c_is_raised_again_at_the_bounds_end():
     """The Ctrl-C that was lost: caught by a broad `except` inside a bound (or replaced by
     the bound's own exception), it is raised again when the bound is left."""
-    previous = signal.getsignal(signal.SIGINT)
+    previous = {s: signal.getsignal(s) for s in interrupt.SIGNALS}
     try:
         with pytest.raises(KeyboardInterrupt):
             with time_bound(5):
@@ -88,7 +89,7 @@ def test_a_swallowed_ctrl_c_is_raised_again_at_the_bounds_end():
         assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN  # later ones are ignored
     finally:
         interrupt.reset()
-        signal.signal(signal.SIGINT, previous)
+        interrupt.restore(previous)
 
 
 FINALIZER = """
@@ -140,27 +141,38 @@ def test_the_console_script_and_python_m_run_the_entry():
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 @pytest.mark.parametrize("seed", SEEDS)
 def test_ctrl_c_at_random_instants(command, seed, tmp_path):
-    """SIGINT at seeded random instants from 0 (SymPy still importing) to 3 s into a run of
-    many seconds: exit 130, exactly one line, nothing written, no temporary file — with two
-    busy loops running alongside."""
+    """SIGINT at seeded points of a run of many seconds, the first while SymPy is still to
+    import: exit 130, exactly one line, nothing written, no temporary file — with two busy
+    loops running alongside."""
     failures = []
     with ir.Hogs(2):
-        for k, delay in enumerate(ir.instants(seed, COUNT)):
-            out = ir.interrupt_at(COMMANDS[command], tmp_path / f"run{k}", delay)
+        for k, point in enumerate(ir.points(seed, COUNT)):
+            out = ir.interrupt_at(COMMANDS[command], tmp_path / f"run{k}", point=point)
             if not out.sent:
-                failures.append(f"{delay} s: the run ended (exit {out.rc}) before Ctrl-C")
+                failures.append(f"{point}: the run ended (exit {out.rc}) before Ctrl-C")
                 continue
-            failures += [f"{delay} s: {p}" for p in out.problems(command)]
-            if delay == 0 and out.sympy_at_ready:
+            failures += [f"{point}: {p}" for p in out.problems(command)]
+            if k == 0 and out.sympy_at_ready:
                 failures.append("the handler was installed after SymPy was imported")
     assert not failures, "\n".join(failures)
 
 
 def test_ctrl_c_at_once_is_during_start_up(tmp_path):
-    """The instant 0 falls while SymPy is still to be imported: the handler comes first."""
-    out = ir.interrupt_at(COMMANDS["check"], tmp_path / "run", 0.0)
+    """Sent the moment the handler is in place, while SymPy is still to be imported: the
+    handler comes first."""
+    out = ir.interrupt_at(COMMANDS["check"], tmp_path / "run", point="handler-installed")
     assert out.sympy_at_ready is False
     assert out.problems("check") == []
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["TERM", "HUP"])
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+@pytest.mark.parametrize("point", ["handler-installed", "working"])
+def test_sigterm_and_sighup_are_handled_as_ctrl_c(command, signum, point, tmp_path):
+    """(found) SIGTERM killed derive (exit -15) with whatever it had made left behind: now one
+    line, exit 128 + n, nothing written."""
+    out = ir.interrupt_at(COMMANDS[command], tmp_path / "run", point=point, signum=signum)
+    assert out.sent and out.problems(command, signum) == []
 
 
 def test_a_bound_counts_cpu_time_not_waiting(tmp_path):

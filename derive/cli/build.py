@@ -10,26 +10,24 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import errno
 import json
 import os
 import pickle
-import secrets
 import shutil
-import tempfile
 import time
 from pathlib import Path
 
 from derive import interrupt
-from derive.cli import settings
+from derive.cli import build_site, settings
 from derive.cli.build_files import file_key, read_entry, write_entry
+from derive.cli.build_site import MANIFEST
 from derive.cli.output import _check_target
 from derive.cli.progress import progress
 from derive.cli.terminal import safe
 from derive.errors import DeriveError, OutputError, quoted_path
 from derive.limits import EXERCISE_SECONDS, RUN_SECONDS, run_passed
 
-MANIFEST = ".derive-site"
-"""The file that marks a folder as a site derive built (and may replace)."""
 INDEX = "index.html"
 
 
@@ -314,20 +312,19 @@ def _prepare(out: str, bank: str, inputs: list[str] = ()) -> tuple[Path, Path]:
     if target.exists():
         if not target.is_dir():
             raise OutputError(f"-o {out}: is a file; name a folder")
-        if any(target.iterdir()) and not (target / MANIFEST).is_file():
-            raise OutputError(f"-o {out}: is not empty and not a site derive built (no "
-                              f"{MANIFEST}); name a new or empty folder")
+        if any(target.iterdir()):
+            build_site.check_replaceable(target, out)
     parent = target.parent if str(target.parent) else Path(".")
     if not parent.is_dir():
         raise OutputError(f"-o {out}: its parent folder does not exist; create it first")
-    return target, parent / f".{target.name}.{secrets.token_hex(8)}.tmp"
+    return target, build_site.aside_name(target)
 
 
 def _make(aside: Path, out: str) -> None:
     """Make the folder the site is built in (its name was chosen first, so that a Ctrl-C at
     any instant of making it leaves a name the cleanup knows)."""
     try:
-        os.mkdir(aside, 0o700)
+        build_site.make_working(aside)
     except OSError as exc:
         raise OutputError(f"-o {out}: cannot be written ({exc.strerror or exc})") from None
 
@@ -343,8 +340,10 @@ def _write(folder: Path, name: str, text) -> None:
                         errors="surrogateescape")
 
 
-def _put_in_place(aside: Path, target: Path) -> None:
-    """Rename the built site into place; an old site is renamed away first, then removed."""
+def _put_in_place(aside: Path, target: Path, out: str) -> None:
+    """Rename the built site into place; an old site is renamed away first (once it is seen
+    again to hold only what derive wrote), then removed."""
+    (aside / build_site.BUILDING).unlink()
     umask = os.umask(0)
     os.umask(umask)
     os.chmod(aside, 0o777 & ~umask)
@@ -355,7 +354,8 @@ def _put_in_place(aside: Path, target: Path) -> None:
         target.rmdir()
         os.rename(aside, target)
         return
-    old = Path(tempfile.mkdtemp(dir=aside.parent, prefix=f".{target.name}.", suffix=".old"))
+    build_site.check_replaceable(target, out)
+    old = build_site.old_name(target)
     os.rename(target, old / "site")
     try:
         os.rename(aside, target)
@@ -368,6 +368,10 @@ def _put_in_place(aside: Path, target: Path) -> None:
 
 # ------------------------------------------------------------------------------- command
 
+class CacheLost(Exception):
+    """An entry the build counted on left the cache (the cache was deleted while it ran)."""
+
+
 def run(args) -> int:
     opts = settings.options(args)
     names = [name for _, name in artefact_files(opts.only, opts.langs)]
@@ -375,15 +379,27 @@ def run(args) -> int:
     items = refuse_clashes(load_bank(args.bank, cache, names), names)
     aside = made = None
     target, planned = _prepare(args.out, args.bank, [i.file for i in items if i.folder])
+    build_site.sweep_beside(target)  # what a build killed earlier left (its process gone)
+    if "pdf" in opts.only:
+        build_site.sweep_pdf()
     try:
         aside = planned  # named before it exists: the cleanup below removes it if it does
         _make(aside, args.out)
         made = aside
-        computed = _build(items, names, opts, aside, cache)
+        for attempt in range(3):
+            try:
+                computed = _build(items, names, opts, aside, cache)
+                break
+            except CacheLost:  # read again: what the cache still has, or (twice) nothing
+                shutil.rmtree(aside)
+                _make(aside, args.out)
+                if attempt:
+                    cache = _open_cache(False)
+                items = refuse_clashes(load_bank(args.bank, cache, names), names)
         _store_files(cache, items, names, opts)
         _finish(items, names, opts, aside)
         interrupt.commit()  # a Ctrl-C before this line: no site; after it: ignored
-        _put_in_place(aside, target)
+        _put_in_place(aside, target, args.out)
         aside = None
     except OSError as exc:
         raise OutputError(f"-o {args.out}: cannot be written ({exc.strerror or exc}); "
@@ -456,21 +472,40 @@ def _build(items: list[Item], names: list[str], opts, aside: Path, cache) -> int
 
     with progress(len(todo), opts.quiet) as bar:
         wall = opts.time_limit * (2 + len(names)) + 30
-        pool.run(len(todo), opts.jobs, work, done, wall=wall)
+        try:
+            pool.run(len(todo), opts.jobs, work, done, wall=wall)
+        finally:  # the temporary folders of workers killed while TeX ran
+            if "pdf" in opts.only:
+                build_site.sweep_pdf()
     return len(todo)
 
 
 def _write_texts(aside: Path, item: Item, cache=None) -> None:
     """Write an exercise's files as soon as they are known (those of the cache as they are
-    read); only their names are kept."""
-    for name, text in item.texts.items():
-        _write(aside, f"{item.folder}/{name}", text)
-    for name, at in item.addresses.items():
-        text = cache.get_text(at)
-        if text is None:
-            raise OSError(f"the cache lost {item.folder}/{name} during the build; build again")
-        _write(aside, f"{item.folder}/{name}",
-               base64.b64decode(text) if name.endswith(".pdf") else text)
+    read); only their names are kept. A path too long for the file system refuses the
+    exercise (one line), not the build; an entry gone from the cache is CacheLost."""
+    try:
+        for name, text in item.texts.items():
+            _write(aside, f"{item.folder}/{name}", text)
+        for name, at in item.addresses.items():
+            text = cache.get_text(at)
+            if text is None:
+                raise CacheLost(f"{item.folder}/{name}")
+            _write(aside, f"{item.folder}/{name}",
+                   base64.b64decode(text) if name.endswith(".pdf") else text)
+    except OSError as exc:
+        if exc.errno != errno.ENAMETOOLONG:
+            raise
+        # start-up: loaded only when `derive build` runs this
+        from derive.exercises.errors import ExerciseError
+
+        shutil.rmtree(aside / item.folder, ignore_errors=True)
+        item.texts, item.addresses, item.status = {}, {}, "refused"
+        item.line = ExerciseError(
+            item.file, item.id, "id", f"its site path {quoted_path(item.folder)}/… is too long "
+            f"for this file system ({exc.strerror})", "shorten the file's name, its folders' "
+            "names or the exercise's id").line()
+        return
     item.texts = dict.fromkeys([*item.texts, *item.addresses])
     item.addresses = {}
 
@@ -490,8 +525,7 @@ def _finish(items: list[Item], names: list[str], opts, aside: Path) -> None:
                         links))
     for n, lang in enumerate(opts.langs):
         _write(aside, INDEX if n == 0 else f"index.{lang}.html", index_html(rows, lang))
-    _write(aside, MANIFEST, f"a site built by derive {__version__} (derive build); derive "
-                            f"build may replace this folder whole\n")
+    _write(aside, MANIFEST, build_site.manifest(aside, __version__))
 
 
 def _store_files(cache, items: list[Item], names: list[str], opts) -> None:

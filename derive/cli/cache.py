@@ -20,9 +20,9 @@ import io
 import json
 import os
 import pickle
+import secrets
 import stat
 import sys
-import tempfile
 from pathlib import Path
 
 import derive
@@ -173,10 +173,7 @@ class Cache:
         if self.folder is None or key is None:
             return None
         try:
-            path = self._path(key, kind)
-            if not _own(path):
-                return None
-            data = path.read_bytes()
+            data = _read_own(self._path(key, kind))
         except OSError:
             return None
         signature, body = data[:32], data[32:]
@@ -291,23 +288,64 @@ def _own(path: Path) -> bool:
 def _secret(folder: Path) -> bytes:
     path = folder / _SECRET
     try:
-        if _own(path):
-            data = path.read_bytes()
-            if len(data) == 32:
-                return data
-    except FileNotFoundError:
+        data = _read_own(path)
+        if len(data) == 32:
+            return data
+    except OSError:  # none yet, or not one to trust: a new one replaces it
         pass
     _write_atomic(path, os.urandom(32))
-    return path.read_bytes()
+    return _read_own(path)
+
+
+def _folder(path: Path, make: bool) -> int:
+    """A descriptor of `path`'s folder, opened without following a link (made if `make`): an
+    entry is read and written only in a real folder of this user's, never through a link."""
+    if make:
+        try:
+            os.mkdir(path.parent, 0o700)
+        except FileExistsError:
+            pass
+    fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    info = os.fstat(fd)
+    if info.st_uid != os.geteuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        os.close(fd)
+        raise PermissionError(f"{path.parent}: not this user's own folder")
+    return fd
+
+
+def _read_own(path: Path) -> bytes:
+    """An entry's bytes: a regular file of this user's, not a link, in a folder that is not a
+    link either (OSError otherwise: a miss)."""
+    folder = _folder(path, make=False)
+    try:
+        fd = os.open(path.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
+    finally:
+        os.close(folder)
+    with os.fdopen(fd, "rb") as fh:
+        info = os.fstat(fh.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or \
+                info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+            raise PermissionError(f"{path}: not this user's own file")
+        return fh.read()
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(mode=0o700, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
+    """Write `path` whole, through no link: a new file in its folder (itself not a link), then
+    renamed over the name."""
+    folder = _folder(path, make=True)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        tmp = f".{secrets.token_hex(8)}.tmp"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600,
+                     dir_fd=folder)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, path.name, src_dir_fd=folder, dst_dir_fd=folder)
+        except BaseException:
+            try:
+                os.unlink(tmp, dir_fd=folder)
+            except OSError:
+                pass
+            raise
+    finally:
+        os.close(folder)

@@ -27,11 +27,11 @@ def _leave_interrupted(command: str) -> None:
     except (OSError, ValueError):
         pass
     try:
-        sys.stderr.write(f"{command}: interrupted (Ctrl-C); no file was written\n")
+        sys.stderr.write(f"{command}: interrupted ({interrupt.said()}); no file was written\n")
         sys.stderr.flush()
     except (OSError, ValueError):
         pass
-    os._exit(130)
+    os._exit(interrupt.code())
 
 
 def run() -> None:

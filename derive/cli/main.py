@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import signal
 import sys
 import threading
 
@@ -71,25 +70,26 @@ def main(argv: list[str] | None = None, leaving: bool = False) -> int:
             interrupt.check()  # a Ctrl-C swallowed before this point
             args = build_parser().parse_args(argv)
             command = args.command
+            interrupt.reached("running")
             code = _run(args, command)
-            if code != 130:
+            if code != interrupt.code():
                 interrupt.check()  # a Ctrl-C the work swallowed: no output was put in place
             done.append(code)
             return code
         finally:  # after a Ctrl-C, the rest are still ignored until the process has exited
             if threading.current_thread() is threading.main_thread():
                 if leaving:
-                    signal.signal(signal.SIGINT, signal.SIG_IGN)
+                    interrupt.ignore()
                 elif previous is not None:
-                    signal.signal(signal.SIGINT, previous)
+                    interrupt.restore(previous)
             if not leaving:
                 interrupt.reset()
     except KeyboardInterrupt:  # a Ctrl-C after the work: what was done and written stands
         if done:
             return done[0]
         _drop_stdout()
-        _say(command, "interrupted (Ctrl-C); no file was written")
-        return 130
+        _say(command, f"interrupted ({interrupt.said()}); no file was written")
+        return interrupt.code()
 
 
 def _named(argv: list[str] | None) -> str:
@@ -110,8 +110,8 @@ def _run(args, command: str) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         _drop_stdout()
-        _say(command, "interrupted (Ctrl-C); no file was written")
-        return 130
+        _say(command, f"interrupted ({interrupt.said()}); no file was written")
+        return interrupt.code()
     except BrokenPipeError:
         _drop_stdout()
         _say(command, "the output was closed before everything was written")
@@ -148,17 +148,18 @@ def _run(args, command: str) -> int:
 
 
 def run() -> None:
-    """The `derive` program: `main`, then leave. After Ctrl-C the process leaves at once with
-    130, once everything is cleaned up and said: the interpreter's own shutdown would turn a
-    Ctrl-C it saw into death by SIGINT, which a caller reads differently from exit 130."""
+    """The `derive` program: `main`, then leave. After Ctrl-C (SIGTERM, SIGHUP) the process
+    leaves at once with 130 (143, 129), once everything is cleaned up and said: the
+    interpreter's own shutdown would turn a Ctrl-C it saw into death by SIGINT, which a caller
+    reads differently from exit 130."""
     code = main(leaving=True)
-    if code == 130:
+    if code == interrupt.code():
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
             except (OSError, ValueError):
                 pass
-        os._exit(130)
+        os._exit(code)
     raise SystemExit(code)
 
 

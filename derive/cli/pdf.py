@@ -6,9 +6,9 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
+from derive.cli import build_site, pool
 from derive.errors import NotSupportedError, UsageError
 
 ENGINES = {"en": "pdflatex", "zh": "xelatex"}
@@ -22,13 +22,14 @@ def pdf_of(tex: str, lang: str, seconds: float = SECONDS) -> bytes:
     if engine is None:
         raise NotSupportedError(f"not supported here: {ENGINES[lang]} is not installed (TeX); "
                                 f"install TeX, or leave pdf out of --only")
-    with tempfile.TemporaryDirectory(prefix="derive-pdf-") as folder:
+    with build_site.pdf_folder() as folder:
         (Path(folder) / "key.tex").write_text(tex, encoding="utf-8")
         try:
             done = subprocess.run([engine, "-no-shell-escape", "-interaction=nonstopmode",
                                    "-halt-on-error", "key.tex"], cwd=folder,
                                   stdin=subprocess.DEVNULL, capture_output=True,
-                                  timeout=seconds, env=REPRODUCIBLE)
+                                  timeout=seconds, env=REPRODUCIBLE,
+                                  preexec_fn=pool.die_with_parent)
         except subprocess.TimeoutExpired:
             raise UsageError(f"{ENGINES[lang]} passed {seconds:g} s; nothing written") from None
         pdf = Path(folder) / "key.pdf"

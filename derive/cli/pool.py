@@ -2,7 +2,8 @@
 result back over a pipe; every child is killed and reaped before `run` returns or raises.
 
 A child starts from a copy of the parent (nothing to import again) and ends with its task, so
-its memory is that of one task. Children ignore Ctrl-C: the parent, interrupted, kills them.
+its memory is that of one task. Children ignore Ctrl-C, SIGTERM and SIGHUP (a signal sent to
+the whole group): the parent, interrupted, kills them.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from derive import interrupt
+
 PR_SET_PDEATHSIG = 1
 
 
@@ -26,8 +29,9 @@ class _Child:
     chunks: list[bytes] = field(default_factory=list)
 
 
-def _die_with_parent() -> None:
-    """Linux: the child gets SIGKILL if the parent dies (even killed), so none is left over."""
+def die_with_parent() -> None:
+    """Linux: the child gets SIGKILL if the parent dies (even killed), so none is left over
+    (a worker's TeX too, which a worker killed would otherwise leave running)."""
     try:
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     except (OSError, AttributeError):
@@ -37,9 +41,10 @@ def _die_with_parent() -> None:
 def _child(index: int, write_fd: int, work: Callable[[int], bytes], parent: int) -> None:
     code = 70
     try:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-        _die_with_parent()
+        for signum in interrupt.SIGNALS:
+            signal.signal(signum, signal.SIG_IGN)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, set(interrupt.SIGNALS))
+        die_with_parent()
         if os.getppid() != parent:  # the parent died before the line above
             os._exit(code)
         data = memoryview(work(index))
@@ -54,9 +59,9 @@ def _child(index: int, write_fd: int, work: Callable[[int], bytes], parent: int)
 
 def _start(index: int, work, children: dict[int, _Child]) -> None:
     read_fd, write_fd = os.pipe()
-    # SIGINT blocked across fork: a Ctrl-C then is seen by the parent only, never by a child
-    # that has not yet set it aside
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    # the signals blocked across fork: a Ctrl-C then is seen by the parent only, never by a
+    # child that has not yet set it aside
+    signal.pthread_sigmask(signal.SIG_BLOCK, set(interrupt.SIGNALS))
     try:
         parent = os.getpid()
         pid = os.fork()
@@ -71,7 +76,7 @@ def _start(index: int, work, children: dict[int, _Child]) -> None:
         os.close(read_fd)
         raise
     finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, set(interrupt.SIGNALS))
 
 
 def _ended(status: int) -> str:

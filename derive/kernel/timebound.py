@@ -104,6 +104,7 @@ def time_bound(seconds: float | None, wall: float | None = None):
     """Interrupt the enclosed work after `seconds` of CPU time (or backstop(seconds) of wall
     time), or after `wall` seconds of wall time when given; in threads other than the main one
     the bound is only checked between strategies, through `Deadline`."""
+    interrupt.reached("working")  # for tests (DERIVE_TEST_PROGRESS): the work has begun
     if not seconds and not wall:
         yield Deadline(None)
         return
