@@ -158,6 +158,23 @@ def test_a_site_inside_the_bank_that_holds_an_exercise_file_is_refused(tmp_path,
     assert (bank / "old" / "z.toml").read_text(encoding="utf-8") == ONE.format(id="z")
 
 
+
+@pytest.mark.parametrize("make", ["file", "missing-parent"])
+def test_a_refused_site_name_is_quoted_short_and_escaped(tmp_path, capsys, make):
+    """-o's refusals quote the name as every message quotes a path: control characters
+    escaped, a long name's middle left out (a 3,000-character name made a 3,000-character
+    line, ESC reached the terminal raw)."""
+    bank = tmp_path / "bank"
+    write(bank / "a.toml", "a")
+    name = "x" * 200 + "s\x1b[31m"
+    out = tmp_path / name if make == "file" else tmp_path / ("p" * 200) / ("q" * 2000) / name
+    if make == "file":
+        out.write_text("mine", encoding="utf-8")
+    code = main(["build", str(bank), "-o", str(out), "--only", "check", "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and "\x1b" not in err and len(err.strip()) < 300, err
+    assert err.count("\n") == 1 and "\\x1b" in err, err
+
 # ------------------------------------------------------------ what a site's marker proves
 
 def _built(tmp_path, capsys, name: str = "site") -> Path:

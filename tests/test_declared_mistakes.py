@@ -365,6 +365,20 @@ def test_a_bank_mistake_that_applies_nowhere_is_an_error(tmp_path):
     assert "applies to no exercise of the bank" in err
 
 
+def test_the_build_index_names_the_banks_own_derive_toml(tmp_path):
+    """The build's row for a bank mistake that applies nowhere is the bank's derive.toml as the
+    user named the bank (it was a bare 'derive.toml', the same for every bank)."""
+    from derive.cli.build import load_bank
+
+    bank = tmp_path / "mybank"
+    bank.mkdir()
+    write(bank, BANK_MISTAKE.replace("{ gb =", "{ gbb ="), "derive.toml")
+    write(bank, TWO.split("[[exercise.mistakes]]")[0] + '[exercise.claims]\ngb = "-3"\n')
+    rows = [i for i in load_bank(str(bank)) if i.error]
+    assert [i.file for i in rows] == [str(bank / "derive.toml")]
+    assert "applies to no exercise of the bank" in rows[0].error
+
+
 # ----------------------------------------------------------------- invalid declarations
 
 def _mistake(body: str) -> str:

@@ -218,7 +218,9 @@ def load_bank(bank: str, cache=None, names: list[str] | None = None) -> list[Ite
     try:
         unapplied(tuple(declared.values()), applied)
     except DeriveError as exc:
-        items.append(Item(settings.SETTINGS_FILE, "", error=exc.line()))
+        # the derive.toml that declares it, as the user named the bank (bank/derive.toml)
+        items.append(Item(str(getattr(exc, "path", settings.SETTINGS_FILE)), "",
+                          error=exc.line()))
     return items
 
 
@@ -298,25 +300,26 @@ def _to_cache(cache, item: Item, report, opts) -> None:
 def _prepare(out: str, bank: str, inputs: list[str] = ()) -> tuple[Path, Path]:
     """(the site's path, the folder to build it in, beside it), after every refusal (a SITE
     that holds one of the `inputs`, which replacing it would delete, among them)."""
+    name = quoted_path(out)  # as every message quotes a path: escaped, its middle cut
     if Path(out).is_symlink():
-        raise OutputError(f"-o {out}: is a symbolic link; name the site's own folder")
+        raise OutputError(f"-o {name}: is a symbolic link; name the site's own folder")
     target = _check_target(out, [], what="a folder")
     resolved, source = target.resolve(), Path(bank).resolve()
     if resolved == source or resolved in source.parents:
-        raise OutputError(f"-o {out}: holds the bank {bank}; name a folder of its own for the "
-                          f"site")
+        raise OutputError(f"-o {name}: holds the bank {quoted_path(bank)}; name a folder of "
+                          f"its own for the site")
     held = next((f for f in inputs if resolved in Path(f).resolve().parents), None)
     if held is not None:
-        raise OutputError(f"-o {out}: holds the bank's file {held}; name a folder of its own "
-                          f"for the site")
+        raise OutputError(f"-o {name}: holds the bank's file {quoted_path(held)}; name a "
+                          f"folder of its own for the site")
     if target.exists():
         if not target.is_dir():
-            raise OutputError(f"-o {out}: is a file; name a folder")
+            raise OutputError(f"-o {name}: is a file; name a folder")
         if any(target.iterdir()):
             build_site.check_replaceable(target, out)
     parent = target.parent if str(target.parent) else Path(".")
     if not parent.is_dir():
-        raise OutputError(f"-o {out}: its parent folder does not exist; create it first")
+        raise OutputError(f"-o {name}: its parent folder does not exist; create it first")
     return target, build_site.aside_name(target)
 
 
@@ -326,7 +329,8 @@ def _make(aside: Path, out: str) -> None:
     try:
         build_site.make_working(aside)
     except OSError as exc:
-        raise OutputError(f"-o {out}: cannot be written ({exc.strerror or exc})") from None
+        raise OutputError(f"-o {quoted_path(out)}: cannot be written "
+                          f"({exc.strerror or exc})") from None
 
 
 def _write(folder: Path, name: str, text) -> None:
