@@ -133,6 +133,21 @@ def expand(e: sp.Expr) -> sp.Expr:
     return sp.expand(e, power_exp=False, log=False)
 
 
+SMALL_EXPANSION = 1_000
+"""Most terms (and products of terms) `expanded_small` forms: a fact read for a linear
+equality or an integer bound is expanded only when it is this small, so that an assumption
+(a+b+c)^1000 ≥ 0 is never expanded into its 501,501 terms."""
+
+
+def expanded_small(e: sp.Expr) -> sp.Expr | None:
+    """SymPy's expansion of `e` when it forms at most SMALL_EXPANSION terms and products of
+    terms (estimated first, as `expand`); None otherwise."""
+    size = _size(e, SMALL_EXPANSION + 1)
+    if max(size.terms, size.inner, size.raw, size.inner_raw) > SMALL_EXPANSION:
+        return None
+    return sp.expand(e)
+
+
 def linear_roots(u: sp.Expr):
     """(s, v) for each symbol s (in name order) in which u is linear with a constant
     coefficient: u = 0 exactly when s = v."""
