@@ -16,6 +16,7 @@ from sympy.polys.domains import QQ, ZZ
 from sympy.polys.rings import PolyRing
 
 from derive.kernel.claims import NotSupported
+from derive.kernel.timebound import attempt
 
 MAX_LOG_ARGUMENT_DIGITS = 30
 """log of a rational is split over its prime factors only up to this size."""
@@ -273,9 +274,14 @@ def _algebraic_constant_zero(c: sp.Expr) -> bool:
         return False
     x = sp.Dummy("x")
     try:
-        return sp.minimal_polynomial(c, x) == x
+        return attempt(MINIMAL_POLYNOMIAL_SECONDS, sp.minimal_polynomial, c, x) == x
     except Exception:  # noqa: BLE001 — SymPy refuses some numbers; then it is not shown 0
         return False
+
+
+MINIMAL_POLYNOMIAL_SECONDS = 2.0
+"""The CPU time one minimal polynomial may take (nested radicals of large rationals can take
+minutes); past it the constant is not shown to be 0."""
 
 
 def _coefficients_zero(num: sp.Expr) -> bool:

@@ -129,22 +129,22 @@ def is_zero_exact(value: sp.Expr) -> bool | None:
         return False
     if tree_size(value, EXACT_TEST_NODES) > EXACT_TEST_NODES or not value.is_number:
         return None
-    if value.is_zero:  # SymPy's structural reasoning; its "nonzero" may come from evalf, a
-        return True      # float: not trusted (a nonzero value is shown by an enclosure)
-    if _zero_over_log_base(value):
-        return True
     return attempt(ZERO_TEST_SECONDS, _zero_by_sympy, value)
 
 
 ZERO_TEST_SECONDS = 2.0
-"""The CPU time SymPy's exact zero tests (the minimal polynomial, the rewrite in exp) may take
-on one value; past it, no answer."""
+"""The CPU time SymPy's exact zero tests (its assumptions, the logs over a coprime base, the
+minimal polynomial, the rewrite in exp) may take on one value; past it, no answer."""
 
 
 def _zero_by_sympy(value: sp.Expr) -> bool | None:
     """True when the minimal polynomial of the algebraic `value` is x, or when its rewrite in
     exp (sin, cos and tanh through e^(ix), e^x: identities) is 0 as a rational function of
-    the exponentials (sin(1)² + cos(1)² − 1); None otherwise."""
+    the exponentials (sin(1)² + cos(1)² − 1); also by SymPy's structural reasoning (its
+    "nonzero" may come from evalf, a float: not trusted) and over a coprime base of the logs
+    of rationals; None otherwise."""
+    if value.is_zero or _zero_over_log_base(value):
+        return True
     try:
         x = sp.Dummy("x")
         if sp.minimal_polynomial(value, x) == x:
