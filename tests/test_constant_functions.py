@@ -20,7 +20,7 @@ from derive.graph.evaluate import NotEvaluable, TooLarge, Undefined, compiled, s
 from derive.graph.language import FormulaError, FormulaNotSupported, evaluated, parse_formula
 from derive.kernel import intervals
 from derive.kernel.exact import exact_sign, is_zero_exact
-from derive.kernel.functions import sigmoid
+from derive.kernel.functions import sigmoid, softplus
 
 R = sp.Rational
 
@@ -86,8 +86,22 @@ def test_tanh_and_sigmoid_of_huge_constants_have_certified_signs():
     assert intervals.sign(1 + sp.tanh(-huge)) == 1
     assert intervals.sign(sigmoid(huge) - 1) == -1
     assert intervals.sign(sigmoid(-huge)) == 1
+    assert intervals.sign(softplus(-huge)) == 1                      # log(1 + u) ≥ u/(1 + u)
+    assert intervals.sign(softplus(huge) - huge) == 1               # x + softplus(−x)
+    assert intervals.sign(softplus(10**30) - 10**30) == 1
     # 1 − tanh(10^4000) ≈ e^(−2·10^4000) is far below e^(−10^5): the difference is negative
     assert intervals.sign(1 - sp.tanh(huge) - sp.exp(-10**5)) == -1
+
+
+@pytest.mark.parametrize("x", [-100, R(-5, 4), 3, 100])
+def test_softplus_encloses_mpmath_s_value(x):
+    """softplus through log(1 + u) (u = e^x tiny) or x + softplus(−x): enclosures still as
+    tight as the precision (20 significant digits as mpmath at 200)."""
+    got = intervals.round_sig(softplus(sp.Integer(x) if isinstance(x, int) else x), 20)
+    with mpmath.workdps(200):  # 1 + e^(−100) keeps e^(−100)'s digits past the 44th
+        xm = mpmath.mpf(x.p) / x.q if isinstance(x, sp.Rational) else mpmath.mpf(x)
+        ref = mpmath.log(1 + mpmath.exp(xm))
+        assert abs(mpmath.mpf(got.p) / got.q - ref) <= ref * mpmath.mpf(10) ** -19
 
 
 def test_trig_and_exp_identities_are_exact_zeros():

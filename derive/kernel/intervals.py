@@ -279,11 +279,27 @@ def _declared(e: sp.Basic, args: list, bits: int):
         return _div(_ONE, mpi_add(_ONE, _exp((mpf_neg(x[1]), mpf_neg(x[0])), bits), bits),
                     bits)
     if isinstance(e, functions.softplus):
+        if mpf_sign(x[1]) < 0:  # log(1 + u), u = e^x: tiny for a large −x
+            return _log1p_small(_exp(x, bits), bits)
+        if mpf_sign(x[0]) > 0:  # x + log(1 + e^(−x)): e^x is never formed
+            return mpi_add(x, _log1p_small(_exp((mpf_neg(x[1]), mpf_neg(x[0])), bits), bits),
+                           bits)
         return _log(mpi_add(_ONE, _exp(x, bits), bits), bits)
     if mpf_sign(x[1]) < 0:  # tanh is odd: a negative argument as −tanh(−x)
         lo, hi = _tanh((mpf_neg(x[1]), mpf_neg(x[0])), bits)
         return (mpf_neg(hi), mpf_neg(lo))
     return _tanh(x, bits)
+
+
+def _log1p_small(u, bits: int):
+    """log(1 + u) for u ≥ 0: for u < 2^−bits between u/(1 + u) and u (both increasing in u;
+    their gap, below u², is under the precision), so that a tiny positive u (e^(−10^4000))
+    gives a positive lower end, where log(1 + u) at `bits` bits would give 0; else log."""
+    lo, hi = u
+    if not mpf_lt(hi, mpf_shift(from_int(1), -bits)):
+        return _log(mpi_add(_ONE, u, bits), bits)
+    below = mpi_div((lo, lo), mpi_add(_ONE, (lo, lo), bits), bits)[0]
+    return (below, hi)
 
 
 def _tanh(x, bits: int):
@@ -490,21 +506,26 @@ COMPLEMENT_NODES = 400
 def complemented(expr: sp.Basic) -> sp.Basic:
     """`expr` with each tanh(x) and sigmoid(x) of a certified positive (negative) x written
     as 1 minus (−1 plus, 0 plus) its small complement: tanh x = 1 − 2u/(1 + u), u = e^(−2x);
-    sigmoid x = 1 − u/(1 + u), u = e^(−x) (sigmoid x = u/(1 + u), u = e^x, for x < 0). The
+    sigmoid x = 1 − u/(1 + u), u = e^(−x) (sigmoid x = u/(1 + u), u = e^x, for x < 0); and
+    softplus x of a positive x as x + softplus(−x) (softplus(10^30) − 10^30 > 0). The
     same value; SymPy's addition then cancels the rationals, so 1 − tanh(10^4000) becomes
     2u/(1 + u), which an enclosure shows is positive (u's lower bound, _exp_floor), where
     tanh itself is 1 up to any precision. `expr` itself when it has none of them, or past
     COMPLEMENT_NODES nodes."""
-    if not expr.has(sp.tanh, functions.sigmoid) or \
+    if not expr.has(sp.tanh, functions.sigmoid, functions.softplus) or \
             tree_size(expr, COMPLEMENT_NODES) > COMPLEMENT_NODES:
         return expr
     subs = {}
-    for f in expr.atoms(sp.tanh, functions.sigmoid):
+    for f in expr.atoms(sp.tanh, functions.sigmoid, functions.softplus):
         x = f.args[0]
         if not x.is_number:
             return expr
         side = _endpoint_sign(x)
         if side is None:
+            continue
+        if isinstance(f, functions.softplus):  # softplus x = x + softplus(−x)
+            if side > 0:
+                subs[f] = x + functions.softplus(-x)
             continue
         k = 2 if isinstance(f, sp.tanh) else 1
         u = sp.exp(-side * k * x)
