@@ -262,3 +262,19 @@ def test_the_kernel_proves_claims_on_functions_of_constants():
     zero = sp.sin(1) ** 2 + sp.cos(1) ** 2 - 1
     assert decide(relu(zero), 0, seconds=10).proved
     assert decide(clamp(zero + 1, 0, 1), 1, seconds=10).proved
+
+
+def test_a_derivative_at_a_kink_on_an_exact_tie_is_torch_s():
+    """At w = 1, w − (sin(1)² + cos(1)²) is exactly 0: relu′ there is 0 (torch.relu's
+    backward), ∂max(w, c)/∂w is ½ (torch.maximum splits a tie), ∂|u|/∂w is sign(0) = 0."""
+    from gmpy2 import mpq  # noqa: PLC0415 — the evaluator's rationals
+
+    w = sp.Symbol("w", real=True)
+    c = sp.sin(1) ** 2 + sp.cos(1) ** 2
+    for text, expected in (("relu(w - (sin(1)^2 + cos(1)^2))", 0),
+                           ("max(w, sin(1)^2 + cos(1)^2)", R(1, 2)),
+                           ("abs(w - sin(1)^2 - cos(1)^2)", 0)):
+        e = evaluated(parse_formula(text))
+        assert e.has(c) or e.has(sp.sin(1))
+        got = sympy_value(compiled(sp.diff(e, w))({"w": mpq(1)}, {}))
+        assert got == expected, (text, got)
