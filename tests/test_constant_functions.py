@@ -122,6 +122,12 @@ def test_an_undecided_comparison_names_the_function_and_the_value():
         value("relu(sin(1)^2 + cos(1)^2 - 1 + exp(-10^5))")
 
 
+def test_an_undecided_max_of_constants_is_not_supported_with_its_sentence():
+    with pytest.raises(FormulaNotSupported, match=r"max of constants needs the sign of .* "
+                       r"\(for max\), which exact arithmetic cannot decide"):
+        parse_formula("max(sin(1)^2 + cos(1)^2 - 1 + exp(-10^5), 0)")
+
+
 EXERCISE = '''
 [[exercise]]
 id = "consts"

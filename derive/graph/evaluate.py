@@ -12,9 +12,9 @@ from functools import lru_cache
 import sympy as sp
 from sympy import integer_nthroot
 
-from derive.kernel import functions, intervals
+from derive.kernel import functions
 from derive.kernel.dag import nodes, tree_size
-from derive.kernel.exact import exact_sign, to_expr
+from derive.kernel.exact import exact_sign, to_expr, undecided_sign
 
 try:  # GMP's exact rationals: the same arithmetic as Fraction, about ten times faster
     from gmpy2 import mpq as Fraction
@@ -253,16 +253,6 @@ def _sign(v, what: str) -> int:
     if s is None:
         raise NotEvaluable(undecided_sign(what, _sym(v)))
     return s
-
-
-def undecided_sign(what: str, v: sp.Expr) -> str:
-    """One sentence: which function needs the sign of which value, and what was tried."""
-    text = str(v)
-    if len(text) > 80:
-        text = text[:77] + "…"
-    return (f"the sign of {text} (for {what}), which exact arithmetic cannot decide "
-            f"(certified enclosures up to {intervals.MAX_BITS:,} bits contain 0, and no "
-            "exact zero test shows it is 0)")
 
 
 _RELATIONS = {sp.Eq: lambda a, b: a == b, sp.Ne: lambda a, b: a != b,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from derive.kernel.exact import exact_sign
+from derive.kernel.exact import exact_sign, undecided_sign
 from derive.kernel.functions import OWN, clamp, relu, sigmoid, softplus
 
 
@@ -28,12 +28,8 @@ def extremum(func: type, *args: sp.Expr) -> sp.Expr:
         for v in numbers[1:]:
             s = exact_sign(v - best)
             if s is None:
-                text = str(v - best)
-                raise UndecidedComparison(
-                    f"the sign of {text if len(text) <= 80 else text[:77] + '…'} (for "
-                    f"{'max' if func is sp.Max else 'min'}), which exact arithmetic cannot "
-                    "decide (certified enclosures contain 0, and no exact zero test shows "
-                    "it is 0)")
+                raise UndecidedComparison(undecided_sign("max" if func is sp.Max else "min",
+                                                         v - best))
             if (s < 0 if func is sp.Min else s > 0) or (s == 0 and v.is_Rational
                                                         and not best.is_Rational):
                 best = v

@@ -258,6 +258,17 @@ def exact_sign(value: sp.Expr) -> int | None:
     return 0 if is_zero_exact(value) else None
 
 
+def undecided_sign(what: str, v: sp.Expr) -> str:
+    """One sentence for a sign exact_sign cannot tell: which function needs the sign of which
+    value, and what was tried."""
+    text = str(v)
+    if len(text) > 80:
+        text = text[:77] + "…"
+    return (f"the sign of {text} (for {what}), which exact arithmetic cannot decide "
+            f"(certified enclosures up to {intervals.MAX_BITS:,} bits contain 0, and no "
+            "exact zero test shows it is 0)")
+
+
 def exact_str(value: sp.Expr, budget=None) -> str:
     """`"5"`, `"-14/3"`; for an irrational value its exact SymPy form. With `budget` (a
     `derive.kernel.dag.TextBudget`), the text is charged to it (TextTooLong past it)."""
