@@ -14,7 +14,7 @@ from sympy import integer_nthroot
 
 from derive.kernel import functions
 from derive.kernel.dag import nodes, tree_size
-from derive.kernel.exact import exact_sign, to_expr
+from derive.kernel.exact import exact_sign, to_expr, undecided_sign
 
 try:  # GMP's exact rationals: the same arithmetic as Fraction, about ten times faster
     from gmpy2 import mpq as Fraction
@@ -243,13 +243,16 @@ def _large_root(a, n):
     return _exact(_POW.unevaluated(_sym(a), _sym(n)))
 
 
-def _less(a, b) -> bool:
-    if isinstance(a, Fraction) and isinstance(b, Fraction):
-        return a < b
-    sign = exact_sign(_add(b, _mul(Fraction(-1), a)))
-    if sign is None:
-        raise NotEvaluable("a comparison that exact arithmetic cannot decide")
-    return sign > 0
+def _sign(v, what: str) -> int:
+    """The sign of a value, exact for a rational, else exact_sign's (certified enclosures,
+    then exact zero tests); NotEvaluable naming `what` needs it and the value when it cannot
+    be told."""
+    if isinstance(v, Fraction):
+        return (v > 0) - (v < 0)
+    s = exact_sign(_sym(v))
+    if s is None:
+        raise NotEvaluable(undecided_sign(what, _sym(v)))
+    return s
 
 
 _RELATIONS = {sp.Eq: lambda a, b: a == b, sp.Ne: lambda a, b: a != b,
@@ -328,17 +331,14 @@ def _build(e: sp.Basic, indices: frozenset):
             return out
         return total
     if isinstance(e, (sp.Min, sp.Max)):
-        parts = [_build(a, indices) for a in e.args]
-        smaller = isinstance(e, sp.Min)
-
-        def pick(env, idx):
-            best = parts[0](env, idx)
-            for p in parts[1:]:
-                v = p(env, idx)
-                if v is not best and _less(v, best) == smaller:
-                    best = v
-            return best
-        return pick
+        return _extremum([_build(a, indices) for a in e.args], isinstance(e, sp.Min),
+                         "min" if isinstance(e, sp.Min) else "max")
+    if isinstance(e, functions.relu):  # max(0, x): relu of an exact 0 is the rational 0
+        return _extremum([lambda env, idx: Fraction(0), _build(e.args[0], indices)], False,
+                         "relu")
+    if isinstance(e, functions.clamp):  # min(max(x, lo), hi), without building SymPy's Max
+        x, lo, hi = (_build(a, indices) for a in e.args)
+        return _extremum([_extremum([x, lo], False, "clamp"), hi], True, "clamp")
     if isinstance(e, sp.Abs):
         inner_f = _build(e.args[0], indices)
 
@@ -349,7 +349,9 @@ def _build(e: sp.Basic, indices: frozenset):
             s = exact_sign(v)
             if s is None:
                 return _exact(sp.Abs(v))
-            return v if s >= 0 else _mul(Fraction(-1), v)
+            if s == 0:  # |0| of a closed form the zero test shows is 0
+                return Fraction(0)
+            return v if s > 0 else _mul(Fraction(-1), v)
         return absolute
     if isinstance(e, (sp.exp, sp.log)):
         inner_f, func = _build(e.args[0], indices), e.func
@@ -365,8 +367,6 @@ def _build(e: sp.Basic, indices: frozenset):
                         raise Undefined("log of a number that is not positive")
             return _exact(_defined(func(_sym(v))))
         return elementary
-    if isinstance(e, (functions.relu, functions.clamp)):  # max(x, 0), min(max(x, lo), hi)
-        return _build(functions.known_terms(e), indices)
     if isinstance(e, (sp.sin, sp.cos, sp.tanh, functions.sigmoid, functions.softplus)):
         inner_f, func = _build(e.args[0], indices), e.func
 
@@ -379,13 +379,7 @@ def _build(e: sp.Basic, indices: frozenset):
         inner_f = _build(e.args[0], indices)
 
         def signum(env, idx):
-            v = inner_f(env, idx)
-            if isinstance(v, Fraction):
-                return Fraction((v > 0) - (v < 0))
-            s = exact_sign(v)
-            if s is None:
-                raise NotEvaluable("a sign that exact arithmetic cannot decide")
-            return Fraction(s)
+            return Fraction(_sign(inner_f(env, idx), "sign"))
         return signum
     if isinstance(e, sp.Piecewise):
         for _, c in e.args:
@@ -416,15 +410,31 @@ def _step(e: sp.Basic, indices: frozenset):
         for t in sp.Add.make_args(e.args[0]))
 
     def step(env, idx):
-        v = inner_f(env, idx)
-        s = (v > 0) - (v < 0) if isinstance(v, Fraction) else exact_sign(_sym(v))
-        if s is None:
-            raise NotEvaluable("a kink whose side exact arithmetic cannot decide")
+        s = _sign(inner_f(env, idx), "a derivative at a kink")
         if s == 0 and tie:
             raise NotEvaluable("a derivative at a tie of three or more arguments of max or "
                                "min (torch.maximum takes two)")
         return Fraction(1) if s > 0 else (Fraction(0) if s < 0 else at_zero)
     return step
+
+
+def _extremum(parts: list, smaller: bool, what: str):
+    """max (or min, `smaller`) of the arguments' values, in order: a later argument replaces
+    the best so far when strictly greater (smaller), or when a tie is proved exactly and it is
+    a rational (clamp(sin(1)² + cos(1)², 0, 1) is 1); otherwise a tie keeps the first of the
+    equal values."""
+    def pick(env, idx):
+        best = parts[0](env, idx)
+        for p in parts[1:]:
+            v = p(env, idx)
+            if v is best or (isinstance(v, Fraction) and isinstance(best, Fraction)
+                             and v == best):
+                continue
+            s = _sign(_add(v, _mul(Fraction(-1), best)), what)
+            if (s < 0 if smaller else s > 0) or (s == 0 and isinstance(v, Fraction)):
+                best = v
+        return best
+    return pick
 
 
 @lru_cache(maxsize=4096)

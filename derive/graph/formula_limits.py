@@ -11,7 +11,8 @@ from functools import lru_cache
 
 import sympy as sp
 
-from derive.kernel import definedness, intervals
+from derive.kernel import definedness, functions, intervals
+from derive.kernel.constants import UndecidedComparison, extremum
 from derive.kernel.definedness import operation_conditions
 
 MAX_POWER = 10_000
@@ -187,10 +188,36 @@ def evaluated(e: sp.Expr, domain: list | None = None) -> sp.Expr:
         _guard(e, args)
         if domain is not None:
             domain.extend(operation_conditions(e.func, args))
-        out = e.func(*args)
+        if e.func in (sp.Max, sp.Min):
+            out = _extremum(e.func, args)
+        elif e.func in (functions.relu, functions.clamp) and all(a.is_number for a in args):
+            out = _of_constants(e.func, args)
+        else:
+            out = e.func(*args)
     if out.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
         raise FormulaError("the formula is undefined (a division by zero, or log 0)", None)
     return out
+
+
+def _extremum(func: type, args: list) -> sp.Expr:
+    """max or min of evaluated arguments, their constants ordered exactly
+    (derive/kernel/constants.py); not supported when two of them cannot be ordered."""
+    try:
+        return extremum(func, *args)
+    except UndecidedComparison as exc:
+        raise FormulaNotSupported(f"{func.__name__.lower()} of constants needs {exc}") from None
+
+
+def _of_constants(func: type, args: list) -> sp.Expr:
+    """relu or clamp of constants as the max and min they are, ordered exactly (relu(sin(1)²
+    + cos(1)² − 1) is 0); kept as written when they cannot be ordered (the evaluator then
+    says which sign it could not decide)."""
+    try:
+        if func is functions.relu:
+            return extremum(sp.Max, args[0], sp.S.Zero)
+        return extremum(sp.Min, extremum(sp.Max, args[0], args[1]), args[2])
+    except UndecidedComparison:
+        return func(*args)
 
 
 def _guard(e: sp.Expr, args: list) -> None:

@@ -16,6 +16,7 @@ from sympy.polys.domains import QQ, ZZ
 from sympy.polys.rings import PolyRing
 
 from derive.kernel.claims import NotSupported
+from derive.kernel.timebound import attempt
 
 MAX_LOG_ARGUMENT_DIGITS = 30
 """log of a rational is split over its prime factors only up to this size."""
@@ -131,6 +132,21 @@ def expand(e: sp.Expr) -> sp.Expr:
         raise NotSupported(f"expanding term by term would form more than "
                            f"{MAX_EXPANDED_TERMS:,} products of terms")
     return sp.expand(e, power_exp=False, log=False)
+
+
+SMALL_EXPANSION = 1_000
+"""Most terms (and products of terms) `expanded_small` forms: a fact read for a linear
+equality or an integer bound is expanded only when it is this small, so that an assumption
+(a+b+c)^1000 ≥ 0 is never expanded into its 501,501 terms."""
+
+
+def expanded_small(e: sp.Expr) -> sp.Expr | None:
+    """SymPy's expansion of `e` when it forms at most SMALL_EXPANSION terms and products of
+    terms (estimated first, as `expand`); None otherwise."""
+    size = _size(e, SMALL_EXPANSION + 1)
+    if max(size.terms, size.inner, size.raw, size.inner_raw) > SMALL_EXPANSION:
+        return None
+    return sp.expand(e)
 
 
 def linear_roots(u: sp.Expr):
@@ -258,9 +274,14 @@ def _algebraic_constant_zero(c: sp.Expr) -> bool:
         return False
     x = sp.Dummy("x")
     try:
-        return sp.minimal_polynomial(c, x) == x
+        return attempt(MINIMAL_POLYNOMIAL_SECONDS, sp.minimal_polynomial, c, x) == x
     except Exception:  # noqa: BLE001 — SymPy refuses some numbers; then it is not shown 0
         return False
+
+
+MINIMAL_POLYNOMIAL_SECONDS = 2.0
+"""The CPU time one minimal polynomial may take (nested radicals of large rationals can take
+minutes); past it the constant is not shown to be 0."""
 
 
 def _coefficients_zero(num: sp.Expr) -> bool:

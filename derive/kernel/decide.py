@@ -29,6 +29,7 @@ from derive.kernel.claims import (
     check_bounds,
     check_expr,
 )
+from derive.kernel.constants import known_terms
 from derive.kernel.definedness import (
     UnknownDomain,
     conditions,
@@ -38,7 +39,6 @@ from derive.kernel.definedness import (
 from derive.kernel.degree import refute_by_degree
 from derive.kernel.evaluate import NotConcrete
 from derive.kernel.facts import Fact, Relation
-from derive.kernel.functions import known_terms
 from derive.kernel.integers import integer_bounds, integer_exponents, parity, substituted
 from derive.kernel.interpret import (
     Family,

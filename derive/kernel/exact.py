@@ -14,8 +14,9 @@ from math import gcd
 import sympy as sp
 
 from derive.errors import NotSupportedError
-from derive.kernel import intervals
+from derive.kernel import functions, intervals
 from derive.kernel.dag import shared_str, tree_size
+from derive.kernel.timebound import attempt
 
 MAX_DIGITS = 60
 """Most significant digits accepted in one written number."""
@@ -128,14 +129,37 @@ def is_zero_exact(value: sp.Expr) -> bool | None:
         return False
     if tree_size(value, EXACT_TEST_NODES) > EXACT_TEST_NODES or not value.is_number:
         return None
-    if value.is_zero:  # SymPy's structural reasoning; its "nonzero" may come from evalf, a
-        return True      # float: not trusted (a nonzero value is shown by an enclosure)
-    if _zero_over_log_base(value):
+    return attempt(ZERO_TEST_SECONDS, _zero_by_sympy, value)
+
+
+ZERO_TEST_SECONDS = 2.0
+"""The CPU time SymPy's exact zero tests (its assumptions, the logs over a coprime base, the
+minimal polynomial, the rewrite in exp) may take on one value; past it, no answer."""
+
+
+def _zero_by_sympy(value: sp.Expr) -> bool | None:
+    """True when the minimal polynomial of the algebraic `value` is x, or when its rewrite in
+    exp (sin, cos and tanh through e^(ix), e^x: identities) is 0 as a rational function of
+    the exponentials (sin(1)² + cos(1)² − 1); also by SymPy's structural reasoning (its
+    "nonzero" may come from evalf, a float: not trusted) and over a coprime base of the logs
+    of rationals; None otherwise."""
+    if value.is_zero or _zero_over_log_base(value):
         return True
     try:
         x = sp.Dummy("x")
-        return sp.minimal_polynomial(value, x) == x
+        if sp.minimal_polynomial(value, x) == x:
+            return True
     except Exception:  # noqa: BLE001 — not algebraic, or SymPy cannot tell: no answer
+        pass
+    if not value.has(sp.sin, sp.cos, sp.tanh, *functions.OWN) or any(
+            p.exp.is_Integer and abs(int(p.exp)) > LOG_BASE_DEGREE
+            for p in value.atoms(sp.Pow)):
+        return None
+    try:
+        rewritten = value.rewrite(sp.exp)
+        numerator, _ = sp.fraction(sp.together(rewritten))
+        return True if sp.expand(numerator) == 0 else None
+    except Exception:  # noqa: BLE001 — SymPy could not rewrite it: no answer
         return None
 
 
@@ -232,6 +256,17 @@ def exact_sign(value: sp.Expr) -> int | None:
             value.is_extended_real is not True:
         return None
     return 0 if is_zero_exact(value) else None
+
+
+def undecided_sign(what: str, v: sp.Expr) -> str:
+    """One sentence for a sign exact_sign cannot tell: which function needs the sign of which
+    value, and what was tried."""
+    text = str(v)
+    if len(text) > 80:
+        text = text[:77] + "…"
+    return (f"the sign of {text} (for {what}), which exact arithmetic cannot decide "
+            f"(certified enclosures up to {intervals.MAX_BITS:,} bits contain 0, and no "
+            "exact zero test shows it is 0)")
 
 
 def exact_str(value: sp.Expr, budget=None) -> str:

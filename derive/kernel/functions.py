@@ -166,32 +166,6 @@ OWN = (relu, sigmoid, softplus, clamp)
 """The classes declared here (not SymPy's)."""
 
 
-def known_terms(e: sp.Basic) -> sp.Basic:
-    """`e` with relu, clamp, sigmoid, softplus and tanh written in the functions the kernel's
-    proofs know (max, min, exp, log): the same values everywhere. A derivative of them taken
-    by the kernel is then the mathematical one, which at a kink does not exist (kinks.py),
-    not torch's convention."""
-    if not isinstance(e, sp.Basic) or not e.has(*OWN, sp.tanh):
-        return e
-
-    def walk(x):
-        if not x.args or not x.has(*OWN, sp.tanh):
-            return x
-        args = [walk(a) for a in x.args]
-        if isinstance(x, relu):
-            return sp.Max(args[0], 0)
-        if isinstance(x, clamp):
-            return sp.Min(sp.Max(args[0], args[1]), args[2])
-        if isinstance(x, sigmoid):
-            return 1 / (1 + sp.exp(-args[0]))
-        if isinstance(x, softplus):
-            return sp.log(1 + sp.exp(args[0]))
-        if isinstance(x, sp.tanh):
-            return (sp.exp(2 * args[0]) - 1) / (sp.exp(2 * args[0]) + 1)
-        return x.func(*args)
-    return walk(e)
-
-
 def through_kink(e: sp.Basic) -> bool:
     """Whether `e` holds a derivative taken through a kink (a Heaviside step or a δ from relu,
     clamp, max, min, or the derivative of sign): its value at the kink is torch's convention,

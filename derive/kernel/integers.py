@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
-from derive.kernel.algebra import linear_roots
+from derive.kernel.algebra import expanded_small, linear_roots
 from derive.kernel.facts import Fact, Relation
 
 
@@ -58,7 +58,8 @@ def _bound(fact: Fact) -> Fact | None:
     nothing new."""
     if not all(s.is_integer for s in fact.expr.free_symbols):
         return None  # a real symbol: no integer bound (and no expansion of a large fact)
-    split = _split(sp.expand(fact.expr))
+    expanded = expanded_small(fact.expr)
+    split = None if expanded is None else _split(expanded)
     if split is None:
         return None
     a, u, b = split
@@ -109,7 +110,10 @@ def _pairs(facts: Sequence[Fact]) -> list[tuple[sp.Expr, tuple[str, ...]]]:
     for f in facts:
         if f.relation is not Relation.NONNEGATIVE or f.expr.is_number:
             continue
-        p = _primitive(sp.expand(f.expr))
+        expanded = expanded_small(f.expr)  # a large fact is no linear equality's half
+        if expanded is None or expanded.is_number:
+            continue
+        p = _primitive(expanded)
         if -p in seen and p not in seen:
             out.append((p, (seen[-p], f.reason)))
         seen.setdefault(p, f.reason)
@@ -144,9 +148,16 @@ def substituted(lhs, rhs, facts: Sequence[Fact]):
         (s, v), why = found
         lhs, rhs = lhs.xreplace({s: v}), rhs.xreplace({s: v})
         facts = tuple(Fact(e, f.reason, f.relation, f.origin, f.uses) for f in facts
-                      for e in [sp.expand(f.expr.xreplace({s: v}))] if not e.is_number)
+                      for e in [_replaced(f.expr, s, v)] if not e.is_number)
         reasons += [r for r in why if r not in reasons]
     return lhs, rhs, facts, tuple(reasons)
+
+
+def _replaced(e: sp.Expr, s: sp.Symbol, v: sp.Expr) -> sp.Expr:
+    """e with s := v, expanded when that is small (a large fact kept as a power)."""
+    out = e.xreplace({s: v})
+    expanded = expanded_small(out)
+    return out if expanded is None else expanded
 
 
 # ----------------------------------------------------------------------------- parity

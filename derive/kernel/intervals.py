@@ -55,6 +55,7 @@ from mpmath.libmp.libmpi import (
 )
 
 from derive.kernel import functions
+from derive.kernel.dag import tree_size
 
 MAX_BITS = 2**15
 """The highest working precision: past it a question is undecided."""
@@ -161,10 +162,31 @@ def _exp(iv, bits):
             _EXP_LIMIT if mpf_lt(_EXP_LIMIT, x) else x)
     lo, hi = _widen(mpi_exp((clamp(a), clamp(b)), bits + TRANSCENDENTAL_GUARD), bits)
     if mpf_lt(a, _MINUS_EXP_LIMIT):
-        lo = from_int(0)
+        lo = _exp_floor(a)
     if mpf_lt(_EXP_LIMIT, b):
         raise _Unsettled("exp of an argument beyond ±2^64")
     return (lo, hi)
+
+
+LOG2_E_ABOVE = Fraction(14427, 10000)
+"""A rational above log2(e) = 1.44269504…"""
+
+TINY_EXPONENT_BITS = 2**16
+"""Largest bit length of the binary exponent of a lower bound of exp(a) for a < −2^64 (so
+up to about exp(−2^65536)); past it the lower bound is 0."""
+
+
+def _exp_floor(a):
+    """A positive lower bound of e^a for a < −2^64, 2^−N with N = ⌈|a|·1.4427⌉ + 1 computed in
+    integers (e^a = 2^(a·log2 e) ≥ 2^−N): tiny, but positive, so that 1 − tanh(10^4000) is
+    shown > 0; 0 when N itself would be past TINY_EXPONENT_BITS bits."""
+    _, man, exp, bc = a
+    if exp + bc > TINY_EXPONENT_BITS:
+        return from_int(0)
+    magnitude = Fraction(man) * Fraction(2) ** exp
+    bound = magnitude * LOG2_E_ABOVE
+    n = -((-bound.numerator) // bound.denominator) + 1
+    return (0, 1, -n, 1)
 
 
 def _log(iv, bits):
@@ -257,9 +279,40 @@ def _declared(e: sp.Basic, args: list, bits: int):
         return _div(_ONE, mpi_add(_ONE, _exp((mpf_neg(x[1]), mpf_neg(x[0])), bits), bits),
                     bits)
     if isinstance(e, functions.softplus):
+        if mpf_sign(x[1]) < 0:  # log(1 + u), u = e^x: tiny for a large −x
+            return _log1p_small(_exp(x, bits), bits)
+        if mpf_sign(x[0]) > 0:  # x + log(1 + e^(−x)): e^x is never formed
+            return mpi_add(x, _log1p_small(_exp((mpf_neg(x[1]), mpf_neg(x[0])), bits), bits),
+                           bits)
         return _log(mpi_add(_ONE, _exp(x, bits), bits), bits)
-    two_x = mpi_mul((from_int(2), from_int(2)), x, bits)
-    frac = _div((from_int(2), from_int(2)), mpi_add(_exp(two_x, bits), _ONE, bits), bits)
+    if mpf_sign(x[1]) < 0:  # tanh is odd: a negative argument as −tanh(−x)
+        lo, hi = _tanh((mpf_neg(x[1]), mpf_neg(x[0])), bits)
+        return (mpf_neg(hi), mpf_neg(lo))
+    return _tanh(x, bits)
+
+
+def _log1p_small(u, bits: int):
+    """log(1 + u) for u ≥ 0: for u < 2^−bits between u/(1 + u) and u (both increasing in u;
+    their gap, below u², is under the precision), so that a tiny positive u (e^(−10^4000))
+    gives a positive lower end, where log(1 + u) at `bits` bits would give 0; else log."""
+    lo, hi = u
+    if not mpf_lt(hi, mpf_shift(from_int(1), -bits)):
+        return _log(mpi_add(_ONE, u, bits), bits)
+    below = mpi_div((lo, lo), mpi_add(_ONE, (lo, lo), bits), bits)[0]
+    return (below, hi)
+
+
+def _tanh(x, bits: int):
+    """tanh x = 2/(1 + e^(−2x)) − 1 for x ≥ 0 (e^(−2x) tiny, never huge, for a large x: 1 −
+    tanh(10^4000) is enclosed in (0, 2^−MAGNITUDE_BITS)); as 1 − 2/(e^(2x) + 1) when x may be
+    negative (then |x| is moderate or e^(2x) is unsettled)."""
+    two = (from_int(2), from_int(2))
+    if mpf_sign(x[0]) >= 0:
+        minus_two_x = mpi_mul((from_int(-2), from_int(-2)), x, bits)
+        half = _div(two, mpi_add(_ONE, _exp(minus_two_x, bits), bits), bits)
+        return mpi_add(half, (from_int(-1), from_int(-1)), bits)
+    two_x = mpi_mul(two, x, bits)
+    frac = _div(two, mpi_add(_exp(two_x, bits), _ONE, bits), bits)
     return mpi_add(_ONE, (mpf_neg(frac[1]), mpf_neg(frac[0])), bits)
 
 
@@ -414,8 +467,74 @@ def compare(expr: sp.Expr, q) -> int | None:
 
 
 def sign(expr: sp.Expr) -> int | None:
-    """The sign of a real constant: certified, 0 only for an exact rational zero."""
-    return compare(expr, 0)
+    """The sign of a real constant: certified, 0 only for an exact rational zero. Read on the
+    binary endpoints themselves (exact rationals), so that a positive end too small to become
+    a rational (2^−(10^4000)) still shows the sign; when the enclosures do not settle it, on
+    the complemented form (`complemented`), where 1 − tanh x cancels exactly."""
+    if expr.is_Rational:
+        return int(sp.sign(expr))
+    s = _endpoint_sign(expr)
+    if s is None:
+        other = complemented(expr)
+        if other is not expr:
+            s = 0 if other == 0 else _endpoint_sign(other)
+    return s
+
+
+def _endpoint_sign(expr: sp.Basic) -> int | None:
+    try:
+        for bits in PRECISIONS:
+            try:
+                a, b = _interval(expr, bits)
+            except _Unsettled:
+                continue
+            if mpf_sign(a) > 0:
+                return 1
+            if mpf_sign(b) < 0:
+                return -1
+            if mpf_sign(a) == 0 and mpf_sign(b) == 0:
+                return None  # an enclosure [0, 0] of a value that is not a rational
+    except NoEnclosure:
+        return None
+    return None
+
+
+COMPLEMENT_NODES = 400
+"""Largest expression (in tree nodes) that `complemented` rebuilds."""
+
+
+def complemented(expr: sp.Basic) -> sp.Basic:
+    """`expr` with each tanh(x) and sigmoid(x) of a certified positive (negative) x written
+    as 1 minus (−1 plus, 0 plus) its small complement: tanh x = 1 − 2u/(1 + u), u = e^(−2x);
+    sigmoid x = 1 − u/(1 + u), u = e^(−x) (sigmoid x = u/(1 + u), u = e^x, for x < 0); and
+    softplus x of a positive x as x + softplus(−x) (softplus(10^30) − 10^30 > 0). The
+    same value; SymPy's addition then cancels the rationals, so 1 − tanh(10^4000) becomes
+    2u/(1 + u), which an enclosure shows is positive (u's lower bound, _exp_floor), where
+    tanh itself is 1 up to any precision. `expr` itself when it has none of them, or past
+    COMPLEMENT_NODES nodes."""
+    if not expr.has(sp.tanh, functions.sigmoid, functions.softplus) or \
+            tree_size(expr, COMPLEMENT_NODES) > COMPLEMENT_NODES:
+        return expr
+    subs = {}
+    for f in expr.atoms(sp.tanh, functions.sigmoid, functions.softplus):
+        x = f.args[0]
+        if not x.is_number:
+            return expr
+        side = _endpoint_sign(x)
+        if side is None:
+            continue
+        if isinstance(f, functions.softplus):  # softplus x = x + softplus(−x)
+            if side > 0:
+                subs[f] = x + functions.softplus(-x)
+            continue
+        k = 2 if isinstance(f, sp.tanh) else 1
+        u = sp.exp(-side * k * x)
+        small = k * u / (1 + u)
+        if isinstance(f, sp.tanh):
+            subs[f] = side * (1 - small)
+        else:
+            subs[f] = 1 - small if side > 0 else small
+    return expr.xreplace(subs) if subs else expr
 
 
 def _half_away(x: Fraction) -> int:

@@ -164,3 +164,17 @@ class Deadline:
             raise DecisionTimeout("time bound passed", self.seconds, False)
         if self.wall_end is not None and time.monotonic() > self.wall_end:
             raise DecisionTimeout("time bound passed", self.seconds, None)
+
+
+def attempt(seconds: float, f, *args, default=None):
+    """f(*args) within `seconds` of CPU time, or `default` when that bound passes first: for
+    one SymPy call that may run on (a rewrite, an expansion) whose failure only means "no
+    answer". A bound outside it that passed meanwhile still ends the caller's work."""
+    try:
+        with time_bound(seconds):
+            return f(*args)
+    except DecisionTimeout:
+        for b in _active:
+            if (exc := _passed(b)) is not None:
+                raise exc from None
+        return default

@@ -14,6 +14,7 @@ from functools import cached_property
 import sympy as sp
 
 from derive.kernel.dag import has_type, tree_size
+from derive.kernel.timebound import attempt
 
 Value = object
 """An exact SymPy number, or a list of values."""
@@ -259,6 +260,10 @@ SIMPLIFY_NODES = 400
 """A value of more tree nodes than this is never given to SymPy's simplification (which
 walks it as a tree): it stays the DAG the graph computed."""
 
+SIMPLIFY_SECONDS = 2.0
+"""The CPU time SymPy's radsimp may take on one value (nested fourth roots can keep it going
+for minutes); past it the value stays as computed."""
+
 
 def expand_exact(value: Value, _seen: set | None = None) -> Value:
     """Exact values in their simplest closed form (lists element by element)."""
@@ -274,7 +279,7 @@ def expand_exact(value: Value, _seen: set | None = None) -> Value:
         try:
             if sp.count_ops(value) > 40 or has_type(value, (sp.exp, sp.log)):
                 return value  # radsimp rationalises surds; on exp(−10³⁰) it would evaluate
-            return sp.radsimp(value)
+            return attempt(SIMPLIFY_SECONDS, sp.radsimp, value, default=value)
         except (OverflowError, ValueError, RecursionError):
             return value  # (count_ops rebuilds powers: a surd of a 3,000-digit rational
             # makes SymPy try to factor it, and overflow a float)

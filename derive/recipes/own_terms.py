@@ -17,12 +17,17 @@ import sympy as sp
 
 from derive.graph.domains import domain_facts
 from derive.kernel import decide
+from derive.kernel.timebound import attempt
 
 PROOF_SECONDS = 5.0
 """The kernel's time for one proof of a rewritten piece; undecided keeps the derivative."""
 
 MAX_PIECE_OPS = 400
 """A piece larger than this is kept as it is (factoring it could take long)."""
+
+SIMPLIFY_SECONDS = 2.0
+"""The CPU time SymPy's solve, cancel and factor may take on one definition or piece; past
+it the definition gives no rule, the piece no candidate (the derivative is kept as it is)."""
 
 Definition = tuple[sp.Expr, sp.Expr]
 """(head, body): a quantity (p_i) and its definition in the quantities before it."""
@@ -43,15 +48,24 @@ def inverse_rules(definitions: Sequence[Definition]) -> dict[sp.Expr, sp.Expr]:
         if rational.has(sp.exp, sp.log) or not rational.has(d):
             continue
         try:
-            solved = sp.solve(sp.Eq(q, rational), d, dict=True)
+            solved = attempt(SIMPLIFY_SECONDS, _solved, q, rational, d)
         except (NotImplementedError, ValueError, TypeError):
             continue
-        if len(solved) != 1 or d not in solved[0]:
+        if solved is None:
             continue
-        value = sp.factor(solved[0][d])
+        value, inverse = solved
         rules.setdefault(atom, value)
-        rules.setdefault(sp.exp(-atom.args[0]), sp.factor(1 / value))
+        rules.setdefault(sp.exp(-atom.args[0]), inverse)
     return rules
+
+
+def _solved(q: sp.Expr, rational: sp.Expr, d: sp.Dummy) -> tuple[sp.Expr, sp.Expr] | None:
+    """(d, 1/d) factored, for the one solution d of q = rational; None without one."""
+    solved = sp.solve(sp.Eq(q, rational), d, dict=True)
+    if len(solved) != 1 or d not in solved[0]:
+        return None
+    value = sp.factor(solved[0][d])
+    return value, sp.factor(1 / value)
 
 
 def _flip_sign(coeff: sp.Expr, factors: list[sp.Expr]) -> tuple[sp.Expr, list[sp.Expr]]:
@@ -107,10 +121,16 @@ def _candidates(piece: sp.Expr, rules: tuple[tuple[sp.Expr, sp.Expr], ...]) -> t
     ruled = piece.xreplace(dict(rules)) if rules else piece
     for e in (ruled, piece):
         try:
-            out.append(sp.factor(sp.cancel(e)))
+            simpler = attempt(SIMPLIFY_SECONDS, _factored, e)
         except (sp.PolynomialError, NotImplementedError, ValueError, TypeError):
             continue
+        if simpler is not None:
+            out.append(simpler)
     return tuple(out)
+
+
+def _factored(e: sp.Expr) -> sp.Expr:
+    return sp.factor(sp.cancel(e))
 
 
 class Rewriter:
