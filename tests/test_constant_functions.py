@@ -6,6 +6,8 @@ hand (ties) or by mpmath at thousands of digits (the rest)."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import time
 
 import mpmath
@@ -14,6 +16,7 @@ import sympy as sp
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from derive.cli.main import main
 from derive.exercises.bank import load_file
 from derive.exercises.check import check_exercise
 from derive.graph.evaluate import NotEvaluable, TooLarge, Undefined, compiled, sympy_value
@@ -159,6 +162,27 @@ def test_the_issue_s_exercises_are_checked(tmp_path, formula, claim):
     path.write_text(EXERCISE.format(formula=formula, claim=claim))
     report = check_exercise(load_file(path)[0])
     assert report.ok, [(c.name, c.status, c.claimed) for c in report.claims]
+
+
+
+def test_a_sign_no_bound_decides_makes_the_exercise_undecided_not_refused(tmp_path):
+    """sin(1)² + cos(1)² − 1 + e^(−10⁵) is within 2^−32768 of 0 and no zero test shows it is
+    0: `check` says `undecided` with the sentence (exit 1), every claim undecided, where it
+    refused the file as not supported (exit 2); `key`, which must write the value, refuses
+    it in one line."""
+    path = tmp_path / "consts.toml"
+    path.write_text(EXERCISE.format(formula="relu(sin(1)^2 + cos(1)^2 - 1 + exp(-10^5))",
+                                    claim='"0"'))
+    report = check_exercise(load_file(path)[0])
+    assert report.outcome == "undecided" and report.undecided_by == "a sign not decided"
+    assert report.undecided.startswith("define.q: computing it needs the sign of ")
+    assert "cannot decide" in report.undecided
+    assert [c.status for c in report.claims] == ["undecided"]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        assert main(["check", str(path)]) == 1
+    assert "1 exercise undecided (a sign not decided)" in out.getvalue(), out.getvalue()
+    assert "(time bound)" not in out.getvalue()
 
 
 # ------------------------------------------------------------------ generated constants

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from derive.exercises.claims import UNDECIDED, WRONG, judge
 from derive.exercises.declared import warnings as declared_warnings
 from derive.exercises.diagnosis import Diagnosis, diagnose, formula_diagnosis
-from derive.exercises.errors import ExerciseError, ExerciseNotSupported
+from derive.exercises.errors import ExerciseError, ExerciseNotSupported, ExerciseUndecided
 from derive.exercises.formula_values import formula_value
 from derive.exercises.formulas import (
     FORMULA_SECONDS,
@@ -46,6 +46,9 @@ class Report:
     claims: tuple[ClaimResult, ...]
     undecided: str = ""
     """Why the exercise has no outcome (the time bound it passed), or empty."""
+    undecided_by: str = "time bound"
+    """What left it without an outcome, for a summary: `time bound`, or `a sign not
+    decided` (a quantity needs a sign no bound decided)."""
     warnings: tuple[str, ...] = ()
     """What `derive check` warns about (a declared mistake that gives the right answer, or
     the value of another mistake, on the exercise's own values): never an error."""
@@ -81,6 +84,9 @@ def answer_key(ex: Exercise) -> dict:
                                    f"on one computation",
                                    "give fewer steps or smaller givens") from None
     except QuantityUndefined as exc:
+        if exc.undecided:
+            raise ExerciseUndecided(ex.path, ex.id, exc.key, f"computing it needs {exc.reason}",
+                                    exc.expected) from None
         if not exc.supported:
             raise ExerciseNotSupported(ex.path, ex.id, exc.key,
                                        f"computing it needs {exc.reason}",
@@ -101,13 +107,20 @@ def check_exercise(ex: Exercise, seconds: float | None = DEFAULT_SECONDS,
             raise DecisionTimeout(reason)
         with time_bound(seconds, wall=wall):
             return _check(ex, seconds)
+    except ExerciseUndecided as exc:  # a sign no bound decided: undecided, with its reason
+        return _undecided(ex, f"{exc.key}: {exc.problem}", by="a sign not decided")
     except DecisionTimeout as exc:
         if not reason:
             reason = (wall_reason if exc.wall and wall_reason
                       else f"passed its time bound of {seconds:g} s of CPU time (--time-limit)")
-        return Report(ex, {}, tuple(
-            ClaimResult(name, claim.text, UNDECIDED, None, None, claim.as_written())
-            for name, claim in ex.claims.items()), undecided=reason)
+        return _undecided(ex, reason)
+
+
+def _undecided(ex: Exercise, reason: str, by: str = "time bound") -> Report:
+    """The report of an exercise without an outcome: every claim `undecided`, for `reason`."""
+    return Report(ex, {}, tuple(
+        ClaimResult(name, claim.text, UNDECIDED, None, None, claim.as_written())
+        for name, claim in ex.claims.items()), undecided=reason, undecided_by=by)
 
 
 def quantity_key(ex: Exercise, name: str) -> str:

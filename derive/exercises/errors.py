@@ -44,6 +44,12 @@ class ExerciseNotSupported(ExerciseError, NotSupportedError):
         return capped(text)
 
 
+class ExerciseUndecided(ExerciseNotSupported):
+    """A quantity whose value needs a sign derive could not decide within its bounds: `check`
+    reports the exercise `undecided` with this reason; where a value must be written (a key,
+    an export) it is refused as not supported."""
+
+
 def did_you_mean(name: str, choices) -> str:
     close = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.6)
     return f"did you mean {close[0]!r}?" if close else ""

@@ -31,6 +31,12 @@ class NotEvaluable(ValueError):
     """An expression with a construct the evaluator does not handle (a bug of a recipe)."""
 
 
+class UndecidedSign(NotEvaluable):
+    """A sign that neither certified enclosures nor exact zero tests tell (relu of a value
+    within 2^-32768 of 0 that no zero test shows is 0): the value is undecided, which is not
+    the same as unsupported."""
+
+
 class Undefined(ArithmeticError):
     """A value that does not exist: log of a number ≤ 0, a root of a negative number, a
     division by zero outside the rationals."""
@@ -251,7 +257,7 @@ def _sign(v, what: str) -> int:
         return (v > 0) - (v < 0)
     s = exact_sign(_sym(v))
     if s is None:
-        raise NotEvaluable(undecided_sign(what, _sym(v)))
+        raise UndecidedSign(undecided_sign(what, _sym(v)))
     return s
 
 

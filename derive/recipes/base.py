@@ -27,9 +27,12 @@ class QuantityUndefined(ArithmeticError):
     that input."""
 
     def __init__(self, name: str, reason: str, supported: bool = True,
-                 expected: str = "", key: str = ""):
+                 expected: str = "", key: str = "", undecided: bool = False):
         super().__init__(f"{name} is undefined for these givens: {reason}")
         self.name, self.reason, self.supported = name, reason, supported
+        self.undecided = undecided
+        """Its value exists but a sign it needs was not decided (graph.evaluate.UndecidedSign):
+        the exercise is `undecided`, not refused."""
         self.key = key or f"define.{name}"
         self.expected = expected or ("change the givens or the formula" if supported
                                      else "use smaller givens or fewer steps")

@@ -17,7 +17,7 @@ from functools import lru_cache
 import sympy as sp
 
 from derive.graph import Family, Node
-from derive.graph.evaluate import NotEvaluable, TooLarge, Undefined
+from derive.graph.evaluate import NotEvaluable, TooLarge, UndecidedSign, Undefined
 from derive.graph.graph import Graph, members
 from derive.graph.language import (
     FormulaError,
@@ -127,7 +127,11 @@ def _guarded(name, compute):
         except KeyError as exc:  # x_3 of two records, w_0 of a family without a start
             raise QuantityUndefined(name, f"it reads a member that does not exist ({exc})"
                                     ) from None
-        except NotEvaluable as exc:  # max(log 8, 3·log 2): a tie exact arithmetic cannot see
+        except UndecidedSign as exc:  # relu(sin(1)² + cos(1)² − 1 + e^(−10⁵))
+            raise QuantityUndefined(name, str(exc), supported=False, undecided=True,
+                                    expected="write the comparison so that its sides "
+                                    "differ, or as one closed form") from None
+        except NotEvaluable as exc:  # a construct the evaluator does not handle
             raise QuantityUndefined(name, str(exc), supported=False,
                                     expected="write the comparison so that its sides "
                                     "differ, or as one closed form") from None

@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from derive import limits
 from derive.exercises.check import Report, quantity_key
 from derive.exercises.errors import ExerciseNotSupported
@@ -104,15 +106,15 @@ def check_document(reports: list[Report]) -> Document:
         blocks.append(Table(CHECK_COLUMNS, tuple(rows)))
     n_claims = sum(counts.values())
     bad = sum(1 for r in reports if r.outcome == "wrong")
-    late = sum(1 for r in reports if r.undecided)
+    late = Counter(r.undecided_by for r in reports if r.undecided)
     open_ = sum(1 for r in reports if r.outcome == "undecided" and not r.undecided)
     summary = [] if bad or late or open_ else ["every claim holds"]
     if bad:
         summary.append(f"{bad} exercise{'s' if bad > 1 else ''} with wrong claims")
     if open_:
         summary.append(f"{open_} exercise{'s' if open_ > 1 else ''} with undecided claims")
-    if late:
-        summary.append(f"{late} exercise{'s' if late > 1 else ''} undecided (time bound)")
+    for by, n in late.items():
+        summary.append(f"{n} exercise{'s' if n > 1 else ''} undecided ({by})")
     undecided = f", {counts['undecided']} undecided" if counts["undecided"] else ""
     equivalent = f", {counts['equivalent']} equivalent" if counts["equivalent"] else ""
     line = (f"{plural(len(reports), 'exercise')}, {plural(n_claims, 'claim')}: "
