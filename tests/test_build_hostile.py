@@ -336,4 +336,5 @@ def test_a_site_path_too_long_for_the_file_system_refuses_that_file_only(tmp_pat
     assert code == 2 and err == "", err
     index = (site / "index.html").read_text(encoding="utf-8")
     assert index.count("too long for this file system") == 1, index
+    assert " … " not in index, index  # one line as written, not cut in its middle (found)
     assert "a.toml" in index and (site / "b" / "b" / "check.txt").is_file()

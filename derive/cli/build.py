@@ -506,8 +506,9 @@ def _write_texts(aside: Path, item: Item, cache=None) -> None:
         shutil.rmtree(aside / item.folder, ignore_errors=True)
         item.texts, item.addresses, item.status = {}, {}, "refused"
         item.line = ExerciseError(
-            item.file, item.id, "id", f"its site path {quoted_path(item.folder)}/… is too long "
-            f"for this file system ({exc.strerror})", "shorten the file's name, its folders' "
+            item.file, item.id, "id", f"its site folder ({len(str(item.folder)):,} characters "
+            f"under the site; the file names it from its path and id) is too long for this file "
+            f"system ({exc.strerror})", "shorten the file's name, its folders' "
             "names or the exercise's id").line()
         return
     item.texts = dict.fromkeys([*item.texts, *item.addresses])
