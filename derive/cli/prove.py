@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import json
 import os
+from typing import TYPE_CHECKING
 
 from derive.cli.errors import UsageError, did_you_mean
 from derive.cli.output import emit
-from derive.kernel import exact_str
 from derive.limits import RUN_SECONDS
-from derive.statements import Outcome, Statement
-from derive.statements.parallel import prove_all
-from derive.statements.registry import InvalidProofs, UnknownStatement, all_statements, select
-from derive.statements.statement import ID_PATTERN
+
+if TYPE_CHECKING:
+    from derive.statements import Outcome, Statement
 
 
 def add_parser(sub) -> None:
@@ -36,6 +35,9 @@ def _show(value) -> str:
     text = getattr(value, "text", None)
     if text is not None:
         return f"≈{text}"
+    # start-up: the kernel (and SymPy) only once there are outcomes to show
+    from derive.kernel import exact_str
+
     return value if isinstance(value, str) else exact_str(value)
 
 
@@ -111,12 +113,16 @@ def is_path(arg: str) -> bool:
     Anything else is an id, so a mistyped id gets its suggestion."""
     # start-up: the bank's reader is loaded only for an argument that may be a path
     from derive.exercises.bank import on_disk
+    from derive.statements.statement import ID_PATTERN
 
     return arg.endswith(".toml") or "/" in arg or os.sep in arg or (
         not ID_PATTERN.match(arg) and on_disk(arg))
 
 
 def _select(ids: list[str]) -> list[Statement]:
+    # start-up: the statements' layer (and SymPy) only once `derive prove` runs
+    from derive.statements.registry import InvalidProofs, UnknownStatement, all_statements, select
+
     try:
         return select(ids)
     except InvalidProofs as exc:
@@ -152,6 +158,9 @@ def statements_for(args: list[str]) -> list[Statement]:
 
 
 def run(args) -> int:
+    # start-up: the statements' layer (and SymPy) only once `derive prove` runs
+    from derive.statements.parallel import prove_all
+
     statements = statements_for(args.ids)
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"--jobs {args.jobs}: give a number of processes ≥ 1")
