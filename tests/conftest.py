@@ -8,7 +8,12 @@ Every test runs with DERIVE_NO_CACHE=1; `own_cache` turns the cache on in the te
 folder.
 
 `browser`: one headless Chromium for the whole session, for the tests that open pages (the
-helpers are in tests/browser.py; it is started only when such a test runs)."""
+helpers are in tests/browser.py; it is started only when such a test runs).
+
+Tiers: a test or a parametrisation marked `slow` runs only with `DERIVE_SLOW=1`; each such
+test keeps a small fixed sample of its cases in the default run (`tests/support.py`: `tier`
+for parametrisations, `examples(n, slow=N)` for properties). `DERIVE_SLOW=1` runs everything
+(the full-size hostile cases and layout survey too)."""
 
 import os
 
@@ -28,6 +33,25 @@ settings.register_profile(
     suppress_health_check=(HealthCheck.too_slow, HealthCheck.filter_too_much),
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "derive"))
+
+SLOW = os.environ.get("DERIVE_SLOW") == "1"
+"""The slow tier is on: every case of every test runs."""
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "slow: the slow tier, run only with DERIVE_SLOW=1 (a sample of the same "
+        "test runs by default)")
+
+
+def pytest_collection_modifyitems(config, items):
+    if SLOW:
+        return
+    skip = pytest.mark.skip(reason="slow tier: set DERIVE_SLOW=1")
+    for item in items:
+        if item.get_closest_marker("slow"):
+            item.add_marker(skip)
+
 
 # Every test computes what it checks: no result comes from the user's cache or from another
 # test's run (the cache's own tests name a folder of their own and remove this).

@@ -1502,7 +1502,7 @@ def _(work, target):
                                    "w0 = 3\nsteps = 100")], (2,))
 
 
-@case("formula-nested-derivatives", "time")
+@case("formula-nested-derivatives", "time", slow=True)
 def _(work, target):
     """Twelve nested derivatives of w^w^w^w: the derivative grows past 20,000 operations (or
     the 10 s bound on reading a derivation); not supported, one line."""

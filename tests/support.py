@@ -99,14 +99,32 @@ def concretely_equal(lhs: sp.Expr, rhs: sp.Expr, substitutions: dict) -> bool:
     return sp.expand(sp.together(at(lhs) - at(rhs))) == 0
 
 
-def examples(n: int):
-    """`settings(max_examples=n)`, ten times n under `HYPOTHESIS_PROFILE=thorough`."""
+def examples(n: int, slow: int | None = None):
+    """`settings(max_examples=n)` (`slow` examples with DERIVE_SLOW=1, the slow tier), ten
+    times as many under `HYPOTHESIS_PROFILE=thorough`."""
     import os
 
     from hypothesis import settings
 
     scale = 10 if os.environ.get("HYPOTHESIS_PROFILE") == "thorough" else 1
+    if slow is not None and os.environ.get("DERIVE_SLOW") == "1":
+        n = slow
     return settings(max_examples=n * scale)
+
+
+def tier(cases, always, one: bool = False) -> list:
+    """Parametrisations in tiers: the cases in `always` run by default, every other one only
+    with DERIVE_SLOW=1 (marked `slow`, see tests/conftest.py). A case is a tuple of arguments,
+    or one argument that is not a tuple (`one`: every case is one argument, tuples too)."""
+    import pytest
+
+    always = list(always)
+    missing = [c for c in always if c not in cases]
+    assert not missing, f"not cases: {missing}"
+    return [c if c in always else
+            pytest.param(*(c if isinstance(c, tuple) and not one else (c,)),
+                         marks=pytest.mark.slow)
+            for c in cases]
 
 
 def substitute_witness(e: sp.Expr, witness: Witness) -> sp.Expr:

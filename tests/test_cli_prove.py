@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-import derive.cli.prove as cli_prove
 import derive.statements.registry as registry
 from derive.cli.main import main
 from derive.kernel import Verdict
@@ -197,7 +196,7 @@ def wrong_a2():
 
 
 def test_an_edited_expected_value_exits_1_via_select(capsys, monkeypatch):
-    monkeypatch.setattr(cli_prove, "select", lambda ids: [wrong_a2()])
+    monkeypatch.setattr(registry, "select", lambda ids: [wrong_a2()])
     code, data, err = run_json(capsys)
     assert code == 1
     (rec,) = data["statements"]
@@ -231,7 +230,7 @@ def test_an_edited_expected_value_exits_1_via_the_registry(capsys, monkeypatch):
 def test_a_flipped_expectation_exits_1(capsys, monkeypatch):
     s = next(s for s in all_statements() if s.id == "undivided-sum")
     flipped = replace(s, expect=Verdict.PROVED)
-    monkeypatch.setattr(cli_prove, "select", lambda ids: [flipped])
+    monkeypatch.setattr(registry, "select", lambda ids: [flipped])
     code, data, _ = run_json(capsys)
     assert code == 1
     (rec,) = data["statements"]

@@ -184,7 +184,7 @@ def false_identities(draw):
     return r1 / den, sp.expand(r1) / sp.expand(den) + q, q
 
 
-@examples(60)
+@examples(25, slow=60)
 @given(false_identities())
 def test_random_false_identities_are_never_proved(case):
     lhs, rhs, q = case
@@ -357,7 +357,7 @@ def split(e, point):
     )
 
 
-@examples(60)
+@examples(25, slow=60)
 @given(sum_expressions(), sum_expressions(), st.sampled_from(["other", "split", "perturbed"]),
        st.sampled_from(LIMITS))
 def test_random_sum_identities_are_proved_only_when_true(e1, e2, how, point):

@@ -20,7 +20,7 @@ from derive.kernel import Verdict, decide
 TALLY = {"true": 0, "proved": 0, "false": 0, "refuted": 0}
 
 
-@examples(60)
+@examples(25, slow=60)
 @given(st.integers(0, 10**9))
 def test_generated_identities_never_get_a_wrong_verdict(seed):
     rng = random.Random(seed)

@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import layout_cases as lc
 import pytest
+from support import tier
 from test_export import need
 
 TOLERANCE = 1.0
@@ -24,7 +25,7 @@ def _compiled(lang: str) -> list[lc.Compiled]:
         return list(pool.map(lambda es: lc.compile_export(*es), sources))
 
 
-@pytest.mark.parametrize("lang", lc.LANGS)
+@pytest.mark.parametrize("lang", tier(lc.LANGS, always=["en"]))
 def test_no_line_leaves_the_text_block(lang):
     results = _compiled(lang)
     assert all(r.ok for r in results), [(r.name, r.error) for r in results if not r.ok]
@@ -130,7 +131,7 @@ def test_the_survey_markdown_renders_with_katex(survey):
                                    for f in failures[:5])
 
 
-@pytest.mark.parametrize("lang", lc.LANGS)
+@pytest.mark.parametrize("lang", tier(lc.LANGS, always=["en"]))
 def test_the_survey_latex_compiles_within_the_text_block(survey, lang, tmp_path):
     """Each standalone export compiles (pdfLaTeX en, XeLaTeX zh) with no line over 1 pt
     outside the text block; a key (a fragment) is compiled inside an export's preamble."""

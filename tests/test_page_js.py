@@ -20,6 +20,7 @@ import sympy as sp
 from fraction_reference import form_value
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from support import examples
 
 from derive.exercises.claims import Claim, judge, literal
 from derive.exercises.reader import decimal_places
@@ -282,7 +283,7 @@ def py_claim(text, test, tol):
     return Claim(c.value, text, test=test, tolerance=tolerance)
 
 
-@settings(max_examples=300)
+@examples(100, slow=300)
 @given(rational_cases(), st.none() | tests)
 def test_judge_scalar_rational(case, test):
     value, text = case
@@ -310,7 +311,7 @@ def irrational_cases(draw):
     return expr, lo, hi, text
 
 
-@settings(max_examples=120)
+@examples(40, slow=120)
 @given(irrational_cases(), st.none() | tests)
 def test_judge_scalar_enclosure(case, test):
     """With an enclosure the page may be less decisive than derive (a fixed precision), never
@@ -427,7 +428,7 @@ def py_eval(e):
     return form_value(e, ANSWERS_PY)
 
 
-@settings(max_examples=200)
+@examples(70, slow=200)
 @given(exprs)
 def test_eval_expr(e):
     try:

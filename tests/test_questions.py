@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 from golden import ROOT
 from hypothesis import assume, example, given
-from support import examples
+from support import examples, tier
 from test_escaping import (
     EVERYTHING,
     EXERCISES,
@@ -251,7 +251,8 @@ def test_no_answer_is_shown(path, lang, fmt, keys):
                                          section), f"{exercise['id']}: claim {written} shown"
 
 
-@pytest.mark.parametrize("lang,engine", [("en", "pdflatex"), ("zh", "xelatex")])
+@pytest.mark.parametrize("lang,engine", tier([("en", "pdflatex"), ("zh", "xelatex")],
+                                             always=[("en", "pdflatex")]))
 def test_sheets_compile(lang, engine):
     """Every bundled file's sheet in one document, compiled by the engine of its language."""
     texts = [sheet(path, lang, "tex", standalone=False) for path in FILES]
@@ -344,7 +345,7 @@ def check_hostile(name: str, exercises) -> None:
         assert not failures, failures[:3]
 
 
-@examples(8)
+@examples(3, slow=8)
 @given(FILE_NAMES, EXERCISES)
 @example("x=\\input{secret}", EVERYTHING)
 @example("".join(h for h in HOSTILE if "/" not in h and "\x00" not in h), EVERYTHING)

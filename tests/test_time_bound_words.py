@@ -14,6 +14,7 @@ import time as clock
 from pathlib import Path
 
 import pytest
+from support import tier
 
 from derive.cli.main import main
 from derive.render import formats
@@ -50,7 +51,8 @@ def bank(tmp_path):
     return tmp_path
 
 
-@pytest.mark.parametrize("command", [("check",), ("key",), ("export", "--format", "md")])
+@pytest.mark.parametrize("command", tier([("check",), ("key",), ("export", "--format", "md")],
+                                         always=[("check",)], one=True))
 def test_the_exercises_cpu_bound_is_named_with_its_number(bank, command):
     code, out, err = run_apart(*command, bank / "a.toml", "--time-limit", "0.7", "--no-cache")
     said = out + err
@@ -59,7 +61,8 @@ def test_the_exercises_cpu_bound_is_named_with_its_number(bank, command):
     assert "--total-time-limit" not in said
 
 
-@pytest.mark.parametrize("command", [("check",), ("key",), ("export", "--format", "md")])
+@pytest.mark.parametrize("command", tier([("check",), ("key",), ("export", "--format", "md")],
+                                         always=[("check",)], one=True))
 def test_the_runs_wall_bound_is_named_with_its_number(bank, command):
     code, out, err = run_apart(*command, bank, "--time-limit", "600", "--total-time-limit", "1.5",
                          "--no-cache")

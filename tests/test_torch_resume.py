@@ -24,6 +24,8 @@ if os.environ.get("DERIVE_SKIP_TORCH") == "1":
 else:
     import torch
 
+from support import examples
+
 from derive.optimizers import Optimizer
 from derive.recipes import RECIPES
 from derive.recipes.base import Context
@@ -221,10 +223,9 @@ def test_sgd_momentum_resume_matches_torch(batches, data, w0, b0, lr, momentum, 
     run_case(batches, k, w0, b0, lr, opt, convention, wrong=[("model", "saving_only_w")])
 
 
-# 10 runs by default (each certifies nested surds: 3–12 s apiece), 100 with
-# HYPOTHESIS_PROFILE=thorough
-@settings(max_examples=10 * (10 if os.environ.get("HYPOTHESIS_PROFILE") == "thorough" else 1),
-          deadline=None)
+# 3 runs by default (each certifies nested surds: 3–12 s apiece), 10 with DERIVE_SLOW=1, ten
+# times as many with HYPOTHESIS_PROFILE=thorough
+@examples(3, slow=10)
 @given(batches=st.lists(batch, min_size=2, max_size=4), data=st.data(), w0=dyadic,
        b0=st.one_of(st.none(), dyadic), lr=rates, name=st.sampled_from(["adam", "adamw"]),
        weight_decay=st.sampled_from([None, Fraction(0), Fraction(1, 10)]),

@@ -1,13 +1,14 @@
 """The `derive` program (console script and `python -m derive`): Ctrl-C is made derive's own
 before anything heavy is imported, so that it gives one line and exit 130 at any instant,
-start-up included. This module imports nothing but the standard library's light modules."""
+start-up included. This module imports nothing but the standard library's light modules, and
+derive.interrupt last, under a guard: a Ctrl-C while that is imported (Python's own handler
+still in place) gives the same one line, not a traceback."""
 
 from __future__ import annotations
 
 import os
+import signal
 import sys
-
-from derive import interrupt
 
 
 def _command() -> str:
@@ -22,6 +23,10 @@ def _command() -> str:
 def _leave_interrupted(command: str) -> None:
     """One line, exit 130 at once (the interpreter's own exit would turn the Ctrl-C it saw into
     death by SIGINT, which a caller reads differently from exit 130)."""
+    try:  # a second Ctrl-C cannot cut this short
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except (OSError, ValueError):  # not the main thread: nothing to ignore it with
+        pass
     try:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     except (OSError, ValueError):
@@ -32,6 +37,12 @@ def _leave_interrupted(command: str) -> None:
     except (OSError, ValueError):
         pass
     os._exit(interrupt.code())
+
+
+try:  # the console script imports this module before anything can install derive's handler
+    from derive import interrupt
+except KeyboardInterrupt:
+    _leave_interrupted(_command())
 
 
 def run() -> None:

@@ -12,7 +12,6 @@ from derive.cli.errors import UsageError
 from derive.cli.output import emit
 from derive.cli.terminal import safe
 from derive.errors import TimeBoundError, quoted, quoted_path
-from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.limits import EXERCISE_SECONDS, RUN_SECONDS, run_passed
 from derive.render import formats
 
@@ -119,6 +118,9 @@ def writing_bound(seconds: float, count: int, total: float, what: str):
     --total-time-limit of wall time): past it, one line naming the bound with the user's
     number, nothing written (a working of huge values must not run unbounded after every
     exercise was checked in time)."""
+    # start-up: the kernel (and SymPy) only once there is something to write
+    from derive.kernel.timebound import DecisionTimeout, time_bound
+
     count = max(count, 1)
     try:
         with time_bound(seconds * count, wall=total):

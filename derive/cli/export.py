@@ -19,8 +19,6 @@ from derive.cli.output import emit
 from derive.errors import quoted, quoted_path
 from derive.limits import EXERCISE_SECONDS, RUN_SECONDS
 from derive.render import formats
-from derive.statements import prove, registry
-from derive.statements.statement import ID_PATTERN
 
 
 def add_parser(sub) -> None:
@@ -47,6 +45,9 @@ def add_parser(sub) -> None:
 def _may_be_an_id(target: str) -> bool:
     """Whether `target` is written like a statement id (`A2`, `mean-of-means`): a bare name,
     no folder, no suffix. Any other argument is never an id."""
+    # start-up: the statements' layer only when an argument may name one
+    from derive.statements.statement import ID_PATTERN
+
     return target == Path(target).name and bool(ID_PATTERN.match(target))
 
 
@@ -65,6 +66,9 @@ def document_for(target: str, lang: str, seconds: float = EXERCISE_SECONDS,
 
     if on_disk(target) and not _may_be_an_id(target):
         return _exercises_document(target, lang, seconds, total, questions, page, cache)
+    # start-up: the statements' layer only for an argument that may be an id
+    from derive.statements import prove, registry
+
     try:
         ids = registry.statement_ids()
     except registry.InvalidProofs as exc:

@@ -6,7 +6,6 @@ from __future__ import annotations
 from derive.cli.errors import UsageError, did_you_mean
 from derive.cli.output import check_output, emit, emit_drawn, same_file
 from derive.errors import quoted
-from derive.kernel.exact import ExactNumberError, parse_exact
 
 
 def add_parser(sub) -> None:
@@ -27,6 +26,9 @@ MAX_COUNT = 10**15
 
 
 def _number(text: str, name: str, whole: bool = False):
+    # start-up: only `derive ledger` loads the kernel's exact numbers
+    from derive.kernel.exact import ExactNumberError, parse_exact
+
     try:
         v = parse_exact(text)
     except ExactNumberError as exc:

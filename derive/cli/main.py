@@ -13,7 +13,8 @@ import re
 import sys
 import threading
 
-from derive import __version__, interrupt
+import derive
+from derive import interrupt
 from derive.cli import build, exercises, export, ledger, prove, recipes, variants
 from derive.cli.terminal import one_line
 from derive.errors import DeriveError, quoted
@@ -31,11 +32,22 @@ class _Parser(argparse.ArgumentParser):
         super().error(" ".join(quoted(w) for w in words.split(" ")))
 
 
+class _Version(argparse.Action):
+    """`--version`: `derive X.Y.Z`, the installed package's version (read only when asked)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"derive {derive.__version__}", flush=True)
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="derive",
         description="Prove the identities of one training step and check answer keys exactly.")
-    parser.add_argument("--version", action="version", version=f"derive {__version__}")
+    parser.add_argument("--version", action=_Version, help="show program's version number and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in COMMANDS:
         command.add_parser(sub)

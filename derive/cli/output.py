@@ -19,7 +19,6 @@ import derive
 from derive import interrupt
 from derive.cli.terminal import safe
 from derive.errors import OutputError, quoted_path
-from derive.statements.registry import proofs_folder
 
 
 def _o(option: str, out: str) -> str:
@@ -35,6 +34,9 @@ def _umask() -> int:
 
 def _protected() -> list[Path]:
     """Folders whose files derive never writes: its own package, and the statements."""
+    # start-up: the statements' registry only once an output is written
+    from derive.statements.registry import proofs_folder
+
     return [Path(derive.__file__).resolve().parent, proofs_folder()]
 
 

@@ -4,17 +4,16 @@ of proofs/ by id and the [[statement]] tables of files."""
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from derive.cli import settings
 from derive.cli.errors import UsageError, did_you_mean
 from derive.cli.output import emit
 from derive.errors import quoted, quoted_path
-from derive.kernel import exact_str
 from derive.limits import RUN_SECONDS
-from derive.statements import Outcome, Statement
-from derive.statements.parallel import prove_all
-from derive.statements.registry import InvalidProofs, UnknownStatement, all_statements, select
-from derive.statements.statement import ID_PATTERN
+
+if TYPE_CHECKING:
+    from derive.statements import Outcome, Statement
 
 
 def add_parser(sub) -> None:
@@ -37,6 +36,9 @@ def _show(value) -> str:
     text = getattr(value, "text", None)
     if text is not None:
         return f"≈{text}"
+    # start-up: the kernel (and SymPy) only once there are outcomes to show
+    from derive.kernel import exact_str
+
     return value if isinstance(value, str) else exact_str(value)
 
 
@@ -112,12 +114,16 @@ def is_path(arg: str) -> bool:
     Anything else is an id, so a mistyped id gets its suggestion."""
     # start-up: the bank's reader is loaded only for an argument that may be a path
     from derive.exercises.bank import on_disk
+    from derive.statements.statement import ID_PATTERN
 
     return arg.endswith(".toml") or "/" in arg or os.sep in arg or (
         not ID_PATTERN.match(arg) and on_disk(arg))
 
 
 def _select(ids: list[str]) -> list[Statement]:
+    # start-up: the statements' layer (and SymPy) only once `derive prove` runs
+    from derive.statements.registry import InvalidProofs, UnknownStatement, all_statements, select
+
     try:
         return select(ids)
     except InvalidProofs as exc:
@@ -153,6 +159,9 @@ def statements_for(args: list[str]) -> list[Statement]:
 
 
 def run(args) -> int:
+    # start-up: the statements' layer (and SymPy) only once `derive prove` runs
+    from derive.statements.parallel import prove_all
+
     statements = statements_for(args.ids)
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"--jobs {quoted(args.jobs)}: give a number of processes ≥ 1")

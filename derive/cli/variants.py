@@ -11,7 +11,6 @@ from derive.cli.exercises import add_time_limit, check_limits
 from derive.cli.output import emit, emit_bank
 from derive.cli.terminal import safe
 from derive.errors import TimeBoundError, quoted, quoted_path
-from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.limits import TOTAL_VARIANTS
 from derive.wording import plural
 
@@ -65,6 +64,7 @@ def _variant_files(exercises, args, reports: list[str], short: list[str]):
     first exercise's error, nothing written."""
     # start-up: only `derive variants` loads the exercises layer
     from derive.exercises.variants import VariantError, generate
+    from derive.kernel.timebound import DecisionTimeout, time_bound
 
     end = time.monotonic() + args.total_time_limit
     written, first_error = 0, None

@@ -6,13 +6,13 @@ import errno
 import os
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from derive.exercises import notation
-from derive.exercises.declared import unapplied
 from derive.exercises.errors import ExerciseError, did_you_mean
-from derive.exercises.notation import SETTINGS_FILE
-from derive.exercises.reader import read_toml
-from derive.exercises.schema import Exercise, exercise
+from derive.exercises.reader import SETTINGS_FILE, exact_numbers, read_document
+
+if TYPE_CHECKING:
+    from derive.exercises.schema import Exercise
 
 
 def _walk(folder: Path, name: str) -> list[Path]:
@@ -135,7 +135,7 @@ def load_file(path: Path, named: bool = True, root: Path | None = None) -> list[
     [notation], over the derive.toml of its bank (from its folder up to `root`), restyles
     symbols."""
     path = Path(path)
-    doc = read_toml(path)
+    doc = read_document(path)  # an unreadable file, or one not TOML: refused before SymPy loads
     name = str(path)
     for key in doc:
         if key not in ("exercise", "statement", "notation"):
@@ -152,6 +152,12 @@ def load_file(path: Path, named: bool = True, root: Path | None = None) -> list[
     if not isinstance(tables, list) or not tables:
         raise ExerciseError(name, None, "exercise", "holds no [[exercise]] table",
                             "write at least one [[exercise]] table")
+    # start-up: SymPy and the exercises' validation only once the file's shape is right
+    from derive.exercises import notation
+    from derive.exercises.schema import exercise
+
+    doc = exact_numbers(doc)
+    tables = doc["exercise"]
     own = notation.read_table(doc["notation"], name) if "notation" in doc else notation.Written()
     written = notation.merged(notation.bank_settings(path, root or path.parent), own, tables)
     return [exercise(t, name, i, written) for i, t in enumerate(tables)]
@@ -175,5 +181,8 @@ def load(paths: list[str]) -> list[Exercise]:
                 raise duplicate_id(ex.path, ex.id, seen[ex.id])
             seen[ex.id] = ex.path
             exercises.append(ex)
+    # start-up: loaded by load_file with the first file read
+    from derive.exercises.declared import unapplied
+
     unapplied(tuple(bank.values()), applied)
     return exercises

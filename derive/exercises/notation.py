@@ -11,7 +11,7 @@ from pathlib import Path
 
 from derive.exercises import declared
 from derive.exercises.errors import ExerciseError, did_you_mean
-from derive.exercises.reader import read_toml
+from derive.exercises.reader import SETTINGS_FILE, read_toml
 from derive.graph.notation import DECLARED, Notation, Notations
 from derive.graph.overrides import (
     EXPECTED,
@@ -23,8 +23,6 @@ from derive.graph.overrides import (
 )
 from derive.recipes import RECIPES, Context, Recipe
 
-SETTINGS_FILE = "derive.toml"
-"""The bank's settings, beside its exercise files."""
 SETTINGS_KEYS = ("notation", "mistakes", "build")  # build: `derive build` options
 MAX_ENTRIES = 200
 

@@ -3,6 +3,10 @@
 A TOML float is kept as the decimal it spells (`0.1` is 1/10), with the digits written after
 the point, so a claim knows its precision. Nothing is evaluated: numbers pass through
 `derive.kernel.exact.parse_exact` only.
+
+Reading is in two steps: `read_document` reads and parses the file with its float literals
+kept as written (no SymPy is loaded: a file that cannot be read, is not UTF-8 or is not TOML is
+refused at once), and `exact_numbers` makes those literals exact.
 """
 
 from __future__ import annotations
@@ -12,11 +16,15 @@ import stat
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-
-import sympy as sp
+from typing import TYPE_CHECKING
 
 from derive.exercises.errors import ExerciseError
-from derive.kernel.exact import ExactNumberError, parse_exact
+
+if TYPE_CHECKING:
+    import sympy as sp
+
+SETTINGS_FILE = "derive.toml"
+"""A bank's settings file (its [notation], its [build]): not an exercise file."""
 
 MAX_FILE_BYTES = 1 << 20
 """Largest exercise file read (1 MiB)."""
@@ -54,10 +62,23 @@ def decimal_places(text: str) -> int | None:
 
 def written(text: str) -> Written:
     """A number from text (`"8/15"`, `"-0.425"`, `"2e9"`), keeping its written precision."""
+    # start-up: SymPy only once a file has been read and parsed
+    from derive.kernel.exact import parse_exact
+
     return Written(parse_exact(text), decimal_places(text), text.strip())
 
 
+@dataclass(frozen=True)
+class Literal:
+    """A TOML float literal as written, before `exact_numbers` reads its exact value."""
+
+    text: str
+
+
 def _parse_float(text: str):
+    # start-up: SymPy only once a file has been read and parsed
+    from derive.kernel.exact import ExactNumberError
+
     low = text.lower().lstrip("+-")
     if low in ("inf", "nan"):
         return BadNumber(text, f"{text!r} is not a finite number")
@@ -65,6 +86,20 @@ def _parse_float(text: str):
         return written(text.replace("_", ""))
     except ExactNumberError as exc:
         return BadNumber(text, str(exc))
+
+
+def exact_numbers(value):
+    """A document of `read_document` with every float literal exact (a `Written`, or a
+    `BadNumber` that validation reports with its key); in place, and returned."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            value[key] = exact_numbers(item)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            value[i] = exact_numbers(item)
+    elif isinstance(value, Literal):
+        return _parse_float(value.text)
+    return value
 
 
 MAX_KEY_PARTS = 32
@@ -179,6 +214,12 @@ def prescan(text: str, name: str) -> None:
 def read_toml(path: Path) -> dict:
     """The TOML document of an exercise file, with exact numbers (a UTF-8 byte-order mark at
     its start is read as nothing)."""
+    return exact_numbers(read_document(path))
+
+
+def read_document(path: Path) -> dict:
+    """The TOML document of an exercise file, its float literals as written (`Literal`): an
+    unreadable file, one not UTF-8 or not TOML is refused here, before SymPy is loaded."""
     name = str(path)
     data = read_bytes(path)
     try:
@@ -189,7 +230,7 @@ def read_toml(path: Path) -> dict:
     text = text.removeprefix("\ufeff")  # the byte-order mark many editors write: not TOML's
     prescan(text, name)
     try:
-        return tomllib.loads(text, parse_float=_parse_float)
+        return tomllib.loads(text, parse_float=Literal)
     except tomllib.TOMLDecodeError as exc:
         raise ExerciseError(name, None, None, f"is not valid TOML: {exc}",
                             "see docs/exercises.md for the format") from None

@@ -329,15 +329,26 @@ def _leaf(e: sp.Basic, bits: int):
 _cached_bits = [0]
 
 
+_settled_at = [0]
+"""The index in PRECISIONS of the precision that last settled a rounding (sig_parts tries it
+first: the steps of a recurrence need about the same, so that one precision of each node is
+enclosed and cached, not every precision below it as well)."""
+
+
 def forget() -> None:
     """Empty the cache of enclosures (between exercises: it holds their values alive)."""
+    _empty()
+    _settled_at[0] = 0
+
+
+def _empty() -> None:
     _CACHE.clear()
     _cached_bits[0] = 0
 
 
 def _keep(e: sp.Basic, bits: int, iv) -> None:
     if len(_CACHE) >= _CACHE_SIZE or _cached_bits[0] + 2 * bits > CACHE_BITS:
-        forget()
+        _empty()
     _CACHE[(id(e), bits)] = (e, iv)
     _cached_bits[0] += 2 * bits
 
@@ -458,12 +469,15 @@ def compare(expr: sp.Expr, q) -> int | None:
     if expr.is_Rational:
         v = Fraction(int(expr.p), int(expr.q))
         return (v > q) - (v < q)
-    for lo, hi in enclosures(expr):
-        if lo is not None and lo > q:
-            return 1
-        if hi is not None and hi < q:
-            return -1
-    return None
+
+    def side(bits: int) -> int | None:
+        pair = _fractions(expr, bits)
+        if pair is None:
+            return None
+        lo, hi = pair
+        return 1 if lo is not None and lo > q else -1 if hi is not None and hi < q else None
+
+    return _settle(side)
 
 
 def sign(expr: sp.Expr) -> int | None:
@@ -551,14 +565,20 @@ def round_places(expr: sp.Expr, places: int) -> sp.Rational | None:
     negative); None when no enclosure puts both ends on the same rounded value (the value on
     or too near a tie: only a rational can be on one)."""
     scale = Fraction(10) ** places
-    for lo, hi in enclosures(expr):
-        if lo is None or hi is None:
-            continue
-        a, b = _half_away(lo * scale), _half_away(hi * scale)
-        if a == b:  # rounding is monotone: every value between rounds the same
-            r = Fraction(a) / scale
-            return sp.Rational(r.numerator, r.denominator)
-    return None
+
+    def rounded(bits: int) -> sp.Rational | None:
+        pair = _fractions(expr, bits)
+        if pair is None or pair[0] is None or pair[1] is None:
+            return None
+        a, b = _half_away(pair[0] * scale), _half_away(pair[1] * scale)
+        if a != b:
+            return None
+        r = Fraction(a) / scale  # rounding is monotone: every value between rounds the same
+        return sp.Rational(r.numerator, r.denominator)
+
+    if expr.is_Rational:
+        return rounded(PRECISIONS[0])
+    return _settle(rounded)
 
 
 def decimal_exponent(x) -> int:
@@ -639,17 +659,39 @@ def sig_parts(expr: sp.Expr, sig: int) -> tuple[int, int] | None:
         if abs(m) == 10 ** sig:
             m, e = m // 10, e + 1
         return (int(m), e)
-    try:
-        for bits in PRECISIONS:
-            try:
-                iv = _interval(expr, bits)
-            except _Unsettled:
-                continue
-            parts = _sig_of_interval(iv, sig, bits)
-            if parts is not None:
-                return parts
-    except NoEnclosure:
-        return None
+    return _settle(lambda bits: _sig_of_interval(_interval(expr, bits), sig, bits))
+
+
+def _settle(attempt):
+    """The first answer `attempt(bits)` gives (None: not settled at these bits), trying the
+    precision that settled the last question first, then those above it, then those below.
+    Any precision that settles a question gives its one answer (a sign, a rounding of the
+    exact value), and a walk too costly at one precision is too costly at every higher one,
+    so the answer is that of trying them upwards from the lowest; but the steps of a
+    recurrence need about the same precision, and so only it is enclosed and cached for most
+    nodes, not every precision below it as well (1000 amsgrad steps: each comparison of
+    max(v_max, v) enclosed the chain at five precisions, overflowing the cache, and every
+    later one enclosed it all again)."""
+    start = _settled_at[0]
+    order = [*range(start, len(PRECISIONS)), *range(start)]
+    k = 0
+    while k < len(order):
+        i = order[k]
+        k += 1
+        try:
+            answer = attempt(PRECISIONS[i])
+        except _Unsettled:
+            continue
+        except TooCostly:
+            if i < start:
+                return None
+            k = max(k, len(PRECISIONS) - start)  # on to the precisions below the first tried
+            continue
+        except NoEnclosure:
+            return None
+        if answer is not None:
+            _settled_at[0] = i
+            return answer
     return None
 
 

@@ -27,8 +27,6 @@ import json
 import re
 import unicodedata
 
-from derive.render.symbols import ACCENTED, MATH, accent_latex, has_cjk
-
 # ------------------------------------------------------------------------------ clean text
 
 _KEPT_SPACES = "\u00a0\u3000"
@@ -96,6 +94,9 @@ _KANA = re.compile(r"[\u3040-\u30ff]")
 def _settable(ch: str, lang: str) -> bool:
     if ch in SETTABLE:
         return True
+    # start-up: the notation's tables (and SymPy) load with the first LaTeX, not for a terminal
+    from derive.render.symbols import has_cjk
+
     # Chinese documents (XeLaTeX, ctexart) also set CJK text and kana
     return lang == "zh" and (has_cjk(ch) or bool(_KANA.match(ch)))
 
@@ -114,6 +115,9 @@ def escape_latex(text: str, lang: str = "en", math: bool = False) -> str:
 
     `math`: the text sits in `\\text{…}` or `\\texttt{…}` inside math, which KaTeX renders
     too: printable ASCII only, every other character a (…)."""
+    # start-up: the notation's tables (and SymPy) load with the first LaTeX, not for a terminal
+    from derive.render.symbols import ACCENTED, MATH, accent_latex
+
     table = _LATEX_MATH if math else _LATEX
     text = clean_text(text)
     out: list[str] = []

@@ -1,0 +1,119 @@
+"""A quick start (issue 33): `derive --help`, `derive --version` and the refusal of a file that
+cannot be read or is not an exercise file's TOML load no SymPy; a Ctrl-C while derive's own
+modules are imported gives one line and exit 130, never a traceback.
+
+Each run is a child process running derive's entry (what the console script runs); it says on
+its last line of stderr which of SymPy and mpmath it imported. No timing decides anything here
+(benchmarks/startup.py measures the times)."""
+
+from __future__ import annotations
+
+import subprocess
+import tomllib
+
+import interrupt_runs as ir
+import pytest
+
+_PROBE = """
+import sys
+try:
+    from derive.cli.entry import run
+    run()
+finally:
+    heavy = sorted(m for m in ("sympy", "mpmath") if m in sys.modules)
+    sys.stderr.write("loaded " + ",".join(heavy) + "\\n")
+"""
+
+
+def _probe(argv: list[str], cwd) -> tuple[int, str, list[str], str]:
+    """(exit code, stdout, stderr's lines but the probe's, the heavy modules loaded)."""
+    done = subprocess.run([ir.PYTHON, "-c", _PROBE, *argv], capture_output=True, text=True,
+                          env=ir._env(), cwd=cwd, timeout=300)
+    *lines, loaded = done.stderr.splitlines()
+    assert loaded.startswith("loaded "), done.stderr
+    return done.returncode, done.stdout, lines, loaded.removeprefix("loaded ")
+
+
+def test_help_loads_no_sympy(tmp_path):
+    rc, out, err, loaded = _probe(["--help"], tmp_path)
+    assert (rc, err, loaded) == (0, [], "")
+    assert out.startswith("usage: derive")
+    for command in ("prove", "check", "key", "export", "variants", "recipes", "ledger", "build"):
+        assert f"\n    {command} " in out
+
+
+def test_version_is_the_package_metadata_and_loads_no_sympy(tmp_path):
+    with open(ir.ROOT / "pyproject.toml", "rb") as fh:
+        version = tomllib.load(fh)["project"]["version"]
+    rc, out, err, loaded = _probe(["--version"], tmp_path)
+    assert (rc, out, err, loaded) == (0, f"derive {version}\n", [], "")
+
+
+def _files(folder):
+    (folder / "empty").mkdir()
+    (folder / "empty" / "notes.txt").write_text("no exercise here\n", encoding="utf-8")
+    (folder / "latin1.toml").write_bytes('title = "Übung"\n'.encode("latin-1"))
+    (folder / "syntax.toml").write_text("[[exercise]]\nid = \"a\"\nlr = 0.1 0.2\n",
+                                        encoding="utf-8")
+    (folder / "unknown.toml").write_text("[[exercise]]\nid = \"a\"\nlr = 0.1\n\n[exercize]\n"
+                                         "x = 1.5\n", encoding="utf-8")
+
+
+# what each bad file is, and the words of its refusal (as docs/exercises.md states them)
+REFUSALS = {
+    "missing.toml": "missing.toml: does not exist; name an exercise file or folder",
+    "empty": "empty: is a folder with no *.toml file; name a folder that holds exercise files",
+    "latin1.toml": "latin1.toml: is not UTF-8 (byte 9); save the file as UTF-8",
+    "syntax.toml": "syntax.toml: is not valid TOML: Expected newline or end of document after "
+                   "a statement (at line 3, column 10); see docs/exercises.md for the format",
+    "unknown.toml": "unknown.toml: key 'exercize': is not a top-level key of an exercise file; "
+                    "did you mean 'exercise'?",
+}
+
+
+@pytest.mark.parametrize("command, name", [("check", name) for name in sorted(REFUSALS)] + [
+    ("key", "syntax.toml"), ("variants", "syntax.toml"),
+    ("key", "unknown.toml"), ("variants", "missing.toml")])
+def test_a_file_that_is_not_an_exercise_file_is_refused_before_sympy(command, name, tmp_path):
+    """Each refusal through check; key and variants share its reading (export looks at the
+    statements' ids first, which loads SymPy)."""
+    _files(tmp_path)
+    argv = [command, name] + (["-n", "2"] if command == "variants" else [])
+    rc, out, err, loaded = _probe(argv, tmp_path)
+    assert (rc, out, err, loaded) == (2, "", [f"derive {command}: {REFUSALS[name]}"], "")
+
+
+def test_a_valid_file_still_reads_its_numbers_exactly(tmp_path):
+    """The reading that leaves floats as written for later still gives exact values: the claim
+    0.1 + 0.2 = 0.3, false in binary floating point, holds."""
+    (tmp_path / "ok.toml").write_text(
+        '[[exercise]]\nid = "sum"\nrecipe = "formulas"\n[exercise.given]\na = 0.1\nb = 0.2\n'
+        '[exercise.define]\ns = "a + b"\n[exercise.claims]\ns = 0.3\n', encoding="utf-8")
+    rc, out, err, loaded = _probe(["check", "ok.toml"], tmp_path)
+    assert (rc, err) == (0, []), out
+    assert loaded == "mpmath,sympy"
+
+
+_CTRL_C_IN_IMPORT = """
+import signal, sys
+class _CtrlC:
+    def find_spec(self, name, path=None, target=None):
+        if name == {module!r}:
+            sys.meta_path.remove(self)
+            signal.raise_signal(signal.SIGINT)  # Ctrl-C, the instant this module is imported
+        return None
+sys.meta_path.insert(0, _CtrlC())
+from derive.cli.entry import run
+run()
+"""
+
+
+@pytest.mark.parametrize("module", ["derive.interrupt", "derive.cli.main", "sympy"])
+def test_ctrl_c_while_derive_is_imported_is_one_line(module, tmp_path):
+    """Before derive's handler is in place (derive.interrupt, imported by the console script's
+    own import of the entry), and after it (the command line, SymPy): exit 130, one line."""
+    done = subprocess.run([ir.PYTHON, "-c", _CTRL_C_IN_IMPORT.format(module=module), "check",
+                           str(ir.GOOD)], capture_output=True, text=True, env=ir._env(),
+                          cwd=tmp_path, timeout=300)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        130, "", "derive check: interrupted (Ctrl-C); no file was written\n")
