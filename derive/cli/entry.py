@@ -31,12 +31,15 @@ def _leave_interrupted(command: str) -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     except (OSError, ValueError):
         pass
+    # a Ctrl-C while derive.interrupt itself was imported: only Python's handler saw it
+    said, code = ((interrupt.said(), interrupt.code()) if "interrupt" in globals()
+                  else ("Ctrl-C", 128 + signal.SIGINT))
     try:
-        sys.stderr.write(f"{command}: interrupted ({interrupt.said()}); no file was written\n")
+        sys.stderr.write(f"{command}: interrupted ({said}); no file was written\n")
         sys.stderr.flush()
     except (OSError, ValueError):
         pass
-    os._exit(interrupt.code())
+    os._exit(code)
 
 
 try:  # the console script imports this module before anything can install derive's handler
