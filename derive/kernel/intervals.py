@@ -30,6 +30,7 @@ from mpmath.libmp import (
     fninf,
     from_int,
     from_rational,
+    fzero,
     mpf_abs,
     mpf_add,
     mpf_lt,
@@ -85,6 +86,21 @@ EXP_ARGUMENT = 2**64
 """exp is evaluated on arguments within ±EXP_ARGUMENT (mpmath's argument reduction costs
 time in the argument's bits); beyond, the result is bounded by exp(±EXP_ARGUMENT) alone."""
 """Extra bits exp and log are computed with before the result is widened by 2^−bits."""
+
+REDUCTION_BITS = 2**16
+"""sin and cos are enclosed on arguments below 2^REDUCTION_BITS in magnitude: mpmath reduces
+the argument modulo π/2 with π to the argument's bits beyond the working precision (sin(10³⁰)
+needs about 100 more, sin(10⁴⁰⁰⁰) 13,300), so the enclosure is as tight as the precision;
+beyond, [−1, 1]."""
+
+
+def _beyond_reduction(x) -> bool:
+    """Whether an mpf endpoint is infinite or at least 2^REDUCTION_BITS in magnitude."""
+    sign_, man, exp, bc = x
+    if not man:
+        return x != fzero
+    return exp + bc > REDUCTION_BITS
+
 
 _CACHE: dict = {}
 _CACHE_SIZE = 200_000
@@ -248,7 +264,7 @@ def _node(e: sp.Basic, args: list, bits: int):
     if isinstance(e, (sp.sin, sp.cos)):  # within [−1, 1] whatever the widening
         one = from_int(1)
         a, b = args[0]
-        if mpf_lt(a, _MINUS_EXP_LIMIT) or mpf_lt(_EXP_LIMIT, b):  # no reduction of huge ones
+        if _beyond_reduction(a) or _beyond_reduction(b):
             return (mpf_neg(one), one)
         f = mpi_sin if isinstance(e, sp.sin) else mpi_cos
         lo, hi = _widen(f(args[0], bits + TRANSCENDENTAL_GUARD), bits)
