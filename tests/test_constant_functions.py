@@ -458,11 +458,35 @@ def test_a_sum_of_functions_of_large_constants_is_not_a_large_constant():
     """tanh(10^4000) − tanh(10^3999) has no constant of more than 4,001 digits: no sum
     merges an irrational such as tanh(10^4000) with a rational, so its size is not counted
     as the digits of a fraction (it was refused as "a constant of more than 4,200 digits").
-    The sign itself is below what the enclosures resolve: undecided, with its sentence. A
+    Its sign is 1 (tanh is increasing; the complements 2e^(−2x)/(1 + e^(−2x)) order it). A
     product of two rationals of 4,001 digits is still refused."""
-    e = evaluated(parse_formula("sign(tanh(10^4000) - tanh(10^3999))"))
-    with pytest.raises(NotEvaluable, match=r"\(for sign\), which exact arithmetic cannot"):
-        sympy_value(compiled(e)({}, {}))
+    assert value("sign(tanh(10^4000) - tanh(10^3999))") == 1
     assert value("sin(10^4000) + cos(10^4000) - sin(10^4000)") == sp.cos(sp.Integer(10) ** 4000)
     with pytest.raises(FormulaNotSupported, match="a constant of more than 4,200 digits"):
         parse_formula("10^4000 * (10^4000 + 1)")
+
+
+@pytest.mark.parametrize("a,b,complements", [
+    # sign(a − b) of two values near 1, from their complements 1 − a and 1 − b in mpmath
+    # (1 − tanh x = 2e^(−2x)/(1 + e^(−2x)), 1 − sigmoid x = e^(−x)/(1 + e^(−x)))
+    ("tanh(10^4000)", "sigmoid(10^4000)", ("tanh", 4000, "sigmoid", 4000)),
+    ("tanh(10^4000)", "tanh(10^3999)", ("tanh", 4000, "tanh", 3999)),
+    ("tanh(10^30)", "sigmoid(10^30)", ("tanh", 30, "sigmoid", 30)),
+    ("sigmoid(10^3999)", "sigmoid(10^4000)", ("sigmoid", 3999, "sigmoid", 4000)),
+])
+def test_values_within_e_to_minus_a_huge_constant_of_1_are_ordered(a, b, complements):
+    """e^(−x) for x past 2^64 is enclosed at 64 bits by mpmath's reduction (its exponent,
+    2^(−1.44·10^4000), exactly): such values differ in their exponents, so the complements
+    order them (max(sigmoid(10^4000), tanh(10^4000)) was 20.8 s to say undecided; exp of
+    −10^4000 at 32,768 bits alone costs 19 s)."""
+    def complement(f, k):
+        x = mpmath.mpf(10) ** k
+        if f == "tanh":
+            return 2 * mpmath.exp(-2 * x) / (1 + mpmath.exp(-2 * x))
+        return mpmath.exp(-x) / (1 + mpmath.exp(-x))
+    with mpmath.workdps(30):
+        ca, cb = complement(*complements[:2]), complement(*complements[2:])
+        expected = 1 if ca < cb else -1        # a − b = (1 − b) − (1 − a)
+    assert value(f"sign({a} - {b})") == expected
+    larger = evaluated(parse_formula(a if expected > 0 else b))
+    assert value(f"max({a}, {b})") == larger and value(f"max({b}, {a})") == larger

@@ -172,6 +172,12 @@ def _exp(iv, bits):
     a, b = iv
     if not (mpf_lt(a, _MINUS_EXP_LIMIT) or mpf_lt(_EXP_LIMIT, b)):
         return _widen(mpi_exp(iv, bits + TRANSCENDENTAL_GUARD), bits)
+    if mpf_lt(b, _MINUS_EXP_LIMIT) and a[1] and a[2] + a[3] <= TINY_EXPONENT_BITS:
+        # both ends below −2^64: mpmath reduces by log 2 to the argument's bits, so e^(−10^4000)
+        # is 2^(−1.44·10^4000) to HUGE_EXP_BITS bits in its exponent's range; more bits would
+        # cost seconds (exp(−10^4000) at 32,768 bits: 19 s) and no sign needs them, since
+        # such values differ in their exponents (1 − tanh(10^4000) < 1 − sigmoid(10^4000))
+        return _widen(mpi_exp(iv, HUGE_EXP_BITS + TRANSCENDENTAL_GUARD), HUGE_EXP_BITS)
     # exp is increasing: clamp the argument, then weaken the ends that were clamped
     def clamp(x):
         return _MINUS_EXP_LIMIT if mpf_lt(x, _MINUS_EXP_LIMIT) else (
@@ -190,6 +196,10 @@ LOG2_E_ABOVE = Fraction(14427, 10000)
 TINY_EXPONENT_BITS = 2**16
 """Largest bit length of the binary exponent of a lower bound of exp(a) for a < −2^64 (so
 up to about exp(−2^65536)); past it the lower bound is 0."""
+
+
+HUGE_EXP_BITS = 64
+"""The precision of e^a for a < −2^64 (see _exp)."""
 
 
 def _exp_floor(a):
