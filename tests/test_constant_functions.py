@@ -490,3 +490,20 @@ def test_values_within_e_to_minus_a_huge_constant_of_1_are_ordered(a, b, complem
     assert value(f"sign({a} - {b})") == expected
     larger = evaluated(parse_formula(a if expected > 0 else b))
     assert value(f"max({a}, {b})") == larger and value(f"max({b}, {a})") == larger
+
+
+def test_a_max_with_a_repeated_argument_survives_the_cache():
+    """The report cache pickles a node by its class's qualified name: RepeatedMax (named Max,
+    to print as max) comes back as itself, not as the plain Max that would lose the refusal."""
+    import pickle  # noqa: PLC0415
+
+    from derive.cli.cache import _Pickler  # noqa: PLC0415
+    from derive.kernel.constants import Max, RepeatedMax  # noqa: PLC0415
+
+    e = evaluated(parse_formula("max(w, 1, w) + max(w, 1 - tanh(10^4))"))
+    out = io.BytesIO()
+    _Pickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump(e)
+    back = pickle.loads(out.getvalue())
+    assert back == e
+    assert sorted(type(a).__qualname__ for a in back.args) == ["Max", "RepeatedMax"]
+    assert back.atoms(RepeatedMax) and all(type(a) in (Max, RepeatedMax) for a in back.args)

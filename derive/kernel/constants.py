@@ -111,10 +111,12 @@ class Min(_Ordered, sp.Min):
 RepeatedMax = type("Max", (Max,), {"__doc__": """max(…) written with an argument twice
     (max(w, 1, w), max(w, 1, 1)): SymPy keeps each argument once, so a step of its derivative
     would be ½ where torch gives ¾, ¼ or ⅔ depending on how the max is nested; a derivative
-    through it is not supported. Named Max, so that it prints as max.""", "__module__": __name__})
+    through it is not supported. Named Max, so that it prints as max (and found by its
+    qualified name when a report is cached).""", "__module__": __name__,
+                                   "__qualname__": "RepeatedMax"})
 
 RepeatedMin = type("Min", (Min,), {"__doc__": """min(…) written with an argument twice (see
-    RepeatedMax).""", "__module__": __name__})
+    RepeatedMax).""", "__module__": __name__, "__qualname__": "RepeatedMin"})
 
 
 def repeated(func: type, args) -> type:
