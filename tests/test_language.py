@@ -20,6 +20,7 @@ from derive.graph.language import (
     evaluated,
     parse_formula,
 )
+from derive.kernel.constants import Max, Min
 
 w, x, y, b, g, L, v, eps, eta, yhat, beta1, m = sp.symbols(
     "w x y b g L v eps eta yhat beta1 m", real=True)
@@ -41,8 +42,8 @@ MEANING = [  # (formula, its meaning built with SymPy's constructors)
     ("√v + ε", sp.sqrt(v) + eps),
     ("|w - b|", sp.Abs(w - b)),
     ("abs(w - b)", sp.Abs(w - b)),
-    ("max(1, w/b)", sp.Max(1, w / b)),
-    ("min(w, b, 2)", sp.Min(w, b, 2)),
+    ("max(1, w/b)", Max(1, w / b)),      # SymPy's, its constants ordered exactly
+    ("min(w, b, 2)", Min(w, b, 2)),
     ("exp(-x) + log(2)", sp.exp(-x) + sp.log(2)),
     ("-x^2", -(x ** 2)),
     ("2^-3", R(1, 8)),

@@ -12,7 +12,7 @@ from functools import lru_cache
 import sympy as sp
 
 from derive.kernel import definedness, functions, intervals
-from derive.kernel.constants import UndecidedComparison, extremum
+from derive.kernel.constants import UndecidedComparison, extremum, repeated
 from derive.kernel.definedness import operation_conditions
 
 MAX_POWER = 10_000
@@ -93,7 +93,11 @@ def _size(e: sp.Expr) -> tuple[Fraction, Fraction] | None:
         num, den = (base if n >= 0 else base[::-1])
         r = abs(Fraction(int(n.p), int(n.q)))
         return num * r + (0 if n.is_Integer else 1), den * r + (0 if n.is_Integer else 1)
-    inner = [_size(a) for a in e.args]  # sqrt, exp, log, abs, min, max: bounded size
+    if not isinstance(e, sp.exp) and isinstance(e, (sp.Function, sp.Max, sp.Min)):
+        # tanh(10^4000), sin, log, |·|, max of constants left as written: an irrational that
+        # no sum or product merges with a rational (its own numbers were bounded when built)
+        return Fraction(0), Fraction(0)
+    inner = [_size(a) for a in e.args]  # exp: bounded size
     if any(p is None for p in inner):
         return None
     bound = 64 + sum(max(p) for p in inner)
@@ -188,8 +192,8 @@ def evaluated(e: sp.Expr, domain: list | None = None) -> sp.Expr:
         _guard(e, args)
         if domain is not None:
             domain.extend(operation_conditions(e.func, args))
-        if e.func in (sp.Max, sp.Min):
-            out = _extremum(e.func, args)
+        if isinstance(e, (sp.Max, sp.Min)):
+            out = _extremum(repeated(e.func, args), args)
         elif e.func in (functions.relu, functions.clamp) and all(a.is_number for a in args):
             out = _of_constants(e.func, args)
         else:
@@ -205,7 +209,8 @@ def _extremum(func: type, args: list) -> sp.Expr:
     try:
         return extremum(func, *args)
     except UndecidedComparison as exc:
-        raise FormulaNotSupported(f"{func.__name__.lower()} of constants needs {exc}") from None
+        raise FormulaNotSupported(f"{'min' if issubclass(func, sp.Min) else 'max'} of "
+                                  f"constants needs {exc}") from None
 
 
 def _of_constants(func: type, args: list) -> sp.Expr:

@@ -63,6 +63,7 @@ from derive.graph.formula_tokens import (  # noqa: F401 — the tokens' names, k
     _Token,
     _tokens,
 )
+from derive.kernel.constants import written
 from derive.kernel.functions import DECLARED
 
 MAX_LENGTH = 2_000
@@ -247,7 +248,7 @@ class _Parser:
             args = self._arguments()
             if len(args) < 2:
                 raise FormulaError(f"{word} takes two or more arguments", t.column)
-            return (sp.Min if word == "min" else sp.Max)(*args, evaluate=False)
+            return written(word, args)
         if word == "grad" and self._is("("):
             args = self._arguments()
             if len(args) != 2 or not isinstance(args[1], (sp.Symbol, sp.Indexed)):

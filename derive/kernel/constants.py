@@ -5,6 +5,7 @@ functions in the terms the kernel's proofs know (`known_terms`)."""
 from __future__ import annotations
 
 import sympy as sp
+from sympy.core.parameters import global_parameters
 
 from derive.kernel.exact import exact_sign, undecided_sign
 from derive.kernel.functions import OWN, clamp, relu, sigmoid, softplus
@@ -21,25 +22,123 @@ def extremum(func: type, *args: sp.Expr) -> sp.Expr:
     + cos(1)² − 1, 0) is 0, max(cos(π/4), sin(π/4)) is √2/2. SymPy's constructor compares with
     evalf and raises on a constant it cannot compare; such a constant beside symbols is kept
     in a Max as written. UndecidedComparison when two constants cannot be ordered."""
+    if not issubclass(func, _Ordered):
+        func = Min if issubclass(func, sp.Min) else Max
     numbers = [a for a in args if a.is_number]
     others = [a for a in args if not a.is_number]
     if len(numbers) > 1:
-        best = numbers[0]
-        for v in numbers[1:]:
-            s = exact_sign(v - best)
-            if s is None:
-                raise UndecidedComparison(undecided_sign("max" if func is sp.Max else "min",
-                                                         v - best))
-            if (s < 0 if func is sp.Min else s > 0) or (s == 0 and v.is_Rational
-                                                        and not best.is_Rational):
-                best = v
+        best, tied = _best(func, numbers)
         if not others:
             return best
         numbers = [best]
+        if tied:  # max(w, sin(1)² + cos(1)², 1): at w = 1 a tie of three
+            func = _as_repeated(func)
     try:
         return func(*numbers, *others)
     except ValueError:  # "The argument … is not comparable": kept as written
         return func(*numbers, *others, evaluate=False)
+
+
+def _best(func: type, numbers: list) -> tuple[sp.Expr, bool]:
+    """The largest (smallest, for a Min `func`) of constants by exact signs, a tie keeping a
+    rational; and whether another of them equals it exactly. UndecidedComparison when two
+    cannot be ordered."""
+    smaller = issubclass(func, sp.Min)
+    best, tied = numbers[0], False
+    for v in numbers[1:]:
+        s = exact_sign(v - best)
+        if s is None:
+            raise UndecidedComparison(undecided_sign("min" if smaller else "max", v - best))
+        if s == 0:
+            tied = True
+            if v.is_Rational and not best.is_Rational:
+                best = v
+        elif s < 0 if smaller else s > 0:
+            best, tied = v, False
+    return best, tied
+
+
+class _Ordered:
+    """Max and Min whose constant arguments are ordered exactly when they are built with
+    evaluation (a rebuild by `e.func(*args)` anywhere, sympy.diff's steps): SymPy's own
+    constructor compares constants with evalf and raises "not comparable" on 1 − tanh(10⁴)
+    or sin(1)² + cos(1)² − 1. Constants that cannot be ordered are kept as written, beside
+    the rest; the evaluator then says which sign it could not decide."""
+
+    def __new__(cls, *args, **assumptions):
+        if not assumptions.pop("evaluate", global_parameters.evaluate):
+            return super(_Ordered, cls).__new__(cls, *args, evaluate=False, **assumptions)
+        flat = []
+        for a in map(sp.sympify, args):  # max(max(a, b), c) is max(a, b, c)
+            flat.extend(a.args if isinstance(a, cls._kind) else (a,))
+        cls = repeated(cls, flat)
+        numbers = [a for a in flat if a.is_number]
+        if len(numbers) > 1:
+            try:
+                best, tied = _best(cls, numbers)
+                flat = [best] + [a for a in flat if not a.is_number]
+                if tied and len(flat) > 1:
+                    cls = _as_repeated(cls)
+            except UndecidedComparison:
+                pass
+        try:
+            return super(_Ordered, cls).__new__(cls, *flat, **assumptions)
+        except ValueError:  # "The argument … is not comparable": kept as written
+            return super(_Ordered, cls).__new__(cls, *flat, evaluate=False, **assumptions)
+
+    def fdiff(self, argindex=1):
+        """SymPy's step, with the other arguments' extremum built by this class (SymPy's
+        builds its own Max, which raises on constants it cannot compare)."""
+        n = len(self.args)
+        if n == 2 or not 0 < argindex <= n:
+            return super().fdiff(argindex)
+        x = self.args[argindex - 1]
+        rest = type(self)(*(a for i, a in enumerate(self.args) if i != argindex - 1),
+                          evaluate=False)  # as SymPy's: its Max stays in the step (a tie of three)
+        return sp.Heaviside(rest - x if self._kind is sp.Min else x - rest)
+
+
+class Max(_Ordered, sp.Max):
+    """max(…) of the formula language: SymPy's Max, its constants ordered exactly."""
+    _kind = sp.Max
+
+
+class Min(_Ordered, sp.Min):
+    """min(…) of the formula language: SymPy's Min, its constants ordered exactly."""
+    _kind = sp.Min
+
+
+RepeatedMax = type("Max", (Max,), {"__doc__": """max(…) written with an argument twice
+    (max(w, 1, w), max(w, 1, 1)): SymPy keeps each argument once, so a step of its derivative
+    would be ½ where torch gives ¾, ¼ or ⅔ depending on how the max is nested; a derivative
+    through it is not supported. Named Max, so that it prints as max (and found by its
+    qualified name when a report is cached).""", "__module__": __name__,
+                                   "__qualname__": "RepeatedMax"})
+
+RepeatedMin = type("Min", (Min,), {"__doc__": """min(…) written with an argument twice (see
+    RepeatedMax).""", "__module__": __name__, "__qualname__": "RepeatedMin"})
+
+
+def repeated(func: type, args) -> type:
+    """`func` (a Max or Min class), or RepeatedMax (RepeatedMin) when one of `args` is written
+    twice (a nested max of max counted flat) and they are not all one."""
+    smaller = issubclass(func, sp.Min)
+    flat: list = []
+    for a in args:
+        flat.extend(a.args if isinstance(a, sp.Min if smaller else sp.Max) else (a,))
+    if len(set(flat)) < len(flat) and len(set(flat)) > 1 or \
+            any(isinstance(a, RepeatedMin if smaller else RepeatedMax) for a in args):
+        return _as_repeated(func)
+    return func
+
+
+def _as_repeated(func: type) -> type:
+    return RepeatedMin if issubclass(func, sp.Min) else RepeatedMax
+
+
+def written(kind: str, args: list) -> sp.Expr:
+    """max or min (`kind`) of the arguments as written, unevaluated (see `repeated`)."""
+    return repeated(Min if kind == "min" else Max, args)(*args, evaluate=False)
 
 
 def _kept(func: type, *args: sp.Expr) -> sp.Expr:
@@ -48,7 +147,7 @@ def _kept(func: type, *args: sp.Expr) -> sp.Expr:
     try:
         return extremum(func, *args)
     except UndecidedComparison:
-        return func(*args, evaluate=False)
+        return (Min if issubclass(func, sp.Min) else Max)(*args, evaluate=False)
 
 
 def known_terms(e: sp.Basic) -> sp.Basic:

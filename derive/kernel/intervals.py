@@ -30,6 +30,7 @@ from mpmath.libmp import (
     fninf,
     from_int,
     from_rational,
+    fzero,
     mpf_abs,
     mpf_add,
     mpf_lt,
@@ -85,6 +86,21 @@ EXP_ARGUMENT = 2**64
 """exp is evaluated on arguments within ±EXP_ARGUMENT (mpmath's argument reduction costs
 time in the argument's bits); beyond, the result is bounded by exp(±EXP_ARGUMENT) alone."""
 """Extra bits exp and log are computed with before the result is widened by 2^−bits."""
+
+REDUCTION_BITS = 2**16
+"""sin and cos are enclosed on arguments below 2^REDUCTION_BITS in magnitude: mpmath reduces
+the argument modulo π/2 with π to the argument's bits beyond the working precision (sin(10³⁰)
+needs about 100 more, sin(10⁴⁰⁰⁰) 13,300), so the enclosure is as tight as the precision;
+beyond, [−1, 1]."""
+
+
+def _beyond_reduction(x) -> bool:
+    """Whether an mpf endpoint is infinite or at least 2^REDUCTION_BITS in magnitude."""
+    sign_, man, exp, bc = x
+    if not man:
+        return x != fzero
+    return exp + bc > REDUCTION_BITS
+
 
 _CACHE: dict = {}
 _CACHE_SIZE = 200_000
@@ -156,6 +172,12 @@ def _exp(iv, bits):
     a, b = iv
     if not (mpf_lt(a, _MINUS_EXP_LIMIT) or mpf_lt(_EXP_LIMIT, b)):
         return _widen(mpi_exp(iv, bits + TRANSCENDENTAL_GUARD), bits)
+    if mpf_lt(b, _MINUS_EXP_LIMIT) and a[1] and a[2] + a[3] <= TINY_EXPONENT_BITS:
+        # both ends below −2^64: mpmath reduces by log 2 to the argument's bits, so e^(−10^4000)
+        # is 2^(−1.44·10^4000) to HUGE_EXP_BITS bits in its exponent's range; more bits would
+        # cost seconds (exp(−10^4000) at 32,768 bits: 19 s) and no sign needs them, since
+        # such values differ in their exponents (1 − tanh(10^4000) < 1 − sigmoid(10^4000))
+        return _widen(mpi_exp(iv, HUGE_EXP_BITS + TRANSCENDENTAL_GUARD), HUGE_EXP_BITS)
     # exp is increasing: clamp the argument, then weaken the ends that were clamped
     def clamp(x):
         return _MINUS_EXP_LIMIT if mpf_lt(x, _MINUS_EXP_LIMIT) else (
@@ -174,6 +196,10 @@ LOG2_E_ABOVE = Fraction(14427, 10000)
 TINY_EXPONENT_BITS = 2**16
 """Largest bit length of the binary exponent of a lower bound of exp(a) for a < −2^64 (so
 up to about exp(−2^65536)); past it the lower bound is 0."""
+
+
+HUGE_EXP_BITS = 64
+"""The precision of e^a for a < −2^64 (see _exp)."""
 
 
 def _exp_floor(a):
@@ -248,7 +274,7 @@ def _node(e: sp.Basic, args: list, bits: int):
     if isinstance(e, (sp.sin, sp.cos)):  # within [−1, 1] whatever the widening
         one = from_int(1)
         a, b = args[0]
-        if mpf_lt(a, _MINUS_EXP_LIMIT) or mpf_lt(_EXP_LIMIT, b):  # no reduction of huge ones
+        if _beyond_reduction(a) or _beyond_reduction(b):
             return (mpf_neg(one), one)
         f = mpi_sin if isinstance(e, sp.sin) else mpi_cos
         lo, hi = _widen(f(args[0], bits + TRANSCENDENTAL_GUARD), bits)

@@ -25,6 +25,7 @@ from derive.graph.language import (
     parse_formula,
 )
 from derive.graph.notation import DECLARED, Notations, written_as
+from derive.kernel.constants import RepeatedMax, RepeatedMin
 from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.recipes import own_terms, partials
 from derive.recipes.base import Input, Later, Quantity, QuantityUndefined, Recipe
@@ -384,6 +385,7 @@ class _Builder:
                     self._variable(key, v)
                     f = self._inline(out, keep=v)
                     self._through(key, f, v)
+                    self._no_repeat(key, f, v)
                     out = _diff(f, v, order)
                     if out.has(sp.Derivative, sp.Subs):  # a kink's steps are taken at points
                         raise DefineError(key, "has a derivative derive cannot take exactly",
@@ -400,6 +402,19 @@ class _Builder:
             return taken(expr)
         except RecursionError:
             raise DefineError(key, "is nested too deeply", "", supported=False) from None
+
+    def _no_repeat(self, key: str, f: sp.Expr, v) -> None:
+        """Refuse a derivative through a max or min written with an argument twice that
+        depends on v (max(w, 1, w)): SymPy keeps the argument once and would split a tie ½,
+        where torch gives ¾ or ⅔ (a tie of three, docs/formulas.md)."""
+        for m in f.atoms(RepeatedMax, RepeatedMin):
+            if m.has(v):
+                kind = "min" if isinstance(m, sp.Min) else "max"
+                raise DefineError(key, f"takes a derivative through {kind} with an argument "
+                                  "written twice (or two equal constants), which at a tie is "
+                                  f"a tie of three: torch's derivative there depends on how "
+                                  f"the {kind} is nested", "write each argument once",
+                                  supported=False)
 
     def _variable(self, key: str, v) -> None:
         """A derivative is taken with respect to a given number, an earlier quantity, or a
