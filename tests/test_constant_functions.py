@@ -507,3 +507,42 @@ def test_a_max_with_a_repeated_argument_survives_the_cache():
     assert back == e
     assert sorted(type(a).__qualname__ for a in back.args) == ["Max", "RepeatedMax"]
     assert back.atoms(RepeatedMax) and all(type(a) in (Max, RepeatedMax) for a in back.args)
+
+
+def test_a_value_beyond_every_decimal_exponent_has_no_certified_decimal_at_once():
+    """(found) softplus(−10^4000) ≈ e^(−10^4000) is about 10^(−4.3·10^3999): no decimal of it
+    can be written, and finding so took 18 s of the 30 s bound (10^k squared up for a k of
+    4,000 digits) before `check` said "no certified decimal"; now it is said at once. Its
+    sign is still certified (positive)."""
+    start = time.process_time()
+    assert intervals.sig_parts(softplus(-sp.Integer(10) ** 4000), 15) is None
+    assert time.process_time() - start < 5
+    assert exact_sign(softplus(-sp.Integer(10) ** 4000)) == 1
+    # the bound is on the exponent of the result, not the argument: e^(−1000) still prints
+    m, e = intervals.sig_parts(sp.exp(-1000), 15)
+    assert (m, e) == (507595889754946, -449)  # 5.07595889754945677e-435 (mpmath)
+
+
+def test_a_max_beside_a_symbol_never_compares_a_huge_constant_by_evalf():
+    """(found) clamp(w, tanh(10^4000), 1) claimed as the formula `w`: SymPy's Max compared w
+    with tanh(10^4000) by evalf, in C calls no time bound interrupts (26 s of CPU against the
+    formula answer's 5 s). A Max holding an irrational constant beside a symbol is built as
+    written; its constants are still ordered exactly."""
+    from derive.kernel.constants import Max, Min
+
+    start = time.process_time()
+    t = sp.tanh(sp.Integer(10) ** 4000)
+    w = sp.Symbol("w")
+    assert Min(Max(w, t), 1).args and Max(w, t).has(t)
+    assert Max(w, t, sp.S.Half) == Max(w, t, evaluate=False)  # ½ < tanh(10^4000): dropped
+    assert time.process_time() - start < 5
+
+
+def test_a_formula_answer_beside_a_huge_constant_keeps_its_bound(tmp_path):
+    path = tmp_path / "h3.toml"
+    path.write_text(EXERCISE.format(formula="clamp(w, tanh(10^4000), 1)",
+                                    claim='{ formula = "w" }'))
+    start = time.process_time()
+    report = check_exercise(load_file(path)[0])
+    assert report.claims[0].status in ("undecided", "wrong")
+    assert time.process_time() - start < 15  # its bound is 5 s of CPU; 26 s before

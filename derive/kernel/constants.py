@@ -81,6 +81,12 @@ class _Ordered:
                     cls = _as_repeated(cls)
             except UndecidedComparison:
                 pass
+        if len(flat) == 1:
+            return flat[0]
+        if any(a.is_number and not a.is_Rational for a in flat):
+            # beside a symbol, SymPy would compare an irrational constant by evalf, unbounded
+            # (tanh(10^4000) against w: 26 s of CPU in one C call no time bound interrupts)
+            return super(_Ordered, cls).__new__(cls, *flat, evaluate=False, **assumptions)
         try:
             return super(_Ordered, cls).__new__(cls, *flat, **assumptions)
         except ValueError:  # "The argument … is not comparable": kept as written

@@ -87,6 +87,11 @@ EXP_ARGUMENT = 2**64
 time in the argument's bits); beyond, the result is bounded by exp(±EXP_ARGUMENT) alone."""
 """Extra bits exp and log are computed with before the result is widened by 2^−bits."""
 
+DECIMAL_EXPONENT = 10**15
+"""Largest decimal exponent a certified decimal is written with: beyond it (e^(−10^4000) is
+about 10^(−4.3·10^3999)) the scale 10^k is not computed (its repeated squaring costs time in
+the exponent's digits: 18 s for softplus(−10^4000)), and the value has no certified decimal."""
+
 REDUCTION_BITS = 2**16
 """sin and cos are enclosed on arguments below 2^REDUCTION_BITS in magnitude: mpmath reduces
 the argument modulo π/2 with π to the argument's bits beyond the working precision (sin(10³⁰)
@@ -650,6 +655,8 @@ def _sig_of_interval(iv, sig: int, bits: int) -> tuple[int, int] | None:
         a, b = mpf_neg(b), mpf_neg(a)
     _, _, ex, bc = a
     e = _log10_floor(ex + bc - 1)
+    if abs(e) > DECIMAL_EXPONENT:
+        return None
     low, high = 10 ** (sig - 1), 10 ** sig
     ten = (from_int(10), from_int(10))
     for _ in range(6):
