@@ -8,6 +8,7 @@ its last line of stderr which of SymPy and mpmath it imported. No timing decides
 
 from __future__ import annotations
 
+import re
 import subprocess
 import tomllib
 
@@ -117,3 +118,32 @@ def test_ctrl_c_while_derive_is_imported_is_one_line(module, tmp_path):
                           cwd=tmp_path, timeout=300)
     assert (done.returncode, done.stdout, done.stderr) == (
         130, "", "derive check: interrupted (Ctrl-C); no file was written\n")
+
+
+def _no_times(text: str) -> str:
+    return re.sub(r"\d+\.\d\ds ", "T ", text)
+
+
+def test_prove_again_is_read_from_the_cache_without_sympy(own_cache, tmp_path):
+    """`derive prove` of statements of proofs/ decided as expected is kept in the cache: the same
+    run again prints the same bytes and loads no SymPy; --no-cache proves again (the same table
+    but for the times); another format is another entry; nothing kept under --no-cache."""
+    first = _probe(["prove", "sgd-step", "A1"], tmp_path)
+    assert first[0] == 0 and first[3] == "mpmath,sympy", first
+    again = _probe(["prove", "sgd-step", "A1"], tmp_path)
+    assert again == (0, first[1], [], "")
+    fresh = _probe(["prove", "sgd-step", "A1", "--no-cache"], tmp_path)
+    assert (fresh[0], _no_times(fresh[1]), fresh[3]) == (0, _no_times(first[1]), "mpmath,sympy")
+    assert _probe(["prove", "sgd-step", "--format", "json"], tmp_path)[3] == "mpmath,sympy"
+    entries = sorted(p for p in own_cache.rglob("*.t"))
+    assert len(entries) == 2
+    _probe(["prove", "A1", "--no-cache"], tmp_path)
+    assert sorted(p for p in own_cache.rglob("*.t")) == entries
+
+
+def test_prove_not_as_expected_is_not_kept(own_cache, tmp_path):
+    """A statement of a file is proved again every time (only proofs/ is addressed); an
+    unknown id is refused, and nothing is kept."""
+    rc, out, err, loaded = _probe(["prove", "no-such-statement"], tmp_path)
+    assert rc == 2 and "no statement 'no-such-statement'" in err[0]
+    assert not list(own_cache.rglob("*.t"))

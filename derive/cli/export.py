@@ -17,6 +17,7 @@ from derive.cli.exercises import (
 )
 from derive.cli.output import emit
 from derive.errors import quoted, quoted_path
+from derive.ids import ID_PATTERN
 from derive.limits import EXERCISE_SECONDS, RUN_SECONDS
 from derive.render import formats
 
@@ -45,9 +46,6 @@ def add_parser(sub) -> None:
 def _may_be_an_id(target: str) -> bool:
     """Whether `target` is written like a statement id (`A2`, `mean-of-means`): a bare name,
     no folder, no suffix. Any other argument is never an id."""
-    # start-up: the statements' layer only when an argument may name one
-    from derive.statements.statement import ID_PATTERN
-
     return target == Path(target).name and bool(ID_PATTERN.match(target))
 
 

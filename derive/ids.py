@@ -1,0 +1,8 @@
+"""How a statement id is written, in one light module: the command line tells an id from a path
+with it before it loads the statements' layer (and SymPy)."""
+
+import re
+
+ID_PATTERN = re.compile(r"^(A\d+|[a-z0-9]+(?:-[a-z0-9]+)*)$")
+"""A statement id: `A` and digits (the course's numbered statements), or lowercase words of
+letters and digits joined by hyphens."""
