@@ -147,3 +147,28 @@ def test_prove_not_as_expected_is_not_kept(own_cache, tmp_path):
     rc, out, err, loaded = _probe(["prove", "no-such-statement"], tmp_path)
     assert rc == 2 and "no statement 'no-such-statement'" in err[0]
     assert not list(own_cache.rglob("*.t"))
+
+
+# issue 33 (S1): what export, build and prove refuse before anything is proved, as words of
+# their own refusals (docs/exercises.md, docs/cli.md)
+S1 = [
+    (["export", "missing.toml"], "missing.toml: does not exist; name an exercise file or folder"),
+    (["export", "syntax.toml"], REFUSALS["syntax.toml"]),
+    (["export", "latin1.toml"], REFUSALS["latin1.toml"]),
+    (["build", "empty", "-o", "site"], REFUSALS["empty"]),
+    (["prove", "syntax.toml"], REFUSALS["syntax.toml"]),
+    (["prove", "latin1.toml"], REFUSALS["latin1.toml"]),
+    (["prove", "empty/"], "empty/: is a folder with no *.toml file; name a folder that holds "
+                          "exercise files"),
+    (["prove", "A1", "missing.toml"], "missing.toml: does not exist; name a file of "
+     "[[statement]] tables (FILE.toml), or a statement id of proofs/ (`derive prove` lists "
+     "them)"),
+]
+
+
+@pytest.mark.parametrize("argv, said", S1, ids=[" ".join(a) for a, _ in S1])
+def test_export_build_and_prove_refuse_a_bad_file_before_sympy(argv, said, tmp_path):
+    _files(tmp_path)
+    rc, out, err, loaded = _probe(argv, tmp_path)
+    assert (rc, out, err, loaded) == (2, "", [f"derive {argv[0]}: {said}"], "")
+    assert not (tmp_path / "site").exists()

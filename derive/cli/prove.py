@@ -148,13 +148,18 @@ def statements_for(args: list[str]) -> list[Statement]:
     of files; every id once."""
     if not any(is_path(a) for a in args):
         return _select(args)
-    # start-up: only `derive prove FILE.toml` loads the exercises layer
-    from derive.exercises.statements import load_paths
+    # start-up: only `derive prove FILE.toml` loads the exercises layer, and every file is read
+    # (a missing one, one not UTF-8 or not TOML refused) before the statements' layer and SymPy
+    from derive.exercises.statement_files import read_paths
+
+    read = {arg: read_paths([arg]) for arg in args if is_path(arg)}
+    from derive.exercises.statements import statements_in
 
     out: list[Statement] = []
     origin: dict[str, str] = {}
     for arg in args:
-        found = load_paths([arg]) if is_path(arg) else [(s, "proofs/") for s in _select([arg])]
+        found = statements_in(read[arg]) if arg in read else [(s, "proofs/")
+                                                               for s in _select([arg])]
         for s, where in found:
             if s.id in origin:
                 raise UsageError(f"{quoted_path(where)}: statement '{quoted(s.id)}' is also a "
@@ -192,10 +197,10 @@ def run(args) -> int:
     if found is not None and found[:2] in ("0\n", "1\n"):
         emit(found[2:], None)
         return int(found[0])
+    statements = statements_for(args.ids)  # a file that cannot be read: refused before SymPy
     # start-up: the statements' layer (and SymPy) only once statements are proved
     from derive.statements.parallel import prove_all
 
-    statements = statements_for(args.ids)
     outcomes = prove_all(statements, args.jobs, args.total_time_limit)
     if args.format == "json":
         # start-up: only the JSON output loads the renderers' escapes
