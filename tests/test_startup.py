@@ -172,3 +172,37 @@ def test_export_build_and_prove_refuse_a_bad_file_before_sympy(argv, said, tmp_p
     rc, out, err, loaded = _probe(argv, tmp_path)
     assert (rc, out, err, loaded) == (2, "", [f"derive {argv[0]}: {said}"], "")
     assert not (tmp_path / "site").exists()
+
+
+# issue 33 (S2): an exercise table refused for what needs no numbers, before SymPy loads; the
+# words are those of docs/exercises.md
+_ONE = '[[exercise]]\nid = "a"\ntitle = "t"\nrecipe = "formulas"\n[exercise.given]\nw = 0.5\n' \
+       '[exercise.define]\nv = "w"\n[exercise.claims]\nv = 0.5\n'
+S2 = {
+    "recipe.toml": (_ONE.replace('"formulas"', '"formula"'), "exercise 'a': key 'recipe': is "
+                    "\"formula\"; did you mean 'formulas'?"),
+    "key.toml": (_ONE.replace('title = "t"', 'titel = "t"'), "exercise 'a': key 'titel': is not "
+                 "an exercise key; did you mean 'title'?"),
+    "noid.toml": (_ONE.replace('id = "a"\n', ''), "exercise '#1': key 'id': is missing; give "
+                  "each exercise an id of letters, digits, '-', '_' or '.', such as "
+                  "\"lesson03-ex1\""),
+    "dup.toml": (_ONE + _ONE.replace("w = 0.5", "w = 1e999"), "exercise 'a': key 'id': is also "
+                 "the id of an exercise in dup.toml; give every exercise its own id"),
+    "title.toml": (_ONE.replace('"t"', "0.5"), "exercise 'a': key 'title': is a number; write "
+                   "the title as text"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(S2))
+def test_an_exercise_refused_without_numbers_loads_no_sympy(name, tmp_path):
+    text, said = S2[name]
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    rc, out, err, loaded = _probe(["check", name], tmp_path)
+    assert (rc, out, err, loaded) == (2, "", [f"derive check: {name}: {said}"], "")
+
+
+def test_the_light_recipe_names_are_the_recipes():
+    from derive.ids import RECIPE_NAMES
+    from derive.recipes import RECIPES
+
+    assert RECIPE_NAMES == tuple(r.name for r in RECIPES.values())
