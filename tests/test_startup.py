@@ -206,3 +206,41 @@ def test_the_light_recipe_names_are_the_recipes():
     from derive.recipes import RECIPES
 
     assert RECIPE_NAMES == tuple(r.name for r in RECIPES.values())
+
+
+_CTRL_C_AT_FIRST_IMPORT = """
+import signal, sys
+raise_signal, SIGINT = signal.raise_signal, signal.SIGINT
+del sys.modules["signal"]  # imported again by the entry's first statements
+class _CtrlC:
+    def find_spec(self, name, path=None, target=None):
+        if name == "signal":
+            sys.meta_path.remove(self)
+            raise_signal(SIGINT)  # Ctrl-C, the instant the entry imports its first module
+        return None
+sys.meta_path.insert(0, _CtrlC())
+from derive.cli.entry import run
+run()
+"""
+
+
+def test_ctrl_c_at_the_entrys_first_statement_is_one_line(tmp_path):
+    """From the entry module's first statement on (issue 33, S3): one line, exit 130 (the
+    command is not yet read: `derive`)."""
+    done = subprocess.run([ir.PYTHON, "-c", _CTRL_C_AT_FIRST_IMPORT, "check", str(ir.GOOD)],
+                          capture_output=True, text=True, env=ir._env(), cwd=tmp_path,
+                          timeout=300)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        130, "", "derive: interrupted (Ctrl-C); no file was written\n")
+
+
+def test_the_packages_the_console_script_imports_first_import_nothing(tmp_path):
+    """What runs before the entry's guard (derive/__init__.py, derive/cli/__init__.py) imports
+    no module and installs no handler; importing the entry installs none either (the program's
+    run() does)."""
+    probe = ("import signal, sys\nbefore = set(sys.modules)\nimport derive.cli\n"
+             "print(sorted(set(sys.modules) - before))\nimport derive.cli.entry\n"
+             "print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)\n")
+    done = subprocess.run([ir.PYTHON, "-c", probe], capture_output=True, text=True,
+                          env=ir._env(), cwd=tmp_path, timeout=300)
+    assert done.stdout.splitlines() == ["['derive', 'derive.cli']", "True"], done.stderr
