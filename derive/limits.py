@@ -5,6 +5,18 @@ EXERCISE_SECONDS = 30.0
 """The time bound of one exercise in check, key, export and variants (`--time-limit`), in
 seconds of CPU time (derive.kernel.timebound), so a busy machine does not change a verdict."""
 
+RESERVED_SHARE = 1 / 6
+"""The share of an exercise's time bound (--time-limit) kept for what is not its computation:
+the start-up before it and the writing after it. The computation is bounded at the rest, so
+that a bound of 30 s is kept whole (25 s of computing, 5 s for the rest)."""
+
+
+def computation_seconds(promise: float) -> float:
+    """The CPU-time bound of an exercise's computation under a time bound of `promise` seconds:
+    the promise less its reserved share (RESERVED_SHARE)."""
+    return promise * (1 - RESERVED_SHARE)
+
+
 RUN_SECONDS = 600.0
 """The time bound of a whole run of check, key, export or variants (`--total-time-limit`), in
 seconds of wall-clock time (what a user waits):

@@ -61,7 +61,8 @@ class ExerciseFile(pytest.File):
         from derive.errors import DeriveError
         from derive.exercises.bank import load_file
         from derive.exercises.reader import read_toml
-        from derive.exercises.statements import has_statements, statements_of
+        from derive.exercises.statement_files import has_statements
+        from derive.exercises.statements import statements_of
 
         try:
             doc = read_toml(self.path)

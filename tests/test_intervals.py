@@ -414,3 +414,21 @@ def test_past_the_highest_precision_undecided():
     """10^−20000 needs about 66,500 bits, past MAX_BITS: undecided, never a guess."""
     assert intervals.MAX_BITS < 66_500
     assert intervals.sign(_just_above_one(20000)) is None
+
+
+def test_a_full_cache_keeps_the_enclosures_at_the_precision_in_use(monkeypatch):
+    """Issue 33 (variants of 1,000 Adam steps): a full cache forgets the enclosures at other
+    precisions first, not the chain at the precision a recurrence has climbed to (emptying it
+    all made every later value enclose its whole chain again)."""
+    from derive.kernel import intervals as iv
+
+    iv.forget()
+    monkeypatch.setattr(iv, "_CACHE_SIZE", 4)
+    kept = sp.sqrt(2)
+    iv._interval(kept, 1024)
+    for n in (3, 5, 7):
+        iv._interval(sp.sqrt(n), 64)
+    iv._interval(sp.sqrt(11), 1024)  # the cache is full: what goes is what is at 64 bits
+    assert iv._cached(kept, 1024) is not None
+    assert all(bits == 1024 for _, bits in iv._CACHE)
+    iv.forget()

@@ -8,6 +8,7 @@ its last line of stderr which of SymPy and mpmath it imported. No timing decides
 
 from __future__ import annotations
 
+import re
 import subprocess
 import tomllib
 
@@ -117,3 +118,129 @@ def test_ctrl_c_while_derive_is_imported_is_one_line(module, tmp_path):
                           cwd=tmp_path, timeout=300)
     assert (done.returncode, done.stdout, done.stderr) == (
         130, "", "derive check: interrupted (Ctrl-C); no file was written\n")
+
+
+def _no_times(text: str) -> str:
+    return re.sub(r"\d+\.\d\ds ", "T ", text)
+
+
+def test_prove_again_is_read_from_the_cache_without_sympy(own_cache, tmp_path):
+    """`derive prove` of statements of proofs/ decided as expected is kept in the cache: the same
+    run again prints the same bytes and loads no SymPy; --no-cache proves again (the same table
+    but for the times); another format is another entry; nothing kept under --no-cache."""
+    first = _probe(["prove", "sgd-step", "A1"], tmp_path)
+    assert first[0] == 0 and first[3] == "mpmath,sympy", first
+    again = _probe(["prove", "sgd-step", "A1"], tmp_path)
+    assert again == (0, first[1], [], "")
+    fresh = _probe(["prove", "sgd-step", "A1", "--no-cache"], tmp_path)
+    assert (fresh[0], _no_times(fresh[1]), fresh[3]) == (0, _no_times(first[1]), "mpmath,sympy")
+    assert _probe(["prove", "sgd-step", "--format", "json"], tmp_path)[3] == "mpmath,sympy"
+    entries = sorted(p for p in own_cache.rglob("*.t"))
+    assert len(entries) == 2
+    _probe(["prove", "A1", "--no-cache"], tmp_path)
+    assert sorted(p for p in own_cache.rglob("*.t")) == entries
+
+
+def test_prove_not_as_expected_is_not_kept(own_cache, tmp_path):
+    """A statement of a file is proved again every time (only proofs/ is addressed); an
+    unknown id is refused, and nothing is kept."""
+    rc, out, err, loaded = _probe(["prove", "no-such-statement"], tmp_path)
+    assert rc == 2 and "no statement 'no-such-statement'" in err[0]
+    assert not list(own_cache.rglob("*.t"))
+
+
+# issue 33 (S1): what export, build and prove refuse before anything is proved, as words of
+# their own refusals (docs/exercises.md, docs/cli.md)
+S1 = [
+    (["export", "missing.toml"], "missing.toml: does not exist; name an exercise file or folder"),
+    (["export", "syntax.toml"], REFUSALS["syntax.toml"]),
+    (["export", "latin1.toml"], REFUSALS["latin1.toml"]),
+    (["build", "empty", "-o", "site"], REFUSALS["empty"]),
+    (["prove", "syntax.toml"], REFUSALS["syntax.toml"]),
+    (["prove", "latin1.toml"], REFUSALS["latin1.toml"]),
+    (["prove", "empty/"], "empty/: is a folder with no *.toml file; name a folder that holds "
+                          "exercise files"),
+    (["prove", "A1", "missing.toml"], "missing.toml: does not exist; name a file of "
+     "[[statement]] tables (FILE.toml), or a statement id of proofs/ (`derive prove` lists "
+     "them)"),
+]
+
+
+@pytest.mark.parametrize("argv, said", S1, ids=[" ".join(a) for a, _ in S1])
+def test_export_build_and_prove_refuse_a_bad_file_before_sympy(argv, said, tmp_path):
+    _files(tmp_path)
+    rc, out, err, loaded = _probe(argv, tmp_path)
+    assert (rc, out, err, loaded) == (2, "", [f"derive {argv[0]}: {said}"], "")
+    assert not (tmp_path / "site").exists()
+
+
+# issue 33 (S2): an exercise table refused for what needs no numbers, before SymPy loads; the
+# words are those of docs/exercises.md
+_ONE = '[[exercise]]\nid = "a"\ntitle = "t"\nrecipe = "formulas"\n[exercise.given]\nw = 0.5\n' \
+       '[exercise.define]\nv = "w"\n[exercise.claims]\nv = 0.5\n'
+S2 = {
+    "recipe.toml": (_ONE.replace('"formulas"', '"formula"'), "exercise 'a': key 'recipe': is "
+                    "\"formula\"; did you mean 'formulas'?"),
+    "key.toml": (_ONE.replace('title = "t"', 'titel = "t"'), "exercise 'a': key 'titel': is not "
+                 "an exercise key; did you mean 'title'?"),
+    "noid.toml": (_ONE.replace('id = "a"\n', ''), "exercise '#1': key 'id': is missing; give "
+                  "each exercise an id of letters, digits, '-', '_' or '.', such as "
+                  "\"lesson03-ex1\""),
+    "dup.toml": (_ONE + _ONE.replace("w = 0.5", "w = 1e999"), "exercise 'a': key 'id': is also "
+                 "the id of an exercise in dup.toml; give every exercise its own id"),
+    "title.toml": (_ONE.replace('"t"', "0.5"), "exercise 'a': key 'title': is a number; write "
+                   "the title as text"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(S2))
+def test_an_exercise_refused_without_numbers_loads_no_sympy(name, tmp_path):
+    text, said = S2[name]
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    rc, out, err, loaded = _probe(["check", name], tmp_path)
+    assert (rc, out, err, loaded) == (2, "", [f"derive check: {name}: {said}"], "")
+
+
+def test_the_light_recipe_names_are_the_recipes():
+    from derive.ids import RECIPE_NAMES
+    from derive.recipes import RECIPES
+
+    assert RECIPE_NAMES == tuple(r.name for r in RECIPES.values())
+
+
+_CTRL_C_AT_FIRST_IMPORT = """
+import signal, sys
+raise_signal, SIGINT = signal.raise_signal, signal.SIGINT
+del sys.modules["signal"]  # imported again by the entry's first statements
+class _CtrlC:
+    def find_spec(self, name, path=None, target=None):
+        if name == "signal":
+            sys.meta_path.remove(self)
+            raise_signal(SIGINT)  # Ctrl-C, the instant the entry imports its first module
+        return None
+sys.meta_path.insert(0, _CtrlC())
+from derive.cli.entry import run
+run()
+"""
+
+
+def test_ctrl_c_at_the_entrys_first_statement_is_one_line(tmp_path):
+    """From the entry module's first statement on (issue 33, S3): one line, exit 130 (the
+    command is not yet read: `derive`)."""
+    done = subprocess.run([ir.PYTHON, "-c", _CTRL_C_AT_FIRST_IMPORT, "check", str(ir.GOOD)],
+                          capture_output=True, text=True, env=ir._env(), cwd=tmp_path,
+                          timeout=300)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        130, "", "derive: interrupted (Ctrl-C); no file was written\n")
+
+
+def test_the_packages_the_console_script_imports_first_import_nothing(tmp_path):
+    """What runs before the entry's guard (derive/__init__.py, derive/cli/__init__.py) imports
+    no module and installs no handler; importing the entry installs none either (the program's
+    run() does)."""
+    probe = ("import signal, sys\nbefore = set(sys.modules)\nimport derive.cli\n"
+             "print(sorted(set(sys.modules) - before))\nimport derive.cli.entry\n"
+             "print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)\n")
+    done = subprocess.run([ir.PYTHON, "-c", probe], capture_output=True, text=True,
+                          env=ir._env(), cwd=tmp_path, timeout=300)
+    assert done.stdout.splitlines() == ["['derive', 'derive.cli']", "True"], done.stderr

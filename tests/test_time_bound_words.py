@@ -118,3 +118,30 @@ def test_build_names_the_runs_bound(bank, tmp_path):
     said = out + err + pages
     assert "(--time-limit)" not in said, said[:2000]
     assert "1.5 s (--total-time-limit)" in said
+
+
+def test_the_computation_is_bounded_below_the_promise(monkeypatch):
+    """Issue 33: an exercise's --time-limit is a promise that start-up and writing keep too, so
+    its computation is bounded at the promise less the reserved share (30 s: 25 s), and the
+    words still name the promise. No timing: the bound handed to the kernel is recorded."""
+    from derive.exercises import check as check_module
+    from derive.exercises import load
+    from derive.limits import EXERCISE_SECONDS, RESERVED_SHARE, computation_seconds
+
+    assert EXERCISE_SECONDS == 30 and RESERVED_SHARE == 1 / 6
+    assert computation_seconds(EXERCISE_SECONDS) == 25
+    assert computation_seconds(12) == 10
+    handed = []
+    real = check_module.time_bound
+
+    def recording(seconds, wall=None):
+        handed.append(seconds)
+        return real(seconds, wall=wall)
+
+    monkeypatch.setattr(check_module, "time_bound", recording)
+    (ex,) = load([str(ROOT / "docs" / "examples" / "sgd_step.toml")])
+    report = check_module.check_exercise(ex)
+    assert handed[0] == 25 and report.outcome != "undecided"
+    handed.clear()
+    check_module.check_exercise(ex, 12)
+    assert handed[0] == 10

@@ -177,12 +177,15 @@ def load_bank(bank: str, cache=None, names: list[str] | None = None) -> list[Ite
     (derive.cli.build_files) is not read: its exercises come with their artefacts."""
     # start-up: loaded only when `derive build` runs this
     from derive.exercises.bank import _toml_entries, duplicate_id, load_file
+
+    entries = _toml_entries([bank])  # a bank that is no folder of exercise files: before SymPy
+    # start-up: the mistakes' layer (and SymPy) only once there are files to read
     from derive.exercises.declared import unapplied
     from derive.exercises.notation import bank_settings
 
     items, seen, declared, applied = [], {}, {}, set()
     root = Path(bank)
-    for path, named, top in _toml_entries([bank]):
+    for path, named, top in entries:
         rel = path.relative_to(root) if path.is_relative_to(root) else Path(path.name)
         folder = "/".join(_folder_name(p) for p in rel.with_suffix("").parts)
         key = file_key(cache, path, top, folder, names or []) if cache is not None else None

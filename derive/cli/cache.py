@@ -53,23 +53,26 @@ def source_hash() -> str:
     SymPy, mpmath and gmpy2: what a cached result was computed with."""
     global _SOURCE
     if _SOURCE is None:
-        # start-up: the versions are read only when an exercise is addressed
-        import gmpy2
-        import mpmath
-        import sympy
+        # start-up: the versions are read from the installed packages' metadata, not by
+        # importing them (a cached `derive prove` loads no SymPy)
+        from importlib.metadata import version
 
         digest = hashlib.sha256()
-        for part in (derive.__version__, sys.version, sympy.__version__, mpmath.__version__,
-                     gmpy2.version()):
+        for part in (derive.__version__, sys.version, version("sympy"), version("mpmath"),
+                     version("gmpy2")):
             digest.update(part.encode() + b"\0")
-        package = Path(derive.__file__).resolve().parent
-        for path in sorted(package.rglob("*")):
-            if "__pycache__" in path.parts or not path.is_file() or path.suffix == ".pyc":
-                continue
-            digest.update(str(path.relative_to(package)).encode() + b"\0")
-            digest.update(hashlib.sha256(path.read_bytes()).digest())
+        folder_digest(digest, Path(derive.__file__).resolve().parent)
         _SOURCE = digest.hexdigest()
     return _SOURCE
+
+
+def folder_digest(digest, folder: Path) -> None:
+    """Add every file of `folder` (but compiled ones), by its relative path and its bytes."""
+    for path in sorted(folder.rglob("*")):
+        if "__pycache__" in path.parts or not path.is_file() or path.suffix == ".pyc":
+            continue
+        digest.update(str(path.relative_to(folder)).encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
 
 
 class Uncacheable(Exception):

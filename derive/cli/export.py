@@ -3,6 +3,7 @@ sheet (`--questions`), as LaTeX or KaTeX-ready Markdown."""
 
 from __future__ import annotations
 
+import os
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from derive.cli.exercises import (
 )
 from derive.cli.output import emit
 from derive.errors import quoted, quoted_path
+from derive.ids import ID_PATTERN
 from derive.limits import EXERCISE_SECONDS, RUN_SECONDS
 from derive.render import formats
 
@@ -45,10 +47,14 @@ def add_parser(sub) -> None:
 def _may_be_an_id(target: str) -> bool:
     """Whether `target` is written like a statement id (`A2`, `mean-of-means`): a bare name,
     no folder, no suffix. Any other argument is never an id."""
-    # start-up: the statements' layer only when an argument may name one
-    from derive.statements.statement import ID_PATTERN
-
     return target == Path(target).name and bool(ID_PATTERN.match(target))
+
+
+def _written_as_a_file(target: str) -> bool:
+    """Whether `target` is written as a file or folder (it ends in .toml or holds a '/', as for
+    `derive prove`): never an id, so one that does not exist is refused by the exercises'
+    reader (one line, before SymPy), not after the statements' ids are read."""
+    return target.endswith(".toml") or "/" in target or os.sep in target
 
 
 def document_for(target: str, lang: str, seconds: float = EXERCISE_SECONDS,
@@ -64,7 +70,7 @@ def document_for(target: str, lang: str, seconds: float = EXERCISE_SECONDS,
     # start-up: the bank's reader is loaded when the export is of a path
     from derive.exercises.bank import on_disk
 
-    if on_disk(target) and not _may_be_an_id(target):
+    if on_disk(target) and not _may_be_an_id(target) or _written_as_a_file(target):
         return _exercises_document(target, lang, seconds, total, questions, page, cache)
     # start-up: the statements' layer only for an argument that may be an id
     from derive.statements import prove, registry

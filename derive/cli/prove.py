@@ -3,13 +3,18 @@ of proofs/ by id and the [[statement]] tables of files."""
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from derive.cli import settings
+from derive.cli.cache import Cache, folder_digest
 from derive.cli.errors import UsageError, did_you_mean
 from derive.cli.output import emit
 from derive.errors import quoted, quoted_path
+from derive.ids import ID_PATTERN
 from derive.limits import RUN_SECONDS
 
 if TYPE_CHECKING:
@@ -27,6 +32,9 @@ def add_parser(sub) -> None:
                    f"unknown (default {RUN_SECONDS:g}; each decision has its own bound)")
     p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="prove on N processes (default: DERIVE_JOBS, else the cores, at most 4)")
+    p.add_argument("--no-cache", dest="cache", action="store_false",
+                   help="prove every statement again, and keep nothing (the cache is "
+                   "$DERIVE_CACHE_DIR, else ~/.cache/derive, safe to delete)")
     p.set_defaults(run=run)
 
 
@@ -114,7 +122,6 @@ def is_path(arg: str) -> bool:
     Anything else is an id, so a mistyped id gets its suggestion."""
     # start-up: the bank's reader is loaded only for an argument that may be a path
     from derive.exercises.bank import on_disk
-    from derive.statements.statement import ID_PATTERN
 
     return arg.endswith(".toml") or "/" in arg or os.sep in arg or (
         not ID_PATTERN.match(arg) and on_disk(arg))
@@ -141,13 +148,18 @@ def statements_for(args: list[str]) -> list[Statement]:
     of files; every id once."""
     if not any(is_path(a) for a in args):
         return _select(args)
-    # start-up: only `derive prove FILE.toml` loads the exercises layer
-    from derive.exercises.statements import load_paths
+    # start-up: only `derive prove FILE.toml` loads the exercises layer, and every file is read
+    # (a missing one, one not UTF-8 or not TOML refused) before the statements' layer and SymPy
+    from derive.exercises.statement_files import read_paths
+
+    read = {arg: read_paths([arg]) for arg in args if is_path(arg)}
+    from derive.exercises.statements import statements_in
 
     out: list[Statement] = []
     origin: dict[str, str] = {}
     for arg in args:
-        found = load_paths([arg]) if is_path(arg) else [(s, "proofs/") for s in _select([arg])]
+        found = statements_in(read[arg]) if arg in read else [(s, "proofs/")
+                                                               for s in _select([arg])]
         for s, where in found:
             if s.id in origin:
                 raise UsageError(f"{quoted_path(where)}: statement '{quoted(s.id)}' is also a "
@@ -158,21 +170,49 @@ def statements_for(args: list[str]) -> list[Statement]:
     return out
 
 
-def run(args) -> int:
-    # start-up: the statements' layer (and SymPy) only once `derive prove` runs
-    from derive.statements.parallel import prove_all
+def _cache_key(cache: Cache, args) -> str | None:
+    """The address of what `derive prove` prints for statements of proofs/ named by id (or all
+    of them): derive's source and versions (the cache's own part), every file of proofs/, the
+    ids and the format. Files of statements are not cached (None)."""
+    if not cache.enabled or any(is_path(a) for a in args.ids):
+        return None
+    # start-up: proofs/ is found, not imported (importing it is the statements' work)
+    spec = importlib.util.find_spec("derive.proofs")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    digest = hashlib.sha256()
+    for folder in spec.submodule_search_locations:
+        folder_digest(digest, Path(folder).resolve())
+    return cache.key("prove", args.format, digest.hexdigest(), *args.ids)
 
-    statements = statements_for(args.ids)
+
+def run(args) -> int:
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"--jobs {quoted(args.jobs)}: give a number of processes ≥ 1")
     args.total_time_limit = settings.seconds(args.total_time_limit,
                                              settings.flag_fail("--total-time-limit"))
+    cache = Cache.open(args.cache)
+    key = _cache_key(cache, args)
+    found = cache.get_text(key)
+    if found is not None and found[:2] in ("0\n", "1\n"):
+        emit(found[2:], None)
+        return int(found[0])
+    statements = statements_for(args.ids)  # a file that cannot be read: refused before SymPy
+    # start-up: the statements' layer (and SymPy) only once statements are proved
+    from derive.statements.parallel import prove_all
+
     outcomes = prove_all(statements, args.jobs, args.total_time_limit)
     if args.format == "json":
         # start-up: only the JSON output loads the renderers' escapes
         from derive.render.escape import json_text
 
-        emit(json_text({"statements": [outcome_json(o) for o in outcomes]}, indent=2), None)
+        text = json_text({"statements": [outcome_json(o) for o in outcomes]}, indent=2)
     else:
-        emit(text_report(outcomes), None)
-    return 0 if all(o.ok for o in outcomes) else 1
+        text = text_report(outcomes)
+    code = 0 if all(o.ok for o in outcomes) else 1
+    if code == 0 and all(o.verdict.value != "unknown" for o in outcomes):
+        # kept only when every statement was decided as expected: an unknown (a time bound)
+        # may be decided on another run
+        cache.put_text(key, f"{code}\n{text}")
+    emit(text, None)
+    return code

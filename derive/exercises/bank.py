@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from derive.exercises.errors import ExerciseError, did_you_mean
 from derive.exercises.reader import SETTINGS_FILE, exact_numbers, read_document
+from derive.exercises.shape import table_shape
 
 if TYPE_CHECKING:
     from derive.exercises.schema import Exercise
@@ -152,6 +153,11 @@ def load_file(path: Path, named: bool = True, root: Path | None = None) -> list[
     if not isinstance(tables, list) or not tables:
         raise ExerciseError(name, None, "exercise", "holds no [[exercise]] table",
                             "write at least one [[exercise]] table")
+    # the checks that need no numbers, every table before any is read with SymPy
+    ids = [table_shape(t, name, i)[0].exercise for i, t in enumerate(tables)]
+    for i, ex_id in enumerate(ids):
+        if ex_id in ids[:i]:
+            raise duplicate_id(name, ex_id, name)
     # start-up: SymPy and the exercises' validation only once the file's shape is right
     from derive.exercises import notation
     from derive.exercises.schema import exercise

@@ -22,6 +22,7 @@ from derive.kernel import dag, intervals
 from derive.kernel.exact import NoCertifiedDecimal, decimal_str
 from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.limits import EXERCISE_SECONDS as DEFAULT_SECONDS
+from derive.limits import computation_seconds
 from derive.recipes.base import QuantityUndefined, expand_exact
 
 
@@ -105,8 +106,9 @@ def check_exercise(ex: Exercise, seconds: float | None = DEFAULT_SECONDS,
     try:
         if reason:
             raise DecisionTimeout(reason)
-        with time_bound(seconds, wall=wall):
-            return _check(ex, seconds)
+        bound = None if seconds is None else computation_seconds(seconds)
+        with time_bound(bound, wall=wall):  # start-up and writing fit in the rest of `seconds`
+            return _check(ex, bound)
     except ExerciseUndecided as exc:  # a sign no bound decided: undecided, with its reason
         return _undecided(ex, f"{exc.key}: {exc.problem}", by="a sign not decided")
     except DecisionTimeout as exc:

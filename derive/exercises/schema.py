@@ -19,7 +19,8 @@ from derive.exercises.claims import parse_claim
 from derive.exercises.errors import ExerciseNotSupported, did_you_mean
 from derive.exercises.formulas import prepare
 from derive.exercises.reader import Written
-from derive.exercises.values import Where, id_problem, kind_of, number, shown
+from derive.exercises.shape import EXERCISE_KEYS, ID_CHARS, table_shape, unknown_key  # noqa: F401
+from derive.exercises.values import Where, kind_of, number, shown
 from derive.exercises.variation import parse_require, parse_vary
 from derive.kernel.exact import decimal_str
 from derive.model.linear import LOSS_CONVENTIONS
@@ -31,9 +32,6 @@ from derive.recipes import formulas as author
 MAX_ITEMS = 100_000
 """Most numbers one key may hold."""
 
-ID_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
-EXERCISE_KEYS = ("id", "title", "recipe", "given", "define", "claims", "vary", "require",
-                 "mistakes")
 
 
 @dataclass(frozen=True)
@@ -211,7 +209,7 @@ def _rows_parts(value, where, key):
     if isinstance(value, dict):
         unknown = sorted(set(value) - {"columns", "rows"})
         if unknown:
-            _unknown_key(where, f"{key}.{unknown[0]}", ["columns", "rows"], "a key of a table")
+            unknown_key(where, f"{key}.{unknown[0]}", ["columns", "rows"], "a key of a table")
         try:
             columns = author.columns_of(value, key)
         except author.DefineError as exc:
@@ -309,7 +307,7 @@ def _optimizer_state(value, where, key):
     for name, raw in value.items():
         at = f"{key}.{name}"
         if name not in STATE_KINDS:
-            _unknown_key(where, at, list(STATE_KINDS), "a key of a saved optimizer state")
+            unknown_key(where, at, list(STATE_KINDS), "a key of a saved optimizer state")
         if STATE_KINDS[name] == "step":
             if isinstance(raw, Written) and raw.value.is_integer:
                 raw = int(raw.value)
@@ -338,12 +336,6 @@ def _ledger(value, where, key):
     return out
 
 
-def _unknown_key(where, key, choices, what):
-    hint = did_you_mean(key.split(".")[-1], choices)
-    where.fail(key, f"is not {what}",
-               hint or f"use one of: {', '.join(choices)}")
-
-
 def _author_recipe(raw_given, raw_define, where: Where) -> Recipe:
     """The exercise's own recipe from its define table; a DefineError is one line, invalid or
     not supported."""
@@ -359,27 +351,8 @@ def _author_recipe(raw_given, raw_define, where: Where) -> Recipe:
 def exercise(table, path: str, index: int, written=None) -> Exercise:
     """A validated exercise from the `index`-th [[exercise]] table of a file; `written`, the
     file's [notation] (derive.exercises.notation), restyles its symbols."""
-    where = Where(path, None)
-    if not isinstance(table, dict):
-        where.fail(f"exercise[{index}]", f"is {kind_of(table)}", "write [[exercise]] tables")
-    ex_id = table.get("id")
-    problem = id_problem(ex_id, lambda i: not set(i) - ID_CHARS)
-    if problem:
-        where.exercise = f"#{index + 1}"
-        where.fail("id", problem, "give each exercise an id of letters, digits, '-', '_' or '.', "
-                   "such as \"lesson03-ex1\"")
-    where.exercise = ex_id
-    for key in table:
-        if key not in EXERCISE_KEYS:
-            _unknown_key(where, key, EXERCISE_KEYS, "an exercise key")
-    title = table.get("title", "")
-    if not isinstance(title, str):
-        where.fail("title", f"is {kind_of(title)}", "write the title as text")
-    name = table.get("recipe")
-    if not isinstance(name, str) or name not in RECIPES:
-        hint = did_you_mean(name, RECIPES) if isinstance(name, str) else ""
-        where.fail("recipe", "is missing" if name is None else f"is {shown(name)}",
-                   hint or f"use one of: {', '.join(RECIPES)} (`derive recipes` lists them)")
+    where, title, name = table_shape(table, path, index)
+    ex_id = where.exercise
     recipe = RECIPES[name]
     raw_given = table.get("given", {})
     if not isinstance(raw_given, dict):
@@ -392,7 +365,7 @@ def exercise(table, path: str, index: int, written=None) -> Exercise:
     inputs = {i.name: i for i in recipe.inputs}
     for key in raw_given:
         if key not in inputs:
-            _unknown_key(where, f"given.{key}", list(inputs), f"an input of {name}")
+            unknown_key(where, f"given.{key}", list(inputs), f"an input of {name}")
     given = {}
     for inp in recipe.inputs:
         if inp.name in raw_given:
@@ -417,7 +390,7 @@ def exercise(table, path: str, index: int, written=None) -> Exercise:
                 where.fail(f"claims.{key}", "cannot be computed from these inputs",
                            f"it needs {', '.join(missing)} in [exercise.given]" if missing
                            else f"it needs {q.when_text or 'other inputs'}")
-            _unknown_key(where, f"claims.{key}", names, f"a quantity of {name}")
+            unknown_key(where, f"claims.{key}", names, f"a quantity of {name}")
         claims[key] = parse_claim(value, where, f"claims.{key}")
         if claims[key].formula is not None:
 

@@ -18,10 +18,15 @@ from pathlib import Path
 
 import sympy as sp
 
-from derive.errors import NotSupportedError, capped, quoted
-from derive.exercises.bank import examine, toml_files
-from derive.exercises.errors import ExerciseError, did_you_mean
+from derive.errors import quoted
+from derive.exercises.errors import did_you_mean
 from derive.exercises.reader import read_toml
+from derive.exercises.statement_files import (
+    DOCS,
+    StatementError,
+    StatementNotSupported,
+    read_paths,
+)
 from derive.exercises.values import id_problem, kind_of, shown
 from derive.graph.language import (
     ALIASES,
@@ -58,28 +63,7 @@ MAX_ASSUMPTIONS = 20
 MAX_FUNCTIONS = 20
 """Most declared functions of one statement."""
 
-DOCS = "see docs/writing-statements.md#statements-in-toml"
 EXPECTS = {"proved": Verdict.PROVED, "refuted": Verdict.REFUTED}
-
-
-class StatementError(ExerciseError):
-    """An invalid [[statement]] table: file, statement id, key, what is wrong, what would be
-    right (exit 2)."""
-
-    def line(self) -> str:
-        return capped(_where(self) + (f"; {self.expected}" if self.expected else ""))
-
-
-class StatementNotSupported(StatementError, NotSupportedError):
-    """A valid [[statement]] table asking for what derive does not do (exit 2)."""
-
-    def line(self) -> str:
-        text = _where(self, "not supported: ")
-        return capped(text + (f"; {self.expected}" if self.expected else ""))
-
-
-def _where(e: ExerciseError, prefix: str = "") -> str:
-    return f"{e.where('statement')}: {prefix}{e.problem}"
 
 
 @dataclass
@@ -142,10 +126,6 @@ def load_statements(path: Path) -> list[Statement]:
     """The statements of a file's [[statement]] tables, validated (StatementError or
     StatementNotSupported otherwise; ExerciseError for a file that cannot be read)."""
     return statements_of(read_toml(path), str(path))
-
-
-def has_statements(doc: dict) -> bool:
-    return "statement" in doc
 
 
 def statements_of(doc: dict, name: str) -> list[Statement]:
@@ -502,21 +482,9 @@ def _search(name: object, at: _At, window: str | None) -> Family | None:
 def load_paths(paths: list[str]) -> list[tuple[Statement, str]]:
     """(statement, file) for every [[statement]] table of the files named and of the *.toml
     files under the folders named (a folder's files without statements are left out)."""
-    out: list[tuple[Statement, str]] = []
-    for p in paths:
-        path = Path(p)
-        kind = examine(p)
-        if kind == "folder":
-            docs = [(f, read_toml(f)) for f in toml_files([p])]
-            docs = [(f, d) for f, d in docs if has_statements(d)]
-            if not docs:
-                raise StatementError(p, None, None, "is a folder with no [[statement]] table",
-                                     f"name a file or folder of statements; {DOCS}")
-            out += [(s, str(f)) for f, d in docs for s in statements_of(d, str(f))]
-        elif kind == "file":
-            out += [(s, p) for s in load_statements(path)]
-        else:
-            raise StatementError(p, None, None, "does not exist",
-                                 "name a file of [[statement]] tables (FILE.toml), or a "
-                                 "statement id of proofs/ (`derive prove` lists them)")
-    return out
+    return statements_in(read_paths(paths))
+
+
+def statements_in(read: list[tuple[dict, str, str]]) -> list[tuple[Statement, str]]:
+    """(statement, file) for the documents `read_paths` read."""
+    return [(s, where) for doc, name, where in read for s in statements_of(doc, name)]

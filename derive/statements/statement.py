@@ -3,17 +3,15 @@ to refute, and the course's own numbers as instances."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import sympy as sp
 
+from derive.ids import ID_PATTERN
 from derive.kernel import Fact, Family, Schema, Verdict, exact
 from derive.kernel.claims import check_expr
 from derive.kernel.exact import round_half_away, to_expr
-
-ID_PATTERN = re.compile(r"^(A\d+|[a-z0-9]+(?:-[a-z0-9]+)*)$")
 
 
 @dataclass(frozen=True)
