@@ -20,6 +20,7 @@ import pytest
 
 from derive import interrupt
 from derive.kernel.timebound import DecisionTimeout, time_bound
+from derive.limits import computation_seconds  # the bound the computation runs under
 
 SEEDS = [int(s) for s in os.environ.get("DERIVE_INTERRUPT_SEEDS", "26").split(",")]
 COUNT = int(os.environ.get("DERIVE_INTERRUPT_COUNT", "4"))
@@ -181,7 +182,7 @@ def test_a_bound_counts_cpu_time_not_waiting(tmp_path):
     claims all hold."""
     with ir.Hogs(3):
         out = ir.paused_in_bound(["check", str(ir.GOOD), "--time-limit", "5"],
-                                 tmp_path / "run", 5.0, 8.0)
+                                 tmp_path / "run", computation_seconds(5.0), 8.0)
     assert out.rc == 0, out.stdout[-500:] + out.stderr
     assert "undecided" not in out.stdout
     assert out.stderr == ""
@@ -191,7 +192,8 @@ def test_the_total_time_limit_is_wall_time(tmp_path):
     """--total-time-limit is a budget of the run's wall time: stopped past it, the exercise is
     undecided and the message names that option."""
     out = ir.paused_in_bound(["check", str(ir.GOOD), "--time-limit", "5",
-                              "--total-time-limit", "3"], tmp_path / "run", 5.0, 5.0)
+                              "--total-time-limit", "3"], tmp_path / "run",
+                             computation_seconds(5.0), 5.0)
     assert out.rc == 1, out.stdout[-500:] + out.stderr
     assert "undecided" in out.stdout
     assert "--total-time-limit" in out.stdout

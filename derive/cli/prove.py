@@ -153,6 +153,7 @@ def statements_for(args: list[str]) -> list[Statement]:
     from derive.exercises.statement_files import read_paths
 
     read = {arg: read_paths([arg]) for arg in args if is_path(arg)}
+    # start-up: the statements' layer (and SymPy) once every file is read
     from derive.exercises.statements import statements_in
 
     out: list[Statement] = []
