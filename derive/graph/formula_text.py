@@ -10,6 +10,7 @@ from sympy.printing.precedence import precedence
 from sympy.printing.str import StrPrinter
 
 from derive.graph.language import ALIASES
+from derive.kernel.constants import RepeatedMax, RepeatedMin
 from derive.kernel.functions import BY_CLASS, DECLARED
 
 
@@ -81,10 +82,19 @@ class _Printer(StrPrinter):
         return f"abs({self._print(expr.args[0])})"
 
     def _print_Min(self, expr):
-        return "min(" + ", ".join(self._print(a) for a in expr.args) + ")"
+        return self._extremum("min", expr)
 
     def _print_Max(self, expr):
-        return "max(" + ", ".join(self._print(a) for a in expr.args) + ")"
+        return self._extremum("max", expr)
+
+    def _extremum(self, name: str, expr) -> str:
+        """max(…) or min(…); one written with an argument twice (RepeatedMax: SymPy keeps each
+        argument once) is written so again, with its last argument twice (the same value,
+        and read back as a max whose derivative is not supported, as the original)."""
+        args = list(expr.args)
+        if isinstance(expr, (RepeatedMax, RepeatedMin)):
+            args.append(args[-1])
+        return f"{name}(" + ", ".join(self._print(a) for a in args) + ")"
 
     def _print_Function(self, expr):
         name = type(expr).__name__
