@@ -22,7 +22,8 @@ mistake with several candidate values (another ZeRO stage's rule, the planned co
 at each. Plantings of one quantity with the same claimed text are checked once and classified for
 each mistake planted.
 
-Run: `python benchmarks/confusion.py [--jobs N] [--sample N] [--seed S]`; prints the matrix,
+Run: `python benchmarks/confusion.py [--recipes all|builtin|formulas] [--jobs N] [--sample N]
+[--seed S]`; prints the matrix,
 each case that is not named, tied or offered, and the time. `--sample N` plants in N claimed
 quantities drawn with the seed (every one by default: the full run takes hours on 2 shared
 cores, most of it computing the up to 200 mutations of each quantity of a formulas exercise).
@@ -203,9 +204,13 @@ def main(argv=None) -> None:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--sample", type=int, default=0)
     parser.add_argument("--seed", type=int, default=34)
+    parser.add_argument("--recipes", choices=("all", "builtin", "formulas"), default="all",
+                        help="the exercises of the built-in recipes, of `formulas`, or all")
     args = parser.parse_args(argv)
     start = time.perf_counter()
-    EXERCISES[:] = exercises()
+    EXERCISES[:] = [(label, ex) for label, ex in exercises()
+                    if args.recipes == "all" or (ex.recipe.name == "formulas") == (
+                        args.recipes == "formulas")]
     pairs = [(index, name) for index, (_, ex) in enumerate(EXERCISES) for name in claimed(ex)]
     if args.sample and args.sample < len(pairs):  # the claimed quantities, drawn with the seed
         pairs = sorted(random.Random(args.seed).sample(pairs, args.sample))
