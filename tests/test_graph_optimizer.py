@@ -464,7 +464,8 @@ def test_a_lost_state_is_named_at_the_first_quantity_it_changes(tmp_path):
                             'buffer_steps = [-4, -4.4]\nw_steps = [1.4, 1.84]\n')
     for name in ("gradient_steps", "buffer_steps", "w_steps"):
         d = claims[name].diagnosis
-        assert (d.first_wrong, d.mistake) == ("gradient_steps", "saving_only_w"), (name, d)
+        assert d.first_wrong == "gradient_steps", (name, d)  # named, or first of a tie
+        assert d.candidates[0] == "saving_only_w" and d.mistake in ("saving_only_w", None)
     claims = _resume_claims(tmp_path, given_, 'w_steps = [1.4, 1.84]\n'
                             'buffer_steps = [-4, -4.4]\n')
     assert claims["w_steps"].diagnosis.first_wrong == "buffer_steps"

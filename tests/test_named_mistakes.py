@@ -430,11 +430,13 @@ def test_every_other_stage_by_lesson_03(params, dp, stage):
 
 
 def test_the_older_stage_names_come_first(tmp_path):
-    """At stage 1, card_bytes_per_param by stage 2's rule (2 + 14/4 = 5.5) keeps its older
-    name card_bytes_next_stage; wrong_stage_rule is in `also`."""
+    """At stage 1, card_bytes_per_param by stage 2's rule (2 + 14/4 = 5.5) is both
+    card_bytes_next_stage and wrong_stage_rule: a tie (the rule of evidence), the older name
+    listed first."""
     text = _exercise("memory", f"params = {P}\nstage = 1\ndp = {D}", "card_bytes_per_param = 5.5")
     d = _claims(_report(tmp_path, text))["card_bytes_per_param"].diagnosis
-    assert d.mistake == "card_bytes_next_stage" and "wrong_stage_rule" in d.also
+    assert d.mistake is None and d.certainty == "tied"
+    assert d.candidates == ("card_bytes_next_stage", "wrong_stage_rule") == d.also
 
 
 def test_a_slow_search_of_sets_stops_and_the_verdict_stands(tmp_path, monkeypatch):

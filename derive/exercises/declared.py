@@ -310,7 +310,7 @@ def _mistake(d: Declaration, recipe: Recipe, given: dict, mistaken_recipe: Recip
         return compute
 
     return Mistake(d.name, names[0], d.en, compute_for(names[0]), zh=d.zh,
-                   also_targets=tuple(names[1:]), compute_for=compute_for)
+                   also_targets=tuple(names[1:]), compute_for=compute_for, origin="declared")
 
 
 def unapplied(bank: tuple[Declaration, ...], applied: set) -> None:
@@ -373,8 +373,8 @@ def _warnings_of(recipe: Recipe, given: dict, name: str, values: dict) -> list[s
                 same.append(repr(other))
         if same:
             out.append(f"mistake {name!r} gives the same {q} as {joined(same)} on this "
-                       "exercise's values: a claim of that value is named by one of them, the "
-                       "others listed as `also`")
+                       "exercise's values: a claim of that value names none of them, it lists "
+                       "them all as a tie (docs/diagnosis.md, the rule of evidence)")
     return out
 
 

@@ -12,17 +12,20 @@ For each wrong claim, in the derivation's order:
 4. otherwise the catalogue of known mistakes is tried: named wrong quantities (such as
    `mean_of_means`) and the recipe's mistakes (sign, convention, sum for mean, …), and an
    earlier quantity rounded too early (`rounded_early`);
-5. no name by coincidence: a mistake that matches a claim one slip from the right value (one
+5. the rule of evidence (derive.exercises.evidence): a mistake is named only when no other
+   known mistake gives the same value; several are a tie, listed; a generic edit that alone
+   fits is offered unless the same edit fits another wrong claim of the exercise;
+6. no name by coincidence: a mistake that matches a claim one slip from the right value (one
    digit off, a rounding of a rounding) cannot be told from the slip, so it is offered
    ("could also be", `also`) and not named.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 
-from derive.exercises import artefacts
+from derive.exercises import artefacts, evidence
 from derive.exercises.claims import Claim, holds, round_places
 from derive.exercises.formula_mistakes import formula_mistake
 from derive.exercises.near_miss import near_miss
@@ -72,6 +75,12 @@ class Diagnosis:
     from_formula: tuple[str, ...] = ()
     """The carried claims that are wrong formula answers (carried by their value on this
     exercise)."""
+    candidates: tuple[str, ...] = ()
+    """Every known mistake that gives the claimed value, in the order they are listed
+    (derive.exercises.evidence): the named one, the tie, or the one offered."""
+    certainty: str | None = None
+    """"named", "tied" or "offered" when a known mistake gives the value (the rule of
+    evidence), else None."""
 
     @property
     def carried(self) -> tuple[str, ...]:
@@ -89,6 +98,9 @@ class Diagnosis:
             out["witness"] = dict(self.witness)
         if self.details is not None:
             out["details"] = dict(self.details)
+        if self.certainty is not None:
+            out["candidates"] = list(self.candidates)
+            out["certainty"] = self.certainty
         return out
 
 
@@ -354,26 +366,43 @@ def _carried_set(recipe: Recipe, given, claims: dict[str, Claim], name: str,
     return None
 
 
-def _known(recipe: Recipe, given, claim: Claim, name: str, first: str) -> Diagnosis | None:
-    """The recipe's known mistakes and wrong schemes that give the claimed value: the first
-    names it, the others are `also`."""
+def _fits(recipe: Recipe, given, claim: Claim, name: str) -> list[evidence.Fit]:
+    """The recipe's known mistakes and wrong schemes that give the claimed value, in the
+    catalogue's order, each with its words and origin (derive.exercises.evidence)."""
     base = Context(recipe, given)
+    origin = {m.name: m.origin for m in recipe.mistakes}
     matches = []
     for mname, (doc, zh), compute, candidates in _mistakes(recipe, name, given):
+        where = origin.get(mname, evidence.COURSE)  # a wrong scheme is the course's own
         if candidates is None:
             value = _try(compute, base)
             if value is not None and holds(claim, value):
-                matches.append((mname, doc, zh, None))
+                matches.append(evidence.Fit(mname, doc, zh, where))
             continue
         for cand in _try(candidates, base) or ():
             if cand.value is not None and holds(claim, cand.value):
-                matches.append((mname, cand.en, cand.zh, cand.details))
+                matches.append(evidence.Fit(mname, cand.en, cand.zh, where, cand.details))
                 break
-    if not matches:
+    return matches
+
+
+def _known(fits: list[evidence.Fit], first: str,
+           corroborated: frozenset[str] = frozenset()) -> Diagnosis | None:
+    """The known mistakes that give the claimed value, weighed by the rule of evidence: one
+    named, several listed as a tie, a generic edit alone offered (unless corroborated)."""
+    weighed = evidence.weigh(fits, corroborated)
+    if weighed is None:
         return None
-    (mname, doc, zh, details), others = matches[0], tuple(m[0] for m in matches[1:])
-    return Diagnosis(first, mistake=mname, explanation=doc, zh=zh, also=others,
-                     details=None if details is None else dict(details))
+    certainty, ordered = weighed
+    names = tuple(f.name for f in ordered)
+    if certainty == evidence.NAMED:
+        (fit,) = ordered
+        return Diagnosis(first, mistake=fit.name, explanation=fit.en, zh=fit.zh,
+                         details=None if fit.details is None else dict(fit.details),
+                         candidates=names, certainty=certainty, args=("fits", ordered))
+    en, zh = evidence.words(certainty, ordered)
+    return Diagnosis(first, also=names, explanation=en, zh=zh, candidates=names,
+                     certainty=certainty, args=(certainty, ordered))
 
 
 def _shown_places(claim: Claim | None, expected) -> int:
@@ -414,12 +443,19 @@ def _not_by_coincidence(claim: Claim, expected, found: Diagnosis | None) -> Diag
     """A named mistake, unless the claim is also one slip from the right value (a digit off,
     a rounding of a rounding): then the slip and the mistake cannot be told apart, and the
     mistake is offered as a possibility (`also`), not named."""
-    if found is None or found.mistake is None or not near_miss(claim, expected):
+    if found is None or not (found.mistake or found.candidates) or \
+            not near_miss(claim, expected):
         return found
-    return Diagnosis(found.first_wrong, also=(found.mistake, *found.also), explanation=(
+    if found.candidates:
+        fits = found.args[1]
+        also_en, also_zh = evidence.listed(fits), evidence.listed(fits, "zh")
+    else:  # rounded_early
+        also_en, also_zh = f"{found.mistake}: {found.explanation}", None
+    return Diagnosis(found.first_wrong, also=found.candidates or (found.mistake,), explanation=(
         f"one slip from the right value (a digit off, or a rounding of a rounding), so no "
-        f"mistake is named; it could also be {found.mistake}: {found.explanation}"),
-        args=("near", found))
+        f"mistake is named; it could also be {also_en}"),
+        args=("near", found, also_zh), candidates=found.candidates or (found.mistake,),
+        certainty=evidence.OFFERED)
 
 
 def diagnose(recipe: Recipe, given, claims: dict[str, Claim], wrong: list[str],
@@ -434,7 +470,7 @@ def diagnose(recipe: Recipe, given, claims: dict[str, Claim], wrong: list[str],
     first = min([*wrong, *(f for f in formulas if f in order)], key=order.index)
     values = {f: v for f, v in formulas.items() if v is not None and f in order}
     sources = {**claims, **{f: FormulaValue(v) for f, v in values.items()}}
-    out = {}
+    out, fits = {}, {}
     for name in wrong:
         claim = claims[name]
         mismatch = shape_mismatch(claim, expected[name])
@@ -451,15 +487,28 @@ def diagnose(recipe: Recipe, given, claims: dict[str, Claim], wrong: list[str],
             key=order.index)
         found = (_float_artefact(claim, expected[name], first)
                  or _half_to_even(claim, expected[name], first)
-                 or _carried(recipe, given, sources, name, earlier_wrong, expected[name], first)
-                 or _not_by_coincidence(
-                     claim, expected[name],
-                     _known(recipe, given, claim, name, first)
-                     or _rounded_early(recipe, given, claims, name, order, expected, first)))
+                 or _carried(recipe, given, sources, name, earlier_wrong, expected[name], first))
+        if found is None:
+            fits[name] = _fits(recipe, given, claim, name)  # weighed once all are known
+        out[name] = found
+    for name, found in fits.items():  # the rule of evidence: another wrong claim that the
+        others = frozenset(f.name for n, fs in fits.items() if n != name for f in fs)
+        claim = claims[name]  # same generic edit fits corroborates it
+        found = _not_by_coincidence(
+            claim, expected[name], _known(found, first, others)
+            or _rounded_early(recipe, given, claims, name, order, expected, first))
         if found is None:
             where = ("this is the first wrong quantity" if name == first
                      else f"the first wrong quantity is {first}")
             found = Diagnosis(first, explanation=f"no known mistake gives this value; {where}",
                               args=("unknown", name == first))
         out[name] = found
-    return out
+    return {name: _certain(d) for name, d in out.items()}
+
+
+def _certain(d: Diagnosis) -> Diagnosis:
+    """A mistake named by a step before the rule of evidence's (a value printed from floating
+    point, a tie rounded to even, a quantity rounded too early) has one candidate, named."""
+    if d.mistake and d.certainty is None:
+        return replace(d, candidates=(d.mistake,), certainty=evidence.NAMED)
+    return d

@@ -35,6 +35,8 @@ class Known:
     en: str
     zh: str
     value: object
+    origin: str = "course"
+    """"declared", "course" or "generic" (derive.exercises.evidence): how the page weighs it."""
 
 
 @dataclass(frozen=True)

@@ -112,17 +112,17 @@ def quantity_words(recipe, name: str) -> tuple[str, str]:
 
 def _known(report: Report, name: str) -> tuple[Known, ...]:
     """Every known mistake's value for `name` (the recipe's, then its wrong schemes; a
-    candidate list flattened in its order), in `derive check`'s order: each value once (the
-    first name of a value is the one derive check names), none equal to the right one."""
+    candidate list flattened in its order), in `derive check`'s order, with its origin: every
+    mistake that gives a value is kept (the page lists a tie as derive check does, the rule of
+    evidence), a value once per mistake, none equal to the right one."""
     ex, right = report.exercise, report.values[name]
     base = Context(ex.recipe, ex.given)
     out: list[Known] = []
-    seen = [right]
+    origin = {m.name: m.origin for m in ex.recipe.mistakes}
 
     def add(mistake, en, zh, value):
-        if value is not None and value not in seen:
-            seen.append(value)
-            out.append(Known(mistake, en, zh, value))
+        if value is not None and value != right:
+            out.append(Known(mistake, en, zh, value, origin.get(mistake, "course")))
 
     for mistake, (en, zh), compute, candidates in known_mistakes(ex.recipe, name, ex.given):
         try:

@@ -67,6 +67,12 @@ step counted from t − 1 (a warmup's t/W as (t − 1)/W) or t − 1 read as t (
 late), sign(0) taken as +1 (|u|′ at a zero
 residual), 1/K for each microbatch's weight n_k/N, and one record column read for another in
 one place (x_{1,i} as the chain factor of w_2)."""
+TAUGHT = (*NAMED[:7], "sum_for_mean")
+"""The kinds that are a mistake the course teaches (the named patterns but one column read for
+another, and Σ for the mean: summed, not averaged): named where alone they fit a claimed value.
+Every other kind is a generic edit (two inputs or columns swapped, a factor or term dropped, a
+sign flipped, a scale): where alone it fits, it is offered, not named
+(derive.exercises.evidence)."""
 RANK = {k: r for r, k in enumerate(KINDS)}
 GENERIC = frozenset({"doubled", "halved"})
 """The scale guesses, tried after every edit of what is written."""
@@ -102,7 +108,8 @@ def _mutations_of(graph: Graph, targets, limit: int) -> dict[str, list[Variant]]
                 key = (c.kind in GENERIC, distance, -order[node.name], RANK[c.kind], c.position)
                 ranked.append((key, name, node, c))
         ranked.sort(key=lambda r: r[0])
-        variants = [(key, Variant(name, target, {node.name: c.expr}, en=c.en, zh=c.zh))
+        variants = [(key, Variant(name, target, {node.name: c.expr}, en=c.en, zh=c.zh,
+                                         kind=c.kind))
                     for key, name, node, c in ranked]
         variants += _at_every_site(target, ranked, originals, order)
         variants.sort(key=lambda r: r[0])
@@ -126,7 +133,8 @@ def _at_every_site(target: str, ranked, originals: dict[str, sp.Expr],
         if any(e.has(sp.zoo, sp.nan, sp.oo, -sp.oo) for e in replace.values()):
             continue
         key = keys[id(first)]
-        out.append((key[:-1] + (key[-1] + 0.5,), Variant(kind, target, replace, en=en, zh=zh)))
+        out.append((key[:-1] + (key[-1] + 0.5,), Variant(kind, target, replace, en=en, zh=zh,
+                                                                   kind=kind)))
     return out
 
 

@@ -65,6 +65,8 @@ class Variant:
     replace: Mapping[str, sp.Expr] = field(default_factory=dict)
     en: str = ""
     zh: str = ""
+    kind: str = ""
+    """A mutation's kind (derive.graph.mutate.KINDS), "" for a recipe's own variant."""
 
 
 def leaves(expr: sp.Basic) -> set[str]:

@@ -142,6 +142,9 @@ class Mistake:
     candidates: Callable[["Context"], list[Candidate]] | None = None
     also_targets: tuple[str, ...] = ()
     compute_for: Callable[[str], Callable[["Context"], Value]] | None = None
+    origin: str = "course"
+    """Where it comes from, for the rule of evidence (derive.exercises.evidence): "course"
+    (the recipe's own), "declared" (the author's), "generic" (an edit of any derivation)."""
 
     def at(self, name: str) -> Callable[["Context"], Value] | None:
         """How the mistake computes quantity `name`, or None when it does not give it."""

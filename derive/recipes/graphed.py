@@ -12,7 +12,7 @@ import sympy as sp
 
 from derive.graph import Variant
 from derive.graph.graph import Graph, Values
-from derive.graph.mutate import MAX_MUTATIONS, mutations_of
+from derive.graph.mutate import MAX_MUTATIONS, TAUGHT, mutations_of
 from derive.recipes.base import Candidate, Example, Mistake
 
 GraphOf = Callable[[object], Graph]
@@ -145,5 +145,6 @@ def mutation_mistakes(graphed: Graphed, graph: Graph, targets: Iterable[str],
     computed by `graphed.variant` in the exercise's graph. A mutation of a node that several
     targets read is one mistake per target, all of one name."""
     found = mutations_of(graph, [t for t in targets if t in graph.by_name], limit)
-    return tuple(Mistake(v.name, v.target, v.en, graphed.variant(v), zh=v.zh)
+    return tuple(Mistake(v.name, v.target, v.en, graphed.variant(v), zh=v.zh,
+                         origin="course" if v.kind in TAUGHT else "generic")
                  for variants in found.values() for v in variants)

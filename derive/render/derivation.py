@@ -107,8 +107,9 @@ def _claim_note(c, lang: str, declared: tuple[str, ...] = ()):
         d = c.diagnosis
         name_ = d.mistake or (f"← {', '.join(d.carried)}" if d.carried else "")
         note += f"; {t['diagnosis']}: " + (f"{name_}: " if name_ else "")
-        said = (Author(explanation(d, lang)),) if d.mistake in declared else (
-            explanation(d, lang),)
+        author = d.mistake in declared or any(  # a tie or offer quotes declared words too
+            m in declared for m in getattr(d, "candidates", ()))
+        said = (Author(explanation(d, lang)),) if author else (explanation(d, lang),)
     return Paragraph((f"{t['claimed']}: ", Author(c.claimed, number=True), note, *said),
                      emphasis=True)
 

@@ -78,6 +78,10 @@ WORDS = {
         "wrong_carried": "Not right, but it follows correctly from your own answer to {names}: "
                          "the error is carried forward.",
         "wrong_mistake": "Not right. This is the value of a known mistake: {mistake}",
+        "wrong_tied": "Not right. Several known mistakes give this value, so none is named: "
+                      "{mistakes}",
+        "wrong_offered": "Not right. It could be a generic edit that happens to give this "
+                         "value (not asserted): {mistakes}",
         "wrong_float": "Not quite: {text} is {write} as binary floating point prints it. "
                        "Write {write}.",
         "wrong_float_exact": "Not quite: {text} is the right value as binary floating point "
@@ -96,6 +100,7 @@ WORDS = {
                              "question asks.",
         "question_ref": "question {number} ({label})",
         "names_sep": " and ",
+        "or_sep": "; or ",
         "not_a_number": "\u201c{text}\u201d is not a number: write an integer (3), a decimal "
                         "(\u22120.25, 2e9) or a fraction (14/3).",
         "empty": "Write an answer first.",
@@ -139,6 +144,8 @@ WORDS = {
         "wrong_carried": "不正确,但它由你自己对 {names} 的答案正确推出:"
                          "这是前面错误的延续。",
         "wrong_mistake": "不正确。这是一个已知错误给出的值:{mistake}",
+        "wrong_tied": "不正确。几个已知错误都给出这个值,因此不指明其中之一:{mistakes}",
+        "wrong_offered": "不正确。可能是一个通用的改动恰好给出这个值(只作提示,不指明):{mistakes}",
         "wrong_float": "差一点:{text} 是 {write} 按二进制浮点数打印出的样子。请写 {write}。",
         "wrong_float_exact": "差一点:{text} 是正确值按二进制浮点数打印出的样子。请写精确值(分数)。",
         "wrong_half_even": "差一点:{text} 是 {exact} 按“四舍六入五成双”取舍的结果。"
@@ -149,6 +156,7 @@ WORDS = {
                              "请按题目要求四舍五入(远离零)后再写。",
         "question_ref": "第 {number} 题({label})",
         "names_sep": "和",
+        "or_sep": ";或 ",
         "not_a_number": "\u201c{text}\u201d 不是数:请写整数(3)、小数(\u22120.25、2e9)"
                         "或分数(14/3)。",
         "empty": "请先写出答案。",

@@ -117,7 +117,7 @@ def explanation(diagnosis, lang: str) -> str:
     if kind == "undecided":
         return f"未判定:{diagnosis.args[1]}"
     if kind == "near":  # a mistake offered, not named (derive.exercises.diagnosis)
-        could = diagnosis.args[1]
-        return (f"与正确值只差一次笔误(一位数字写错,或舍入了两次),因此不指明错误;"
-                f"也可能是 {could.mistake}:{explanation(could, 'zh')}")
+        could, listed = diagnosis.args[1], diagnosis.args[2]
+        return ("与正确值只差一次笔误(一位数字写错,或舍入了两次),因此不指明错误;"
+                "也可能是 " + (listed or f"{could.mistake}:{explanation(could, 'zh')}"))
     return diagnosis.zh or diagnosis.explanation  # each mistake carries its own Chinese

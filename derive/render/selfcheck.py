@@ -127,11 +127,19 @@ def encode_check(a: Asked, keys: dict[str, str], label: str, lang: str) -> dict:
         return v is not None and isinstance(v, list) == is_list and (
             not is_list or len(v) == len(value))
 
-    mistakes = []
+    mistakes, encoded = [], []  # a value several mistakes give is encoded once
+
+    def encode_once(value):
+        for seen, v in encoded:
+            if seen is value or seen == value:
+                return v
+        encoded.append((value, encode_value(value)))
+        return encoded[-1][1]
+
     for k in a.known:
-        v = encode_value(k.value)
+        v = encode_once(k.value)
         if fits(v):
-            mistakes.append({"name": k.mistake, "value": v,
+            mistakes.append({"name": k.mistake, "value": v, "origin": k.origin,
                              "text": k.zh if lang == "zh" and k.zh else k.en})
     early = []
     for e in a.early:

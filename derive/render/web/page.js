@@ -710,14 +710,27 @@ var DeriveCheck = (function () {
     var q = exactOf(P.value);
     return q !== null && eq(q, got) ? got.places : 0;
   }
-  // diagnosis._known, then diagnosis._rounded_early: {name, text} | UNSURE | null
+  var ORIGINS = ["declared", "course", "generic"]; // derive.exercises.evidence.ORIGINS
+  // diagnosis._fits weighed as evidence.weigh, then diagnosis._rounded_early:
+  // {name, text} (named) | {certainty: "tied" | "offered", names, texts} | UNSURE | null
   function knownMistake(xs, Q, rule, isList, answers, questions) {
-    var mistakes = Q.mistakes || [], i, h;
+    var mistakes = Q.mistakes || [], i, h, fits = [], seen = {};
     for (i = 0; i < mistakes.length; i++) {
+      if (seen[mistakes[i].name]) continue; // a mistake's first candidate value that fits
       if (mistakes[i].value === null) return UNSURE;
       h = holdsAll(xs, mistakes[i].value, rule);
       if (h === null) return UNSURE;
-      if (h) return { name: mistakes[i].name, text: mistakes[i].text };
+      if (h) { seen[mistakes[i].name] = true; fits.push(mistakes[i]); }
+    }
+    if (fits.length) {
+      fits = fits.map(function (f, k) { return [ORIGINS.indexOf(f.origin || "course"), k, f]; })
+        .sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; })
+        .map(function (r) { return r[2]; });
+      var names = fits.map(function (f) { return f.name; });
+      var texts = fits.map(function (f) { return f.text; });
+      if (fits.length > 1) return { certainty: "tied", names: names, texts: texts };
+      if (fits[0].origin === "generic") return { certainty: "offered", names: names, texts: texts };
+      return { name: fits[0].name, text: fits[0].text };
     }
     if (!isList && xs[0].fraction) return null; // a fraction is a slip of exact work
     var early = Q.early || [];
@@ -745,7 +758,8 @@ var DeriveCheck = (function () {
     if (from) return { kind: "carried", sources: from.sources };
     var named = knownMistake(xs, Q, rule, isList, answers, questions);
     if (named === UNSURE) return { kind: "unsure" };
-    if (named && nearMiss(xs, Q, rule)) return { kind: "near", also: named.name };
+    if (named && nearMiss(xs, Q, rule)) return { kind: "near", also: named.names || [named.name] };
+    if (named && named.certainty) return { kind: named.certainty, also: named.names, texts: named.texts };
     if (named) return { kind: "mistake", mistake: named.name, text: named.text };
     return { kind: "none" };
   }
@@ -825,6 +839,10 @@ var DeriveCheck = (function () {
     if (d.kind === "mistake") {
       mistake = d.mistake;
       return out("wrong", "wrong_mistake", { mistake: d.text });
+    }
+    if (d.kind === "tied" || d.kind === "offered") { // the rule of evidence: none named
+      return out("wrong", "wrong_" + d.kind, { mistakes: d.texts.map(function (t, k) {
+        return t + " (" + d.also[k] + ")"; }).join(fill(words, "or_sep", {})) });
     }
     unsure = d.kind === "unsure";
     // No name: a correct rounding short of the test, or a rounding one step off, is said so.
