@@ -24,6 +24,7 @@ if os.environ.get("DERIVE_SKIP_TORCH") == "1":
 else:
     import torch
 
+from planted import planted
 from support import examples
 
 from derive.optimizers import Optimizer
@@ -305,5 +306,9 @@ def test_the_lab_resumed_without_the_buffer_is_diagnosed_as_saving_only_w(tmp_pa
     report = check_exercise(load_file(path)[0])
     wrong = {c.name: c.diagnosis for c in report.claims if c.status == "wrong"}
     assert list(wrong) == ["buffer_steps", "b_buffer_steps", "w_steps", "b_steps", "loss_steps"]
+    # one resumed step with the buffer lost moves w as plain SGD does: saving_only_w and
+    # momentum_forgotten give the same values, a tie listed under the rule of evidence
     for d in wrong.values():
-        assert (d.first_wrong, d.mistake) == ("buffer_steps", "saving_only_w"), d
+        assert d.first_wrong == "buffer_steps", d
+        planted(d, "saving_only_w")  # named, or listed in the tie
+        assert set(d.candidates) <= {"saving_only_w", "momentum_forgotten"}, d
