@@ -192,3 +192,42 @@ def test_weigh_names_only_an_uncontested_fit(fits, corroborated):
         assert certainty == evidence.OFFERED
     else:
         assert certainty == evidence.NAMED
+
+
+BRANCHES = """
+[[exercise]]
+id = "branches"
+recipe = "formulas"
+
+[exercise.given]
+a = 3
+b = 5
+
+[exercise.define]
+p = "2*a"
+q = "p + 1"
+r = "b - 1"
+
+[exercise.claims]
+p = {p}
+q = {q}
+r = {r}
+"""
+
+
+def test_an_unexplained_claim_names_only_a_wrong_quantity_it_is_computed_from(tmp_path):
+    """"The first wrong quantity is p" said of r, which p does not feed, reads as the cause:
+    the diagnosis names the first wrong quantity a claim is computed from, or says none is
+    (p = 6, q = 7, r = 4 by hand; 11, 40 and 41 are values no mistake gives)."""
+    d = _diagnoses(tmp_path, BRANCHES.format(p=11, q=40, r=41))
+    assert d["p"].explanation.endswith("this is the first wrong quantity")
+    assert d["q"].explanation.endswith("the first wrong quantity is p")  # q = p + 1
+    assert d["r"].explanation == (
+        "no known mistake gives this value; no earlier wrong quantity feeds it (the first "
+        "wrong quantity, p, is not used in computing it)")
+    assert explanation(d["r"], "zh") == (
+        "没有已知错误给出这个值;没有更早的错误量参与它的计算(第一个错误的量 p 不用于计算它)")
+    assert d["r"].first_wrong == "p"  # JSON's first_wrong stays the exercise's first
+    d = _diagnoses(tmp_path, BRANCHES.format(p=6, q=40, r=41))  # p right: q's first wrong
+    assert d["r"].explanation.endswith("the first wrong quantity is q") is False
+    assert "q, is not used" in d["r"].explanation

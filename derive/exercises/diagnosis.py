@@ -58,7 +58,8 @@ class Diagnosis:
     """The explanation in Chinese, where the mistake's recipe gives one."""
     args: tuple = ()
     """The facts behind the explanation, for other languages: ("shape", claimed, expected),
-    ("rounded", quantity, places, target), ("unknown", first_wrong_is_this_one),
+    ("rounded", quantity, places, target), ("unknown", first_wrong_is_this_one, the first
+    wrong quantity it is computed from: "" for none, None when not known),
     ("formula", witness), ("undecided", reason), ("float", ((index, claimed, write), …),
     suggested test), ("half_even", ((index, claimed, exact, "places" |
     "sig", digits, half away), …)) or ("near", the mistake's own Diagnosis) for a mistake
@@ -498,12 +499,31 @@ def diagnose(recipe: Recipe, given, claims: dict[str, Claim], wrong: list[str],
             claim, expected[name], _known(found, first, others)
             or _rounded_early(recipe, given, claims, name, order, expected, first))
         if found is None:
+            feeder = _feeder(recipe, given, name, order, [*wrong, *values])
             where = ("this is the first wrong quantity" if name == first
-                     else f"the first wrong quantity is {first}")
+                     else f"the first wrong quantity is {first}" if feeder in (None, first)
+                     else f"the first wrong quantity it depends on is {feeder}" if feeder
+                     else f"no earlier wrong quantity feeds it (the first wrong quantity, "
+                          f"{first}, is not used in computing it)")
             found = Diagnosis(first, explanation=f"no known mistake gives this value; {where}",
-                              args=("unknown", name == first))
+                              args=("unknown", name == first, feeder))
         out[name] = found
     return {name: _certain(d) for name, d in out.items()}
+
+
+def _feeder(recipe: Recipe, given, name: str, order: list[str], wrong) -> str | None:
+    """The first wrong quantity that `name` is computed from (directly or not), "" when no
+    wrong quantity is, None when the recipe has no graph to tell."""
+    if recipe.graph is None:
+        return None
+    try:
+        graph = recipe.graph(Context(recipe, given))
+        feeds = [p for p in sorted(set(wrong), key=order.index)
+                 if order.index(p) < order.index(name) and p in graph.by_name
+                 and name in graph.depends(p)]
+    except (KeyError, ValueError, NotEvaluable):
+        return None
+    return feeds[0] if feeds else ""
 
 
 def _certain(d: Diagnosis) -> Diagnosis:

@@ -99,8 +99,12 @@ def explanation(diagnosis, lang: str) -> str:
         _, p, places, name = diagnosis.args
         return f"计算 {name} 之前,{p} 被提前四舍五入到 {places} 位"
     if kind == "unknown":
-        where = "这是第一个错误的量" if diagnosis.args[1] else \
-            f"第一个错误的量是 {diagnosis.first_wrong}"
+        feeder = diagnosis.args[2] if len(diagnosis.args) > 2 else None
+        first = diagnosis.first_wrong
+        where = ("这是第一个错误的量" if diagnosis.args[1]
+                 else f"第一个错误的量是 {first}" if feeder in (None, first)
+                 else f"它所依赖的第一个错误的量是 {feeder}" if feeder
+                 else f"没有更早的错误量参与它的计算(第一个错误的量 {first} 不用于计算它)")
         return f"没有已知错误给出这个值;{where}"
     if kind == "formula":
         w = dict(diagnosis.args[1])
