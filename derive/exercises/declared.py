@@ -41,7 +41,7 @@ MAX_WORDS = 300
 """Most characters of a mistake's words, in each language."""
 MAX_MISTAKES = 50
 """Most mistakes one exercise, or one bank, may declare."""
-DIAGNOSIS_NAMES = frozenset({"float_artefact", "half_to_even", "rounded_early"})
+DIAGNOSIS_NAMES = frozenset({"float_artefact", "float_at_tie", "half_to_even", "rounded_early"})
 """Names the diagnosis gives of its own, beside the recipe's mistakes."""
 EXAMPLE = ('write [[exercise.mistakes]] with name = "bias_gradient_summed", en = "…", '
            'zh = "…" and one change: define = { gb = "sum_i(2*(yhat_i - y_i))" }, '

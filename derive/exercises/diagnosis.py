@@ -2,9 +2,9 @@
 
 For each wrong claim, in the derivation's order:
 1. the earliest wrong quantity is named (`first_wrong`);
-2. a value printed from binary floating point (`float_artefact`) or a tie rounded to even
-   (`half_to_even`) is named first: the value is the right one, written the way a program
-   writes it;
+2. a value printed from binary floating point (`float_artefact`) is named first, and a tie
+   rounded to the even digit is the tie of its two causes (`half_to_even` or `float_at_tie`):
+   the value is the right one, written the way a program or a rounding rule writes it;
 3. if the claim follows correctly from the author's own earlier wrong value, or from several
    of them together, the error is carried forward (`carried_from` names the first of them,
    `carried_from_all` all of them); a wrong formula answer counts by its value on this
@@ -263,8 +263,11 @@ def _tie_to_even(c: Claim, e) -> tuple[str, object, object] | None:
 
 
 def _half_to_even(claim: Claim, expected, first: str) -> Diagnosis | None:
-    """The claim (or each wrong element) is an exact tie rounded half to even, as Python's
-    round() and STACK do; derive rounds half away from zero."""
+    """The claim (or each wrong element) is an exact tie rounded to the even digit. Two known
+    causes give that value and nothing tells them apart, so they are a tie (the rule of
+    evidence): rounding half to even (四舍六入五成双, STACK, decimal rounding to even) and
+    a value computed in binary floating point that lands a hair on the other side of the tie
+    before it is rounded (what torch prints for 1.98005 computed as 1.98004999…)."""
     found = _explained(claim, expected, _tie_to_even)
     if not found:
         return None
@@ -274,15 +277,27 @@ def _half_to_even(claim: Claim, expected, first: str) -> Diagnosis | None:
               else plural(digits, "significant digit"))
         away = artefacts.terminating(-even + 2 * e) or str(-even + 2 * e)
         exact = artefacts.terminating(e) or str(e)
-        parts.append(f"{_where(n)}{_value_text(c)} is {exact} rounded half to even at {at}; "
-                     f"half away from zero it is {away}")
+        parts.append(f"{_where(n)}{_value_text(c)} is the exact tie {exact} rounded to the "
+                     f"even digit at {at}; half away from zero it is {away}")
         elements.append({"index": n, "claimed": _value_text(c), "expected": str(e), "kind": kind,
                          "digits": digits, "half_away": away})
         facts.append((n, _value_text(c), exact, kind, digits, away))
-    return Diagnosis(first, mistake="half_to_even", explanation=(
-        f"{'; '.join(parts)} (an exact tie: Python's round() and STACK round it to the even "
-        f"digit, derive rounds half away from zero)"), args=("half_even", tuple(facts)),
-        details={"elements": elements})
+    fits = tuple(evidence.Fit(name, en, zh) for name, en, zh in TIE_CAUSES)
+    en, zh = evidence.words(evidence.TIED, fits)
+    names = tuple(f.name for f in fits)
+    return Diagnosis(first, also=names, explanation=(
+        f"{'; '.join(parts)}. {en[0].upper()}{en[1:]}; derive rounds half away from zero"),
+        zh=zh, args=("half_even", tuple(facts), zh), details={"elements": elements},
+        candidates=names, certainty=evidence.TIED)
+
+
+TIE_CAUSES = (
+    ("half_to_even", "rounded half to even (banker's rounding), as STACK rounds a tie",
+     "按“四舍六入五成双”(银行家舍入)取舍,STACK 也这样舍入中点"),
+    ("float_at_tie", "computed in binary floating point, a hair on the other side of the "
+     "tie, then rounded, as torch and numpy print it",
+     "用二进制浮点数计算,结果落在中点另一侧极近处,再舍入(torch、numpy 打印的就是它)"))
+"""The two causes of an exact tie rounded to the even digit (name, English, Chinese)."""
 
 
 def _carried_value(recipe: Recipe, given, claims: dict[str, Claim], name: str, carried):

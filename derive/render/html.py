@@ -86,15 +86,19 @@ WORDS = {
                        "Write {write}.",
         "wrong_float_exact": "Not quite: {text} is the right value as binary floating point "
                              "prints it. Write the exact value (a fraction).",
-        "wrong_half_even": "Not quite: {text} is {exact} rounded half to even. Rounded half "
-                           "away from zero to {places} places, as this page rounds, it is "
-                           "{away}.",
-        "wrong_half_even_one": "Not quite: {text} is {exact} rounded half to even. Rounded "
-                               "half away from zero to 1 place, as this page rounds, it is "
-                               "{away}.",
-        "wrong_half_even_sig": "Not quite: {text} is {exact} rounded half to even. Rounded "
-                               "half away from zero to {places} significant digits, as this "
-                               "page rounds, it is {away}.",
+        "wrong_half_even": "Not quite: {exact} is an exact tie, and {text} rounds it to the "
+                           "even digit (banker's rounding, or a floating-point result a hair "
+                           "on the other side of the tie). Rounded half away from zero to "
+                           "{places} places, as this page rounds, it is {away}.",
+        "wrong_half_even_one": "Not quite: {exact} is an exact tie, and {text} rounds it to "
+                               "the even digit (banker's rounding, or a floating-point result "
+                               "a hair on the other side of the tie). Rounded half away from "
+                               "zero to 1 place, as this page rounds, it is {away}.",
+        "wrong_half_even_sig": "Not quite: {exact} is an exact tie, and {text} rounds it to "
+                               "the even digit (banker's rounding, or a floating-point result "
+                               "a hair on the other side of the tie). Rounded half away from "
+                               "zero to {places} significant digits, as this page rounds, it "
+                               "is {away}.",
         "wrong_float_round": "Not quite: {text} is the right value as binary floating point "
                              "prints it. Write it rounded half away from zero, as the "
                              "question asks.",
@@ -148,9 +152,11 @@ WORDS = {
         "wrong_offered": "不正确。可能是一个通用的改动恰好给出这个值(只作提示,不指明):{mistakes}",
         "wrong_float": "差一点:{text} 是 {write} 按二进制浮点数打印出的样子。请写 {write}。",
         "wrong_float_exact": "差一点:{text} 是正确值按二进制浮点数打印出的样子。请写精确值(分数)。",
-        "wrong_half_even": "差一点:{text} 是 {exact} 按“四舍六入五成双”取舍的结果。"
+        "wrong_half_even": "差一点:{exact} 恰是中点,{text} 把它舍入到了偶数位(“四舍六入五成双”,"
+                           "或浮点数计算结果落在中点另一侧极近处)。"
                            "本页按四舍五入(远离零)取到 {places} 位小数,应为 {away}。",
-        "wrong_half_even_sig": "差一点:{text} 是 {exact} 按“四舍六入五成双”取舍的结果。"
+        "wrong_half_even_sig": "差一点:{exact} 恰是中点,{text} 把它舍入到了偶数位(“四舍六入五成双”,"
+                               "或浮点数计算结果落在中点另一侧极近处)。"
                                "本页按四舍五入(远离零)取到 {places} 位有效数字,应为 {away}。",
         "wrong_float_round": "差一点:{text} 是正确值按二进制浮点数打印出的样子。"
                              "请按题目要求四舍五入(远离零)后再写。",

@@ -89,10 +89,9 @@ def explanation(diagnosis, lang: str) -> str:
         parts = []
         for n, claimed, exact, how, digits, away in diagnosis.args[1]:
             at = f" {digits} 位小数" if how == "places" else f" {digits} 位有效数字"
-            parts.append((f"第 {n} 项:" if n else "") + f"{claimed} 是 {exact} 按“四舍六入五成双”"
-                         f"(银行家舍入)保留{at}的结果;按四舍五入(远离零)应为 {away}")
-        return (";".join(parts) + "(恰好是中点:Python 的 round() 和 STACK 把它舍入到偶数位,"
-                "derive 按远离零舍入)")
+            parts.append((f"第 {n} 项:" if n else "") + f"{claimed} 是恰为中点的 {exact} 取到{at}"
+                         f"时舍入到偶数位的结果;按四舍五入(远离零)应为 {away}")
+        return ";".join(parts) + f"。{diagnosis.args[2]};derive 按远离零舍入"
     if kind == "shape":
         return f"答案的形状({diagnosis.args[1]})与该量({diagnosis.args[2]})不同"
     if kind == "rounded":

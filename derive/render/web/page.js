@@ -752,7 +752,9 @@ var DeriveCheck = (function () {
     found = explained(xs, expectedList(Q), rule, isList, function (x, V) {
       return tieToEven(x, V, rule);
     });
-    if (found) return { kind: "half", mistake: "half_to_even", elements: found };
+    // an exact tie rounded to the even digit: rounding half to even or a floating-point value
+    // a hair past the tie give it alike, so none is named (derive.exercises.diagnosis)
+    if (found) return { kind: "half", mistake: null, elements: found };
     var from = carriedFrom(xs, Q, rule, answers, questions);
     if (from === UNSURE) return { kind: "unsure" };
     if (from) return { kind: "carried", sources: from.sources };
