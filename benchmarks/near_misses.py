@@ -165,7 +165,7 @@ def kept(exercises) -> tuple[int, int, list]:
                 if d.mistake:
                     named += 1
                 elif mname in d.also:
-                    offered.append((ex.id, name, text, mname))
+                    offered.append((ex.id, name, text, mname, d.certainty or "offered"))
     return total, named, offered
 
 
@@ -182,7 +182,9 @@ def main() -> None:
             print("  named:", *case)
     total, named, offered = kept(exercises)
     print(f"recipe mistakes claimed at their exact value: {total} wrong, {named} named, "
-          f"{len(offered)} offered only (one slip from the right value)")
+          f"{sum(c[-1] == 'tied' for c in offered)} listed in a tie (the rule of evidence), "
+          f"{sum(c[-1] != 'tied' for c in offered)} offered only (one slip from the right "
+          "value, or a generic edit alone)")
     for case in offered:
         print("  offered:", *case)
     print(f"({time.perf_counter() - start:.0f} s)")
