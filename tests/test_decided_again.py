@@ -21,7 +21,7 @@ from fractions import Fraction
 
 import reference as ref
 import sympy as sp
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from support import examples
 
@@ -164,6 +164,8 @@ def _judge(lhs, rhs, facts=()):
 
 
 @examples(40, slow=400)
+# sign(2x − 2y) as |2x − 2y|/(2x − 2y) beside the left side's 2·|x − y|: one atom again
+@example([((1, 0, 0), -2, "q"), ((-1, -2, 0), 1, "q"), ((2, -2, 0), -2, "q")], [], True)
 @given(st.lists(st.tuples(LINEAR, st.integers(-2, 2), st.sampled_from(["q", "r", "s"])),
                 min_size=1, max_size=3),
        st.lists(st.tuples(LINEAR, st.integers(-2, 2)), min_size=0, max_size=2),

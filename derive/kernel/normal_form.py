@@ -348,7 +348,7 @@ def signs_as_quotients(e: sp.Expr, ctx: Context) -> sp.Expr:
         return x
 
     out = walk(e, ctx)
-    return out if out != e else e
+    return canon_abs(out) if out != e else e  # |2a − 2b| and 2·|a − b| one atom again
 
 
 def is_zero(e: sp.Expr, ctx: Context | None = None) -> tuple[bool, tuple[str, ...], sp.Expr]:
