@@ -248,6 +248,26 @@ ROWS = [
     Row("nonzero_abs_ratio", DOMAIN, Abs(x_nonzero) / x_nonzero, sp.sign(x_nonzero),
         expected="proved"),
     Row("real_abs_ratio", DOMAIN, Abs(x) / x, sp.sign(x), truth=PARTIAL, expected="unknown-ok"),
+    # u/|u| has a value only where u ≠ 0, and there it is sign(u) (issue 34: the L1 gradient
+    # r/|r|·x against sympy.diff's sign(r)·x, with more residuals than cases can split on)
+    Row("quotient_abs_sign", DOMAIN, x / Abs(x), sp.sign(x), truth=PARTIAL, expected="proved",
+        must=True),
+    Row("quotient_abs_sign_three", DOMAIN, g * (x / Abs(x) + y / Abs(y) + t / Abs(t)),
+        g * (sp.sign(x) + sp.sign(y) + sp.sign(t)), truth=PARTIAL, expected="proved", must=True),
+    Row("quotient_abs_sign_affine", DOMAIN,
+        (x * (g * x - y) / Abs(g * x - y) + t * (g * t - u_real) / Abs(g * t - u_real)
+         + v_real * (g * v_real - 1) / Abs(g * v_real - 1)) / 3,
+        (x * sp.sign(g * x - y) + t * sp.sign(g * t - u_real)
+         + v_real * sp.sign(g * v_real - 1)) / 3, truth=PARTIAL, expected="proved", must=True),
+    Row("quotient_abs_negated_sign", DOMAIN, g * x / Abs(x), -g * sp.sign(x), truth=False,
+        expected="refuted", must=True),
+    Row("abs_quotient_negated_sign", DOMAIN, Abs(x) / x, -sp.sign(x), truth=False,
+        expected="refuted", must=True),
+    Row("quotient_abs_other_sign", DOMAIN, x / Abs(x) + y / Abs(y), sp.sign(x) + sp.sign(y - 1),
+        truth=False, expected="refuted", must=True),
+    # sign(0) = 0 where the other side's guard is about y only: false at x = 0
+    Row("sign_squared_beside_a_guard", DOMAIN, sp.sign(x) ** 2 * y / Abs(y), y / Abs(y),
+        truth=False, expected="refuted", must=True),
     Row("prime_fermat_2", DOMAIN, sp.Mod(2 ** p_prime - 2, p_prime), 0),
     Row("positive_fermat_2", DOMAIN, sp.Mod(2 ** p_pos - 2, p_pos), 0, truth=False,
         expected="refuted"),

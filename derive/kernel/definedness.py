@@ -125,9 +125,15 @@ def power_condition(base: sp.Expr, exp: sp.Expr) -> Condition | None:
 def _simplest(expr: sp.Expr, relation: Relation) -> Condition | None:
     """The same condition, where the power is defined, on its base: u^(odd n) has the sign of
     u (and u ≠ 0 for n < 0); u^(even n) ≥ 0 always holds and u^(even n) > 0 is u ≠ 0; u^r
-    for a non-integer r is ≥ 0, > 0 exactly where u > 0, and ≠ 0 where u ≠ 0. None for a
-    condition that always holds."""
-    while expr.is_Pow and expr.exp.is_Rational:
+    for a non-integer r is ≥ 0, > 0 exactly where u > 0, and ≠ 0 where u ≠ 0; |u| ≥ 0 always
+    holds, and |u| > 0 and |u| ≠ 0 are u ≠ 0 (the guard of r/|r|). None for a condition that
+    always holds."""
+    while isinstance(expr, sp.Abs) or expr.is_Pow and expr.exp.is_Rational:
+        if isinstance(expr, sp.Abs):
+            if relation is NONNEGATIVE:
+                return None
+            expr, relation = expr.args[0], NONZERO
+            continue
         n, base = expr.exp, expr.base
         if n.is_Integer and n % 2 == 1:
             if n < 0 and relation is NONNEGATIVE:

@@ -22,13 +22,12 @@ from sympy.polys.domains import QQ
 from sympy.polys.fields import FracField
 
 from derive.kernel.algebra import NotPolynomial, in_domain
-from derive.kernel.evaluate import instantiate, value_at
 from derive.kernel.exact import exact_str
 from derive.kernel.facts import Fact
 from derive.kernel.interpret import Interpretation, _free_symbols, closed, confirm
 from derive.kernel.timebound import Deadline
 from derive.kernel.verdict import Witness
-from derive.kernel.witness import assignments, domain_values
+from derive.kernel.witness import admissible, assignments
 
 DEGREE_SLACK = 2
 """Values per variable beyond its degree + 1: points the grid's count does not foresee
@@ -62,32 +61,6 @@ def _polynomials(exprs: list[sp.Expr], symbols: list[sp.Symbol]) -> list[tuple]:
         value = in_domain(e, index, domain, negative_powers=fractions)
         out.append((value.numer, value.denom) if fractions else (value, field.ring.one))
     return out
-
-
-def _alone(fact: Fact, v: sp.Symbol) -> bool:
-    return fact.expr.free_symbols <= {v}
-
-
-def _admissible(v: sp.Symbol, count: int, facts: tuple[Fact, ...]) -> list[sp.Rational]:
-    """The first `count` values of v's domain sequence at which every fact about v alone holds
-    (fewer when the first MAX_CANDIDATES values do not have that many)."""
-    own = [f for f in facts if f.expr.free_symbols and _alone(f, v)]
-    out = []
-    for value in domain_values(v, MAX_CANDIDATES):
-        if all(_holds(f, v, value) for f in own):
-            out.append(value)
-            if len(out) == count:
-                break
-    return out
-
-
-def _holds(fact: Fact, v: sp.Symbol, value: sp.Rational) -> bool:
-    try:
-        inst = instantiate(fact.expr, {v: value}, {})
-    except ValueError:
-        return False
-    got = value_at(inst, {})
-    return got is not None and got.is_real is True and fact.relation.holds(got)
 
 
 def _lexicographic(q, gens, values):
@@ -133,7 +106,8 @@ def refute_by_degree(lhs: sp.Expr, rhs: sp.Expr, facts: tuple[Fact, ...], nf: sp
         if degree > MAX_DEGREE:
             return None
         count = max(degree, 0) + 1 + DEGREE_SLACK + (degree + 1 if v in shared else 0)
-        values.append(_admissible(v, count, facts))
+        values.append(admissible(v, count, [(f.expr, f.relation) for f in facts],
+                                 MAX_CANDIDATES))
         if not values[-1]:
             return None
     size = 1

@@ -13,6 +13,8 @@ are discharged from the symbols' assumptions, the facts and the guards, or the s
 4. x^(c + r) = x^c·x^r where x ≠ 0 is known.
 5. Rational normal form: numerator over a common denominator, expanded; logs of rationals split
    over primes; constants with radicals decided by their minimal polynomials (algebra.py).
+6. Only when that is not 0: sign(u) = |u|/u where u ≠ 0 is known (signs_as_quotients), and
+   the rational normal form again.
 """
 
 from __future__ import annotations
@@ -305,7 +307,48 @@ def equal(lhs: sp.Expr, rhs: sp.Expr, ctx: Context | None = None
     nf, rules = _difference(lhs, rhs, ctx)
     if rational_zero(nf):
         return True, tuple(sorted(rules)) + ("rational normal form",), nf
+    trial = Context(ctx.facts, ctx.guards)  # what the fallback uses counts only if it proves
+    quotients = signs_as_quotients(nf, trial)
+    if quotients is not nf and rational_zero(quotients):
+        ctx.used |= trial.used
+        ctx.discharged |= trial.discharged
+        return True, tuple(sorted(rules)) + (SIGN_QUOTIENT, "rational normal form"), nf
     return False, tuple(sorted(rules)), nf
+
+
+SIGN_QUOTIENT = "sign(u) = |u|/u where u ≠ 0"
+
+
+def signs_as_quotients(e: sp.Expr, ctx: Context) -> sp.Expr:
+    """`e` with each sign(u) whose argument the claim's domain or facts make nonzero written
+    |u|/u, an identity wherever u ≠ 0 (both sides are defined exactly there); then |u|² is u²
+    (SymPy's own rule for a real u), so r/|r| against sign(r) cancels in the rational normal
+    form. A sign whose argument may be 0 is left as it is (sign(0) = 0, and |0|/0 has no
+    value); so is one inside a derivative or a Subs (not a value at the claim's point).
+    Returns `e` itself when nothing is rewritten: a fallback of `equal`, tried only when the
+    normal form is not 0, so no proof that held before needs it."""
+    if not e.has(sp.sign):
+        return e
+
+    def walk(x, ctx):
+        if not isinstance(x, sp.Basic) or x.is_Atom or not x.args or isinstance(
+                x, (sp.Subs, sp.Derivative)):
+            return x
+        inner = ctx
+        if isinstance(x, sp.Sum):  # no fact or guard about a free symbol named as an index
+            for v, _, _ in x.limits:
+                inner = inner.without(v)
+        args = [walk(a, inner) for a in x.args]
+        if any(a is not b for a, b in zip(args, x.args)):
+            x = x.func(*args)
+        if isinstance(x, sp.sign) and x.args[0].is_real and ctx.nonzero(x.args[0]):
+            u = x.args[0]
+            ctx.discharged.add(f"{sp.sstr(u)} ≠ 0")
+            return sp.Abs(u) / u
+        return x
+
+    out = walk(e, ctx)
+    return canon_abs(out) if out != e else e  # |2a − 2b| and 2·|a − b| one atom again
 
 
 def is_zero(e: sp.Expr, ctx: Context | None = None) -> tuple[bool, tuple[str, ...], sp.Expr]:

@@ -4,7 +4,9 @@
 by total height, the sum over variables of each value's position in its domain's sequence (for
 a real: 0, 1, −1, 2, −2, 1/2, −1/2, 3, …; for a positive integer: 1, 2, 3, …). A point counts
 only if every variable's value satisfies every assumption declared on it, every constraint
-holds there, and both sides are defined and real there and differ exactly.
+holds there, and both sides are defined and real there and differ exactly. When a shape gives
+none, it is searched again with each variable's values restricted to those its own
+constraints allow (0 ≤ β < 1: 0, 1/2, 1/3, …), in the same order.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from derive.kernel.compile import NotCompilable, compile_exact
-from derive.kernel.evaluate import Instance, differ, value_at
+from derive.kernel.evaluate import Instance, differ, instantiate, value_at
 from derive.kernel.facts import Relation
 from derive.kernel.timebound import Deadline
 from derive.kernel.verdict import Witness
@@ -127,6 +129,30 @@ def _domain(assumptions: tuple, count: int) -> tuple[sp.Rational, ...]:
     return tuple(islice((v for v in islice(gen, MAX_CANDIDATES) if satisfies(facts, v)), count))
 
 
+def admissible(v, count: int, conditions, candidates: int = MAX_CANDIDATES
+               ) -> list[sp.Rational]:
+    """The first `count` values of v's domain sequence (among its first `candidates`) at which
+    every condition (expression, Relation) about v alone holds, evaluated exactly node by node:
+    0 ≤ β < 1 keeps 0, 1/2, 1/3, 2/3, … of a real β."""
+    own = [(e, r) for e, r in conditions if e.free_symbols and e.free_symbols <= {v}]
+    out = []
+    for value in domain_values(v, candidates):
+        if all(_holds(e, r, {v: value}) for e, r in own):
+            out.append(value)
+            if len(out) == count:
+                break
+    return out
+
+
+def _holds(expr: sp.Expr, relation: Relation, point: dict) -> bool:
+    try:
+        inst = instantiate(expr, point, {})
+    except ValueError:
+        return False
+    got = value_at(inst, {})
+    return got is not None and got.is_real is True and relation.holds(got)
+
+
 def _compositions(total: int, parts: int, caps: list[int]) -> Iterator[tuple[int, ...]]:
     if parts == 0:
         if total == 0:
@@ -211,7 +237,24 @@ def search_point(inst: Instantiation, deadline: Deadline,
     fast = _compiled_difference(inst)
     if quick:
         limit = QUICK_POINTS if fast is not None else QUICK_POINTS_SLOW
-    for n, point in enumerate(assignments(inst.variables)):
+    found = _search(inst, deadline, limit, fast, None)
+    if found is not None or quick:
+        return found
+    # again with each variable's values restricted to those its own constraints allow (a rate
+    # 0 ≤ β < 1 of a real β: 0, 1/2, 1/3, … instead of 0, 1, −1, 2, −2, 1/2): a claim of many
+    # variables whose witness needs such a value is then within the search's reach. Only
+    # after the plain order found nothing, so every witness found before stays the first.
+    relations = inst.relations()
+    values = [domain_values(v) for v in inst.variables]
+    restricted = [admissible(v, DOMAIN_SIZE, relations) for v in inst.variables]
+    if restricted == values:
+        return None
+    return _search(inst, deadline, limit, fast, restricted)
+
+
+def _search(inst: Instantiation, deadline: Deadline, limit: int, fast,
+            values: list[list] | None) -> Witness | None:
+    for n, point in enumerate(assignments(inst.variables, values)):
         if n >= limit:
             return None
         if n % 64 == 0:
