@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from derive.graph.words import cat
 from derive.wording import short
 
 LANGS = ("en", "zh")
@@ -118,6 +119,7 @@ def explanation(diagnosis, lang: str) -> str:
         return f"未判定:{diagnosis.args[1]}"
     if kind == "near":  # a mistake offered, not named (derive.exercises.diagnosis)
         could, listed = diagnosis.args[1], diagnosis.args[2]
-        return ("与正确值只差一次笔误(一位数字写错,或舍入了两次),因此不指明错误;"
-                "也可能是 " + (listed or f"{could.mistake}:{explanation(could, 'zh')}"))
+        return cat("与正确值只差一次笔误(一位数字写错,或舍入了两次),因此不指明错误;也可能是 ",
+                   listed or cat(f"{could.mistake}:", explanation(could, "zh")))
     return diagnosis.zh or diagnosis.explanation  # each mistake carries its own Chinese
+
