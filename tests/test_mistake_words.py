@@ -9,6 +9,9 @@ import pickle
 from functools import cache
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from support import examples
 from test_escaping import compile_log
 from test_export import katex_failures
 
@@ -151,12 +154,12 @@ def test_sgd_dampening_words(tmp_path):
     assert d.explanation == ("the first momentum buffer damped: u_1 = (1 − τ)·g_1; torch starts "
                              "with u_1 = g_1")
     assert typeset(d.explanation) == (
-        "the first momentum buffer damped: ", InlineMath(r"u_1 = (1 - \tau)\,g_1",
+        "the first momentum buffer damped: ", InlineMath(r"u_1 = (1 - \tau) \cdot g_1",
                                                          "u_1 = (1 − τ)·g_1"),
         "; torch starts with ", InlineMath("u_1 = g_1", "u_1 = g_1"))
     assert typeset(d.zh)[1] == InlineMath(r"(1 - \tau)", "(1 − τ)")
     tex = to_tex(Document("t", (Paragraph(typeset(d.explanation)),)))
-    assert r"damped: $u_1 = (1 - \tau)\,g_1$; torch starts with $u_1 = g_1$" in tex
+    assert r"damped: $u_1 = (1 - \tau) \cdot g_1$; torch starts with $u_1 = g_1$" in tex
 
 
 def test_a_symbol_in_the_words_is_the_derivations(tmp_path):
@@ -170,7 +173,7 @@ def test_a_symbol_in_the_words_is_the_derivations(tmp_path):
         g = notation_of("opt_g").latex_letter()
     assert (u, tau, g) == ("u", r"\tau", "g")  # the course's letters (docs/pytorch.md)
     spans = [p.tex for p in typeset(d.explanation) if isinstance(p, InlineMath)]
-    assert spans[0] == rf"{u}_1 = (1 - {tau})\,{g}_1"
+    assert spans[0] == rf"{u}_1 = (1 - {tau}) \cdot {g}_1"
 
 
 TWO = """[[exercise]]
@@ -222,11 +225,15 @@ def test_a_relu_mask_is_an_iverson_bracket():
 @pytest.mark.parametrize(("tex", "text"), [
     (r"(1 - \tau)\,g_1", "(1 − τ)·g_1"),
     (r"\theta_t = \theta_{t-1} - \eta\,\tilde{g}_t", "θ_t = θ_{t−1} − η·g̃_t"),
+    (r"\theta_t = \theta_{t-1} - \eta \cdot \tilde{g}_t", "θ_t = θ_{t−1} − η·g̃_t"),
     (r"\hat{m}_t/(\sqrt{\hat{v}_t} + \varepsilon)", "m̂_t/(√v̂_t + ε)"),
     (r"\sqrt{v_t - a_t^2} + \varepsilon", "√(v_t − a_t²) + ε"),
     (r"1 - \beta^{t_0 + t}", "1 − β^(t_0 + t)"),
     (r"\operatorname{sign}(0)", "sign(0)"),
     (r"\frac{1}{K}", "1/K"),
+    (r"c/\lVert\bar{g}\rVert + \varepsilon", "c/‖ḡ‖ + ε"),
+    (r"K\,n_{\max} = 2\cdot2", "K·n_max = 2·2"),
+    (r"\sum_i \partial\ell_i/\partial w", "Σ_i ∂ℓ_i/∂w"),
 ])
 def test_plain_text_of_a_span(tex, text):
     assert plain(tex) == text
@@ -239,7 +246,7 @@ def test_a_span_outside_the_subset_is_refused(tex):
 
 
 def test_words_keep_their_spans_through_cat_and_pickle():
-    w = words(r"damped: $u_1 = (1 - \tau)\,g_1$")
+    w = words(r"damped: $u_1 = (1 - \tau) \cdot g_1$")
     joined = cat("a ", w, "; ", Formula("x", tex="x"))
     assert str(joined) == "a damped: u_1 = (1 − τ)·g_1; x"
     assert [type(p) for p in joined.parts] == [str, Formula, str, Formula]
@@ -254,3 +261,25 @@ def test_declared_words_are_author_text_never_math():
     assert said(fit).parts == (Quoted(r"$\input{/etc/passwd}$ x_1"),)
     tex = to_tex(Document("t", (Paragraph(parts),)))
     assert r"\input" not in tex.replace(r"\textbackslash{}input", "")
+
+
+_LEAVES = st.sampled_from([r"\tau", r"\mu", r"\varepsilon", r"\ell", "g", "u_1", "t", "2",
+                           r"\partial", r"\nabla", r"\,", r"\cdot", " - ", " + ", " = ", "/",
+                           r"\lVert", r"\rVert", r"\ldots", r"\max"])
+_TEX = st.recursive(_LEAVES, lambda inner: st.one_of(
+    st.lists(inner, min_size=1, max_size=4).map(" ".join),  # a space ends a command
+    inner.map(lambda x: rf"\hat{{{x}}}"), inner.map(lambda x: rf"\sqrt{{{x}}}"),
+    inner.map(lambda x: f"g_{{{x}}}"), inner.map(lambda x: f"\\beta^{{{x}}}"),
+    st.tuples(inner, inner).map(lambda p: rf"\frac{{{p[0]}}}{{{p[1]}}}"),
+    inner.map(lambda x: rf"\operatorname{{{x}}}")), max_leaves=12)
+
+
+@given(_TEX)
+@examples(200)
+def test_any_span_of_the_subset_reads_without_markup(tex):
+    """Any span written in the subset: its plain text holds no backslash, brace of a command
+    or dollar, and said() keeps it as one span with that text."""
+    text = plain(tex)
+    assert "\\" not in text and "$" not in text
+    w = words(f"a ${tex}$ b")
+    assert str(w) == f"a {text} b" and w.has_math

@@ -69,7 +69,8 @@ def letter(name: str, ix: str = "") -> str:
 
 
 class _Plain(StrPrinter):
-    """SymPy's text with the course's brackets: [z₂ > 0] for a step (Heaviside(z₂, 0)), |u|."""
+    """SymPy's text as the course writes it: [z₂ > 0] for a step (Heaviside(z₂, 0)), |u|,
+    min and max, e."""
 
     def _print_Heaviside(self, e):
         if len(e.args) == 2 and e.args[1] in _STEP:
@@ -78,6 +79,15 @@ class _Plain(StrPrinter):
 
     def _print_Abs(self, e):
         return f"|{self._print(e.args[0])}|"
+
+    def _print_Min(self, e):
+        return "min(" + ", ".join(self._print(a) for a in e.args) + ")"
+
+    def _print_Max(self, e):
+        return "max(" + ", ".join(self._print(a) for a in e.args) + ")"
+
+    def _print_Exp1(self, e):
+        return "e"
 
 
 _STEP = {sp.S.Zero: ">", sp.S.One: "≥"}

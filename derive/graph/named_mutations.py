@@ -14,7 +14,7 @@ from derive.graph.graph import Graph
 from derive.graph.mutation_parts import Candidate, at, letter, slug, terms, text
 from derive.graph.node import Node
 from derive.graph.notation import notation_of
-from derive.graph.words import cat, said
+from derive.graph.words import cat, filled, said
 
 
 def named(graph: Graph, node: Node, e: sp.Expr, sites) -> Iterator[Candidate]:
@@ -179,20 +179,22 @@ def _same_letter(u: sp.IndexedBase, v: sp.IndexedBase) -> bool:
 
 
 EVERY_SITE = {
-    "bias_correction_forgotten": ("the bias correction forgotten in every estimate ({})",
-                                  "每个估计({})都忘了偏差修正"),
-    "sqrt_forgotten": ("the square root forgotten wherever it is taken ({})",
-                       "每处({})都忘了开平方"),
-    "momentum_forgotten": ("momentum forgotten in every buffer ({}): each carried term dropped",
-                           "每个缓冲({})都忘了动量:漏掉了从上一步带来的项"),
-    "counted_from_t_minus_1": ("the step counted from t − 1 everywhere ({})",
-                               "每处({})步数都从 t − 1 数起"),
-    "counted_from_t": ("the step counted from t instead of t − 1 everywhere ({}): one step late",
-                       "每处({})步数都从 t 而不是 t − 1 数起:晚了一步"),
-    "sign_at_zero_as_one": ("sign(0) taken as +1 everywhere ({})",
-                            "每处({})都把 sign(0) 当成了 +1"),
-    "weights_one_over_k": ("1/K for every microbatch's share n_k/N everywhere ({})",
-                           "每处({})都给每个微批取 1/K,而不是它的份额 n_k/N"),
+    "bias_correction_forgotten": (said("the bias correction forgotten in every estimate ({})"),
+                                  said("每个估计({})都忘了偏差修正")),
+    "sqrt_forgotten": (said("the square root forgotten wherever it is taken ({})"),
+                       said("每处({})都忘了开平方")),
+    "momentum_forgotten": (said("momentum forgotten in every buffer ({}): each carried term "
+                                "dropped"),
+                           said("每个缓冲({})都忘了动量:漏掉了从上一步带来的项")),
+    "counted_from_t_minus_1": (said("the step counted from $t - 1$ everywhere ({})"),
+                               said("每处({})步数都从 $t - 1$ 数起")),
+    "counted_from_t": (said("the step counted from $t$ instead of $t - 1$ everywhere ({}): one "
+                            "step late"),
+                       said("每处({})步数都从 $t$ 而不是 $t - 1$ 数起:晚了一步")),
+    "sign_at_zero_as_one": (said(r"$\operatorname{sign}(0)$ taken as $+1$ everywhere ({})"),
+                            said(r"每处({})都把 $\operatorname{sign}(0)$ 当成了 $+1$")),
+    "weights_one_over_k": (said("$1/K$ for every microbatch's share $n_k/N$ everywhere ({})"),
+                           said("每处({})都给每个微批取 $1/K$,而不是它的份额 $n_k/N$")),
 }
 """The named patterns also made at every site at once (a student who forgets momentum forgets
 it in every buffer), with their words ({} holds the sites' quantities)."""
@@ -221,9 +223,12 @@ def every_site(found: list[tuple[Node, sp.Expr, Candidate]], order: dict[str, in
         where = ", ".join(letter(node.key) for node, _, _ in
                           sorted(swaps.values(), key=lambda s: order[s[0].name]))
         en, zh = EVERY_SITE[kind]
-        en, zh = en.format(where), zh.format(where)
+        en, zh = filled(en, where), filled(zh, where)
         if len(swaps) == 1:  # every site in one quantity: each said, as "w: … ; w: …"
-            en, zh = "; ".join(c.en for _, _, c in sites), ";".join(c.zh for _, _, c in sites)
+            en = cat(*(x for n, (_, _, c) in enumerate(sites) for x in (("; ", c.en) if n
+                                                                          else (c.en,))))
+            zh = cat(*(x for n, (_, _, c) in enumerate(sites) for x in ((";", c.zh) if n
+                                                                          else (c.zh,))))
         yield kind, replace, en, zh, sites[0][2]
 
 

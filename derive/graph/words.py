@@ -1,7 +1,7 @@
 """A mistake's words with their math (docs/diagnosis.md, "How a mistake's words are written").
 
 Words are text and math spans. A span is written once, by derive, in one of two ways: as
-LaTeX in the course's notation (`said(r"… $u_1 = (1 - \\tau)\\,g_1$ …")`, for the words a
+LaTeX in the course's notation (`said(r"… $u_1 = (1 - \\tau) \\cdot g_1$ …")`, for the words a
 module declares), or as a subexpression of the derivation itself (`Formula.of(e)`, for the
 generated mutations), which the renderers print with the printer the derivation is printed
 with, in the exercise's notation scope (derive.render.formula_tex): the same symbol for the
@@ -94,12 +94,31 @@ def parts_of(words: str) -> tuple[Part, ...]:
     return words.parts if isinstance(words, Words) else ((words,) if words else ())
 
 
+def filled(words: Words, *values) -> Words:
+    """`words` with each `{}` of its text replaced by the next of `values` (text or words):
+    a template said once, filled with what a diagnosis found."""
+    out: list = []
+    left = list(values)
+    for part in words.parts:
+        if not isinstance(part, str):
+            out.append(part)
+            continue
+        pieces = part.split("{}")
+        for n, piece in enumerate(pieces):
+            if n:
+                out.append(left.pop(0))
+            out.append(piece)
+    if left:
+        raise ValueError(f"{len(left)} values left over for {str(words)!r}")
+    return cat(*out)
+
+
 _SPAN = re.compile(r"\$([^$]+)\$")
 
 
 def said(marked: str) -> Words:
     """Words a module of derive declares, with math written as LaTeX between dollars
-    (`"damped: $u_1 = (1 - \\tau)\\,g_1$"`); each span's plain text from `plain`. Only for
+    (`"damped: $u_1 = (1 - \\tau) \\cdot g_1$"`); each span's plain text from `plain`. Only for
     derive's own words: an author's are `Quoted`."""
     pieces: list[Part] = []
     for n, piece in enumerate(_SPAN.split(marked)):
@@ -122,6 +141,11 @@ _SYMBOLS = {
     "max": "max", "min": "min", "exp": "exp", "log": "log", "quad": " ", " ": " ",
     "{": "{", "}": "}", "left": "", "right": "", "%": "%",
 }
+_GLUED = frozenset({"epsilon", "partial", "nabla", "sum", "hat", "tilde", "bar", "sqrt", "frac",
+                    "tfrac", "dfrac", "text", "mathrm", "operatorname", "mathit", "texttt",
+                    "left", "right"})
+"""Commands whose following spaces TeX's plain text drops (a letter, an accent, a function);
+after an operator or a delimiter (‖ḡ‖ + ε, 2 · 2) a space written is kept."""
 _ACCENTS = {"hat": "\u0302", "tilde": "\u0303", "bar": "\u0304"}
 _WORDS = ("text", "mathrm", "operatorname", "mathit", "texttt")
 _OPS = {"-": "−", "<": "<", ">": ">"}
@@ -132,11 +156,12 @@ _BARE = re.compile(r"^\w[\u0300-\u036f]?(?:_\w|_\{[^{}]*\})?′?$")
 
 def plain(tex: str) -> str:
     """A span's LaTeX (the subset derive writes its words in) as plain Unicode text:
-    `(1 - \\tau)\\,g_1` is (1 − τ)·g_1, `\\sqrt{v_t}` √v_t, `\\hat{m}_t` m̂_t. A command
+    `(1 - \\tau) \\cdot g_1` is (1 − τ)·g_1, `\\sqrt{v_t}` √v_t, `\\hat{m}_t` m̂_t. A command
     outside the subset is an error (the tests render every declared word)."""
     out, rest = _plain(tex, 0)
     if rest != len(tex):
         raise ValueError(f"an unbalanced }} in {tex!r}")
+    out = re.sub(r"\s*·\s*", "·", out)  # a product as the course's text writes it: η·g
     return unicodedata.normalize("NFC", out.strip())
 
 
@@ -162,8 +187,8 @@ def _command(tex: str, i: int) -> tuple[str, int]:
     if m is None:
         raise ValueError(f"a lone backslash in {tex!r}")
     name, j = m.group(1), i + m.end()
-    if name.isalpha():
-        while j < len(tex) and tex[j] == " ":  # TeX swallows the spaces after a command word
+    if name.isalpha() and (name in GREEK_UNICODE or name in _GLUED):
+        while j < len(tex) and tex[j] == " ":  # a letter's command ends at a space: \eta g
             j += 1
     if name in _ACCENTS:
         arg, j = _group(tex, j)
@@ -199,8 +224,8 @@ def _plain(tex: str, i: int) -> tuple[str, int]:
             out.append(got)
         elif ch in "_^":
             arg, i = _group(tex, i + 1)
-            if ch == "_":
-                out.append("_" + (arg if len(arg) == 1 else "{" + arg + "}"))
+            if ch == "_":  # n_max and t_0 as the notation's text writes them, θ_{t−1}
+                out.append("_" + (arg if arg.isalnum() else "{" + arg + "}"))
             elif arg.isdigit():  # a_t² as the course writes it
                 out.append(arg.translate(_SUPERSCRIPT))
             else:

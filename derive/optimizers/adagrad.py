@@ -117,10 +117,10 @@ MISTAKES = (
                  {"w_steps": ["1.025"]})),
     OptimizerMistake(
         "lr_decay_off_by_one",
-        said(r"Adagrad's decayed rate at step $t$ as $\eta/(1 + t\,\delta)$ instead of torch's "
-             r"$\eta/(1 + (t - 1)\,\delta)$: the first step already decayed"),
-        said(r"Adagrad 第 $t$ 步的学习率写成了 $\eta/(1 + t\,\delta)$,而 torch 是 "
-             r"$\eta/(1 + (t - 1)\,\delta)$:第一步就衰减了"),
+        said(r"Adagrad's decayed rate at step $t$ as $\eta/(1 + t \cdot \delta)$ instead of "
+             r"torch's $\eta/(1 + (t - 1) \cdot \delta)$: the first step already decayed"),
+        said(r"Adagrad 第 $t$ 步的学习率写成了 $\eta/(1 + t \cdot \delta)$,而 torch 是 "
+             r"$\eta/(1 + (t - 1) \cdot \delta)$:第一步就衰减了"),
         lambda s, cs: ({cs[0].param_node: update(cs[0], _direction(s, cs[0]), rate(s, 1))}
                        if s.lr_decay else None),
         example=({**ONE, "optimizer": {"name": "adagrad", "lr_decay": "1"}},

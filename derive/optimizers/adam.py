@@ -164,8 +164,9 @@ MISTAKES = (
     OptimizerMistake(
         "adamw_decay_as_l2",
         said(r"AdamW's weight decay added to the gradient (Adam's L2) instead of decoupled "
-             r"$w\,(1 - \eta\,\lambda)$"),
-        said(r"把 AdamW 的权重衰减加进了梯度(Adam 的 L2),而不是解耦的 $w\,(1 - \eta\,\lambda)$"),
+             r"$w \cdot (1 - \eta \cdot \lambda)$"),
+        said(r"把 AdamW 的权重衰减加进了梯度(Adam 的 L2),而不是解耦的 "
+             r"$w \cdot (1 - \eta \cdot \lambda)$"),
         _as_l2,
         example=({**ONE, "optimizer": {"name": "adamw", "weight_decay": "0.5"}},
                  {"w_steps": ["1.100"]})),

@@ -113,18 +113,18 @@ MISTAKES = (
                  {"w_steps": ["1.40"]})),
     OptimizerMistake(
         "maximize_negates_decay",
-        said(r"maximize negating the decay term too: $-(g_t + \lambda\,w_{t-1})$; torch "
+        said(r"maximize negating the decay term too: $-(g_t + \lambda \cdot w_{t-1})$; torch "
              r"negates only $g_t$"),
-        said(r"maximize 把衰减项也取反了: $-(g_t + \lambda\,w_{t-1})$;torch 只对 $g_t$ 取反"),
+        said(r"maximize 把衰减项也取反了: $-(g_t + \lambda \cdot w_{t-1})$;torch 只对 $g_t$ 取反"),
         lambda s, cs: ({"decayed_gradient": -plus(cs[0].grad[t], times(lam, cs[0].param[t - 1]))}
                        if s.decay and s.maximize else None),
         example=({**ONE, "optimizer": {"name": "sgd", "weight_decay": "0.5",
                                        "maximize": "true"}}, {"w_steps": ["0.65"]})),
     OptimizerMistake(
         "buffer_first_damped",
-        said(r"the first momentum buffer damped: $u_1 = (1 - \tau)\,g_1$; torch starts with "
+        said(r"the first momentum buffer damped: $u_1 = (1 - \tau) \cdot g_1$; torch starts with "
              r"$u_1 = g_1$"),
-        said(r"第一步的动量缓冲也乘了 $(1 - \tau)$: $u_1 = (1 - \tau)\,g_1$;torch 第一步 "
+        said(r"第一步的动量缓冲也乘了 $(1 - \tau)$: $u_1 = (1 - \tau) \cdot g_1$;torch 第一步 "
              r"$u_1 = g_1$"),
         lambda s, cs: ({"buffer_steps": plus(times(mu, cs[0].state(BUFFER)[t - 1]),
                                              times(plus(1, -tau), _used(s, cs[0])))}
@@ -134,8 +134,8 @@ MISTAKES = (
                  {"buffer_steps": ["-2"]})),
     OptimizerMistake(
         "nesterov_as_momentum",
-        said(r"Nesterov stepping along the buffer $u_t$ instead of $g_t + \mu\,u_t$"),
-        said(r"Nesterov 沿缓冲 $u_t$ 更新,而不是 $g_t + \mu\,u_t$"),
+        said(r"Nesterov stepping along the buffer $u_t$ instead of $g_t + \mu \cdot u_t$"),
+        said(r"Nesterov 沿缓冲 $u_t$ 更新,而不是 $g_t + \mu \cdot u_t$"),
         lambda s, cs: {"nesterov_direction": cs[0].state(BUFFER)[t]} if s.nesterov else None,
         example=({**ONE, "optimizer": {"name": "sgd", "momentum": "0.5", "nesterov": "true"}},
                  {"w_steps": ["1.4"]})),
@@ -144,10 +144,10 @@ MISTAKES = (
         "saving_only_w",
         said(r"only $w$ saved (the parameters, not the optimizer): the momentum buffers of $w$ "
              r"and $b$ lost, so the resumed first step starts them anew, $u_1 = \tilde{g}_1$, "
-             r"instead of $\mu\,u_0 + (1 - \tau)\,\tilde{g}_1$ from the saved $u_0$"),
+             r"instead of $\mu \cdot u_0 + (1 - \tau) \cdot \tilde{g}_1$ from the saved $u_0$"),
         said(r"只保存了 $w$(参数,没有保存优化器状态): $w$ 和 $b$ 的动量缓冲丢失,恢复后的第一步"
              r"重新开始 $u_1 = \tilde{g}_1$,而不是由保存的 $u_0$ 得到 "
-             r"$\mu\,u_0 + (1 - \tau)\,\tilde{g}_1$"),
+             r"$\mu \cdot u_0 + (1 - \tau) \cdot \tilde{g}_1$"),
         lambda s, cs: ({c.name(BUFFER.node): buffer_rule(s, c, _used(s, c), fresh=True)
                         for c in cs} if s.saved_buffer else None),
         target="buffer_steps", spreads=True,
@@ -155,11 +155,11 @@ MISTAKES = (
                   "state": {"buffer": "-2"}}, {"buffer_steps": ["-4"]})),
     OptimizerMistake(
         "momentum_forgotten",
-        said(r"momentum forgotten: plain SGD, $\theta_t = \theta_{t-1} - \eta\,\tilde{g}_t$, "
+        said(r"momentum forgotten: plain SGD, $\theta_t = \theta_{t-1} - \eta \cdot \tilde{g}_t$, "
              r"instead of a step along the momentum buffer "
-             r"$u_t = \mu\,u_{t-1} + (1 - \tau)\,\tilde{g}_t$"),
-        said(r"忘了动量:按普通 SGD $\theta_t = \theta_{t-1} - \eta\,\tilde{g}_t$ 更新,而不是沿"
-             r"动量缓冲 $u_t = \mu\,u_{t-1} + (1 - \tau)\,\tilde{g}_t$ 更新"),
+             r"$u_t = \mu \cdot u_{t-1} + (1 - \tau) \cdot \tilde{g}_t$"),
+        said(r"忘了动量:按普通 SGD $\theta_t = \theta_{t-1} - \eta \cdot \tilde{g}_t$ 更新,而不是沿"
+             r"动量缓冲 $u_t = \mu \cdot u_{t-1} + (1 - \tau) \cdot \tilde{g}_t$ 更新"),
         lambda s, cs: ({c.param_node: update(c, _used(s, c)) for c in cs}
                        if s.momentum else None),
         spreads=True, example=(_TWO, {"w_steps": ["1.4", "1.64"]})),
@@ -167,11 +167,11 @@ MISTAKES = (
     OptimizerMistake(
         "buffer_as_average",
         said(r"the momentum buffer written as an average, "
-             r"$u_t = \mu\,u_{t-1} + (1 - \mu)\,\tilde{g}_t$ (torch's dampening = momentum), "
-             r"instead of $u_t = \mu\,u_{t-1} + (1 - \tau)\,\tilde{g}_t$"),
-        said(r"把动量缓冲写成了平均: $u_t = \mu\,u_{t-1} + (1 - \mu)\,\tilde{g}_t$"
+             r"$u_t = \mu \cdot u_{t-1} + (1 - \mu) \cdot \tilde{g}_t$ (torch's dampening = "
+             r"momentum), instead of $u_t = \mu \cdot u_{t-1} + (1 - \tau) \cdot \tilde{g}_t$"),
+        said(r"把动量缓冲写成了平均: $u_t = \mu \cdot u_{t-1} + (1 - \mu) \cdot \tilde{g}_t$"
              r"(torch 的 dampening = momentum),而不是 "
-             r"$u_t = \mu\,u_{t-1} + (1 - \tau)\,\tilde{g}_t$"),
+             r"$u_t = \mu \cdot u_{t-1} + (1 - \tau) \cdot \tilde{g}_t$"),
         lambda s, cs: ({c.name(BUFFER.node): average_rule(s, c, _used(s, c), False)
                         for c in cs} if s.momentum else None),
         target="buffer_steps", spreads=True,
@@ -180,13 +180,14 @@ MISTAKES = (
     OptimizerMistake(
         "buffer_as_average_from_zero",
         said(r"the momentum buffer written as an average from $u_0 = 0$ at every step, "
-             r"$u_t = \mu\,u_{t-1} + (1 - \mu)\,\tilde{g}_t$ with "
-             r"$u_1 = (1 - \mu)\,\tilde{g}_1$ (as Adam's $m_t$), instead of torch's "
-             r"$u_1 = \tilde{g}_1$, $u_t = \mu\,u_{t-1} + (1 - \tau)\,\tilde{g}_t$"),
+             r"$u_t = \mu \cdot u_{t-1} + (1 - \mu) \cdot \tilde{g}_t$ with "
+             r"$u_1 = (1 - \mu) \cdot \tilde{g}_1$ (as Adam's $m_t$), instead of torch's "
+             r"$u_1 = \tilde{g}_1$, $u_t = \mu \cdot u_{t-1} + (1 - \tau) \cdot \tilde{g}_t$"),
         said(r"把动量缓冲写成了从 $u_0 = 0$ 开始的平均: "
-             r"$u_t = \mu\,u_{t-1} + (1 - \mu)\,\tilde{g}_t$,$u_1 = (1 - \mu)\,\tilde{g}_1$"
+             r"$u_t = \mu \cdot u_{t-1} + (1 - \mu) \cdot \tilde{g}_t$,"
+             r"$u_1 = (1 - \mu) \cdot \tilde{g}_1$"
              r"(像 Adam 的 $m_t$),而不是 torch 的 $u_1 = \tilde{g}_1$、"
-             r"$u_t = \mu\,u_{t-1} + (1 - \tau)\,\tilde{g}_t$"),
+             r"$u_t = \mu \cdot u_{t-1} + (1 - \tau) \cdot \tilde{g}_t$"),
         lambda s, cs: ({c.name(BUFFER.node): average_rule(s, c, _used(s, c), True)
                         for c in cs} if s.momentum and not s.saved_buffer else None),
         target="buffer_steps", spreads=True,
@@ -197,9 +198,9 @@ MISTAKES = (
         "buffer_reset_mid_run",
         said(r"the momentum buffer restarted in the middle of the run (a resumed run written as "
              r"one trajectory with the buffer lost at the resume step $k$): "
-             r"$u_k = \tilde{g}_k$ instead of $\mu\,u_{k-1} + (1 - \tau)\,\tilde{g}_k$"),
+             r"$u_k = \tilde{g}_k$ instead of $\mu \cdot u_{k-1} + (1 - \tau) \cdot \tilde{g}_k$"),
         said(r"动量缓冲在训练中途重新开始(把恢复训练写成一条轨迹,恢复的第 $k$ 步丢了缓冲):"
-             r"$u_k = \tilde{g}_k$,而不是 $\mu\,u_{k-1} + (1 - \tau)\,\tilde{g}_k$"),
+             r"$u_k = \tilde{g}_k$,而不是 $\mu \cdot u_{k-1} + (1 - \tau) \cdot \tilde{g}_k$"),
         lambda s, cs, k: ({c.name(BUFFER.node): sp.Piecewise(
             (_used(s, c), sp.Eq(t, k)), (buffer_rule(s, c, _used(s, c)), True)) for c in cs}
             if s.momentum else None),
