@@ -18,12 +18,22 @@ from test_export import katex_failures
 from derive.exercises.bank import load, load_file
 from derive.exercises.check import check_exercise
 from derive.exercises.diagnosis import _mistakes, _try
-from derive.exercises.evidence import DECLARED, Fit, said
+from derive.exercises.evidence import DECLARED, TIED, Fit, said
+from derive.exercises.evidence import words as tie_words
 from derive.graph.notation import in_scope, notation_of
 from derive.graph.words import Formula, Quoted, Words, cat, plain
 from derive.graph.words import said as words
 from derive.recipes import RECIPES, Context
-from derive.render.document import Author, Document, InlineMath, Paragraph, to_tex, to_text
+from derive.render.derivation import exercises_document
+from derive.render.document import (
+    Author,
+    Document,
+    InlineMath,
+    Paragraph,
+    to_markdown,
+    to_tex,
+    to_text,
+)
 from derive.render.said import typeset
 
 BANKS = ["docs/examples", "proofs/course"]
@@ -283,3 +293,68 @@ def test_any_span_of_the_subset_reads_without_markup(tex):
     assert "\\" not in text and "$" not in text
     w = words(f"a ${tex}$ b")
     assert str(w) == f"a {text} b" and w.has_math
+
+
+# ------------------------------------------------------------------------- through the outputs
+
+def _exported(tmp_path, text: str, lang: str = "en") -> tuple[str, str]:
+    """(LaTeX, Markdown) of `derive export` of one exercise file."""
+    path = tmp_path / "ex.toml"
+    path.write_text(text, encoding="utf-8")
+    reports = [check_exercise(ex) for ex in load_file(str(path))]
+    doc = exercises_document(reports, lang)
+    return to_tex(doc), to_markdown(doc)
+
+
+def test_the_export_typesets_the_optimizers_words(tmp_path):
+    """The claim's note in the tex and Markdown exports: the formula as the derivation writes
+    it (the prose's guess set `(1 - \\tau )\\cdot g_1`)."""
+    tex, md = _exported(tmp_path, _damped())
+    span = r"$u_1 = (1 - \tau) \cdot g_1$"
+    assert f"the first momentum buffer damped: {span}; torch starts with $u_1 = g_1$" in tex
+    assert f"damped: {span}; torch starts with $u_1 = g_1$" in md
+    tex_zh, _ = _exported(tmp_path, _damped(), "zh")
+    assert r"第一步的动量缓冲也乘了 $(1 - \tau)$: " + span in tex_zh
+
+
+RELU = """[[exercise]]
+id = "relu"
+recipe = "formulas"
+[exercise.given]
+w = 0.8
+b = -0.4
+lr = 0.1
+records = [[0.5, 0.3], [1.5, 1.1], [-2, -0.2], [2.5, 1.4]]
+[exercise.define]
+z = "w*x_i + b"
+yhat = "relu(z_i)"
+loss = "mean_i((yhat_i - y_i)^2/2)"
+gw = "grad(loss, w)"
+[exercise.claims]
+gw = "CLAIM"
+"""
+
+
+def test_the_export_typesets_a_relu_mask_as_the_working_does(tmp_path):
+    """gw with the mask [z_i > 0] dropped: z = (0, 0.8, −2, 1.6), residuals ŷ − y = (−0.3,
+    −0.3, 0.2, 0.2) where z ≤ 0 gives ŷ = 0 (and 0.8 − 1.1, 1.6 − 1.4 where z > 0); dropped,
+    every record counts: (−0.3·0.5 − 0.3·1.5 + 0.2·(−2) + 0.2·2.5)/4 = −0.125."""
+    tex, md = _exported(tmp_path, RELU.replace("CLAIM", "-0.125"))
+    assert "Heaviside" not in tex and "Heaviside" not in md
+    assert r"the factor $\left[z_{i} > 0\right]$ dropped" in tex
+    assert r"\left[z_{i} > 0\right]" in tex.split("diagnosis")[0]  # the working's own mask
+
+
+def test_a_tie_keeps_each_candidates_math_and_quotes_the_authors():
+    """The rule of evidence's words of a tie: each course candidate's spans kept, a declared
+    candidate's words quoted (never math)."""
+    fits = (Fit("mine", "my $x$ words", origin=DECLARED),
+            Fit("buffer_first_damped", words(r"damped: $u_1 = (1 - \tau) \cdot g_1$")))
+    en, zh = tie_words(TIED, fits)
+    assert str(en).endswith("mine (my $x$ words) or buffer_first_damped (damped: "
+                            "u_1 = (1 − τ)·g_1)")
+    assert Quoted("my $x$ words") in en.parts
+    assert Formula("u_1 = (1 − τ)·g_1", tex=r"u_1 = (1 - \tau) \cdot g_1") in zh.parts
+    shown = typeset(en, author=True)
+    assert Author("my $x$ words") in shown
+    assert InlineMath(r"u_1 = (1 - \tau) \cdot g_1", "u_1 = (1 − τ)·g_1") in shown
