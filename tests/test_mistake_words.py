@@ -34,6 +34,7 @@ from derive.render.document import (
     to_tex,
     to_text,
 )
+from derive.render.labels import explanation as label_explanation
 from derive.render.said import typeset
 
 BANKS = ["docs/examples", "proofs/course"]
@@ -358,3 +359,20 @@ def test_a_tie_keeps_each_candidates_math_and_quotes_the_authors():
     shown = typeset(en, author=True)
     assert Author("my $x$ words") in shown
     assert InlineMath(r"u_1 = (1 - \tau) \cdot g_1", "u_1 = (1 − τ)·g_1") in shown
+
+
+def test_a_formula_answers_named_mutation_keeps_its_math(tmp_path):
+    """`w_new = w - lr*mean_i(w*x_i + b - y_i)`, the chain factor x_i dropped: the named
+    mutation's words, before the witness, keep x_i as a span in both languages."""
+    path = tmp_path / "ex.toml"
+    path.write_text('[[exercise]]\nid = "e"\nrecipe = "sgd_step"\n[exercise.given]\nw = 1\n'
+                    'b = 0\nlr = 0.1\nrecords = [[1, 2], [2, 3], [4, 1]]\n[exercise.claims]\n'
+                    'w_new = { formula = "w - lr*mean_i(w*x_i + b - y_i)" }\n', encoding="utf-8")
+    (claim,) = check_exercise(load_file(str(path))[0]).claims
+    d = claim.diagnosis
+    assert d.mistake == "w_new_factor_dropped_x"
+    en, zh = typeset(d.explanation), typeset(label_explanation(d, "zh"))
+    assert en[:2] == ("w_new: the factor ", InlineMath("x_{i}", "x_i"))
+    assert en[2].startswith(" dropped (a chain-rule factor forgotten); at ")
+    assert zh[:2] == ("w_new:漏掉了因子 ", InlineMath("x_{i}", "x_i"))
+    assert zh[2].startswith("(链式法则少乘了一项);在 ")

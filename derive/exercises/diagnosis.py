@@ -123,7 +123,7 @@ def formula_diagnosis(name: str, judgement, answer=None, recipe: Recipe | None =
         named = None if answer is None or recipe is None else \
             formula_mistake(answer, recipe, given, name)
         if named is not None:
-            return Diagnosis(name, mistake=named.name, explanation=f"{named.en}; {said}",
+            return Diagnosis(name, mistake=named.name, explanation=cat(named.en, "; ", said),
                              zh=named.zh, also=named.also, args=("formula", judgement.witness),
                              witness=judgement.witness)
         return Diagnosis(name, explanation=said, args=("formula", judgement.witness),
