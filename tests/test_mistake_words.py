@@ -376,3 +376,13 @@ def test_a_formula_answers_named_mutation_keeps_its_math(tmp_path):
     assert en[2].startswith(" dropped (a chain-rule factor forgotten); at ")
     assert zh[:2] == ("w_new:漏掉了因子 ", InlineMath("x_{i}", "x_i"))
     assert zh[2].startswith("(链式法则少乘了一项);在 ")
+
+
+def test_a_span_the_printer_cannot_write_is_shown_as_its_text():
+    """A subexpression without notation in its scope (never in a derivation's own words, but
+    the renderer must not fail an export on it): its plain text, as prose or author text."""
+    import sympy as sp
+
+    span = Formula.of(sp.Symbol("no_such_quantity_q"), "q")
+    assert typeset(cat("the ", span, " dropped")) == ("the ", "q", " dropped")
+    assert Author("q") in typeset(cat("the ", span), author=True)

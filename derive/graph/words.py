@@ -9,10 +9,10 @@ same thing in the diagnosis and the derivation. An author's declared words are `
 the renderers escape, never math.
 
 `Words` is a `str` whose value is the plain Unicode text (the terminal, the JSON
-`explanation`: u_1 = (1 − τ)·g_1, [z₂ > 0]); its `parts` are what the renderers typeset
-(KaTeX on pages and in Markdown, LaTeX in tex exports). `plain(tex)` is the one converter from
-a span's LaTeX to that text; it refuses any command it does not know, so that no backslash
-reaches the text.
+`explanation`, the self-check page's feedback: u_1 = (1 − τ)·g_1, [z₂ > 0]); its `parts` are
+what the renderers typeset (LaTeX in tex exports, `$…$` for KaTeX in Markdown). `plain(tex)`
+is the one converter from a span's LaTeX to that text; it refuses any command it does not
+know, so that no backslash reaches the text.
 """
 
 from __future__ import annotations

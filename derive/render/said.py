@@ -22,7 +22,11 @@ def typeset(words: str, author: bool = False) -> tuple:
         if isinstance(part, Quoted):
             out.append(Author(part.text))
         elif isinstance(part, Formula):
-            out.append(InlineMath(_span_tex(part), part.text))
+            tex = _span_tex(part)
+            if tex is None:  # a subexpression the working's printer cannot write: its text
+                out.append(Author(part.text) if author else part.text)
+            else:
+                out.append(InlineMath(tex, part.text))
         elif author:  # derive's own words around an author's, never read for formulas
             out.append(Author(part))
         else:
@@ -30,9 +34,14 @@ def typeset(words: str, author: bool = False) -> tuple:
     return tuple(out)
 
 
-def _span_tex(span: Formula) -> str:
-    """A span's LaTeX: as written, or its subexpression printed by the derivation's printer."""
+def _span_tex(span: Formula) -> str | None:
+    """A span's LaTeX: as written, or its subexpression printed by the derivation's printer
+    (None where that printer has no form for it: a symbol without notation, a function it
+    does not write)."""
     if span.expr is None:
         return span.tex
-    with in_scope(span.scope):
-        return formula(span.expr).text
+    try:
+        with in_scope(span.scope):
+            return formula(span.expr).text
+    except (KeyError, NotImplementedError, ValueError, TypeError):
+        return None
