@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from derive.graph.words import parts_of
 from derive.kernel.exact import decimal_str
 from derive.optimizers import REGISTRY
 from derive.recipes import RECIPES
@@ -32,6 +33,13 @@ def _value(v) -> str:
 
 def _cell(text: str) -> str:
     return text.replace("|", "\\|")
+
+
+def _words(words: str) -> str:
+    """A mistake's words as the docs' Markdown: text, and each math span as `$…$` (its LaTeX
+    as the module wrote it, derive/graph/words.py)."""
+    return "".join(_cell(p) if isinstance(p, str) else f"${p.tex}$".replace("|", r"\vert ")
+                   for p in parts_of(words))
 
 
 def _owners(slot) -> str:
@@ -86,7 +94,7 @@ def optimizer_mistakes() -> list[str]:
             target = ", ".join(f"`{q}`" for q in dict.fromkeys((m.target, *m.example[1])))
         shown = ", ".join(n if n == "every optimizer" else f"`{n}`" for n in names)
         out.append(f"| `{m.name}` | {shown} | {target} | "
-                   f"{_cell(m.en)} |")
+                   f"{_words(m.en)} |")
     return out
 
 

@@ -30,6 +30,7 @@ from derive.exercises.claims import Claim, holds, round_places
 from derive.exercises.formula_mistakes import formula_mistake
 from derive.exercises.near_miss import near_miss
 from derive.graph.evaluate import NotEvaluable
+from derive.graph.words import cat
 from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.recipes import Context, Recipe
 from derive.wording import joined, plural, short
@@ -123,7 +124,7 @@ def formula_diagnosis(name: str, judgement, answer=None, recipe: Recipe | None =
         named = None if answer is None or recipe is None else \
             formula_mistake(answer, recipe, given, name)
         if named is not None:
-            return Diagnosis(name, mistake=named.name, explanation=f"{named.en}; {said}",
+            return Diagnosis(name, mistake=named.name, explanation=cat(named.en, "; ", said),
                              zh=named.zh, also=named.also, args=("formula", judgement.witness),
                              witness=judgement.witness)
         return Diagnosis(name, explanation=said, args=("formula", judgement.witness),
@@ -413,7 +414,8 @@ def _known(fits: list[evidence.Fit], first: str,
     names = tuple(f.name for f in ordered)
     if certainty == evidence.NAMED:
         (fit,) = ordered
-        return Diagnosis(first, mistake=fit.name, explanation=fit.en, zh=fit.zh,
+        return Diagnosis(first, mistake=fit.name, explanation=evidence.said(fit),
+                         zh=evidence.said(fit, "zh") if fit.zh else "",
                          details=None if fit.details is None else dict(fit.details),
                          candidates=names, certainty=certainty, args=("fits", ordered))
     en, zh = evidence.words(certainty, ordered)
@@ -467,9 +469,9 @@ def _not_by_coincidence(claim: Claim, expected, found: Diagnosis | None) -> Diag
         also_en, also_zh = evidence.listed(fits), evidence.listed(fits, "zh")
     else:  # rounded_early
         also_en, also_zh = f"{found.mistake}: {found.explanation}", None
-    return Diagnosis(found.first_wrong, also=found.candidates or (found.mistake,), explanation=(
-        f"one slip from the right value (a digit off, or a rounding of a rounding), so no "
-        f"mistake is named; it could also be {also_en}"),
+    return Diagnosis(found.first_wrong, also=found.candidates or (found.mistake,), explanation=cat(
+        "one slip from the right value (a digit off, or a rounding of a rounding), so no "
+        "mistake is named; it could also be ", also_en),
         args=("near", found, also_zh), candidates=found.candidates or (found.mistake,),
         certainty=evidence.OFFERED)
 

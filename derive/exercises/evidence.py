@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from derive.graph.words import Quoted, Words, cat
+
 NAMED, TIED, OFFERED = "named", "tied", "offered"
 """A diagnosis's certainty: one mistake named; several that fit equally, listed; one offered
 as a possibility."""
@@ -49,25 +51,31 @@ def weigh(fits, corroborated=frozenset()) -> tuple[str, tuple[Fit, ...]] | None:
     return NAMED, ordered
 
 
-def listed(fits: tuple[Fit, ...], lang: str = "en") -> str:
+def said(f: Fit, lang: str = "en") -> Words:
+    """A fit's words in `lang` (English where it has no Chinese), with their math; an author's
+    declared words are quoted text, never math (derive.graph.words)."""
+    text = f.zh if lang == "zh" and f.zh else f.en
+    return cat(Quoted(str(text))) if f.origin == DECLARED else cat(text)
+
+
+def listed(fits: tuple[Fit, ...], lang: str = "en") -> Words:
     """The fits as alternatives, each with its words: "a (…) or b (…)", or "a: …" for one."""
-    def said(f: Fit) -> str:
-        return f.zh if lang == "zh" and f.zh else f.en
     if len(fits) == 1:
-        return f"{fits[0].name}{':' if lang == 'zh' else ': '}{said(fits[0])}"
+        return cat(fits[0].name, ":" if lang == "zh" else ": ", said(fits[0], lang))
     sep, last = ("、", " 或 ") if lang == "zh" else (", ", " or ")
-    parts = [f"{f.name}({said(f)})" if lang == "zh" else f"{f.name} ({said(f)})"
-             for f in fits]
-    return sep.join(parts[:-1]) + last + parts[-1]
+    parts = [cat(f.name, "(", said(f, lang), ")") if lang == "zh"
+             else cat(f.name, " (", said(f, lang), ")") for f in fits]
+    head = [x for n, p in enumerate(parts[:-1]) for x in ((sep, p) if n else (p,))]
+    return cat(*head, last, parts[-1])
 
 
-def words(certainty: str, fits: tuple[Fit, ...]) -> tuple[str, str]:
+def words(certainty: str, fits: tuple[Fit, ...]) -> tuple[Words, Words]:
     """(English, Chinese) of a tie or an offer."""
     if certainty == TIED:
-        return (f"{len(fits)} known mistakes give this value, so none is named: "
-                f"{listed(fits)}",
-                f"{len(fits)} 个已知错误都给出这个值,因此不指明其中之一:{listed(fits, 'zh')}")
-    return (f"could be {listed(fits)} (a generic edit that alone fits this value, and no "
-            "other wrong claim of the exercise confirms it: offered, not named)",
-            f"可能是 {listed(fits, 'zh')}(一个通用的改动恰好给出这个值,本题没有其他错误答案印证它:"
-            "只作提示,不指明)")
+        return (cat(f"{len(fits)} known mistakes give this value, so none is named: ",
+                    listed(fits)),
+                cat(f"{len(fits)} 个已知错误都给出这个值,因此不指明其中之一:", listed(fits, "zh")))
+    return (cat("could be ", listed(fits), " (a generic edit that alone fits this value, and "
+                "no other wrong claim of the exercise confirms it: offered, not named)"),
+            cat("可能是 ", listed(fits, "zh"),
+                "(一个通用的改动恰好给出这个值,本题没有其他错误答案印证它:只作提示,不指明)"))

@@ -36,6 +36,7 @@ from derive.graph.mutation_parts import Candidate, at, slug, terms, text
 from derive.graph.named_mutations import bias_correction, carried, every_site, named
 from derive.graph.node import Node, Variant
 from derive.graph.notation import in_scope
+from derive.graph.words import cat
 
 MAX_MUTATIONS = 200
 """At most this many mutations per target."""
@@ -243,23 +244,23 @@ def _candidates(graph: Graph, node: Node, e: sp.Expr) -> Iterator[Candidate]:
                 if isinstance(f, sp.Sum) and terms(f) ** -1 in sub.args:
                     n = text(terms(f))
                     yield Candidate("sum_for_mean", pos, at(e, path, sub * terms(f)), "",
-                                    f"{q}: the sum for the mean (Σ not divided by {n})",
-                                    f"{q}:用求和代替了平均(没有除以 {n})")
+                                    cat(q, ": the sum for the mean (Σ not divided by ", n, ")"),
+                                    cat(q, ":用求和代替了平均(没有除以 ", n, ")"))
             c, _ = sub.as_coeff_Mul()
             if c.is_Rational and c not in (1, -1, 0):
                 a = abs(c)
                 yield Candidate("constant_dropped", pos, at(e, path, sub / a), "",
-                                f"{q}: the constant factor {a} dropped",
-                                f"{q}:漏掉了常数因子 {a}")
+                                cat(q, ": the constant factor ", text(a), " dropped"),
+                                cat(q, ":漏掉了常数因子 ", text(a)))
                 yield Candidate("constant_doubled", pos, at(e, path, sub * 2), "",
-                                f"{q}: the constant factor {a} doubled",
-                                f"{q}:常数因子 {a} 被加倍了")
+                                cat(q, ": the constant factor ", text(a), " doubled"),
+                                cat(q, ":常数因子 ", text(a), " 被加倍了"))
         if isinstance(sub, sp.Sum) and not (isinstance(parent, sp.Mul)
                                             and terms(sub) ** -1 in parent.args):
             n = text(terms(sub))
             yield Candidate("mean_for_sum", pos, at(e, path, sub / terms(sub)), "",
-                            f"{q}: the mean for the sum (Σ divided by {n})",
-                            f"{q}:用平均代替了求和(多除以了 {n})")
+                            cat(q, ": the mean for the sum (Σ divided by ", n, ")"),
+                            cat(q, ":用平均代替了求和(多除以了 ", n, ")"))
     if e != 0:
         yield Candidate("sign", 0, -e, "", f"{q}: the sign flipped", f"{q}:符号取反了")
     yield from _steps(graph, node, e)
@@ -271,14 +272,15 @@ def _candidates(graph: Graph, node: Node, e: sp.Expr) -> Iterator[Candidate]:
                 tt = text(t)
                 if carried(node, t):
                     yield Candidate("momentum_forgotten", pos, at(e, path, sub.func(*rest)),
-                                    slug(t), f"{q}: the carried term {tt} dropped (momentum "
-                                    "forgotten)", f"{q}:漏掉了从上一步带来的项 {tt}(忘了动量)",
+                                    slug(t), cat(q, ": the carried term ", tt, " dropped "
+                                                 "(momentum forgotten)"),
+                                    cat(q, ":漏掉了从上一步带来的项 ", tt, "(忘了动量)"),
                                     (sub, sub.func(*rest)))
                 yield Candidate("term_sign", pos, at(e, path, sub.func(*rest, -t)), slug(t),
-                                f"{q}: the sign of the term {tt} flipped",
-                                f"{q}:项 {tt} 的符号反了")
+                                cat(q, ": the sign of the term ", tt, " flipped"),
+                                cat(q, ":项 ", tt, " 的符号反了"))
                 yield Candidate("term_dropped", pos, at(e, path, sub.func(*rest)), slug(t),
-                                f"{q}: the term {tt} dropped", f"{q}:漏掉了项 {tt}")
+                                cat(q, ": the term ", tt, " dropped"), cat(q, ":漏掉了项 ", tt))
         if isinstance(sub, sp.Mul):
             means = {terms(f) ** -1 for f in sub.args if isinstance(f, sp.Sum)}
             factors = [f for f in sub.args if not f.is_Number]
@@ -290,11 +292,12 @@ def _candidates(graph: Graph, node: Node, e: sp.Expr) -> Iterator[Candidate]:
                 if bias_correction(f):
                     yield Candidate("bias_correction_forgotten", pos,
                                     at(e, path, sub.func(*rest)), "",
-                                    f"{q}: the bias correction {ft} forgotten",
-                                    f"{q}:忘了偏差修正 {ft}", (sub, sub.func(*rest)))
+                                    cat(q, ": the bias correction ", ft, " forgotten"),
+                                    cat(q, ":忘了偏差修正 ", ft), (sub, sub.func(*rest)))
                 yield Candidate("factor_dropped", pos, at(e, path, sub.func(*rest)), slug(f),
-                                f"{q}: the factor {ft} dropped (a chain-rule factor forgotten)",
-                                f"{q}:漏掉了因子 {ft}(链式法则少乘了一项)")
+                                cat(q, ": the factor ", ft, " dropped (a chain-rule factor "
+                                    "forgotten)"),
+                                cat(q, ":漏掉了因子 ", ft, "(链式法则少乘了一项)"))
     c, _ = e.as_coeff_Mul()
     if c in (1, -1) and e != 0:
         yield Candidate("doubled", 0, 2 * e, "", f"{q}: doubled (a factor 2 too many, "
@@ -328,8 +331,8 @@ def _steps(graph: Graph, node: Node, e: sp.Expr) -> Iterator[Candidate]:
             continue
         b = a.base[(new, *rest)]
         yield Candidate(kind, 0, e.xreplace({a: b}), slug(a),
-                        f"{node.name}: {en} {text(b)} for {text(a)}",
-                        f"{node.name}:用了{zh} {text(b)} 而不是 {text(a)}")
+                        cat(node.name, f": {en} ", text(b), " for ", text(a)),
+                        cat(node.name, f":用了{zh} ", text(b), " 而不是 ", text(a)))
 
 
 def _leaves(e: sp.Basic) -> Iterator[sp.Basic]:
@@ -379,6 +382,7 @@ def _swaps(graph: Graph, node: Node, e: sp.Expr) -> Iterator[Candidate]:
     for u, v, su, sv in pairs:
         a, b = text(su), text(sv)
         yield Candidate("swapped", 0, e.xreplace({u: v, v: u}), f"{slug(su)}_{slug(sv)}",
-                        f"{node.name}: {a} and {b} swapped", f"{node.name}:{a} 与 {b} 互换了")
+                        cat(node.name, ": ", a, " and ", b, " swapped"),
+                        cat(node.name, ":", a, " 与 ", b, " 互换了"))
 
 

@@ -7,9 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import sympy as sp
+from sympy.printing.str import StrPrinter
 
 from derive.graph.language import ALIASES
 from derive.graph.notation import notation_of, plain_sub
+from derive.graph.words import Formula, Words, cat
 
 
 @dataclass(frozen=True)
@@ -25,6 +27,7 @@ class Candidate:
     obj: str
     en: str
     zh: str
+    """Its words, with their subexpressions as math spans (derive.graph.words)."""
     swap: tuple[sp.Basic, sp.Basic] | None = None
 
 
@@ -65,7 +68,40 @@ def letter(name: str, ix: str = "") -> str:
     return out + ix
 
 
-def text(e: sp.Basic) -> str:
+class _Plain(StrPrinter):
+    """SymPy's text as the course writes it: [z₂ > 0] for a step (Heaviside(z₂, 0)), |u|,
+    min and max, e."""
+
+    def _print_Heaviside(self, e):
+        if len(e.args) == 2 and e.args[1] in _STEP:
+            return f"[{self._print(e.args[0])} {_STEP[e.args[1]]} 0]"
+        return f"H({self._print(e.args[0])})"
+
+    def _print_Abs(self, e):
+        return f"|{self._print(e.args[0])}|"
+
+    def _print_Min(self, e):
+        return "min(" + ", ".join(self._print(a) for a in e.args) + ")"
+
+    def _print_Max(self, e):
+        return "max(" + ", ".join(self._print(a) for a in e.args) + ")"
+
+    def _print_Exp1(self, e):
+        return "e"
+
+
+_STEP = {sp.S.Zero: ">", sp.S.One: "≥"}
+"""Heaviside(u, H0) as the derivation writes it: H0 = 0 is [u > 0], H0 = 1 is [u ≥ 0]."""
+
+
+def text(e: sp.Basic) -> Words:
+    """A subexpression as a math span of a mutation's words: printed by the derivation's
+    printer where it is typeset, and as plain Unicode text here: x_i, w_(t − 1), −y_i,
+    [z₂ > 0] (derive.graph.words)."""
+    return cat(Formula.of(e, plain_text(e)))
+
+
+def plain_text(e: sp.Basic) -> str:
     """A subexpression in plain Unicode text for an explanation: x_i, w_(t − 1), −y_i."""
     names = {}
     for a in sp.preorder_traversal(e):
@@ -75,7 +111,7 @@ def text(e: sp.Basic) -> str:
     plain = e.xreplace(names)
     plain = plain.xreplace({s: sp.Symbol(letter(s.name)) for s in plain.free_symbols
                             if isinstance(s, sp.Symbol) and s not in names.values()})
-    return sp.sstr(plain).replace("**", "^").replace("*", "·").replace("-", "−")
+    return _Plain().doprint(plain).replace("**", "^").replace("*", "·").replace("-", "−")
 
 
 def slug(e: sp.Basic) -> str:

@@ -14,6 +14,7 @@ from derive.graph.graph import Graph
 from derive.graph.mutation_parts import Candidate, at, letter, slug, terms, text
 from derive.graph.node import Node
 from derive.graph.notation import notation_of
+from derive.graph.words import cat, filled, said
 
 
 def named(graph: Graph, node: Node, e: sp.Expr, sites) -> Iterator[Candidate]:
@@ -23,15 +24,16 @@ def named(graph: Graph, node: Node, e: sp.Expr, sites) -> Iterator[Candidate]:
         if isinstance(sub, sp.Pow) and sub.exp in (sp.S.Half, -sp.S.Half):
             new = sub.base ** (2 * sub.exp)
             yield Candidate("sqrt_forgotten", pos, at(e, path, new), "",
-                            f"{q}: the square root of {text(sub.base)} forgotten",
-                            f"{q}:忘了对 {text(sub.base)} 开平方", (sub, new))
+                            cat(q, ": the square root of ", text(sub.base), " forgotten"),
+                            cat(q, ":忘了对 ", text(sub.base), " 开平方"), (sub, new))
         if isinstance(sub, sp.sign):
             u = sub.args[0]
             new = sp.Piecewise((1, sp.Eq(u, 0)), (sub, True))
             yield Candidate("sign_at_zero_as_one", pos, at(e, path, new), "",
-                            f"{q}: sign(0) taken as +1 (the derivative of |u| at u = 0, "
-                            "where torch takes 0)",
-                            f"{q}:把 sign(0) 当成了 +1(|u| 在 u = 0 处的导数,torch 取 0)",
+                            cat(q, said(r": $\operatorname{sign}(0)$ taken as $+1$ (the "
+                                        r"derivative of $|u|$ at $u = 0$, where torch takes 0)")),
+                            cat(q, said(r":把 $\operatorname{sign}(0)$ 当成了 $+1$($|u|$ 在 "
+                                        r"$u = 0$ 处的导数,torch 取 0)")),
                             (sub, new))
         if isinstance(sub, sp.Sum):
             yield from _one_over_k(q, e, pos, path, sub)
@@ -80,11 +82,13 @@ def _one_over_k(q: str, e: sp.Expr, pos: int, path, s: sp.Sum) -> Iterator[Candi
     else:
         return
     new = s.func(new, *s.limits)
+    share = (text(sizes[0] / totals[0].base) if sizes
+             else cat(said("$n_k$"), "/", text(totals[0].base)))  # n_k cancelled in the sum
     yield Candidate("weights_one_over_k", pos, at(e, path, new), "",
-                    f"{q}: 1/{text(many)} for every microbatch in place of its share "
-                    f"n_k/{text(totals[0].base)} (the mean of the microbatch means)",
-                    f"{q}:每个微批都取 1/{text(many)},而不是它的份额 "
-                    f"n_k/{text(totals[0].base)}(微批均值的均值)", (s, new))
+                    cat(q, ": ", text(1 / many), " for every microbatch in place of its share ",
+                        share, " (the mean of the microbatch means)"),
+                    cat(q, ":每个微批都取 ", text(1 / many), ",而不是它的份额 ",
+                        share, "(微批均值的均值)"), (s, new))
 
 
 def _counted_from_previous(node: Node, e: sp.Expr) -> Iterator[Candidate]:
@@ -100,9 +104,10 @@ def _counted_from_previous(node: Node, e: sp.Expr) -> Iterator[Candidate]:
     back = {d: a for a, d in members.items()}
     new = bare.xreplace({t: t - 1}).xreplace(back)
     yield Candidate("counted_from_t_minus_1", 0, new, "",
-                    f"{node.name}: the step counted from t − 1 (t − 1 in place of t, as a "
-                    "warmup counted from 0)",
-                    f"{node.name}:步数从 t − 1 数起(用 t − 1 代替 t,如从 0 开始数的 warmup)",
+                    cat(node.name, ": the step counted from ", text(t - 1), " (", text(t - 1),
+                        " in place of ", text(t), ", as a warmup counted from 0)"),
+                    cat(node.name, ":步数从 ", text(t - 1), " 数起(用 ", text(t - 1), " 代替 ",
+                        text(t), ",如从 0 开始数的 warmup)"),
                     (e, new))
 
 
@@ -120,9 +125,11 @@ def _counted_from_current(node: Node, e: sp.Expr) -> Iterator[Candidate]:
     back = {d: a for a, d in members.items()}
     new = bare.xreplace({t - 1: t}).xreplace(back)
     yield Candidate("counted_from_t", 0, new, "",
-                    f"{node.name}: the step counted from t instead of t − 1 (t in place of "
-                    "t − 1: one step late)",
-                    f"{node.name}:步数从 t 而不是 t − 1 数起(用 t 代替 t − 1:晚了一步)",
+                    cat(node.name, ": the step counted from ", text(t), " instead of ",
+                        text(t - 1), " (", text(t), " in place of ", text(t - 1),
+                        ": one step late)"),
+                    cat(node.name, ":步数从 ", text(t), " 而不是 ", text(t - 1), " 数起(用 ",
+                        text(t), " 代替 ", text(t - 1), ":晚了一步)"),
                     (e, new))
 
 
@@ -146,8 +153,9 @@ def _read_for(graph: Graph, node: Node, e: sp.Expr, sites) -> Iterator[Candidate
                 a, b = text(sub), text(new)
                 yield Candidate("column_swapped", pos, at(e, path, new),
                                 f"{slug(sub)}_{slug(new)}",
-                                f"{node.name}: {b} in place of {a} (one column read for "
-                                "another)", f"{node.name}:在一处用了 {b} 而不是 {a}(读错了列)")
+                                cat(node.name, ": ", b, " in place of ", a, " (one column "
+                                    "read for another)"),
+                                cat(node.name, ":在一处用了 ", b, " 而不是 ", a, "(读错了列)"))
         elif owner.over is not None and owner is not node and owner.start is not None:
             t = owner.over.index
             if sub.indices[0] != t:
@@ -156,11 +164,11 @@ def _read_for(graph: Graph, node: Node, e: sp.Expr, sites) -> Iterator[Candidate
                 if (isinstance(a, sp.Indexed) and a.base != owner.symbol
                         and a.indices[0] == t and a.base.label.name in graph.by_key):
                     yield Candidate("momentum_forgotten", pos, at(e, path, a), slug(a),
-                                    f"{node.name}: {text(a)} in place of {text(sub)} "
-                                    "(momentum forgotten: the step along what the "
-                                    "recurrence accumulates)",
-                                    f"{node.name}:用 {text(a)} 代替了 {text(sub)}"
-                                    "(忘了动量:直接沿被累积的量更新)")
+                                    cat(node.name, ": ", text(a), " in place of ", text(sub),
+                                        " (momentum forgotten: the step along what the "
+                                        "recurrence accumulates)"),
+                                    cat(node.name, ":用 ", text(a), " 代替了 ", text(sub),
+                                        "(忘了动量:直接沿被累积的量更新)"))
 
 
 def _same_letter(u: sp.IndexedBase, v: sp.IndexedBase) -> bool:
@@ -171,20 +179,22 @@ def _same_letter(u: sp.IndexedBase, v: sp.IndexedBase) -> bool:
 
 
 EVERY_SITE = {
-    "bias_correction_forgotten": ("the bias correction forgotten in every estimate ({})",
-                                  "每个估计({})都忘了偏差修正"),
-    "sqrt_forgotten": ("the square root forgotten wherever it is taken ({})",
-                       "每处({})都忘了开平方"),
-    "momentum_forgotten": ("momentum forgotten in every buffer ({}): each carried term dropped",
-                           "每个缓冲({})都忘了动量:漏掉了从上一步带来的项"),
-    "counted_from_t_minus_1": ("the step counted from t − 1 everywhere ({})",
-                               "每处({})步数都从 t − 1 数起"),
-    "counted_from_t": ("the step counted from t instead of t − 1 everywhere ({}): one step late",
-                       "每处({})步数都从 t 而不是 t − 1 数起:晚了一步"),
-    "sign_at_zero_as_one": ("sign(0) taken as +1 everywhere ({})",
-                            "每处({})都把 sign(0) 当成了 +1"),
-    "weights_one_over_k": ("1/K for every microbatch's share n_k/N everywhere ({})",
-                           "每处({})都给每个微批取 1/K,而不是它的份额 n_k/N"),
+    "bias_correction_forgotten": (said("the bias correction forgotten in every estimate ({})"),
+                                  said("每个估计({})都忘了偏差修正")),
+    "sqrt_forgotten": (said("the square root forgotten wherever it is taken ({})"),
+                       said("每处({})都忘了开平方")),
+    "momentum_forgotten": (said("momentum forgotten in every buffer ({}): each carried term "
+                                "dropped"),
+                           said("每个缓冲({})都忘了动量:漏掉了从上一步带来的项")),
+    "counted_from_t_minus_1": (said("the step counted from $t - 1$ everywhere ({})"),
+                               said("每处({})步数都从 $t - 1$ 数起")),
+    "counted_from_t": (said("the step counted from $t$ instead of $t - 1$ everywhere ({}): one "
+                            "step late"),
+                       said("每处({})步数都从 $t$ 而不是 $t - 1$ 数起:晚了一步")),
+    "sign_at_zero_as_one": (said(r"$\operatorname{sign}(0)$ taken as $+1$ everywhere ({})"),
+                            said(r"每处({})都把 $\operatorname{sign}(0)$ 当成了 $+1$")),
+    "weights_one_over_k": (said("$1/K$ for every microbatch's share $n_k/N$ everywhere ({})"),
+                           said("每处({})都给每个微批取 $1/K$,而不是它的份额 $n_k/N$")),
 }
 """The named patterns also made at every site at once (a student who forgets momentum forgets
 it in every buffer), with their words ({} holds the sites' quantities)."""
@@ -213,9 +223,12 @@ def every_site(found: list[tuple[Node, sp.Expr, Candidate]], order: dict[str, in
         where = ", ".join(letter(node.key) for node, _, _ in
                           sorted(swaps.values(), key=lambda s: order[s[0].name]))
         en, zh = EVERY_SITE[kind]
-        en, zh = en.format(where), zh.format(where)
+        en, zh = filled(en, where), filled(zh, where)
         if len(swaps) == 1:  # every site in one quantity: each said, as "w: … ; w: …"
-            en, zh = "; ".join(c.en for _, _, c in sites), ";".join(c.zh for _, _, c in sites)
+            en = cat(*(x for n, (_, _, c) in enumerate(sites) for x in (("; ", c.en) if n
+                                                                          else (c.en,))))
+            zh = cat(*(x for n, (_, _, c) in enumerate(sites) for x in ((";", c.zh) if n
+                                                                          else (c.zh,))))
         yield kind, replace, en, zh, sites[0][2]
 
 

@@ -14,6 +14,7 @@ import sympy as sp
 
 from derive.graph import Node, symbol
 from derive.graph.evaluate import Undefined
+from derive.graph.words import said
 from derive.optimizers.chain import (
     STEPS,
     Chain,
@@ -116,19 +117,19 @@ MISTAKES = (
                  {"w_steps": ["1.025"]})),
     OptimizerMistake(
         "lr_decay_off_by_one",
-        "Adagrad's decayed rate at step t as η/(1 + t·δ) instead of torch's "
-        "η/(1 + (t − 1)·δ): the first step already decayed",
-        "Adagrad 第 t 步的学习率写成了 η/(1 + t·δ),而 torch 是 η/(1 + (t − 1)·δ):"
-        "第一步就衰减了",
+        said(r"Adagrad's decayed rate at step $t$ as $\eta/(1 + t \cdot \delta)$ instead of "
+             r"torch's $\eta/(1 + (t - 1) \cdot \delta)$: the first step already decayed"),
+        said(r"Adagrad 第 $t$ 步的学习率写成了 $\eta/(1 + t \cdot \delta)$,而 torch 是 "
+             r"$\eta/(1 + (t - 1) \cdot \delta)$:第一步就衰减了"),
         lambda s, cs: ({cs[0].param_node: update(cs[0], _direction(s, cs[0]), rate(s, 1))}
                        if s.lr_decay else None),
         example=({**ONE, "optimizer": {"name": "adagrad", "lr_decay": "1"}},
                  {"w_steps": ["1.05"]})),
     OptimizerMistake(
         "initial_accumulator_ignored",
-        "Adagrad's initial_accumulator_value ignored: the sum of squares started at 0 "
-        "instead of s_0",
-        "忽略了 Adagrad 的 initial_accumulator_value:梯度平方和从 0 开始,而不是 s_0",
+        said(r"Adagrad's initial_accumulator_value ignored: the sum of squares started at 0 "
+             r"instead of $s_0$"),
+        said(r"忽略了 Adagrad 的 initial_accumulator_value:梯度平方和从 0 开始,而不是 $s_0$"),
         lambda s, cs: ({c.name(SUM.node): fresh_first(sp.Pow(_grad(s, c), 2), _accumulate(s, c))
                         for c in cs} if s.started and not s.resumed else None),
         target="sum_steps", spreads=True,

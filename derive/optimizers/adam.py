@@ -14,6 +14,7 @@ from typing import NamedTuple
 import sympy as sp
 
 from derive.graph import Node, symbol
+from derive.graph.words import said
 from derive.optimizers.chain import (
     STEPS,
     Chain,
@@ -155,14 +156,18 @@ right w_1 is 1.013111 (bias correction at step 3)."""
 MISTAKES = (
     OptimizerMistake(
         "bias_correction_forgotten",
-        "Adam without bias correction: m_t/(√v_t + ε) in place of m̂_t/(√v̂_t + ε)",
-        "Adam 忘了偏差修正: 用 m_t/(√v_t + ε) 代替 m̂_t/(√v̂_t + ε)", _bias_forgotten,
+        said(r"Adam without bias correction: $m_t/(\sqrt{v_t} + \varepsilon)$ in place of "
+             r"$\hat{m}_t/(\sqrt{\hat{v}_t} + \varepsilon)$"),
+        said(r"Adam 忘了偏差修正: 用 $m_t/(\sqrt{v_t} + \varepsilon)$ 代替 "
+             r"$\hat{m}_t/(\sqrt{\hat{v}_t} + \varepsilon)$"), _bias_forgotten,
         example=({**ONE, "optimizer": {"name": "adam"}}, {"w_steps": ["1.316228"]})),
     OptimizerMistake(
         "adamw_decay_as_l2",
-        "AdamW's weight decay added to the gradient (Adam's L2) instead of decoupled "
-        "w·(1 − η·λ)",
-        "把 AdamW 的权重衰减加进了梯度(Adam 的 L2),而不是解耦的 w·(1 − η·λ)", _as_l2,
+        said(r"AdamW's weight decay added to the gradient (Adam's L2) instead of decoupled "
+             r"$w \cdot (1 - \eta \cdot \lambda)$"),
+        said(r"把 AdamW 的权重衰减加进了梯度(Adam 的 L2),而不是解耦的 "
+             r"$w \cdot (1 - \eta \cdot \lambda)$"),
+        _as_l2,
         example=({**ONE, "optimizer": {"name": "adamw", "weight_decay": "0.5"}},
                  {"w_steps": ["1.100"]})),
     OptimizerMistake(
@@ -171,35 +176,36 @@ MISTAKES = (
                        if s.decoupled and s.decay else None)),
     OptimizerMistake(
         "state_lost_on_resume",
-        "the optimizer state lost on resume (only the parameters loaded, a fresh Adam): m, v "
-        "start from 0 and the step count from 0, so the bias correction uses t instead of "
-        "t_0 + t",
-        "恢复训练时丢失了优化器状态(只加载了参数,新建的 Adam): m、v 从 0 开始,步数也从 0 "
-        "开始,偏差修正用 t 而不是 t_0 + t",
+        said(r"the optimizer state lost on resume (only the parameters loaded, a fresh Adam): "
+             r"$m$, $v$ start from 0 and the step count from 0, so the bias correction uses $t$ "
+             r"instead of $t_0 + t$"),
+        said(r"恢复训练时丢失了优化器状态(只加载了参数,新建的 Adam): $m$、$v$ 从 0 开始,步数也"
+             r"从 0 开始,偏差修正用 $t$ 而不是 $t_0 + t$"),
         lambda s, cs: ({**_lost_moments(s, cs), **_counted_as(s, cs, t)} if s.resumed
                        else None),
         target="m_steps", spreads=True, example=(_RESUMED, {"m_steps": ["-0.4"]})),
     OptimizerMistake(
         "moments_reset",
-        "Adam's moments m, v reset to 0 on resume while the step count t_0 is kept",
-        "恢复训练时 Adam 的矩 m、v 被重置为 0,而步数 t_0 保留",
+        said(r"Adam's moments $m$, $v$ reset to 0 on resume while the step count $t_0$ is kept"),
+        said(r"恢复训练时 Adam 的矩 $m$、$v$ 被重置为 0,而步数 $t_0$ 保留"),
         lambda s, cs: _lost_moments(s, cs) if s.resumed else None,
         target="m_steps", spreads=True,
         example=(_RESUMED, {"m_steps": ["-0.4"], "w_steps": ["1.063881"]})),
     OptimizerMistake(
         "step_count_reset",
-        "Adam's step count restarted at 0 on resume (m, v kept): the bias correction uses "
-        "1 − β^t instead of 1 − β^(t_0 + t)",
-        "恢复训练时 Adam 的步数从 0 重新开始(m、v 保留): 偏差修正用 1 − β^t 而不是 "
-        "1 − β^(t_0 + t)",
+        said(r"Adam's step count restarted at 0 on resume ($m$, $v$ kept): the bias correction "
+             r"uses $1 - \beta^t$ instead of $1 - \beta^{t_0 + t}$"),
+        said(r"恢复训练时 Adam 的步数从 0 重新开始($m$、$v$ 保留): 偏差修正用 $1 - \beta^t$ "
+             r"而不是 $1 - \beta^{t_0 + t}$"),
         lambda s, cs: _counted_as(s, cs, t) if s.resumed else None,
         spreads=True, example=(_RESUMED, {"w_steps": ["1.020524"]})),
     OptimizerMistake(
         "resumed_from_wrong_step",
-        "resumed from the wrong step: the bias correction counts the saved step t_0 as the "
-        "resumed first step, 1 − β^(t_0 + t − 1) instead of 1 − β^(t_0 + t)",
-        "从错误的步数恢复: 偏差修正把保存的第 t_0 步当作恢复后的第一步,用 "
-        "1 − β^(t_0 + t − 1) 而不是 1 − β^(t_0 + t)",
+        said(r"resumed from the wrong step: the bias correction counts the saved step $t_0$ as "
+             r"the resumed first step, $1 - \beta^{t_0 + t - 1}$ instead of "
+             r"$1 - \beta^{t_0 + t}$"),
+        said(r"从错误的步数恢复: 偏差修正把保存的第 $t_0$ 步当作恢复后的第一步,用 "
+             r"$1 - \beta^{t_0 + t - 1}$ 而不是 $1 - \beta^{t_0 + t}$"),
         lambda s, cs: _counted_as(s, cs, step_count(True, -1)) if s.resumed else None,
         spreads=True, example=(_RESUMED, {"w_steps": ["1.015273"]})),
 )

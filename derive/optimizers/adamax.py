@@ -16,6 +16,7 @@ from typing import NamedTuple
 import sympy as sp
 
 from derive.graph import Node
+from derive.graph.words import said
 from derive.optimizers.adam import M, beta1, beta2
 from derive.optimizers.chain import (
     STEPS,
@@ -98,10 +99,12 @@ def _undefined(opt, state, exc):
 MISTAKES = (
     OptimizerMistake(
         "exp_inf_bias_corrected",
-        "Adamax's infinity norm bias-corrected as Adam's v is: m_t/(u_t/(1 − β₂^t)) instead "
-        "of torch's m_t/u_t (only the first moment is corrected, by η/(1 − β₁^t))",
-        "把 Adamax 的无穷范数也做了偏差修正(像 Adam 的 v 那样): 用 m_t/(u_t/(1 − β₂^t)),"
-        "而 torch 是 m_t/u_t(只有一阶矩由 η/(1 − β₁^t) 修正)",
+        said(r"Adamax's infinity norm bias-corrected as Adam's $v$ is: "
+             r"$m_t/(u_t/(1 - \beta_2^t))$ instead of torch's $m_t/u_t$ (only the first moment "
+             r"is corrected, by $\eta/(1 - \beta_1^t)$)"),
+        said(r"把 Adamax 的无穷范数也做了偏差修正(像 Adam 的 $v$ 那样): 用 "
+             r"$m_t/(u_t/(1 - \beta_2^t))$,而 torch 是 $m_t/u_t$(只有一阶矩由 "
+             r"$\eta/(1 - \beta_1^t)$ 修正)"),
         lambda s, cs: {cs[0].param_node: _update(
             s, cs[0], over(cs[0].state(EXP_INF)[t],
                            plus(1, -beta2 ** step_count(s.resumed))))},

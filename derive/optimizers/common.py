@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from derive.graph.words import said
 from derive.optimizers.spec import StateSlot
 
 BUFFER = StateSlot(
@@ -13,18 +14,21 @@ BUFFER = StateSlot(
         "μ·u_0 + (1 − τ)·g̃_1 resumed from a saved u_0; RMSprop: μ·u_{t−1} + g̃_t/(√v_t + ε))",
     b_doc="the momentum buffer of b after each step", header="u_t", claimable=("w", "b"))
 
-WEIGHT_DECAY_FORGOTTEN = ("the weight decay λ left out", "漏掉了权重衰减 λ")
+WEIGHT_DECAY_FORGOTTEN = (said(r"the weight decay $\lambda$ left out"),
+                          said(r"漏掉了权重衰减 $\lambda$"))
 
 EPS_INSIDE_SQRT = (
-    "ε inside the square root, g̃_t/√(s + ε) as Keras and TensorFlow write it, instead of "
-    "torch's g̃_t/(√s + ε)",
-    "把 ε 放进了平方根: g̃_t/√(s + ε)(Keras、TensorFlow 的写法),而不是 torch 的 "
-    "g̃_t/(√s + ε)")
+    said(r"$\varepsilon$ inside the square root, $\tilde{g}_t/\sqrt{s + \varepsilon}$ as Keras "
+         r"and TensorFlow write it, instead of torch's $\tilde{g}_t/(\sqrt{s} + \varepsilon)$"),
+    said(r"把 $\varepsilon$ 放进了平方根: $\tilde{g}_t/\sqrt{s + \varepsilon}$(Keras、TensorFlow "
+         r"的写法),而不是 torch 的 $\tilde{g}_t/(\sqrt{s} + \varepsilon)$"))
 
 SQRT_FORGOTTEN = (
-    "the square root forgotten: g̃_t/(s + ε) instead of g̃_t/(√s + ε) (s the average or sum "
-    "of the squared gradients)",
-    "忘了开平方: g̃_t/(s + ε),而不是 g̃_t/(√s + ε)(s 为梯度平方的平均或累加和)")
+    said(r"the square root forgotten: $\tilde{g}_t/(s + \varepsilon)$ instead of "
+         r"$\tilde{g}_t/(\sqrt{s} + \varepsilon)$ ($s$ the average or sum of the squared "
+         r"gradients)"),
+    said(r"忘了开平方: $\tilde{g}_t/(s + \varepsilon)$,而不是 "
+         r"$\tilde{g}_t/(\sqrt{s} + \varepsilon)$($s$ 为梯度平方的平均或累加和)"))
 
 ONE = {"w": "1", "lr": "0.1", "records": [["2", "4"]]}
 """The lesson's one record (2, 4) from w = 1, η = 0.1: the examples' exercise."""

@@ -16,6 +16,7 @@ import sympy as sp
 
 from derive.graph import Node, symbol
 from derive.graph.evaluate import Undefined
+from derive.graph.words import said
 from derive.optimizers.chain import (
     STEPS,
     Chain,
@@ -165,10 +166,11 @@ MISTAKES = (
                  {"w_steps": ["1.1"]})),
     OptimizerMistake(
         "centered_as_uncentered",
-        "centered RMSprop computed as the plain one: √v_t + ε instead of √(v_t − a_t²) + ε "
-        "(the running average of the gradients never subtracted)",
-        "把 centered RMSprop 算成了普通 RMSprop:用 √v_t + ε 而不是 √(v_t − a_t²) + ε"
-        "(没有减去梯度滑动平均的平方)",
+        said(r"centered RMSprop computed as the plain one: $\sqrt{v_t} + \varepsilon$ instead of "
+             r"$\sqrt{v_t - a_t^2} + \varepsilon$ (the running average of the gradients never "
+             r"subtracted)"),
+        said(r"把 centered RMSprop 算成了普通 RMSprop:用 $\sqrt{v_t} + \varepsilon$ 而不是 "
+             r"$\sqrt{v_t - a_t^2} + \varepsilon$(没有减去梯度滑动平均的平方)"),
         lambda s, cs: (_replacing(s, cs[0], denominator(s, cs[0], centered=False))
                        if s.centered else None),
         example=({**ONE, "optimizer": {"name": "rmsprop", "alpha": "0.75", "centered": "true",

@@ -18,9 +18,11 @@ from derive.graph.graph import Graph, boundaries, members
 from derive.graph.lesson import K, N, T, eta, g, i, k, w, x, y, yhat
 from derive.graph.lesson import w_new as w1
 from derive.graph.notation import blocks, kin
+from derive.graph.words import Words, cat, said
 from derive.model import linear
 from derive.recipes.base import Candidate, Example, Input, Quantity, Recipe
 from derive.recipes.graphed import Graphed, NamedMistake, as_computed
+from derive.recipes.sgd_step import WRONG_SIGN
 from derive.wording import plural
 
 RECORDS = Family("records", i, N)
@@ -175,7 +177,7 @@ QUANTITIES = (  # each formula is its node in `graph`
               ("Weight of each microbatch in the target", "每个微批在目标中的权重")),
     _quantity("gradient", "the target's gradient (A2)",
               ("The accumulated gradient (A2)", "累积梯度(A2)")),
-    _quantity("mean_of_means", "the 1/K mistake: microbatch means averaged equally",
+    _quantity("mean_of_means", said(r"the $1/K$ mistake: microbatch means averaged equally"),
               ("The microbatch means averaged equally", "微批均值等权平均"),
               wrong=True, mistake_of=("gradient",)),
     _quantity("sum_of_means", "the undivided sum of microbatch means",
@@ -183,10 +185,10 @@ QUANTITIES = (  # each formula is its node in `graph`
               wrong=True, mistake_of=("gradient",)),
     _quantity("w_new", "w after one SGD step on the accumulated gradient (A3)",
               ("The weight after the step (A3)", "更新后的权重(A3)"), needs=STEP),
-    _quantity("w_new_mean_of_means", "w after a step on the 1/K mean of means",
+    _quantity("w_new_mean_of_means", said(r"$w$ after a step on the $1/K$ mean of means"),
               ("The weight after a step on the mean of means", "按均值的均值更新后的权重"),
               wrong=True, mistake_of=("w_new",), needs=STEP),
-    _quantity("w_new_sum_of_means", "w after a step on the undivided sum",
+    _quantity("w_new_sum_of_means", said(r"$w$ after a step on the undivided sum"),
               ("The weight after a step on the undivided sum", "按均值之和更新后的权重"),
               wrong=True, mistake_of=("w_new",), needs=STEP),
     _quantity("micro_step_gradients",
@@ -197,10 +199,10 @@ QUANTITIES = (  # each formula is its node in `graph`
               ("The weight after each per-microbatch step", "逐微批更新后的权重"),
               wrong=True, needs=MICRO),
     _quantity("divisor_gradient",
-              "the microbatch means summed and divided by the fixed divisor d",
+              said(r"the microbatch means summed and divided by the fixed divisor $d$"),
               ("The microbatch means summed and divided by d", "微批均值之和除以固定分母 d"),
               wrong=True, mistake_of=("gradient",), needs=("divisor",)),
-    _quantity("w_new_divisor", "w after a step on the fixed-divisor gradient",
+    _quantity("w_new_divisor", said(r"$w$ after a step on the fixed-divisor gradient"),
               ("The weight after a step on the fixed-divisor gradient",
                "按固定分母梯度更新后的权重"),
               wrong=True, mistake_of=("w_new",), needs=("divisor", *STEP)),
@@ -253,11 +255,12 @@ def _planned_counts(ctx) -> list[tuple[int, str, str]]:
     counted as full), and d·n_max when a divisor declares the planned microbatch count d."""
     big, sizes, _ = _tail(ctx)
     k_ = len(sizes)
-    out = [(k_ * big, f"K·n_max = {k_}·{big}", f"K·n_max = {k_}·{big}")]
+    count = said(rf"$K \cdot n_{{\max}} = {k_} \cdot {big}$")
+    out = [(k_ * big, count, count)]
     if ctx.has("divisor") and int(ctx["divisor"]) != k_:
         d_ = int(ctx["divisor"])
-        out.append((d_ * big, f"d·n_max = {d_}·{big} (the declared plan)",
-                    f"d·n_max = {d_}·{big}(声明的计划)"))
+        count = said(rf"$d \cdot n_{{\max}} = {d_} \cdot {big}$")
+        out.append((d_ * big, cat(count, " (the declared plan)"), cat(count, "(声明的计划)")))
     return out
 
 
@@ -278,11 +281,11 @@ def _planned_records(ctx) -> list[Candidate]:
     for planned, en, zh in _planned_counts(ctx):
         out.append(Candidate(
             total / planned,
-            en=f"the window's gradient sum divided by its planned count {en} = {planned} "
-               f"records, not by the {records} records it holds (a tail window divided as if "
-               "full)",
-            zh=f"把窗口的梯度和除以计划的记录数 {zh} = {planned},而不是实际的 {records} 条记录"
-               "(尾部窗口仍按满窗口除)",
+            en=cat("the window's gradient sum divided by its planned count ", en,
+                   f" = {planned} records, not by the {records} records it holds (a tail "
+                   "window divided as if full)"),
+            zh=cat("把窗口的梯度和除以计划的记录数 ", zh,
+                   f" = {planned},而不是实际的 {records} 条记录(尾部窗口仍按满窗口除)"),
             details={"planned_records": planned, "records": records}))
     return out
 
@@ -298,11 +301,11 @@ def _planned_microbatches(ctx) -> list[Candidate]:
     top = min(PLANNED_MICROBATCHES_UP_TO * k_, MAX_PLANNED_MICROBATCHES)
     return [Candidate(
         total / p_,
-        en=f"the microbatch means summed and divided by {p_}, a planned count of microbatches, "
-           f"although the window holds K = {k_} (a tail window divided by the planned count; "
-           f"`divisor = {p_}` states such a plan)",
-        zh=f"把微批均值之和除以 {p_}(计划的微批数),而窗口实际只有 K = {k_} 个微批"
-           f"(尾部窗口仍按计划个数除;可用 divisor = {p_} 声明这种计划)",
+        en=said(f"the microbatch means summed and divided by {p_}, a planned count of "
+                f"microbatches, although the window holds $K = {k_}$ (a tail window divided by "
+                f"the planned count; `divisor = {p_}` states such a plan)"),
+        zh=said(f"把微批均值之和除以 {p_}(计划的微批数),而窗口实际只有 $K = {k_}$ 个微批"
+                f"(尾部窗口仍按计划个数除;可用 divisor = {p_} 声明这种计划)"),
         details={"planned_microbatches": p_, "microbatches": k_})
         for p_ in range(k_ + 1, top + 1)]
 
@@ -317,9 +320,15 @@ def tail_gradients(ctx) -> list[Candidate]:
 def tail_steps(ctx) -> list[Candidate]:
     """w − η·(a tail gradient divided by the planned count)."""
     return [Candidate(ctx["w"] - ctx["lr"] * c.value,
-                      en=f"w after a step on {c.en.removeprefix('the ')}",
-                      zh=f"用这样的梯度做的更新:{c.zh}", details=c.details)
+                      en=cat(said("$w$ after a step on "), _without_the(c.en)),
+                      zh=cat("用这样的梯度做的更新:", c.zh), details=c.details)
             for c in tail_gradients(ctx)]
+
+
+def _without_the(words: Words) -> Words:
+    """Words without their leading "the " (a gradient named after "a step on")."""
+    first, *rest = words.parts
+    return cat(first.removeprefix("the ") if isinstance(first, str) else first, *rest)
 
 
 def tail_means(ctx) -> list[Candidate]:
@@ -347,38 +356,43 @@ def tail_means(ctx) -> list[Candidate]:
 MISTAKES = GRAPHED.mistakes((  # in the order the diagnosis tries them for each target
     NamedMistake(
         "weights_by_records", "weights",
-        ("n_k/N although the target is over tokens", "目标是 token 均值,却按记录数加权 n_k/N"),
+        (said(r"$n_k/N$ although the target is over tokens"),
+         said(r"目标是 token 均值,却按记录数加权 $n_k/N$")),
         Example(TOKENS, {"weights": ["0.5", "0.5"]}),
         replace={"weights": n[k] / N}, needs=("tokens",)),
     NamedMistake(
-        "weights_one_over_k", "weights", ("1/K for every microbatch", "每个微批都取 1/K"),
+        "weights_one_over_k", "weights",
+        (said(r"$1/K$ for every microbatch"), said(r"每个微批都取 $1/K$")),
         Example(THREE, {"weights": ["0.5", "0.5"]}), replace={"weights": 1 / K}),
     NamedMistake(
         "gradient_by_records", "gradient",
-        ("weights n_k/N although the target is over tokens", "目标是 token 均值,却按记录数加权"),
+        (said(r"weights $n_k/N$ although the target is over tokens"),
+         said(r"目标是 token 均值,却按记录数加权 $n_k/N$")),
         Example(TOKENS, {"gradient": "4"}), replace={"weights": n[k] / N}, needs=("tokens",)),
     NamedMistake(
-        "mean_of_means", "gradient", (DOCS["mean_of_means"], "1/K 错误:各微批均值直接等权平均"),
+        "mean_of_means", "gradient",
+        (DOCS["mean_of_means"], said(r"$1/K$ 错误:各微批均值直接等权平均")),
         Example(THREE, {"gradient": "5.75"}), replace={"gradient": mean_of_means_expr()}),
     NamedMistake(
         "sum_of_means", "gradient", (DOCS["sum_of_means"], "微批均值直接相加,没有除"),
         Example(THREE, {"gradient": "11.5"}), replace={"gradient": sum_of_means_expr()}),
     NamedMistake(
         "divisor_gradient", "gradient",
-        (DOCS["divisor_gradient"], "微批均值之和除以固定分母 d(尾部窗口仍按计划个数除)"),
+        (DOCS["divisor_gradient"], said(r"微批均值之和除以固定分母 $d$(尾部窗口仍按计划个数除)")),
         Example({**THREE, "divisor": "4"}, {"gradient": "2.875"}),
         replace={"gradient": divisor_expr()}, needs=("divisor",)),
     NamedMistake(
         "microbatch_gradient_sums", "microbatch_mean_gradients",
-        ("the microbatch gradient sums, not divided by n_k", "微批梯度和,没有除以 n_k"),
+        (said(r"the microbatch gradient sums, not divided by $n_k$"),
+         said(r"微批梯度和,没有除以 $n_k$")),
         Example(THREE, {"microbatch_mean_gradients": ["5", "9"]}), replace=_sums_for_means),
     NamedMistake(
         "w_micro_steps", "w_new",
-        ("the w reached by stepping after every microbatch",
-         "每个微批后都更新得到的 w(另一条轨迹)"),
+        (said(r"the $w$ reached by stepping after every microbatch"),
+         said(r"每个微批后都更新得到的 $w$(另一条轨迹)")),
         Example(THREE, {"w_new": "0.075"}), replace={"w_new": w_micro[K]}, needs=MICRO),
     NamedMistake(
-        "w_new_sign", "w_new", ("the update with the wrong sign: w + η·g", "更新方向反了: w + η·g"),
+        "w_new_sign", "w_new", WRONG_SIGN,
         Example(THREE, {"w_new": "22/15"}),
         replace={"w_new": sp.Add(w, sp.Mul(eta, g, evaluate=False), evaluate=False)},
         needs=STEP),
@@ -398,22 +412,24 @@ MISTAKES = GRAPHED.mistakes((  # in the order the diagnosis tries them for each 
     # (or from a declared divisor); each candidate explained with its numbers
     NamedMistake(
         "tail_divided_by_planned", "gradient",
-        ("a tail window divided by its planned count: the gradient sum by the planned records "
-         "(K·n_max, or d·n_max with a divisor), or the microbatch means' sum by a planned "
-         "microbatch count K+1 … 4K (the diagnosis names the count)",
-         "尾部窗口仍按计划数除:梯度和除以计划的记录数(K·n_max,或有 divisor 时 d·n_max),"
-         "或微批均值之和除以计划的微批数 K+1 … 4K(诊断会指出是多少)"),
+        (said(r"a tail window divided by its planned count: the gradient sum by the planned "
+              r"records ($K \cdot n_{\max}$, or $d \cdot n_{\max}$ with a divisor), or the "
+              r"microbatch means' sum by a planned microbatch count $K+1, \ldots, 4K$ (the "
+              r"diagnosis names the count)"),
+         said(r"尾部窗口仍按计划数除:梯度和除以计划的记录数($K \cdot n_{\max}$,或有 divisor 时 "
+              r"$d \cdot n_{\max}$),或微批均值之和除以计划的微批数 $K+1, \ldots, 4K$"
+              r"(诊断会指出是多少)")),
         Example(THREE, {"gradient": "3.5"}), candidates=tail_gradients),
     NamedMistake(
         "w_new_tail_divided_by_planned", "w_new",
-        ("w after a step on the gradient divided by the planned record count",
+        (said(r"$w$ after a step on the gradient divided by the planned record count"),
          "用按计划记录数除的梯度做的更新"),
         Example(THREE, {"w_new": "0.65"}), candidates=tail_steps, needs=STEP),
     NamedMistake(
         "tail_divided_by_planned_size", "microbatch_mean_gradients",
-        ("a tail microbatch's gradient sum divided by the planned microbatch size n_max (the "
-         "diagnosis names the element)",
-         "尾部微批的梯度和除以了计划的微批大小 n_max(诊断会指出是哪一项)"),
+        (said(r"a tail microbatch's gradient sum divided by the planned microbatch size "
+              r"$n_{\max}$ (the diagnosis names the element)"),
+         said(r"尾部微批的梯度和除以了计划的微批大小 $n_{\max}$(诊断会指出是哪一项)")),
         Example(THREE, {"microbatch_mean_gradients": ["2.5", "4.5"]}), candidates=tail_means,
         needs=("microbatches",)),
 ))

@@ -18,6 +18,7 @@ import sympy as sp
 from derive.graph import Family, Node, family, symbol
 from derive.graph.graph import Graph, members
 from derive.graph.notation import index
+from derive.graph.words import said
 from derive.kernel.exact import decimal_str
 from derive.model.clipping import entries
 from derive.model.objective import weights
@@ -274,15 +275,18 @@ MISTAKES = GRAPHED.mistakes((
         needs=SCALED),
     NamedMistake(
         "mean_then_clip_without_eps", "mean_then_clip",
-        ("the accumulated gradient clipped without ε: c/‖ḡ‖ where torch divides by ‖ḡ‖ + ε",
-         "裁剪平均梯度时漏了 ε:torch 除以 ‖ḡ‖ + ε,而不是 ‖ḡ‖"),
+        (said(r"the accumulated gradient clipped without $\varepsilon$: $c/\lVert\bar{g}\rVert$ "
+              r"where torch divides by $\lVert\bar{g}\rVert + \varepsilon$"),
+         said(r"裁剪平均梯度时漏了 $\varepsilon$:torch 除以 $\lVert\bar{g}\rVert + \varepsilon$,"
+              r"而不是 $\lVert\bar{g}\rVert$")),
         Example({**_TWO, "eps": "1e-6"}, {"mean_then_clip": "1"}),
         replace=_per_shape("mean_coefficient", lambda sy: _coefficient(sy.norm_gbar, False)),
         needs=("max_norm", "eps")),
     NamedMistake(
         "mean_gradient_equal_weights", "mean_gradient",
-        ("the plain mean (1/K)·Σ_k g_k, not the weighted sum Σ_k w_k·g_k",
-         "用了等权平均 (1/K)·Σ_k g_k,而不是加权和 Σ_k w_k·g_k"),
+        (said(r"the plain mean $(1/K) \cdot \sum_k g_k$, not the weighted sum "
+              r"$\sum_k w_k \cdot g_k$"),
+         said(r"用了等权平均 $(1/K) \cdot \sum_k g_k$,而不是加权和 $\sum_k w_k \cdot g_k$")),
         Example({"gradients": ["1", "3"], "weights": ["0.25", "0.75"], "max_norm": "5"},
                 {"mean_gradient": "2"}),
         replace=_per_shape("mean_gradient", lambda sy: sp.Sum(sy.at(sy.g, k), (k, 1, K)) / K),

@@ -18,10 +18,10 @@ import sympy as sp
 from derive.graph import Node, Variant, symbol
 from derive.graph.evaluate import compiled, exact_value, sympy_value
 from derive.graph.graph import Graph
+from derive.graph.words import Words, cat, said
 from derive.model import memory as m
 from derive.recipes.base import Candidate, Example, Input, Quantity, Recipe
 from derive.recipes.graphed import Graphed, NamedMistake
-from derive.wording import joined
 
 P = symbol("mem_P", "P", integer=True, positive=True)
 D = symbol("mem_D", "D", integer=True, positive=True)
@@ -181,19 +181,28 @@ CLAIMABLE = tuple(q.name for q in QUANTITIES)
 
 COMPONENT_WORDS = {
     "param": ("the parameters", "参数"), "grad": ("the gradients", "梯度"),
-    "master": ("the master copy", "主副本"), "adam_m": ("Adam's m", "Adam 的 m"),
-    "adam_v": ("Adam's v", "Adam 的 v"), "momentum": ("the momentum buffer", "动量缓冲"),
+    "master": ("the master copy", "主副本"),
+    "adam_m": (said("Adam's $m$"), said("Adam 的 $m$")),
+    "adam_v": (said("Adam's $v$"), said("Adam 的 $v$")),
+    "momentum": ("the momentum buffer", "动量缓冲"),
 }
 """Each ledger component in words, English and Chinese (what a stage divides by D)."""
 
 
-def _sharded(ctx, stage: int, lang: str = "en") -> str:
+def _sharded(ctx, stage: int, lang: str = "en") -> Words:
     """The ledger's components a stage divides by D, in words (`nothing` / `没有`)."""
     words = [COMPONENT_WORDS[c][lang == "zh"] for c in ordered(_ledger(ctx))
              if c in m.SHARDED[stage]]
+    if not words:
+        return cat("没有" if lang == "zh" else "nothing")
     if lang == "zh":
-        return "、".join(words) if words else "没有"
-    return joined(words) if words else "nothing"
+        return cat(*(x for n, w in enumerate(words) for x in ((("、", w) if n else (w,)))))
+    head = [x for n, w in enumerate(words[:-1]) for x in ((", ", w) if n else (w,))]
+    return cat(*head, " and ", words[-1]) if head else cat(words[-1])
+
+
+D_WORD = said("$D$")
+"""The data-parallel degree, as the ledger writes it."""
 
 
 def stage_rules(target: str):
@@ -207,10 +216,12 @@ def stage_rules(target: str):
                                     lambda c, s=s: graph_of(c, stage=s))(ctx)
             out.append(Candidate(
                 value,
-                en=f"stage {s}'s rule applied at stage {here}: stage {s} divides "
-                   f"{_sharded(ctx, s)} by D; stage {here} divides {_sharded(ctx, here)}",
-                zh=f"在阶段 {here} 用了阶段 {s} 的规则:阶段 {s} 除以 D 的是 "
-                   f"{_sharded(ctx, s, 'zh')},阶段 {here} 除以 D 的是 {_sharded(ctx, here, 'zh')}",
+                en=cat(f"stage {s}'s rule applied at stage {here}: stage {s} divides ",
+                       _sharded(ctx, s), " by ", D_WORD, f"; stage {here} divides ",
+                       _sharded(ctx, here)),
+                zh=cat(f"在阶段 {here} 用了阶段 {s} 的规则:阶段 {s} 除以 ", D_WORD, " 的是 ",
+                       _sharded(ctx, s, "zh"), f",阶段 {here} 除以 ", D_WORD, " 的是 ",
+                       _sharded(ctx, here, "zh")),
                 details={"stage": s, "given_stage": here}))
         return out
     return candidates
@@ -255,15 +266,18 @@ def _wrong_stage_rule(target: str, example: Example) -> NamedMistake:
 MISTAKES = GRAPHED.mistakes((
     NamedMistake(
         "state_gb_as_gib", "state_gib",
-        ("the state in GB written as GiB (10⁹ for 2³⁰)", "把 GB(10⁹ 字节)当成 GiB(2³⁰ 字节)"),
+        (said(r"the state in GB written as GiB ($10^9$ for $2^{30}$)"),
+         said(r"把 GB($10^9$ 字节)当成 GiB($2^{30}$ 字节)")),
         Example(_COURSE, {"state_gib": "16"}), replace={"state_gib": _per(M, GB)}),
     NamedMistake(
         "state_gib_as_gb", "state_gb",
-        ("the state in GiB written as GB (2³⁰ for 10⁹)", "把 GiB(2³⁰ 字节)当成 GB(10⁹ 字节)"),
+        (said(r"the state in GiB written as GB ($2^{30}$ for $10^9$)"),
+         said(r"把 GiB($2^{30}$ 字节)当成 GB($10^9$ 字节)")),
         Example(_COURSE, {"state_gb": "14.901"}), replace={"state_gb": _per(M, GIB)}),
     NamedMistake(
         "activations_divided_by_dp", "total_gib",
-        ("the activations divided by D too", "激活也除以了数据并行度 D"),
+        (cat("the activations divided by ", D_WORD, " too"),
+         cat("激活也除以了数据并行度 ", D_WORD)),
         Example(_STAGE_3, {"total_gib": "4.225"}),
         replace={"total_gib": _plus(M_gib, _per(A, D))}),
     NamedMistake(
@@ -276,14 +290,15 @@ MISTAKES = GRAPHED.mistakes((
         replace={"total_gib": _plus(M_gb, A)}),
     NamedMistake(
         "card_bytes_next_stage", "card_bytes_per_param",
-        ("a component this stage keeps whole divided by D too (the next stage's ledger: "
-         "stage 1 shards the gradients, stage 2 the parameters)",
-         "把本阶段不分片的部分也除以了 D(用了下一阶段的账:阶段 1 分了梯度,阶段 2 分了参数)"),
+        (said("a component this stage keeps whole divided by $D$ too (the next stage's ledger: "
+              "stage 1 shards the gradients, stage 2 the parameters)"),
+         said("把本阶段不分片的部分也除以了 $D$(用了下一阶段的账:阶段 1 分了梯度,阶段 2 分了"
+              "参数)")),
         Example(_STAGE_1, {"card_bytes_per_param": "5.5"}), graph=_next_stage),
     NamedMistake(
         "total_gib_next_stage", "total_gib",
-        ("the total with a component this stage keeps whole divided by D too",
-         "合计时把本阶段不分片的部分也除以了 D"),
+        (said("the total with a component this stage keeps whole divided by $D$ too"),
+         said("合计时把本阶段不分片的部分也除以了 $D$")),
         Example(_STAGE_1, {"total_gib": "5.122"}), graph=_next_stage),
     NamedMistake(
         "bytes_per_param_without_master", "bytes_per_param",
@@ -301,18 +316,19 @@ MISTAKES = GRAPHED.mistakes((
         Example(_SGD_MOMENTUM, {"total_gib": "7.451"}), graph=_without("master")),
     NamedMistake(
         "bytes_per_param_one_adam_state", "bytes_per_param",
-        ("Adam's two states m and v counted as one", "把 Adam 的两个状态 m 和 v 算成了一个"),
+        (said("Adam's two states $m$ and $v$ counted as one"),
+         said("把 Adam 的两个状态 $m$ 和 $v$ 算成了一个")),
         Example(_ADAM, {"bytes_per_param": "12"}), graph=_one_adam_state),
     NamedMistake(
         "card_bytes_one_adam_state", "card_bytes_per_param",
-        ("the per-card bytes with Adam's two states m and v counted as one",
-         "每卡字节把 Adam 的两个状态 m 和 v 算成了一个"),
+        (said("the per-card bytes with Adam's two states $m$ and $v$ counted as one"),
+         said("每卡字节把 Adam 的两个状态 $m$ 和 $v$ 算成了一个")),
         Example({**_ADAM, "stage": "1", "dp": "4"}, {"card_bytes_per_param": "9"}),
         graph=_one_adam_state),
     NamedMistake(
         "total_gib_one_adam_state", "total_gib",
-        ("the total with Adam's two states m and v counted as one",
-         "合计时把 Adam 的两个状态 m 和 v 算成了一个"),
+        (said("the total with Adam's two states $m$ and $v$ counted as one"),
+         said("合计时把 Adam 的两个状态 $m$ 和 $v$ 算成了一个")),
         Example(_ADAM, {"total_gib": "11.176"}), graph=_one_adam_state),
     *(_wrong_stage_rule(target, example) for target, example in STAGE_EXAMPLES.items()),
 ))

@@ -16,6 +16,7 @@ from derive.graph import Family, Node, family, symbol
 from derive.graph.graph import Graph, members
 from derive.graph.lesson import N, b, eta, g, i, w, x, y, yhat
 from derive.graph.lesson import w_new as w1
+from derive.graph.words import said
 from derive.model import linear
 from derive.recipes.base import Example, Input, Quantity, Recipe
 from derive.recipes.graphed import Graphed, NamedMistake
@@ -145,11 +146,16 @@ def _other_graph(ctx) -> Graph:
 ONE = {"w": "1", "lr": "0.1", "records": [["2", "4"]]}
 """One record (2, 4) at w = 1: the lesson's example."""
 
+WRONG_SIGN = (said(r"the update with the wrong sign: $w + \eta \cdot g$"),
+              said(r"更新方向反了: $w + \eta \cdot g$"))
+"""The update's sign flipped (sgd_step and accumulation)."""
+
 MISTAKES = GRAPHED.mistakes((
     NamedMistake(
         "loss_other_convention", "loss",
-        ("the loss with the other convention: (ŷ − y)² instead of (ŷ − y)²/2, or back",
-         "用了另一种损失约定: (ŷ − y)² 与 (ŷ − y)²/2 混用"),
+        (said(r"the loss with the other convention: $(\hat{y} - y)^2$ instead of "
+              r"$(\hat{y} - y)^2/2$, or back"),
+         said(r"用了另一种损失约定: $(\hat{y} - y)^2$ 与 $(\hat{y} - y)^2/2$ 混用")),
         Example(ONE, {"loss": "4"}), graph=_other_graph),
     NamedMistake(
         "gradient_other_convention", "gradient",
@@ -164,14 +170,16 @@ MISTAKES = GRAPHED.mistakes((
         replace={"gradient": sp.Sum(g_w[i], (i, 1, N))}),
     NamedMistake(
         "b_gradient_sum", "b_gradient",
-        ("the bias's gradient summed over the records, not averaged (Σ_i ∂ℓ_i/∂b not divided "
-         "by N)", "把偏置的各记录梯度相加而没有取平均(Σ_i ∂ℓ_i/∂b 没有除以 N)"),
+        (said(r"the bias's gradient summed over the records, not averaged "
+              r"($\sum_i \partial\ell_i/\partial b$ not divided by $N$)"),
+         said(r"把偏置的各记录梯度相加而没有取平均($\sum_i \partial\ell_i/\partial b$ "
+              r"没有除以 $N$)")),
         Example({"w": "1", "b": "0", "lr": "0.1", "records": [["2", "4"], ["1", "3"]]},
                 {"b_gradient": "-4"}),
         replace={"b_gradient": sp.Sum(g_b[i], (i, 1, N))}, needs=("b",)),
     NamedMistake(
         "b_new_b_gradient_sum", "b_new",
-        ("b after a step on the bias's gradient summed, not averaged",
+        (said(r"$b$ after a step on the bias's gradient summed, not averaged"),
          "用相加(而非平均)的偏置梯度做的更新"),
         Example({"w": "1", "b": "0", "lr": "0.1", "records": [["2", "4"], ["1", "3"]]},
                 {"b_new": "0.4"}),
@@ -179,10 +187,11 @@ MISTAKES = GRAPHED.mistakes((
         needs=("b",)),
     NamedMistake(
         "gradient_sign", "gradient",
-        ("the gradient with its sign flipped: x·(y − ŷ)", "梯度符号取反: x·(y − ŷ)"),
+        (said(r"the gradient with its sign flipped: $x \cdot (y - \hat{y})$"),
+         said(r"梯度符号取反: $x \cdot (y - \hat{y})$")),
         Example(ONE, {"gradient": "4"}), replace={"gradient": -_mean(g_w[i])}),
     NamedMistake(
-        "w_new_sign", "w_new", ("the update with the wrong sign: w + η·g", "更新方向反了: w + η·g"),
+        "w_new_sign", "w_new", WRONG_SIGN,
         Example(ONE, {"w_new": "0.6"}),
         replace={"w_new": sp.Add(w, sp.Mul(eta, g, evaluate=False), evaluate=False)}),
     NamedMistake(

@@ -24,6 +24,7 @@ from derive.render.numbers import (
     writable,
 )
 from derive.render.printer import latex
+from derive.render.said import typeset
 from derive.render.steps import steps_table
 from derive.render.symbols import math_symbols
 from derive.render.working import formula_tex
@@ -109,7 +110,7 @@ def _claim_note(c, lang: str, declared: tuple[str, ...] = ()):
         note += f"; {t['diagnosis']}: " + (f"{name_}: " if name_ else "")
         author = d.mistake in declared or any(  # a tie or offer quotes declared words too
             m in declared for m in getattr(d, "candidates", ()))
-        said = (Author(explanation(d, lang)),) if author else (explanation(d, lang),)
+        said = typeset(explanation(d, lang), author=author)
     return Paragraph((f"{t['claimed']}: ", Author(c.claimed, number=True), note, *said),
                      emphasis=True)
 

@@ -41,9 +41,11 @@ class Author:
 
 @dataclass(frozen=True)
 class InlineMath:
-    """A formula inside a line of prose, as LaTeX built by derive (never author text)."""
+    """A formula inside a line of prose, as LaTeX built by derive (never author text); `text`
+    is how plain text shows it (a mistake's words: u_1 = (1 − τ)·g_1), else the LaTeX."""
 
     tex: str
+    text: str = ""
 
 
 Inline = str | Author | InlineMath | tuple
@@ -438,7 +440,7 @@ def _text_prose(text: Inline) -> str:
     if isinstance(text, Author):
         return terminal_line(text.text)
     if isinstance(text, InlineMath):
-        return text.tex
+        return text.text or text.tex
     if isinstance(text, tuple):
         return "".join(_text_prose(part) for part in text)
     return str(text)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from derive.graph.words import cat
 from derive.wording import short
 
 LANGS = ("en", "zh")
@@ -114,13 +115,14 @@ def explanation(diagnosis, lang: str) -> str:
             at = f"{at}、其余符号为 0" if at else "所有符号为 0"
         of = f"(第 {member} 项)" if member else ""
         where = f"在 {at}{of} 处," if at else (f"对第 {member} 项," if member else "")
-        named = f"{diagnosis.zh};" if diagnosis.mistake and diagnosis.zh else ""
-        return (f"{named}{where}公式给出 {short(claimed)},而 {diagnosis.first_wrong} 是 "
-                f"{short(expected)}")
+        named = cat(diagnosis.zh, ";") if diagnosis.mistake and diagnosis.zh else ""
+        return cat(named, f"{where}公式给出 {short(claimed)},而 {diagnosis.first_wrong} 是 "
+                   f"{short(expected)}")
     if kind == "undecided":
         return f"未判定:{diagnosis.args[1]}"
     if kind == "near":  # a mistake offered, not named (derive.exercises.diagnosis)
         could, listed = diagnosis.args[1], diagnosis.args[2]
-        return ("与正确值只差一次笔误(一位数字写错,或舍入了两次),因此不指明错误;"
-                "也可能是 " + (listed or f"{could.mistake}:{explanation(could, 'zh')}"))
+        return cat("与正确值只差一次笔误(一位数字写错,或舍入了两次),因此不指明错误;也可能是 ",
+                   listed or cat(f"{could.mistake}:", explanation(could, "zh")))
     return diagnosis.zh or diagnosis.explanation  # each mistake carries its own Chinese
+

@@ -10,6 +10,7 @@ from functools import lru_cache
 import sympy as sp
 
 from derive.graph import Variant
+from derive.graph.words import cat, said
 from derive.optimizers import REGISTRY, OptimizerMistake
 from derive.optimizers.chain import B, W, t
 from derive.optimizers.common import ONE
@@ -35,23 +36,25 @@ _TWO_RECORDS = {**ONE, "b": "0", "records": [["2", "4"], ["1", "3"]]}
 STEP_MISTAKES = (
     OptimizerMistake(
         "loss_before_step",
-        "the loss claimed before the step, at (w_{t−1}, b_{t−1}), instead of after it at "
-        "(w_t, b_t)",
-        "把更新前的损失(在 w_{t−1}, b_{t−1} 处)当成了更新后的损失(应在 w_t, b_t 处)",
+        said(r"the loss claimed before the step, at $(w_{t-1}, b_{t-1})$, instead of after it "
+             r"at $(w_t, b_t)$"),
+        said(r"把更新前的损失(在 $w_{t-1}, b_{t-1}$ 处)当成了更新后的损失(应在 $w_t, b_t$ 处)"),
         lambda cfg, cs: {"loss_steps": loss_before(cfg)},
         target="loss_steps", example=(ONE, {"loss_steps": ["2"]})),
     OptimizerMistake(
         "gradient_sum",
-        "the sum of the records' gradients, not their mean (Σ_i ∂ℓ_i/∂w not divided by N)",
-        "把各记录的梯度相加而没有取平均(Σ_i ∂ℓ_i/∂w 没有除以 N)",
+        said(r"the sum of the records' gradients, not their mean "
+             r"($\sum_i \partial\ell_i/\partial w$ not divided by $N$)"),
+        said(r"把各记录的梯度相加而没有取平均($\sum_i \partial\ell_i/\partial w$ 没有除以 $N$)"),
         lambda cfg, cs: {"gradient_steps": gradient_summed(cfg, W.param[t - 1])},
         target="gradient_steps", spreads=True,
         example=(_TWO_RECORDS, {"gradient_steps": ["-6"]})),
     OptimizerMistake(
         "b_gradient_sum",
-        "the bias's gradient summed over the records, not averaged (Σ_i ∂ℓ_i/∂b not divided "
-        "by N)",
-        "把偏置的各记录梯度相加而没有取平均(Σ_i ∂ℓ_i/∂b 没有除以 N)",
+        said(r"the bias's gradient summed over the records, not averaged "
+             r"($\sum_i \partial\ell_i/\partial b$ not divided by $N$)"),
+        said(r"把偏置的各记录梯度相加而没有取平均($\sum_i \partial\ell_i/\partial b$ "
+             r"没有除以 $N$)"),
         lambda cfg, cs: ({"b_gradient_steps": gradient_summed(cfg, B.param[t - 1])}
                          if cfg.has_b else None),
         target="b_gradient_steps", spreads=True,
@@ -129,8 +132,10 @@ def _at_steps(m: OptimizerMistake, target: str):
             if replace is None:
                 return []
             v = _retargeted(ctx, Variant(m.name, m.target, replace), target)
-            out.append(Candidate(GRAPHED.variant(v)(ctx), f"{m.en}, at step k = {k}",
-                                 f"{m.zh},在第 k = {k} 步", details={"step": k}))
+            at_k = said(f"$k = {k}$")
+            out.append(Candidate(GRAPHED.variant(v)(ctx), cat(m.en, ", at step ", at_k),
+                                 cat(m.zh, ",在第 ", at_k, " 步"),
+                                 details={"step": k}))
         return out
     return candidates
 
