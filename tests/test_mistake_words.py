@@ -6,6 +6,7 @@ and reads as plain text without markup; a symbol in the words is the derivation'
 from __future__ import annotations
 
 import pickle
+import re
 from functools import cache
 
 import pytest
@@ -13,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from support import examples
 from test_escaping import compile_log
-from test_export import katex_failures
+from test_export import katex_failures, math_spans
 
 from derive.exercises.bank import load, load_file
 from derive.exercises.check import check_exercise
@@ -103,14 +104,37 @@ _OPTIMIZER_MISTAKES = _optimizer_mistakes()
 
 
 def _spans(lang: str) -> list[dict]:
+    """The math of every word as the Markdown export writes it, read back from the Markdown
+    (so that spans which meet, `$n_k$` `/` `$N$`, are seen as a reader's renderer sees them)."""
     out = []
     for origin, name, lg, w in every_word():
         if lg != lang:
             continue
-        for part in typeset(w, author=origin == DECLARED):
-            if isinstance(part, InlineMath):
-                out.append({"tex": part.tex, "display": False, "where": f"{name} ({lang})"})
+        md = to_markdown(Document("w", (Paragraph(typeset(w, author=origin == DECLARED)),),
+                                  lang))
+        out += math_spans(md, f"{name} ({lang})")
     return out
+
+
+def test_spans_that_meet_are_written_as_one():
+    """`$n_k$$/$$N$` opens display math in Markdown and in TeX (the CI's KaTeX run on
+    bank24's decay_accumulation: the 1/K mistake's words 'its share n_k/N')."""
+    para = Paragraph((InlineMath("n_k"), "/", InlineMath("N"), " (the share)"))
+    assert "$n_k / N$ (the share)" in to_markdown(Document("t", (para,), "en"))
+    assert "$n_k / N$ (the share)" in to_tex(Document("t", (para,), "en"))
+
+
+@given(st.lists(st.one_of(st.sampled_from(["/", " / ", "x", " and ", "-", "$"]).map(str),
+                          st.sampled_from(["a", r"\lambda", "n_k", "1/2"]).map(InlineMath),
+                          st.sampled_from(["$", "a$", "b"]).map(Author)),
+                min_size=1, max_size=6))
+def test_no_inline_pieces_open_display_math(pieces):
+    """Whatever prose, author text and spans meet, the Markdown and the LaTeX of a line hold
+    no unescaped `$$` (display math inside a line)."""
+    para = Paragraph(tuple(pieces))
+    for out in (to_markdown(Document("t", (para,), "en")), to_tex(Document("t", (para,), "en"))):
+        body = out.split("\n", 1)[-1]
+        assert not re.search(r"(?<!\\)\$\$", body), body
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -145,17 +145,31 @@ MINUS = re.compile(r"(?:(?<![\w.\-])|(?<=\de))-(?=\d)")
 """A hyphen-minus that is a minus sign: before a digit, at the start of a number (not inside
 a word such as lesson-03 or a range 3-4), or in an exponent (1e-12)."""
 
-def _joined(parts: tuple, render) -> str:
+def _joined(parts: tuple, render, dollars: bool = False) -> str:
     """Inline pieces in order; a prose piece keeps one space where it begins or ends with one
-    (the prose renderers trim)."""
-    out = []
+    (the prose renderers trim). Where math is written between `dollars` (LaTeX, Markdown), a
+    span that ends where the next begins is one span: `$n_k$` `$/$` `$N$` would read `$$` as
+    display math, so they are written `$n_k / N$`."""
+    out: list[str] = []
     for part in parts:
         text = render(part)
         if isinstance(part, str):
             text = (" " if part[:1].isspace() else "") + text + \
                 (" " if part[-1:].isspace() and part.strip() else "")
-        out.append(text)
+        if dollars and out and _ends_math(out[-1]) and _starts_math(text):
+            out[-1] = out[-1][:-1] + " " + text[1:]
+        else:
+            out.append(text)
     return "".join(out)
+
+
+def _ends_math(text: str) -> bool:
+    """Whether text ends with the closing `$` of an inline span (not `$$`, not an escaped `\\$`)."""
+    return text.endswith("$") and not text.endswith(("$$", "\\$"))
+
+
+def _starts_math(text: str) -> bool:
+    return text.startswith("$") and not text.startswith("$$")
 
 
 def _tex_prose(text: Inline, lang: str) -> str:
@@ -166,7 +180,7 @@ def _tex_prose(text: Inline, lang: str) -> str:
         parts = MINUS.split(text.text) if text.number else [text.text]
         return "$-$".join(breakable(escape_latex(part, lang)) for part in parts)
     if isinstance(text, tuple):
-        return _joined(text, lambda part: _tex_prose(part, lang))
+        return _joined(text, lambda part: _tex_prose(part, lang), dollars=True)
     return prose_latex(text, cjk=(lang == "zh"))
 
 
@@ -340,7 +354,7 @@ def _md_prose(text: Inline, cell: bool = False) -> str:
     if isinstance(text, Author):
         return escape_markdown(MINUS.sub("\u2212", text.text) if text.number else text.text)
     if isinstance(text, tuple):
-        return _joined(text, lambda part: _md_prose(part, cell))
+        return _joined(text, lambda part: _md_prose(part, cell), dollars=True)
     out = prose_markdown(text)
     return out.replace("|", r"\|") if cell else out
 
