@@ -16,6 +16,7 @@ for parametrisations, `examples(n, slow=N)` for properties). `DERIVE_SLOW=1` run
 (the full-size hostile cases and layout survey too)."""
 
 import os
+import signal
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -52,6 +53,16 @@ def pytest_collection_modifyitems(config, items):
         if item.get_closest_marker("slow"):
             item.add_marker(skip)
 
+
+# The interrupt tests run derive as a terminal does: Ctrl-C, SIGTERM and SIGHUP at their
+# defaults. A suite started in the background by a non-interactive shell (`make test &`)
+# inherits SIGINT ignored, and so would every derive it starts, which then rightly keeps it
+# ignored (as under `nohup`): 28 interrupt tests failed so, never in a foreground run. What
+# derive does with an ignored SIGINT has tests of its own, which set it in the child.
+for _signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    if signal.getsignal(_signum) is signal.SIG_IGN:
+        signal.signal(_signum, signal.default_int_handler if _signum == signal.SIGINT
+                      else signal.SIG_DFL)
 
 # Every test computes what it checks: no result comes from the user's cache or from another
 # test's run (the cache's own tests name a folder of their own and remove this).

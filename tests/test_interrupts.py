@@ -201,3 +201,23 @@ def test_the_total_time_limit_is_wall_time(tmp_path):
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-q"]))
+
+
+def test_a_signal_the_caller_ignores_stays_ignored(tmp_path):
+    """Under `nohup` (SIGHUP ignored) derive leaves SIGHUP alone: a hang-up while it works
+    changes nothing, and its key is written whole (the suite itself resets the three signals to
+    their defaults, tests/conftest.py: this is the one place that ignores one)."""
+    work = tmp_path / "run"
+    work.mkdir()
+    course = ir.ROOT / "proofs" / "course" / "lesson03.toml"
+    proc, read = ir.start(["key", str(course), "-o", "out.md"], work,
+                          extra="import signal\nsignal.signal(signal.SIGHUP, signal.SIG_IGN)")
+    ir.wait_ready(proc, read)
+    ir.wait_point(proc, ir.progress_file(work), "working")
+    if proc.poll() is None:
+        os.kill(proc.pid, signal.SIGHUP)
+    out = ir.finish(proc, work, None, True)
+    assert out.rc == 0, out.stderr
+    assert out.left == ["out.md"]
+    key = (work / "out.md").read_text(encoding="utf-8")
+    assert key.startswith("# Answer key") and "`sum_of_means`" in key  # the last exercise
