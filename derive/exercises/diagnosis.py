@@ -495,9 +495,10 @@ def _reached(recipe: Recipe, given, claims: dict, name: str,
     B = Π [lo_k, hi_k] and its interior. Let f be the quantity's value as the recipe computes
     it from them, and A the values the claim holds against, an interval from a to b.
     1. f is continuous on B. The quantity is computed with each v_k a fresh real Dummy: the
-       evaluator decides a sign of a symbolic value only when it holds for every real value
-       (else UndecidedSign: not shown), and the plain recipes' comparisons of a symbolic
-       value raise TypeError, so the expression F is f. A finite enclosure of F over B
+       evaluator decides no sign of a value with a symbol in it (exact_sign: None, so relu,
+       clamp, sign and the like raise UndecidedSign: not shown), and a recipe's own Python
+       comparison of a symbolic value raises TypeError, so no branch is taken on the v_k
+       and the expression F is f at every point. A finite enclosure of F over B
        (intervals.enclose_box) certifies that F is a composition of functions continuous
        where they are enclosed.
     2. f(interior of B) is connected (the interior of a box is), and every corner's value is
@@ -507,7 +508,8 @@ def _reached(recipe: Recipe, given, claims: dict, name: str,
        open interval (a, b) (or holds a strictly inside it), which lies in A; an open set met
        by the closure of a set meets the set, so some point of the interior, which lies in
        S, gives a value in A.
-    3. A corner in S whose value the claim holds against gives it directly.
+    3. A corner in S whose value the claim holds against gives it directly (no continuity
+       needed: it is checked first).
     The corners' values are computed exactly, as the claims' own are (a Context with the
     corner as the override); the Dummy and the enclosure only certify step 1, so they are
     computed only when steps 2 or 3 find a value."""
@@ -527,7 +529,10 @@ def _reached(recipe: Recipe, given, claims: dict, name: str,
                      for leaf, end in zip(leaves, corner))
         direct = direct or (inside and holds(claim, value))
         below, above = below or _below(value, b), above or _above(value, a)
-    if not (direct or (below and above)):
+    sources = tuple(dict.fromkeys(leaf.source for leaf in leaves))
+    if direct:  # a point of the box itself: no continuity needed
+        return sources
+    if not (below and above):
         return ()
     symbols = [sp.Dummy(f"{leaf.source}_{leaf.index}", real=True) for leaf in leaves]
     ctx = Context(recipe, given, _overridden(claims, group, leaves, symbols))
@@ -535,9 +540,7 @@ def _reached(recipe: Recipe, given, claims: dict, name: str,
     if not isinstance(form, sp.Expr):
         return ()
     box = {x: (leaf.within.lo, leaf.within.hi) for x, leaf in zip(symbols, leaves)}
-    if intervals.enclose_box(form, box) is None:
-        return ()
-    return tuple(dict.fromkeys(leaf.source for leaf in leaves))
+    return () if intervals.enclose_box(form, box) is None else sources
 
 
 def _above(value, q) -> bool:
