@@ -356,3 +356,29 @@ def test_a_jump_inside_the_interval_is_not_carried(tmp_path, s):
     got = check(tmp_path, JUMP.format(s=s))
     assert got["z"].status == "wrong" and got["s"].status == "wrong"
     assert got["s"].diagnosis.carried == ()
+
+
+def test_an_end_that_rounds_to_the_claim_carries_without_continuity(tmp_path):
+    """z = 1/4 claimed 0.1 stands for [0.05, 0.15), its lower end included (0.05 rounds to
+    0.1). relu(z − 1/20)·10 at z = 0.05 is 0, the claimed s: a value that rounds to 0.1 gives
+    it, though relu's kink at that end leaves continuity uncertified."""
+    text = """[[exercise]]
+id = "end"
+recipe = "formulas"
+[exercise.given]
+w = 1
+[exercise.define]
+z = "w - 3/4"
+s = "relu(z - 1/20)*10"
+[exercise.claims]
+z = "0.1"
+s = "0"
+"""
+    got = check(tmp_path, text)
+    # z is 1/4 (0.25, not 0.1); s is relu(1/5)·10 = 2, claimed 0; from 0.1 itself, 0.5
+    assert got["z"].status == "wrong" and got["s"].status == "wrong"
+    assert got["s"].diagnosis.carried == ("z",)
+    # z claimed 0.2 stands for [0.15, 0.25), where relu(z − 1/20)·10 is at least 1: s = 0
+    # is not reached
+    got = check(tmp_path, text.replace('z = "0.1"', 'z = "0.2"'))
+    assert got["s"].diagnosis.carried == ()
