@@ -382,3 +382,87 @@ s = "0"
     # is not reached
     got = check(tmp_path, text.replace('z = "0.1"', 'z = "0.2"'))
     assert got["s"].diagnosis.carried == ()
+
+
+ELEMENTWISE = """[[exercise]]
+id = "elementwise"
+recipe = "formulas"
+[exercise.given]
+w = 0.5
+records = {{ columns = ["x", "y"], rows = [[1.3, 0.2], [2.1, 1.9], [3.4, -1.1]] }}
+[exercise.define]
+z = "w*x_i - y_i"
+q = "10*z_i^2"
+[exercise.claims]
+z = [{z}]
+q = [{q}]
+"""
+ELEMENT_X = [(F("1.3"), F("0.2")), (F("2.1"), F("1.9")), (F("3.4"), F("-1.1"))]
+
+
+def _elementwise() -> tuple[list[F], list[str], list[str]]:
+    """The author's z, 7/6 of the right w·x_i − y_i, unrounded; z and q = 10·z_i² at 4
+    places from it."""
+    z = [(F("0.5") * x - y) * F(7, 6) for x, y in ELEMENT_X]
+    return z, [text4(v) for v in z], [text4(10 * v * v) for v in z]
+
+
+def _quoted(texts) -> str:
+    return ", ".join(f'"{t}"' for t in texts)
+
+
+def test_a_list_whose_elements_read_their_own_rounded_numbers_is_carried(tmp_path,
+                                                                          monkeypatch):
+    z, zs, qs = _elementwise()
+    assert zs == ["0.5250", "-0.9917", "3.2667"] and qs == ["2.7563", "9.8340", "106.7111"]
+    # from the claimed decimals themselves, q's last two elements round otherwise
+    assert [text4(10 * F(t) ** 2) for t in zs] == ["2.7563", "9.8347", "106.7133"]
+    text = ELEMENTWISE.format(z=_quoted(zs), q=_quoted(qs))
+    d = check(tmp_path, text)["q"].diagnosis
+    assert d.carried == ("z",)
+    assert d.explanation == ("follows correctly from values that round to your wrong z: the "
+                             "error is carried forward")
+    assert explanation(d, "zh") == "由一组舍入后等于你错误的 z 的值正确推出:错误被带到了后面"
+    monkeypatch.setattr(diagnosis, "_carried_rounding", lambda *args: None)
+    assert check(tmp_path, text)["q"].diagnosis.carried == ()
+
+
+def test_one_element_one_unit_past_its_values_is_not_carried(tmp_path):
+    _, zs, qs = _elementwise()
+    # 10·z² rises with z > 0: over [3.26665, 3.26675) it stays below 10·3.26675² = 106.7165…
+    top = 10 * (F("3.2667") + HALF) ** 2
+    assert text4(top) == "106.7166" and F("106.7166") - HALF < top < F("106.7166") + HALF
+    for last, carried in [("106.7166", True), ("106.7167", False)]:
+        text = ELEMENTWISE.format(z=_quoted(zs), q=_quoted([*qs[:2], last]))
+        assert (check(tmp_path, text)["q"].diagnosis.carried == ("z",)) is carried, last
+
+
+def test_elements_that_read_one_rounded_number_are_not_carried_element_by_element(tmp_path):
+    """p = v·x_i with x = (1000, −1000) and v claimed 0.5000, [0.49995, 0.50005): 500.04 needs
+    v ≥ 0.500035, −499.96 needs v ≤ 0.499965. Each element alone is reached by some v, the
+    two together by none: not carried."""
+    text = """[[exercise]]
+id = "shared"
+recipe = "formulas"
+[exercise.given]
+w = 0.3
+records = [[1000, 0], [-1000, 0]]
+[exercise.define]
+v = "w + 1/10"
+p = "v*x_i"
+[exercise.claims]
+v = "0.5000"
+p = ["500.04", "-499.96"]
+"""
+    lo, hi = F("0.5") - HALF, F("0.5") + HALF  # v's cell, [lo, hi)
+    # 1000·v in [500.035, 500.045) (500.04's cell) for v in [0.500035, 0.500045); −1000·v in
+    # (−499.965, −499.955] (−499.96's) for v in [0.499955, 0.499965): both inside [lo, hi),
+    # and apart
+    first, second = (F("0.500035"), F("0.500045")), (F("0.499955"), F("0.499965"))
+    assert lo <= second[0] < second[1] < first[0] < first[1] <= hi
+    assert half_away(1000 * first[0], 2) == F("500.04") == half_away(1000 * first[1] - UNIT, 2)
+    assert half_away(-1000 * second[1] + UNIT, 2) == F("-499.96") == \
+        half_away(-1000 * second[0], 2)
+    got = check(tmp_path, text)
+    assert got["v"].status == "wrong" and got["p"].status == "wrong"
+    assert got["p"].diagnosis.carried == ()

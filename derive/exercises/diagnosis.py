@@ -354,17 +354,19 @@ ROUNDS_TO = "a value that rounds to your wrong {}"
 
 
 ROUND_TO = "values that round to your wrong {}"
-"""The same for several claims, each taken as the values that round to it."""
+"""The same for a claim of a list, or for several claims, each taken as the values that round
+to it."""
 
 
 def _through_rounding(group: tuple[str, ...], rounded: tuple[str, ...],
-                      formulas: set[str]) -> str:
+                      formulas: set[str], lists: tuple[str, ...] = ()) -> str:
     """The carried claims' names for the interval path: "a value that rounds to your wrong
-    p" (each claim taken as the values that round to it), "your wrong q" (one taken as
-    claimed); "values that round to your wrong p and q" when every one is rounded."""
+    p" (each claim taken as the values that round to it; "values that round to …" for a
+    claim of a list), "your wrong q" (one taken as claimed); "values that round to your
+    wrong p and q" when every one is rounded."""
     if len(group) > 1 and set(group) == set(rounded):
         return ROUND_TO.format(joined(list(group)))
-    return joined([ROUNDS_TO.format(p) if p in rounded else
+    return joined([(ROUND_TO if p in lists else ROUNDS_TO).format(p) if p in rounded else
                    f"your wrong {_sources((p,), formulas)}" for p in group])
 
 
@@ -403,13 +405,14 @@ def _carried(recipe: Recipe, given, claims: dict, name: str,
         return None
     group, rounded = found
     together = len(group) > 1
+    lists = tuple(p for p in rounded if claims[p].is_list)
     return Diagnosis(
         first, carried_from=group[0], carried_from_all=group, explanation=(
-            f"follows correctly from {_through_rounding(group, rounded, formulas)}"
+            f"follows correctly from {_through_rounding(group, rounded, formulas, lists)}"
             f"{' together' if together else ''}: the "
             f"{'errors are' if together else 'error is'} carried forward"),
         from_formula=tuple(p for p in group if p in formulas),
-        args=("carried_rounding", rounded))
+        args=("carried_rounding", rounded, lists))
 
 
 def _carried_set(recipe: Recipe, given, claims: dict[str, Claim], name: str,
@@ -514,6 +517,8 @@ def _reached(recipe: Recipe, given, claims: dict, name: str,
     corner as the override); the Dummy and the enclosure only certify step 1, so they are
     computed only when steps 2 or 3 find a value."""
     claim, leaves = claims[name], _leaves(claims, group)
+    if claim.is_list and leaves:
+        return _reached_list(recipe, given, claims, name, group, leaves)
     want = accepted(claim)
     if want is None or not leaves or len(leaves) > MAX_ROUNDED_LEAVES:
         return ()
@@ -541,6 +546,74 @@ def _reached(recipe: Recipe, given, claims: dict, name: str,
         return ()
     box = {x: (leaf.within.lo, leaf.within.hi) for x, leaf in zip(symbols, leaves)}
     return () if intervals.enclose_box(form, box) is None else sources
+
+
+MAX_LIST_LEAVES = 64
+"""Most rounded numbers of the earlier claims for a later claim of a list (each of its
+elements reads at most MAX_ROUNDED_LEAVES of them)."""
+
+
+def _reached_list(recipe: Recipe, given, claims: dict, name: str, group: tuple[str, ...],
+                  leaves: list[_Leaf]) -> tuple[str, ...]:
+    """`_reached` for a later claim of a list: its elements need one common point of the box,
+    which corners do not show in general; they show it when no two elements read the same
+    rounded number. The quantity is first computed with a real Dummy per rounded number
+    (as in `_reached`, step 1: no branch is taken on them); when the elements' expressions
+    read disjoint sets of the Dummies, each element is decided on its own sub-box as a
+    number is (its corners' values computed exactly, a corner of the sub-box that rounds to
+    the claims and holds, or values on either side with continuity certified), and the
+    points found for the elements together are one point of the box, since each element's
+    value depends on its own numbers alone. An element that reads none is the value
+    computed (the claims' own). Else ()."""
+    claim = claims[name]
+    if len(leaves) > MAX_LIST_LEAVES or any(c.is_list for c in claim.value):
+        return ()
+    wants = [accepted(c) for c in claim.value]
+    if any(w is None for w in wants):
+        return ()
+    symbols = [sp.Dummy(f"{leaf.source}_{leaf.index}", real=True) for leaf in leaves]
+    form = _try(lambda c: c[name], Context(recipe, given,
+                                           _overridden(claims, group, leaves, symbols)))
+    if not isinstance(form, list) or len(form) != len(claim.value) or \
+            not all(isinstance(f, sp.Expr) for f in form):
+        return ()
+    reads = [[k for k, x in enumerate(symbols) if x in f.free_symbols] for f in form]
+    seen: set[int] = set()
+    for ks in reads:
+        if seen & set(ks) or len(ks) > MAX_ROUNDED_LEAVES:
+            return ()
+        seen |= set(ks)
+    width = max(map(len, reads))
+    found = [not ks and holds(c, f) for ks, c, f in zip(reads, claim.value, form)]
+    if not all(found[j] for j, ks in enumerate(reads) if not ks):
+        return ()
+    below, above = [False] * len(form), [False] * len(form)
+    for corner in product(*[(0, 1)] * width):  # element j's k-th number at end corner[k]
+        ends = {k: corner[i] for ks in reads for i, k in enumerate(ks)}
+        at = [leaf.within.hi if ends.get(k) else leaf.within.lo
+              for k, leaf in enumerate(leaves)]
+        values = _try(lambda c: c[name], Context(recipe, given,
+                                                 _overridden(claims, group, leaves, at)))
+        if not isinstance(values, list) or len(values) != len(form):
+            return ()
+        for j, ks in enumerate(reads):
+            v = values[j]
+            if not ks or found[j]:
+                continue
+            if not isinstance(v, sp.Expr) or not v.is_number:
+                return ()
+            inside = all(leaves[k].within.hi_in if ends[k] else leaves[k].within.lo_in
+                         for k in ks)
+            found[j] = inside and holds(claim.value[j], v)
+            below[j] = below[j] or _below(v, wants[j].hi)
+            above[j] = above[j] or _above(v, wants[j].lo)
+    for j, ks in enumerate(reads):
+        if found[j]:
+            continue
+        box = {symbols[k]: (leaves[k].within.lo, leaves[k].within.hi) for k in ks}
+        if not (below[j] and above[j]) or intervals.enclose_box(form[j], box) is None:
+            return ()
+    return tuple(dict.fromkeys(leaves[k].source for k in sorted(seen)))
 
 
 def _above(value, q) -> bool:

@@ -77,7 +77,9 @@ def explanation(diagnosis, lang: str) -> str:
         if len(diagnosis.carried) > 1 and set(diagnosis.carried) == set(rounded):
             return (f"由舍入后分别等于你错误的 {'、'.join(diagnosis.carried)} 的值一起正确推出:"
                     "这些错误被带到了后面")
-        names = "和".join(f"一个舍入后等于你错误的 {p} 的值" if p in rounded
+        lists = diagnosis.args[2] if len(diagnosis.args) > 2 else ()
+        names = "和".join(f"一组舍入后等于你错误的 {p} 的值" if p in lists
+                         else f"一个舍入后等于你错误的 {p} 的值" if p in rounded
                          else f"你错误的 {p}(你的公式在本题数值上的值)" if p in formulas
                          else f"你错误的 {p}" for p in diagnosis.carried)
         if len(diagnosis.carried) > 1:
