@@ -488,6 +488,11 @@ def _below(value, q) -> bool:
     return (bool(value < q) if value.is_Rational else intervals.compare(value, q) == -1)
 
 
+def _above(value, q) -> bool:
+    """value > q, certified (False when not shown)."""
+    return (bool(value > q) if value.is_Rational else intervals.compare(value, q) == 1)
+
+
 def _reached(recipe: Recipe, given, claims: dict, name: str,
              group: tuple[str, ...]) -> tuple[str, ...]:
     """The claims of `group` taken as intervals when some values that round to them give a
@@ -614,11 +619,6 @@ def _reached_list(recipe: Recipe, given, claims: dict, name: str, group: tuple[s
         if not (below[j] and above[j]) or intervals.enclose_box(form[j], box) is None:
             return ()
     return tuple(dict.fromkeys(leaves[k].source for k in sorted(seen)))
-
-
-def _above(value, q) -> bool:
-    """value > q, certified (False when not shown)."""
-    return (bool(value > q) if value.is_Rational else intervals.compare(value, q) == 1)
 
 
 def _fits(recipe: Recipe, given, claim: Claim, name: str) -> list[evidence.Fit]:
