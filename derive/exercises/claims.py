@@ -244,6 +244,45 @@ def holds(claim: Claim, value) -> bool:
     return judge(claim, value) != WRONG
 
 
+@dataclass(frozen=True)
+class Accepted:
+    """The values a number claim holds against, an interval: from `lo` to `hi` (exact
+    rationals, lo ≤ hi; a point when they are equal), each end in it or not (`lo_in`,
+    `hi_in`, as `holds` says: 0.95 rounds to 1.0 at one place, 1.05 does not)."""
+
+    lo: sp.Rational
+    hi: sp.Rational
+    lo_in: bool
+    hi_in: bool
+
+    @property
+    def point(self) -> bool:
+        return self.lo == self.hi
+
+
+def accepted(claim: Claim) -> Accepted | None:
+    """The set of values a number claim holds against, when it is an interval derive writes
+    exactly: an integer or a fraction, its value; a decimal with d places (or `places = d`),
+    the values that round half away from zero to its rounding, from r − ½·10⁻ᵈ to
+    r + ½·10⁻ᵈ; `abs = t`, from c − t to c + t. None for a list, a formula, `sig` and `rel`
+    (`rel` above 1 holds on two rays, not one interval)."""
+    if claim.is_list or claim.formula is not None or not getattr(claim.value, "is_Rational",
+                                                                  False):
+        return None
+    c = claim.value
+    if claim.test == "abs":
+        lo, hi = c - claim.tolerance, c + claim.tolerance
+    elif claim.test == "places" or (claim.test is None and claim.places is not None):
+        places = int(claim.tolerance) if claim.test else claim.places
+        centre, half = round_places(c, places), sp.Rational(1, 2) / 10 ** places
+        lo, hi = centre - half, centre + half
+    elif claim.test is None:
+        lo = hi = c
+    else:
+        return None
+    return Accepted(lo, hi, holds(claim, lo), holds(claim, hi))
+
+
 def literal(text: str) -> Claim:
     """A claim from text, as if written in a file (used by tests and variants)."""
     w = written(text)

@@ -23,14 +23,17 @@ For each wrong claim, in the derivation's order:
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from itertools import combinations
+from itertools import combinations, product
+
+import sympy as sp
 
 from derive.exercises import artefacts, evidence
-from derive.exercises.claims import Claim, holds, round_places
+from derive.exercises.claims import Accepted, Claim, accepted, holds, round_places
 from derive.exercises.formula_mistakes import formula_mistake
 from derive.exercises.near_miss import near_miss
 from derive.graph.evaluate import NotEvaluable
 from derive.graph.words import cat
+from derive.kernel import intervals
 from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.recipes import Context, Recipe
 from derive.wording import joined, plural, short
@@ -45,7 +48,12 @@ that, alone, change the quantity's value are in them."""
 ALL_SUBSETS_UP_TO = 6
 
 CARRIED_SETS_SECONDS = 2.0
-"""Most time spent on the sets for one claim, within the exercise's own bound."""
+"""Most time spent on the sets for one claim, and then on the values that round to the
+earlier claims (`_carried_rounding`), together, within the exercise's own bound."""
+
+MAX_ROUNDED_LEAVES = 6
+"""Most rounded numbers taken as intervals together (a box of at most 2^6 = 64 corners,
+each one computation of the quantity)."""
 
 @dataclass(frozen=True)
 class Diagnosis:
@@ -341,13 +349,35 @@ def _sources(group: tuple[str, ...], formulas: set[str]) -> str:
     return joined([f"{p} ({FORMULA_VALUE})" if p in formulas else p for p in group])
 
 
+ROUNDS_TO = "a value that rounds to your wrong {}"
+"""How a carried claim taken as the values that round to it is named (`_carried_rounding`)."""
+
+
+ROUND_TO = "values that round to your wrong {}"
+"""The same for a claim of a list, or for several claims, each taken as the values that round
+to it."""
+
+
+def _through_rounding(group: tuple[str, ...], rounded: tuple[str, ...],
+                      formulas: set[str], lists: tuple[str, ...] = ()) -> str:
+    """The carried claims' names for the interval path: "a value that rounds to your wrong
+    p" (each claim taken as the values that round to it; "values that round to …" for a
+    claim of a list), "your wrong q" (one taken as claimed); "values that round to your
+    wrong p and q" when every one is rounded."""
+    if len(group) > 1 and set(group) == set(rounded):
+        return ROUND_TO.format(joined(list(group)))
+    return joined([(ROUND_TO if p in lists else ROUNDS_TO).format(p) if p in rounded else
+                   f"your wrong {_sources((p,), formulas)}" for p in group])
+
+
 def _carried(recipe: Recipe, given, claims: dict, name: str,
              earlier_wrong: list[str], expected, first: str) -> Diagnosis | None:
     """Carried forward: the claim follows from one earlier wrong claim (the nearest first),
     else from several of them together (the fewest first). Only claims that move the value on
     their own join a set: one the quantity does not read (or a recipe does not carry) adds
     nothing but work. A wrong formula answer carries its value on this exercise (its claim
-    here a `FormulaValue`)."""
+    here a `FormulaValue`). Where the claimed values themselves give nothing, a rounded claim
+    stands for every value that rounds to it (`_carried_rounding`), in the same order."""
     formulas = {p for p, c in claims.items() if isinstance(c, FormulaValue)}
     claim, movers = claims[name], []
     for p in reversed(earlier_wrong):
@@ -360,27 +390,235 @@ def _carried(recipe: Recipe, given, claims: dict, name: str,
                 "carried forward"), from_formula=(p,) if p in formulas else ())
         if value != expected:
             movers.insert(0, p)
-    group = _carried_set(recipe, given, claims, name, movers)
-    if group is None:
+    try:
+        with time_bound(CARRIED_SETS_SECONDS):
+            group = _carried_set(recipe, given, claims, name, movers)
+            found = None if group is not None else \
+                _carried_rounding(recipe, given, claims, name, earlier_wrong, movers)
+    except DecisionTimeout:  # this search's bound, or the exercise's: that one fires again
+        return None  # at once when this bound is left (derive.kernel.timebound nests them)
+    if group is not None:
+        return Diagnosis(first, carried_from=group[0], carried_from_all=group, explanation=(
+            f"follows correctly from your wrong {_sources(group, formulas)} together: the "
+            "errors are carried forward"), from_formula=tuple(p for p in group if p in formulas))
+    if found is None:
         return None
-    return Diagnosis(first, carried_from=group[0], carried_from_all=group, explanation=(
-        f"follows correctly from your wrong {_sources(group, formulas)} together: the errors "
-        "are carried forward"), from_formula=tuple(p for p in group if p in formulas))
+    group, rounded = found
+    together = len(group) > 1
+    lists = tuple(p for p in rounded if claims[p].is_list)
+    return Diagnosis(
+        first, carried_from=group[0], carried_from_all=group, explanation=(
+            f"follows correctly from {_through_rounding(group, rounded, formulas, lists)}"
+            f"{' together' if together else ''}: the "
+            f"{'errors are' if together else 'error is'} carried forward"),
+        from_formula=tuple(p for p in group if p in formulas),
+        args=("carried_rounding", rounded, lists))
 
 
 def _carried_set(recipe: Recipe, given, claims: dict[str, Claim], name: str,
                  movers: list[str]) -> tuple[str, ...] | None:
-    """The first of `carried_sets(movers)` the claim follows from, or None; the search stops
-    after CARRIED_SETS_SECONDS (then None: the verdict never waits on a diagnosis)."""
-    try:
-        with time_bound(CARRIED_SETS_SECONDS):
-            for group in carried_sets(movers):
-                value = _carried_value(recipe, given, claims, name, group)
-                if value is not None and holds(claims[name], value):
-                    return group
-    except DecisionTimeout:  # this search's bound, or the exercise's: that one fires again
-        return None  # at once when this bound is left (derive.kernel.timebound nests them)
+    """The first of `carried_sets(movers)` the claim follows from, or None (its caller bounds
+    the search by CARRIED_SETS_SECONDS: the verdict never waits on a diagnosis)."""
+    for group in carried_sets(movers):
+        value = _carried_value(recipe, given, claims, name, group)
+        if value is not None and holds(claims[name], value):
+            return group
     return None
+
+
+def _carried_rounding(recipe: Recipe, given, claims: dict, name: str,
+                      earlier_wrong: list[str], movers: list[str]
+                      ) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """(the carried claims, those of them taken as intervals) when the claim follows from some
+    value that rounds to one earlier wrong claim (the nearest first), else to several of them
+    together (`carried_sets(movers)`, the fewest first), or None: the author carried the
+    unrounded value and wrote it rounded (a loss 0.948437… claimed 0.9484, the gradient
+    computed from 0.948437…). Tried only where the claimed values themselves give nothing,
+    in the time the sets left (its caller's bound, CARRIED_SETS_SECONDS)."""
+    for group in [*((p,) for p in reversed(earlier_wrong)), *carried_sets(movers)]:
+        rounded = _reached(recipe, given, claims, name, group)
+        if rounded:
+            return group, rounded
+    return None
+
+
+@dataclass(frozen=True)
+class _Leaf:
+    """One rounded number of a carried claim taken as an interval: the claim's name, its
+    element (None for a number), the values it holds against."""
+
+    source: str
+    index: int | None
+    within: Accepted
+
+
+def _leaves(claims: dict, group: tuple[str, ...]) -> list[_Leaf] | None:
+    """The numbers of `group`'s claims that stand for more than one value (a decimal rounded,
+    a tolerance), or None when a claim of the group is a nested list; a wrong formula answer's
+    value, an integer, a fraction, a `sig` or `rel` claim each stay the one value claimed."""
+    out = []
+    for p in group:
+        c = claims[p]
+        if isinstance(c, FormulaValue):
+            continue
+        items = list(enumerate(c.value)) if c.is_list else [(None, c)]
+        for i, e in items:
+            if e.is_list:
+                return None
+            within = accepted(e)
+            if within is not None and not within.point:
+                out.append(_Leaf(p, i, within))
+    return out
+
+
+def _overridden(claims: dict, group: tuple[str, ...], leaves: list[_Leaf], at) -> dict:
+    """The carried claims' values with each leaf's number replaced by `at[k]` (leaf k)."""
+    values = {p: claims[p].exact_value() for p in group}
+    values = {p: list(v) if isinstance(v, list) else v for p, v in values.items()}
+    for leaf, v in zip(leaves, at):
+        if leaf.index is None:
+            values[leaf.source] = v
+        else:
+            values[leaf.source][leaf.index] = v
+    return values
+
+
+def _below(value, q) -> bool:
+    """value < q, certified (False when not shown)."""
+    return (bool(value < q) if value.is_Rational else intervals.compare(value, q) == -1)
+
+
+def _above(value, q) -> bool:
+    """value > q, certified (False when not shown)."""
+    return (bool(value > q) if value.is_Rational else intervals.compare(value, q) == 1)
+
+
+def _reached(recipe: Recipe, given, claims: dict, name: str,
+             group: tuple[str, ...]) -> tuple[str, ...]:
+    """The claims of `group` taken as intervals when some values that round to them give a
+    value that the claim `name` holds against; () when that is not shown.
+
+    The argument. Each rounded number v_k stands for the values S_k it holds against, an
+    interval from lo_k to hi_k (claims.accepted); their product S lies between the closed box
+    B = Π [lo_k, hi_k] and its interior. Let f be the quantity's value as the recipe computes
+    it from them, and A the values the claim holds against, an interval from a to b.
+    1. f is continuous on B. The quantity is computed with each v_k a fresh real Dummy: the
+       evaluator decides no sign of a value with a symbol in it (exact_sign: None, so relu,
+       clamp, sign and the like raise UndecidedSign: not shown), and a recipe's own Python
+       comparison of a symbolic value raises TypeError, so no branch is taken on the v_k
+       and the expression F is f at every point. A finite enclosure of F over B
+       (intervals.enclose_box) certifies that F is a composition of functions continuous
+       where they are enclosed.
+    2. f(interior of B) is connected (the interior of a box is), and every corner's value is
+       a limit of interior values: the closure of f(interior of B) holds the interval from
+       the least to the greatest corner value. When some corner value is below b and some is
+       above a (for a point A = {a}: some below a and some above), that interval meets the
+       open interval (a, b) (or holds a strictly inside it), which lies in A; an open set met
+       by the closure of a set meets the set, so some point of the interior, which lies in
+       S, gives a value in A.
+    3. A corner in S whose value the claim holds against gives it directly (no continuity
+       needed: it is checked first).
+    The corners' values are computed exactly, as the claims' own are (a Context with the
+    corner as the override); the Dummy and the enclosure only certify step 1, so they are
+    computed only when steps 2 or 3 find a value."""
+    claim, leaves = claims[name], _leaves(claims, group)
+    if claim.is_list and leaves:
+        return _reached_list(recipe, given, claims, name, group, leaves)
+    want = accepted(claim)
+    if want is None or not leaves or len(leaves) > MAX_ROUNDED_LEAVES:
+        return ()
+    a, b = want.lo, want.hi
+    below = above = direct = False
+    for corner in product(*[(0, 1)] * len(leaves)):
+        at = [leaf.within.hi if end else leaf.within.lo for leaf, end in zip(leaves, corner)]
+        ctx = Context(recipe, given, _overridden(claims, group, leaves, at))
+        value = _try(lambda c: c[name], ctx)
+        if not isinstance(value, sp.Expr) or not value.is_number:
+            return ()
+        inside = all(leaf.within.hi_in if end else leaf.within.lo_in
+                     for leaf, end in zip(leaves, corner))
+        direct = direct or (inside and holds(claim, value))
+        below, above = below or _below(value, b), above or _above(value, a)
+    sources = tuple(dict.fromkeys(leaf.source for leaf in leaves))
+    if direct:  # a point of the box itself: no continuity needed
+        return sources
+    if not (below and above):
+        return ()
+    symbols = [sp.Dummy(f"{leaf.source}_{leaf.index}", real=True) for leaf in leaves]
+    ctx = Context(recipe, given, _overridden(claims, group, leaves, symbols))
+    form = _try(lambda c: c[name], ctx)
+    if not isinstance(form, sp.Expr):
+        return ()
+    box = {x: (leaf.within.lo, leaf.within.hi) for x, leaf in zip(symbols, leaves)}
+    return () if intervals.enclose_box(form, box) is None else sources
+
+
+MAX_LIST_LEAVES = 64
+"""Most rounded numbers of the earlier claims for a later claim of a list (each of its
+elements reads at most MAX_ROUNDED_LEAVES of them)."""
+
+
+def _reached_list(recipe: Recipe, given, claims: dict, name: str, group: tuple[str, ...],
+                  leaves: list[_Leaf]) -> tuple[str, ...]:
+    """`_reached` for a later claim of a list: its elements need one common point of the box,
+    which corners do not show in general; they show it when no two elements read the same
+    rounded number. The quantity is first computed with a real Dummy per rounded number
+    (as in `_reached`, step 1: no branch is taken on them); when the elements' expressions
+    read disjoint sets of the Dummies, each element is decided on its own sub-box as a
+    number is (its corners' values computed exactly, a corner of the sub-box that rounds to
+    the claims and holds, or values on either side with continuity certified), and the
+    points found for the elements together are one point of the box, since each element's
+    value depends on its own numbers alone. An element that reads none is the value
+    computed (the claims' own). Else ()."""
+    claim = claims[name]
+    if len(leaves) > MAX_LIST_LEAVES or any(c.is_list for c in claim.value):
+        return ()
+    wants = [accepted(c) for c in claim.value]
+    if any(w is None for w in wants):
+        return ()
+    symbols = [sp.Dummy(f"{leaf.source}_{leaf.index}", real=True) for leaf in leaves]
+    form = _try(lambda c: c[name], Context(recipe, given,
+                                           _overridden(claims, group, leaves, symbols)))
+    if not isinstance(form, list) or len(form) != len(claim.value) or \
+            not all(isinstance(f, sp.Expr) for f in form):
+        return ()
+    reads = [[k for k, x in enumerate(symbols) if x in f.free_symbols] for f in form]
+    seen: set[int] = set()
+    for ks in reads:
+        if seen & set(ks) or len(ks) > MAX_ROUNDED_LEAVES:
+            return ()
+        seen |= set(ks)
+    width = max(map(len, reads))
+    found = [not ks and holds(c, f) for ks, c, f in zip(reads, claim.value, form)]
+    if not all(found[j] for j, ks in enumerate(reads) if not ks):
+        return ()
+    below, above = [False] * len(form), [False] * len(form)
+    for corner in product(*[(0, 1)] * width):  # element j's k-th number at end corner[k]
+        ends = {k: corner[i] for ks in reads for i, k in enumerate(ks)}
+        at = [leaf.within.hi if ends.get(k) else leaf.within.lo
+              for k, leaf in enumerate(leaves)]
+        values = _try(lambda c: c[name], Context(recipe, given,
+                                                 _overridden(claims, group, leaves, at)))
+        if not isinstance(values, list) or len(values) != len(form):
+            return ()
+        for j, ks in enumerate(reads):
+            v = values[j]
+            if not ks or found[j]:
+                continue
+            if not isinstance(v, sp.Expr) or not v.is_number:
+                return ()
+            inside = all(leaves[k].within.hi_in if ends[k] else leaves[k].within.lo_in
+                         for k in ks)
+            found[j] = inside and holds(claim.value[j], v)
+            below[j] = below[j] or _below(v, wants[j].hi)
+            above[j] = above[j] or _above(v, wants[j].lo)
+    for j, ks in enumerate(reads):
+        if found[j]:
+            continue
+        box = {symbols[k]: (leaves[k].within.lo, leaves[k].within.hi) for k in ks}
+        if not (below[j] and above[j]) or intervals.enclose_box(form[j], box) is None:
+            return ()
+    return tuple(dict.fromkeys(leaves[k].source for k in sorted(seen)))
 
 
 def _fits(recipe: Recipe, given, claim: Claim, name: str) -> list[evidence.Fit]:

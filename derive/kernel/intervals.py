@@ -347,7 +347,11 @@ def _tanh(x, bits: int):
     return mpi_add(_ONE, (mpf_neg(frac[1]), mpf_neg(frac[0])), bits)
 
 
-def _leaf(e: sp.Basic, bits: int):
+def _leaf(e: sp.Basic, bits: int, box=None):
+    if box is not None and e in box:
+        lo, hi = box[e]
+        return (from_rational(int(lo.p), int(lo.q), bits, round_floor),
+                from_rational(int(hi.p), int(hi.q), bits, round_ceiling))
     if e.is_Rational:
         return _rational_interval(int(e.p), int(e.q), bits)
     if e is sp.E:
@@ -403,10 +407,13 @@ def _cached(e: sp.Basic, bits: int):
     return hit[1] if hit is not None and hit[0] is e else None
 
 
-def _interval(expr: sp.Basic, bits: int):
+def _interval(expr: sp.Basic, bits: int, box=None):
     """The enclosure of `expr` as a pair of mpf tuples: an iterative walk over its DAG,
-    every distinct subexpression once (and cached between calls)."""
-    hit = _cached(expr, bits)
+    every distinct subexpression once (and cached between calls). With a `box` (symbol →
+    (lo, hi) rationals), an enclosure of its values for every point of the box, its symbols
+    read from the box: nothing is read from or kept in the cache, whose entries are the
+    values of constants, not of one box."""
+    hit = None if box is not None else _cached(expr, bits)
     if hit is not None:
         return hit
     most = min(MAX_NODES, WALK_BITS // (2 * bits))
@@ -416,12 +423,12 @@ def _interval(expr: sp.Basic, bits: int):
         e, ready = stack.pop()
         if id(e) in local:
             continue
-        cached = _cached(e, bits)
+        cached = None if box is not None else _cached(e, bits)
         if cached is not None:
             local[id(e)] = cached
             continue
         if not e.args or e.is_Rational:
-            local[id(e)] = _leaf(e, bits)
+            local[id(e)] = _leaf(e, bits, box)
             continue
         if not ready:
             stack.append((e, True))
@@ -433,7 +440,8 @@ def _interval(expr: sp.Basic, bits: int):
             continue
         iv = _finite(_node(e, [local[id(a)] for a in e.args], bits))
         local[id(e)] = iv
-        _keep(e, bits, iv)
+        if box is None:
+            _keep(e, bits, iv)
     return local[id(expr)]
 
 
@@ -752,6 +760,43 @@ def round_sig(expr: sp.Expr, sig: int) -> sp.Rational | None:
     return sp.Integer(m) * sp.Integer(10) ** e if e >= 0 else sp.Rational(m, 10 ** -e)
 
 
+BOX_PRECISIONS = PRECISIONS[:3]
+"""The precisions tried for an enclosure over a box (64, 128 and 256 bits): the box's own
+width, not the endpoints' bits, is what a wider enclosure comes from, so more bits rarely
+settle what these do not."""
+
+
+def enclose_box(expr: sp.Expr, box: dict) -> tuple[sp.Rational, sp.Rational] | None:
+    """Exact rationals (lo, hi) with lo ≤ expr ≤ hi at every point of `box` (each free symbol
+    of `expr` → (lo, hi), rationals, lo ≤ hi), or None when no precision of BOX_PRECISIONS
+    bounds it: a divisor or a log argument whose enclosure meets 0 (or is ≤ 0), an even root
+    of an argument that may be negative, a function this module does not enclose (sign,
+    floor, Piecewise: NoEnclosure), a symbol outside the box.
+
+    A finite enclosure is also a certificate of continuity on the box: every operation
+    enclosed here (+, ×, integer powers; roots, real powers, log and division only of
+    arguments enclosed where they are continuous, positive or away from 0; exp, sin, cos,
+    tanh, |x|, min, max, relu, clamp, sigmoid, softplus) is continuous where it was enclosed,
+    so the expression is a composition of continuous functions on the box."""
+    box = {s: (sp.Rational(lo), sp.Rational(hi)) for s, (lo, hi) in box.items()}
+    if any(lo > hi for lo, hi in box.values()):
+        raise ValueError("a box's lower end above its upper end")
+    try:
+        for bits in BOX_PRECISIONS:
+            try:
+                a, b = _interval(expr, bits, box)
+            except _Unsettled:
+                continue
+            lo, hi = _to_rational(a, True), _to_rational(b, False)
+            if lo is None or hi is None:
+                return None
+            return (sp.Rational(lo.numerator, lo.denominator),
+                    sp.Rational(hi.numerator, hi.denominator))
+    except NoEnclosure:
+        return None
+    return None
+
+
 def is_enclosable(expr: sp.Expr) -> bool:
     """Whether this module can enclose `expr` at all (at the lowest precision)."""
     try:
@@ -762,5 +807,5 @@ def is_enclosable(expr: sp.Expr) -> bool:
 
 
 __all__ = ["MAX_BITS", "PRECISIONS", "NoEnclosure", "TooCostly", "compare", "decimal_exponent",
-           "enclose", "enclosures", "forget", "is_enclosable", "round_places", "round_sig",
-           "sig_parts", "sign"]
+           "enclose", "enclose_box", "enclosures", "forget", "is_enclosable", "round_places",
+           "round_sig", "sig_parts", "sign"]

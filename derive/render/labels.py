@@ -72,6 +72,19 @@ def explanation(diagnosis, lang: str) -> str:
     formulas = getattr(diagnosis, "from_formula", ())
     names = "、".join(f"{p}(你的公式在本题数值上的值)" if p in formulas else p
                      for p in diagnosis.carried)
+    if diagnosis.args and diagnosis.args[0] == "carried_rounding":
+        rounded = diagnosis.args[1]
+        if len(diagnosis.carried) > 1 and set(diagnosis.carried) == set(rounded):
+            return (f"由舍入后分别等于你错误的 {'、'.join(diagnosis.carried)} 的值一起正确推出:"
+                    "这些错误被带到了后面")
+        lists = diagnosis.args[2] if len(diagnosis.args) > 2 else ()
+        names = "和".join(f"一组舍入后等于你错误的 {p} 的值" if p in lists
+                         else f"一个舍入后等于你错误的 {p} 的值" if p in rounded
+                         else f"你错误的 {p}(你的公式在本题数值上的值)" if p in formulas
+                         else f"你错误的 {p}" for p in diagnosis.carried)
+        if len(diagnosis.carried) > 1:
+            return f"由{names}一起正确推出:这些错误被带到了后面"
+        return f"由{names}正确推出:错误被带到了后面"
     if len(diagnosis.carried) > 1:
         return f"由你错误的 {names} 一起正确推出:这些错误被带到了后面"
     if diagnosis.carried_from:
