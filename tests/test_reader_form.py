@@ -18,7 +18,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from derive.cli.main import main
-from derive.graph.reader import NotWritable, reader_latex, reader_text
+from derive.kernel.reader import NotWritable, reader_latex, reader_text
 from derive.render import numbers as n
 
 R = sp.Rational

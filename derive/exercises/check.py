@@ -15,8 +15,10 @@ from derive.exercises.formulas import (
     Judgement,
     judge_formula,
     quantity_formula,
+    undecided,
 )
 from derive.exercises.schema import Exercise
+from derive.exercises.undecided import because
 from derive.graph.evaluate import TooLarge, reset_work
 from derive.kernel import dag, intervals
 from derive.kernel.exact import NoCertifiedDecimal, decimal_str
@@ -194,8 +196,7 @@ def _formula(ex: Exercise, name: str, claim, left: float | None
     seconds = FORMULA_SECONDS if left is None else min(FORMULA_SECONDS,
                                                        round(0.8 * left - 0.1, 1))
     if seconds <= 0.05:
-        j = Judgement(UNDECIDED, "the exercise's time bound (--time-limit) left no time for "
-                      "this formula")
+        j = undecided(because("no_time"))
     else:
         j = judge_formula(claim.formula, ex.recipe, ex.given, name, seconds)
     return j, quantity_formula(ex.recipe, ex.given, name)

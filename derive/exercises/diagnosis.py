@@ -129,9 +129,10 @@ def formula_diagnosis(name: str, judgement, answer=None, recipe: Recipe | None =
                              witness=judgement.witness)
         return Diagnosis(name, explanation=said, args=("formula", judgement.witness),
                          witness=judgement.witness)
-    if judgement.status == "undecided":
+    if judgement.status == "undecided":  # a declared sentence (derive/exercises/undecided.py)
+        zh = judgement.why.say("zh") if judgement.why is not None else judgement.reason
         return Diagnosis(name, explanation=f"undecided: {judgement.reason}",
-                         args=("undecided", judgement.reason))
+                         args=("undecided", judgement.reason, zh))
     return None
 
 

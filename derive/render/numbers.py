@@ -30,7 +30,6 @@ from derive import limits
 from derive.exercises.check import quantity_key
 from derive.exercises.errors import ExerciseNotSupported
 from derive.exercises.reader import Written
-from derive.graph.reader import NotWritable, reader_latex, reader_text
 from derive.kernel.dag import tree_size
 from derive.kernel.exact import (
     MAX_TEXT_DIGITS,
@@ -42,6 +41,7 @@ from derive.kernel.exact import (
     terminating_places,
     to_expr,
 )
+from derive.kernel.reader import NotWritable, reader_latex, reader_text
 from derive.render.labels import words
 
 
