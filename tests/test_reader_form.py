@@ -267,3 +267,56 @@ def test_check_and_key_write_ce_b_for_a_reader():
     claims = {c["name"]: c for e in json.loads(data)["exercises"] if e["id"] == "ce-b"
               for c in e["claims"]}
     assert claims["g1"]["expected"] == "-1 + exp(1/2)/(exp(-5/4) + exp(1/2) + exp(2))"
+
+
+FORMULAS = """
+[[exercise]]
+id = "lr-stays"
+recipe = "sgd_step"
+[exercise.given]
+w = 1
+lr = 0.05
+records = [[2, 4]]
+[exercise.claims]
+w_new = { formula = "w - lr*x*(w*x - y)" }
+
+[[exercise]]
+id = "mean-stays"
+recipe = "sgd_step"
+[exercise.given]
+w = 1
+lr = 0.05
+records = [[2, 4], [1, 3], [0, 1], [2, 2], [3, 1], [1, 1], [5, 2]]
+[exercise.claims]
+gradient = { formula = "mean_i((w*x_i - y_i)*x_i)" }
+loss = { formula = "mean_i((w*x_i - y_i)^2)" }
+"""
+
+
+def test_an_expected_formula_is_written_with_the_authors_names(tmp_path):
+    """A formula answer's expected form, in the text report and the JSON's added
+    `expected_text`, as the author writes it: lr stays lr (it was eta), a mean is mean_i(…)
+    (it was sum_i(…)/N), products with ·, minus signs −; `expected` keeps the formula
+    language (what a claim may paste)."""
+    path = tmp_path / "formulas.toml"
+    path.write_text(FORMULAS, encoding="utf-8")
+    _, text = _cli("check", path)
+    assert "equivalent  w − lr·x·(w·x − y)" in text
+    assert "equivalent  mean_i((w·x_i − y_i)·x_i)" in text
+    assert "wrong       mean_i((w·x_i − y_i)²/2)" in text
+    _, data = _cli("check", "--format", "json", path)
+    claims = {(e["id"], c["name"]): c for e in json.loads(data)["exercises"]
+              for c in e["claims"]}
+    assert claims["lr-stays", "w_new"]["expected"] == "-eta*x*(w*x - y) + w"
+    assert claims["lr-stays", "w_new"]["expected_text"] == "w − lr·x·(w·x − y)"
+    assert claims["mean-stays", "gradient"]["expected"] == "sum_i((w*x_i - y_i)*x_i)/N"
+    assert claims["mean-stays", "gradient"]["expected_text"] == "mean_i((w·x_i − y_i)·x_i)"
+
+
+def test_an_authors_notation_writes_its_names():
+    """bank24's decay exercise: the author's lambda_wd is λ_wd, the exercise's own notation
+    (as its exports write it), and the records' members x_1 … x_3."""
+    bank = LESSONS05.parents[1] / "bank24" / "decay_accumulation.toml"
+    _, text = _cli("check", bank)
+    assert ("equivalent  λ_wd·w + x_1·(w·x_1 − y_1)/3 + x_2·(w·x_2 − y_2)/3 + "
+            "x_3·(w·x_3 − y_3)/3") in text

@@ -34,6 +34,7 @@ from derive.graph.language import (
     written_name,
 )
 from derive.graph.notation import in_scope
+from derive.graph.reader import formula_reader
 from derive.graph.symbolic import (
     MAX_DERIVATIVES,
     Inliner,
@@ -52,6 +53,7 @@ from derive.kernel.definedness import domain_fact, folded_away
 from derive.kernel.exact import exact_str, to_expr
 from derive.kernel.facts import hypothesis
 from derive.kernel.functions import through_kink
+from derive.kernel.reader import NotWritable as ReaderNotWritable
 from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.recipes import formulas as author
 from derive.recipes.base import Context, Recipe
@@ -519,14 +521,32 @@ def quantity_formula(recipe: Recipe, given: dict, name: str,
     exercise (one record: x and y), whichever is shorter; None when it has none, or when it
     takes longer than `seconds` to write (`derive key` renders it outside the exercise's
     bound)."""
+    return quantity_formulas(recipe, given, name, {}, seconds)[0]
+
+
+def quantity_formulas(recipe: Recipe, given: dict, name: str, spelled: dict[str, str],
+                      seconds: float = FORMULA_SECONDS) -> tuple[str | None, str | None]:
+    """The quantity's form in the formula language (`quantity_formula`) and the same form as a
+    reader writes it (derive/graph/reader.py: w − lr·x·(w·x − y), the exercise's notation,
+    the author's spelling of a name in `spelled`); the second None when the reader form
+    cannot write it (then the first is shown)."""
     try:
         with time_bound(seconds):
-            return _quantity_formula(recipe, given, name)
+            got = _quantity_formula(recipe, given, name)
+            if got is None:
+                return None, None
+            text, expr, graph = got
+            try:
+                with in_scope(graph.notation):
+                    return text, formula_reader(expr, spelled)
+            except (ReaderNotWritable, RecursionError):
+                return text, None
     except DecisionTimeout:
-        return None
+        return None, None
 
 
-def _quantity_formula(recipe: Recipe, given: dict, name: str) -> str | None:
+def _quantity_formula(recipe: Recipe, given: dict, name: str):
+    """(text, expression, graph) of the quantity's shorter symbolic form, or None."""
     ctx = Context(recipe, given)
     graph = recipe.graph(ctx) if recipe.graph is not None else None
     if graph is None or name not in graph.by_name or unsupported(graph, name) or \
@@ -538,14 +558,17 @@ def _quantity_formula(recipe: Recipe, given: dict, name: str) -> str | None:
         general = symbolic_form(graph, name)
         structural = {k for k, v in spec.structural.items() if isinstance(v, dict)}
         if not any(a.base.label.name in structural for a in general.atoms(sp.Indexed)):
-            candidates.append(formula_text(general))
+            candidates.append((formula_text(general), general))
     except (NoForm, TooLarge, NotWritable, RecursionError):
         pass
     node = graph.by_name[name]
     if node.over is None or _Symbols(graph, spec).members(node.key) == 1:
         try:
-            candidates.append(formula_text(spec(node.head.xreplace(
-                {i: sp.Integer(1) for i in node.indices}))))
+            one = spec(node.head.xreplace({i: sp.Integer(1) for i in node.indices}))
+            candidates.append((formula_text(one), one))
         except (NoForm, TooLarge, NotWritable, RecursionError):
             pass
-    return min(candidates, key=len) if candidates else None
+    if not candidates:
+        return None
+    text, expr = min(candidates, key=lambda c: len(c[0]))
+    return text, expr, graph

@@ -219,7 +219,7 @@ class Reader:
 
     def _print_Mul(self, e: sp.Mul) -> Piece:
         """Numerator over denominator, the numeric coefficient first: 3√2/4, e^(1/2)/(…)."""
-        factors = list(e.args)
+        factors = list(e.as_ordered_factors())  # SymPy's printed order: η·x, not x·η
         mean = self._mean(factors)
         means: list[Piece] = []
         if mean is not None:
