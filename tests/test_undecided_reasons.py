@@ -26,6 +26,7 @@ FIELDS = {
     "most": "20",
     "terms": "100,000",
     "seconds": "4.2",
+    "bits": "32,768",                       # intervals.MAX_BITS
     "sign": "x_1 + x_2 + x_3 + x_4 + x_5 + x_6 − y_12",  # SIGN_CHARS (40) characters
 }
 
@@ -59,10 +60,11 @@ def test_no_judgement_is_undecided_without_a_declared_reason():
     no other line of derive/ builds one from a string."""
     hits = []
     for path in (ROOT / "derive").rglob("*.py"):
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        for line in path.read_text(encoding="utf-8").splitlines():
             if re.search(r"Judgement\((\"undecided\"|UNDECIDED)", line):
-                hits.append(f"{path.relative_to(ROOT)}:{n}")
-    assert hits == ["derive/exercises/formulas.py:99"], hits
+                hits.append((str(path.relative_to(ROOT)), line.strip()))
+    assert hits == [("derive/exercises/formulas.py",
+                     'return Judgement("undecided", str(why), why=why)')], hits
 
 
 # ------------------------------------------------------------------ undecided on purpose
@@ -90,10 +92,12 @@ prediction = { formula = "w*x_i" }
 """
 
 
-def _bank(tmp_path) -> Path:
+def _bank(tmp_path, which: int) -> Path:
+    """The file holding the `which`-th exercise of EXERCISES alone."""
     records = ", ".join(f"[{i}, {i + 1}]" for i in range(1, 22))
+    one = EXERCISES.replace("RECORDS", records).split("[[exercise]]")[which + 1]
     path = tmp_path / "undecided.toml"
-    path.write_text(EXERCISES.replace("RECORDS", records), encoding="utf-8")
+    path.write_text("[[exercise]]" + one, encoding="utf-8")
     return path
 
 
@@ -101,7 +105,7 @@ def test_a_claim_equal_only_by_a_sign_says_which_sign(tmp_path):
     """√(x² + 2x + 1) = |x + 1| for every real x, which the kernel neither proves nor refutes:
     the old reason printed its normal form (sqrt(x**2 + 2*x + 1) - Abs(x + 1)); now the
     sentence names the sign that is left open, in the reader form, in both languages."""
-    ex = load([str(_bank(tmp_path))])[0]
+    ex = load([str(_bank(tmp_path, 0))])[0]
     c = {c.name: c for c in check_exercise(ex).claims}["gradient"]
     assert c.status == "undecided"
     assert c.diagnosis.explanation == (
@@ -116,7 +120,7 @@ def test_a_claim_equal_only_by_a_sign_says_which_sign(tmp_path):
 def test_too_many_members_is_said_with_its_numbers(tmp_path, capsys):
     """A formula for a family of 21 members (one prediction per record) is compared on at most
     20: undecided, the numbers in the sentence; check exits 1."""
-    code = main(["check", str(_bank(tmp_path)), "--format", "json"])
+    code = main(["check", str(_bank(tmp_path, 1)), "--format", "json"])
     doc = json.loads(capsys.readouterr().out)
     assert code == 1
     claims = {c["name"]: c for e in doc["exercises"] for c in e["claims"]}
@@ -138,3 +142,45 @@ def test_an_undecided_sign_is_written_in_the_reader_form(tmp_path):
         "define.q: computing it needs the sign of e^(−100000) + cos(1)² + sin(1)² − 1 (for "
         "relu), which exact arithmetic cannot decide (certified enclosures up to 32,768 bits "
         "contain 0, and no exact zero test shows it is 0)")
+
+
+NEAR = """
+[[exercise]]
+id = "near"
+recipe = "formulas"
+[exercise.given]
+x = 1
+[exercise.define]
+q = "sin(1)^2 + cos(1)^2 + exp(-10^5)"
+h = "q - 1/2 + x*0"
+s = "q/2 + x*0"
+[exercise.claims]
+q = 1
+h = { value = 1, places = 0 }
+s = { value = 0.5, abs = 0 }
+"""
+
+
+def test_a_number_no_bound_settles_says_why(tmp_path):
+    """Values within e^(−10⁵) of the claim, below what 32,768 bits resolve: an exact claim, a
+    rounding at a tie and a tolerance of 0 are undecided, each with its sentence (they had
+    none), in English and in Chinese."""
+    path = tmp_path / "near.toml"
+    path.write_text(NEAR, encoding="utf-8")
+    claims = {c.name: c for c in check_exercise(load([str(path)])[0]).claims}
+    assert {n: c.status for n, c in claims.items()} == {
+        "q": "undecided", "h": "undecided", "s": "undecided"}
+    assert claims["q"].diagnosis.explanation == (
+        "undecided: certified enclosures of up to 32,768 bits contain the claimed value and no "
+        "exact zero test shows the difference is 0; a claim with a tolerance (abs = …) would "
+        "decide it")
+    assert claims["h"].diagnosis.explanation == (
+        "undecided: the value lies too near a rounding boundary for certified enclosures of "
+        "up to 32,768 bits to settle its rounding; a claim with a tolerance (abs = …) would "
+        "decide it")
+    assert claims["s"].diagnosis.explanation == (
+        "undecided: certified enclosures of up to 32,768 bits do not settle whether the value "
+        "is within the claim's tolerance; a looser or tighter tolerance may decide it")
+    assert explanation(claims["h"].diagnosis, "zh") == (
+        "未判定:该值离舍入边界太近,最多 32,768 位的可靠区间无法确定它的舍入;写明容差"
+        "(abs = …)即可判定")

@@ -18,7 +18,7 @@ from derive.exercises.formulas import (
     undecided,
 )
 from derive.exercises.schema import Exercise
-from derive.exercises.undecided import because
+from derive.exercises.undecided import because, number_left_open
 from derive.graph.evaluate import TooLarge, reset_work
 from derive.graph.reader import spellings
 from derive.kernel import dag, intervals
@@ -182,6 +182,11 @@ def _check(ex: Exercise, seconds: float | None = None) -> Report:
                                    values[name])
                for name in pending if statuses[name] == WRONG}
     diagnoses = {**diagnose(ex.recipe, ex.given, numbers, wrong, values, carried), **explained}
+    for name, claim in numbers.items():  # a number no certified bound settles: why, in a sentence
+        if statuses[name] == UNDECIDED:
+            why = number_left_open(claim, values[name])
+            diagnoses[name] = Diagnosis(name, explanation=f"undecided: {why}",
+                                        args=("undecided", str(why), why.say("zh")))
     results = tuple(
         ClaimResult(name, ex.claims[name].text, statuses[name],
                     None if name in forms else values[name], diagnoses.get(name),

@@ -13,7 +13,9 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from derive.exercises.claims import UNDECIDED, judge
 from derive.graph.reader import formula_reader
+from derive.kernel import intervals
 from derive.kernel.reader import NotWritable
 
 
@@ -92,8 +94,24 @@ REASONS: dict[str, Reason] = {
         "the exercise's time bound (--time-limit) left no time for this formula; a longer "
         "--time-limit would decide it",
         "本题的时间上限(--time-limit)没有给这条公式留下时间;更长的 --time-limit 即可判定"),
+    # a number claimed for a value that is not rational (derive/exercises/claims.py)
+    "equal_open": Reason(
+        "certified enclosures of up to {bits} bits contain the claimed value and no exact zero "
+        "test shows the difference is 0; a claim with a tolerance (abs = …) would decide it",
+        "最多 {bits} 位的可靠区间都包含所写的值,精确的零检验也未显示差为 0;写明容差"
+        "(abs = …)即可判定"),
+    "rounding_open": Reason(
+        "the value lies too near a rounding boundary for certified enclosures of up to {bits} "
+        "bits to settle its rounding; a claim with a tolerance (abs = …) would decide it",
+        "该值离舍入边界太近,最多 {bits} 位的可靠区间无法确定它的舍入;写明容差(abs = …)"
+        "即可判定"),
+    "tolerance_open": Reason(
+        "certified enclosures of up to {bits} bits do not settle whether the value is within "
+        "the claim's tolerance; a looser or tighter tolerance may decide it",
+        "最多 {bits} 位的可靠区间无法确定该值是否在所写容差之内;放宽或收紧容差可能判定"),
 }
-"""Every reason a formula answer can be undecided for, by key."""
+"""Every reason a claim (a formula answer, or a number for an irrational value) can be
+undecided for, by key."""
 
 
 @dataclass(frozen=True)
@@ -138,3 +156,18 @@ def left_open(residual: sp.Basic | None) -> Undecided:
                 if len(u) <= SIGN_CHARS:
                     return because("sign", sign=u)
     return because("open")
+
+
+def number_left_open(claim, expected) -> Undecided:
+    """Why a number claimed for a value that is not rational is undecided, from the test of
+    its first undecided element: an exact comparison, a rounding, or a tolerance."""
+    if claim.is_list:
+        for c, e in zip(claim.value, expected):
+            if judge(c, e) == UNDECIDED:
+                return number_left_open(c, e)
+    bits = f"{intervals.MAX_BITS:,}"
+    if claim.test in ("rel", "abs"):
+        return because("tolerance_open", bits=bits)
+    if claim.test in ("places", "sig") or claim.places is not None:
+        return because("rounding_open", bits=bits)
+    return because("equal_open", bits=bits)
