@@ -320,3 +320,37 @@ def test_an_authors_notation_writes_its_names():
     _, text = _cli("check", bank)
     assert ("equivalent  λ_wd·w + x_1·(w·x_1 − y_1)/3 + x_2·(w·x_2 − y_2)/3 + "
             "x_3·(w·x_3 − y_3)/3") in text
+
+
+CE_B = """
+[[exercise]]
+id = "ce-b"
+title = "softmax cross-entropy, label 1 (benchmarks/lessons05)"
+recipe = "formulas"
+[exercise.given]
+z1 = 0.5
+z2 = -1.25
+z3 = 2.0
+y1 = 1
+y2 = 0
+y3 = 0
+[exercise.define]
+s = "exp(z1) + exp(z2) + exp(z3)"
+p1 = "exp(z1)/s"
+loss = "-(y1*log(p1))"
+g1 = "grad(loss, z1)"
+"""
+
+
+def test_the_text_key_writes_values_as_a_reader_does(tmp_path):
+    """The answer key rendered as text (a notebook's text, derive.render.document.to_text):
+    its Exact column is the reader form, not LaTeX."""
+    from derive import notebook
+    from derive.render.document import to_text
+
+    path = tmp_path / "ce_b.toml"
+    path.write_text(CE_B, encoding="utf-8")
+    text = to_text(notebook.key(str(path)).document)
+    row = next(line for line in text.splitlines() if line.strip().startswith("`g1`"))
+    assert "e^(1/2)/(e^(−5/4) + e^(1/2) + e²) − 1" in row
+    assert r"\frac{e^{1/2}}" not in row

@@ -320,6 +320,23 @@ def exact_latex(value, style: Style = STYLE) -> str:
     return number_latex(e, style=style)
 
 
+def exact_plain(value, style: Style = STYLE) -> str:
+    """`exact_latex` in plain text, for a key rendered as text (the terminal, a notebook's
+    text): the same integers, short decimals and fractions, a closed form in the reader form
+    (e^(1/2)/(…) − 1), a large one by its decimal after ≈."""
+    if _is_list(value):
+        return bracketed([exact_plain(x, style) for x in value], style)
+    e = to_expr(value)
+    if is_large(e, style):
+        return f"≈ {places_decimal(e, style)}"
+    if e.is_Rational:
+        places = terminating_places(e)
+        return (fixed_str(e, places) if places is not None and places <= style.terminating
+                else exact_str(e))
+    shown = reader_value(e)
+    return shown if shown is not None else f"≈ {places_decimal(e, style)}"
+
+
 def _approx_body(value, style: Style) -> str | None:
     if _is_list(value):
         parts = [_approx_body(x, style) for x in value]
