@@ -354,3 +354,13 @@ def test_the_text_key_writes_values_as_a_reader_does(tmp_path):
     row = next(line for line in text.splitlines() if line.strip().startswith("`g1`"))
     assert "e^(1/2)/(e^(−5/4) + e^(1/2) + e²) − 1" in row
     assert r"\frac{e^{1/2}}" not in row
+
+
+def test_a_number_is_glued_to_a_root_or_e_never_to_a_name():
+    """3√2 and 2e³ as a reader writes them; 2·exp_avg and 2·ε·x with the product's dot (a name
+    that starts with e was written 2exp_avg by a test on the text)."""
+    from derive.graph.reader import formula_reader
+
+    assert reader_text(2 * sp.exp(3)) == "2e³"
+    assert formula_reader(2 * sp.Symbol("exp_avg"), {}) == "2·exp_avg"
+    assert formula_reader(2 * sp.Symbol("eps") * sp.Symbol("x"), {}) == "2·ε·x"

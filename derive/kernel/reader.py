@@ -58,9 +58,6 @@ class Text:
 
     minus = "−"
     times = "·"
-    juxtaposed = ("√", "e", "π")
-    """A number is written against a factor that starts with one of these: 3√2, 2e, 4π."""
-
     @staticmethod
     def paren(p: Piece) -> str:
         return f"({p.text})"
@@ -105,7 +102,6 @@ class Latex:
 
     minus = "-"
     times = r" \cdot "
-    juxtaposed = (r"\sqrt", "e", r"\pi")
 
     @staticmethod
     def paren(p: Piece) -> str:
@@ -141,6 +137,14 @@ class Latex:
 
 
 TEXT, LATEX = Text(), Latex()
+
+
+def _glued(f: sp.Basic) -> bool:
+    """Whether a number is written against this factor, with no ·: a square root, e, e^x or
+    π (3√2, 2e, 4π), never a name (2·eps)."""
+    if f in (sp.E, sp.pi) or isinstance(f, sp.exp):
+        return True
+    return isinstance(f, sp.Pow) and (f.exp == sp.S.Half or f.base in (sp.E, sp.pi))
 
 _STEP = {sp.S.Zero: "gt", sp.S.One: "ge"}
 """Heaviside(u, H0) as the derivation writes it: H0 = 0 is [u > 0], H0 = 1 is [u ≥ 0]."""
@@ -237,22 +241,24 @@ class Reader:
                 num.append(f)
         negative = bool(coeff < 0)
         coeff = abs(coeff)
-        top = self._product(int(coeff.p), [self.piece(f) for f in num] + means)
+        glued = bool(num) and _glued(num[0]) and not means
+        top = self._product(int(coeff.p), [self.piece(f) for f in num] + means, glued)
         if not den and coeff.q == 1:
             return self._signed(top, negative)
-        bottom = self._product(int(coeff.q), [self.piece(f) for f in den])
+        bottom = self._product(int(coeff.q), [self.piece(f) for f in den],
+                               bool(den) and _glued(den[0]))
         return self._signed(self.d.fraction(top, bottom, self._inline > 0), negative)
 
-    def _product(self, n: int, pieces: list[Piece]) -> Piece:
-        """n · p1 · p2 …: the number written against a √, e or π (3√2), else with ·."""
+    def _product(self, n: int, pieces: list[Piece], glued: bool = False) -> Piece:
+        """n · p1 · p2 …: the number written against a first factor that is a root, e or π
+        (`glued`: 3√2, 2e, 4π), else with ·."""
         if not pieces:
             return Piece(self.d.number(n))
         shown = [self.d.paren(p) if (p.prec <= ADD or p.negative) and len(pieces) + (n != 1) > 1
                  else p.text for p in pieces]
         text = self.d.times.join(shown)
         if n != 1:
-            glue = "" if shown[0].startswith(self.d.juxtaposed) else self.d.times
-            text = self.d.number(n) + glue + text
+            text = self.d.number(n) + ("" if glued else self.d.times) + text
         if len(pieces) == 1 and n == 1:
             return pieces[0]
         return Piece(text, MUL)
