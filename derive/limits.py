@@ -26,6 +26,11 @@ cannot run for its length times the bound of one."""
 TOTAL_VARIANTS = 20_000
 """Most variants one run of `derive variants` writes (exercises × -n)."""
 
+SHOWN_DIGITS = 100
+"""Most digits (numerator or denominator) of an exact value the text `check` report writes in
+its expected column, as a reader reads it: past them, the value's certified decimal after ≈
+and its digit count (the JSON and the keys write it whole, up to MAX_TEXT_DIGITS)."""
+
 JSON_EXACT_CHARS = 16_000_000
 """Most characters of exact text (`exact`, a claim's `expected`) one exercise's JSON may hold
 (check and key): each element of a list is written whole, with its shared subexpressions

@@ -85,7 +85,7 @@ def _col(*rows: str) -> str:
 
 
 S2 = r"\frac{\sqrt{2}}{2}"
-S41 = r"\frac{2 \sqrt{41}}{41}"
+S41 = r"\frac{2\sqrt{41}}{41}"  # the reader form: a number against its root
 
 # (given, node, the working's lines after the general formula) — by hand
 WORKING = [

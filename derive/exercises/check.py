@@ -14,10 +14,13 @@ from derive.exercises.formulas import (
     FORMULA_SECONDS,
     Judgement,
     judge_formula,
-    quantity_formula,
+    quantity_formulas,
+    undecided,
 )
 from derive.exercises.schema import Exercise
+from derive.exercises.undecided import because, number_left_open
 from derive.graph.evaluate import TooLarge, reset_work
+from derive.graph.reader import spellings
 from derive.kernel import dag, intervals
 from derive.kernel.exact import NoCertifiedDecimal, decimal_str
 from derive.kernel.timebound import DecisionTimeout, time_bound
@@ -38,6 +41,9 @@ class ClaimResult:
     formula: str | None = None
     """For a formula answer: the quantity's own symbolic form, in the formula language
     (`expected` is then None)."""
+    formula_read: str | None = None
+    """The same form as a reader writes it, in the exercise's notation and the author's
+    names (derive/graph/reader.py); None when the reader form cannot write it."""
 
 
 @dataclass(frozen=True)
@@ -163,11 +169,11 @@ def _check(ex: Exercise, seconds: float | None = None) -> Report:
     statuses = {name: judge(claim, values[name]) for name, claim in numbers.items()}
     order = list(values)
     wrong = sorted((n for n, s in statuses.items() if s == WRONG), key=order.index)
-    explained, forms = {}, {}
+    explained, forms, read = {}, {}, {}
     pending = [n for n, c in ex.claims.items() if c.formula is not None]
     for done, name in enumerate(pending):
         share = None if end is None else (end - time.process_time()) / (len(pending) - done)
-        j, forms[name] = _formula(ex, name, ex.claims[name], share)
+        j, forms[name], read[name] = _formula(ex, name, ex.claims[name], share)
         statuses[name] = j.status
         explained[name] = formula_diagnosis(name, j, ex.claims[name].formula, ex.recipe,
                                             ex.given)
@@ -176,26 +182,40 @@ def _check(ex: Exercise, seconds: float | None = None) -> Report:
                                    values[name])
                for name in pending if statuses[name] == WRONG}
     diagnoses = {**diagnose(ex.recipe, ex.given, numbers, wrong, values, carried), **explained}
+    for name, claim in numbers.items():  # a number no certified bound settles: why, in a sentence
+        if statuses[name] == UNDECIDED:
+            why = number_left_open(claim, values[name])
+            diagnoses[name] = Diagnosis(name, explanation=f"undecided: {why}",
+                                        args=("undecided", str(why), why.say("zh")))
     results = tuple(
         ClaimResult(name, ex.claims[name].text, statuses[name],
                     None if name in forms else values[name], diagnoses.get(name),
-                    ex.claims[name].as_written(), forms.get(name))
+                    ex.claims[name].as_written(), forms.get(name), read.get(name))
         for name in sorted(ex.claims, key=order.index))
     return Report(ex, values, results, warnings=declared_warnings(
         ex.recipe, ex.given, ex.declared, values) if ex.declared else ())
 
 
 def _formula(ex: Exercise, name: str, claim, left: float | None
-             ) -> tuple[Judgement, str | None]:
+             ) -> tuple[Judgement, str | None, str | None]:
     """A formula answer's judgement (its status; the witness of a wrong one, the reason of
-    an undecided one) and the quantity's own formula. Its bound is FORMULA_SECONDS, or less
+    an undecided one) and the quantity's own formula, in the formula language and as a reader
+    writes it with the author's names (`lr` as written). Its bound is FORMULA_SECONDS, or less
     when the exercise has less left (with a margin, so that the claim, not the whole
     exercise, is undecided)."""
     seconds = FORMULA_SECONDS if left is None else min(FORMULA_SECONDS,
                                                        round(0.8 * left - 0.1, 1))
     if seconds <= 0.05:
-        j = Judgement(UNDECIDED, "the exercise's time bound (--time-limit) left no time for "
-                      "this formula")
+        j = undecided(because("no_time"))
     else:
         j = judge_formula(claim.formula, ex.recipe, ex.given, name, seconds)
-    return j, quantity_formula(ex.recipe, ex.given, name)
+    return (j, *quantity_formulas(ex.recipe, ex.given, name, author_spellings(ex)))
+
+
+def author_spellings(ex: Exercise) -> dict[str, str]:
+    """The names the exercise's file spells otherwise than derive's canonical name: its
+    givens' and its definitions' keys (`lr` for eta)."""
+    raw = ex.raw if isinstance(ex.raw, dict) else {}
+    names = [k for part in ("given", "define") if isinstance(raw.get(part), dict)
+             for k in raw[part]]
+    return spellings(names)

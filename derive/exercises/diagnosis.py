@@ -69,8 +69,8 @@ class Diagnosis:
     """The facts behind the explanation, for other languages: ("shape", claimed, expected),
     ("rounded", quantity, places, target), ("unknown", first_wrong_is_this_one, the first
     wrong quantity it is computed from: "" for none, None when not known),
-    ("formula", witness), ("undecided", reason), ("float", ((index, claimed, write), …),
-    suggested test), ("half_even", ((index, claimed, exact, "places" |
+    ("formula", witness), ("undecided", reason, its Chinese), ("float", ((index, claimed,
+    write), …), suggested test), ("half_even", ((index, claimed, exact, "places" |
     "sig", digits, half away), …)) or ("near", the mistake's own Diagnosis) for a mistake
     offered but not named; an index is 1-based, 0 for a number."""
     witness: dict | None = None
@@ -137,9 +137,10 @@ def formula_diagnosis(name: str, judgement, answer=None, recipe: Recipe | None =
                              witness=judgement.witness)
         return Diagnosis(name, explanation=said, args=("formula", judgement.witness),
                          witness=judgement.witness)
-    if judgement.status == "undecided":
+    if judgement.status == "undecided":  # a declared sentence (derive/exercises/undecided.py)
+        zh = judgement.why.say("zh") if judgement.why is not None else judgement.reason
         return Diagnosis(name, explanation=f"undecided: {judgement.reason}",
-                         args=("undecided", judgement.reason))
+                         args=("undecided", judgement.reason, zh))
     return None
 
 

@@ -19,6 +19,7 @@ import sympy as sp
 from derive.exercises.errors import ExerciseNotSupported, did_you_mean
 from derive.exercises.formula_names import _Symbols, _unnamed
 from derive.exercises.formula_steps import StepForm, step_quantity
+from derive.exercises.undecided import Undecided, because, left_open
 from derive.exercises.values import Where
 from derive.graph.domains import domain_facts
 from derive.graph.formula_text import NotWritable, formula_text
@@ -32,6 +33,8 @@ from derive.graph.language import (
     parse_formula,
     written_name,
 )
+from derive.graph.notation import in_scope
+from derive.graph.reader import formula_reader
 from derive.graph.symbolic import (
     MAX_DERIVATIVES,
     Inliner,
@@ -50,6 +53,7 @@ from derive.kernel.definedness import domain_fact, folded_away
 from derive.kernel.exact import exact_str, to_expr
 from derive.kernel.facts import hypothesis
 from derive.kernel.functions import through_kink
+from derive.kernel.reader import NotWritable as ReaderNotWritable
 from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.recipes import formulas as author
 from derive.recipes.base import Context, Recipe
@@ -87,6 +91,28 @@ class Judgement:
     reason: str = ""
     witness: dict | None = None
     """{symbol: value, …, "claimed": value, "expected": value}, exact strings."""
+    why: Undecided | None = None
+    """For `undecided`: the declared reason (derive/exercises/undecided.py); `reason` is its
+    English sentence."""
+
+
+def undecided(why: Undecided) -> Judgement:
+    """An undecided judgement for a declared reason."""
+    return Judgement("undecided", str(why), why=why)
+
+
+def _left_undecided(decision, seconds: float, graph: Graph) -> Undecided:
+    """The declared reason of a decision that is neither a proof nor a witness, by what ended
+    it: its time bound, a bound of the kernel, or a difference left open (what it depends on,
+    in the exercise's notation)."""
+    if decision.strategy == "time bound":
+        return because("time", seconds=f"{seconds:g}")
+    if decision.strategy in ("not supported", "internal limit"):
+        return because("beyond")
+    if decision.strategy == "too deep":
+        return because("too_deep")
+    with in_scope(graph.notation):
+        return left_open(decision.residual)
 
 
 def _columns(text: str) -> dict[str, int]:
@@ -384,11 +410,13 @@ def judge_formula(answer: FormulaAnswer, recipe: Recipe, given: dict, name: str,
     if node.over is not None:
         try:
             size = spec(node.over.size)
-        except (NoForm, TooLarge) as exc:
-            return Judgement("undecided", f"the number of {node.over.name}: {exc}")
-        if not size.is_Integer or int(size) > MAX_MEMBERS:
-            return Judgement("undecided", f"{name} has {size} members; a formula is compared "
-                             f"on at most {MAX_MEMBERS}")
+        except (NoForm, TooLarge):
+            return undecided(because("members_unknown", name=name))
+        if not size.is_Integer:
+            return undecided(because("members_unknown", name=name))
+        if int(size) > MAX_MEMBERS:
+            return undecided(because("too_many_members", name=name, size=f"{int(size):,}",
+                                     most=MAX_MEMBERS))
         members = list(range(1, int(size) + 1))
     step = StepForm(graph, name) if step_quantity(graph, name) else None
     if step is not None:
@@ -408,42 +436,36 @@ def judge_formula(answer: FormulaAnswer, recipe: Recipe, given: dict, name: str,
             claimed = written(answer.expr, m)
             facts = tuple(domain_fact(written(c, m), relation) for c, relation in answer.domain)
             facts += domain_facts(claimed.free_symbols | expected.free_symbols)
-        except TooLarge as exc:
+        except TooLarge:
             if m is not None:
-                return Judgement("undecided", f"the formula, written out: {exc}")
-            return _general(answer, graph, node, seconds, str(exc))
-        except NoForm as exc:
-            return Judgement("undecided", f"the formula, written out for this exercise: {exc}")
+                return undecided(because("too_large"))
+            return _general(answer, graph, node, seconds)
+        except NoForm:
+            return undecided(because("no_form", name=name))
         except RecursionError:
-            return Judgement("undecided", "the formula is nested too deeply once written out")
+            return undecided(because("too_deep"))
         if through_kink(expected):  # a witness still shows a wrong formula; no proof is sought
             d = refute(claimed, expected, facts=facts, seconds=min(seconds, 1.0))
             if d.witness is not None:
                 return Judgement("wrong", witness=_witness(d, m))
-            return Judgement("undecided", KINK_FORMULA.format(name=name))
+            return undecided(because("kink", name=name))
         if _same(claimed, expected):
             continue  # equal wherever defined, whatever the size of their expansion
         if _terms(claimed) > MAX_EXPANDED_TERMS or _terms(expected) > MAX_EXPANDED_TERMS:
             d = refute(claimed, expected, facts=facts, seconds=min(seconds, 1.0))
             if d.witness is None:
-                reasons.append(f"expanding the formula could give more than "
-                               f"{MAX_EXPANDED_TERMS:,} terms, and no witness was found")
+                reasons.append(because("expansion", terms=f"{MAX_EXPANDED_TERMS:,}",
+                                       name=name))
                 continue
         else:
             d = decide(claimed, expected, facts, seconds)
         if d.witness is not None:
             return Judgement("wrong", witness=_witness(d, m))
         if not d.proved:
-            reasons.append(f"the kernel found neither a proof nor a witness ({d.strategy}"
-                           + (f": {d.detail[:200]}" if d.detail else "") + ")")
+            reasons.append(_left_undecided(d, seconds, graph))
     if reasons:
-        return Judgement("undecided", reasons[0])
+        return undecided(reasons[0])
     return Judgement(EQUIVALENT)
-
-
-KINK_FORMULA = ("{name} is a derivative through a kink (relu, clamp, max or min), which derive "
-                "takes at the exercise's values only (torch's convention at the kink, "
-                "docs/formulas.md): claim its value rather than a formula")
 
 
 def _every_step(answer: FormulaAnswer, step: StepForm, spec: Specialiser, node,
@@ -467,8 +489,7 @@ def _every_step(answer: FormulaAnswer, step: StepForm, spec: Specialiser, node,
     return Judgement(EQUIVALENT) if d.proved else None
 
 
-def _general(answer: FormulaAnswer, graph: Graph, node, seconds: float,
-             why: str) -> Judgement:
+def _general(answer: FormulaAnswer, graph: Graph, node, seconds: float) -> Judgement:
     """Too many records to write out: the formula compared with the general form, sizes
     symbolic. A proof holds for every size, the exercise's among them; a witness at another
     size says nothing about this exercise, so it leaves the claim undecided."""
@@ -479,22 +500,18 @@ def _general(answer: FormulaAnswer, graph: Graph, node, seconds: float,
         facts = tuple(domain_fact(derivatives_taken(inline(c)), relation)
                       for c, relation in answer.domain)
         facts += domain_facts(claimed.free_symbols | expected.free_symbols)
-    except (NoForm, TooLarge, RecursionError) as exc:
-        return Judgement("undecided", f"{why}; in general: {exc}")
+    except (NoForm, TooLarge, RecursionError):
+        return undecided(because("general_failed"))
     if _same(claimed, expected):
         return Judgement(EQUIVALENT)
     if _terms(claimed) > MAX_EXPANDED_TERMS:
-        return Judgement("undecided", f"{why}, and the formula is too large to compare in "
-                         "general")
+        return undecided(because("general_failed"))
     d = decide(claimed, expected, facts, seconds)
     if d.proved:
         return Judgement(EQUIVALENT)
     if d.witness is not None:
-        return Judgement("undecided", f"{why}; in general the formula differs from "
-                         f"{node.name} ({d.witness.describe()[:200]}), which may not hold "
-                         "for this exercise's sizes")
-    return Judgement("undecided", f"{why}; in general the kernel found neither a proof nor a "
-                     f"witness ({d.strategy})")
+        return undecided(because("general_witness", name=node.name))
+    return undecided(because("general_open"))
 
 
 def quantity_formula(recipe: Recipe, given: dict, name: str,
@@ -504,14 +521,32 @@ def quantity_formula(recipe: Recipe, given: dict, name: str,
     exercise (one record: x and y), whichever is shorter; None when it has none, or when it
     takes longer than `seconds` to write (`derive key` renders it outside the exercise's
     bound)."""
+    return quantity_formulas(recipe, given, name, {}, seconds)[0]
+
+
+def quantity_formulas(recipe: Recipe, given: dict, name: str, spelled: dict[str, str],
+                      seconds: float = FORMULA_SECONDS) -> tuple[str | None, str | None]:
+    """The quantity's form in the formula language (`quantity_formula`) and the same form as a
+    reader writes it (derive/graph/reader.py: w − lr·x·(w·x − y), the exercise's notation,
+    the author's spelling of a name in `spelled`); the second None when the reader form
+    cannot write it (then the first is shown)."""
     try:
         with time_bound(seconds):
-            return _quantity_formula(recipe, given, name)
+            got = _quantity_formula(recipe, given, name)
+            if got is None:
+                return None, None
+            text, expr, graph = got
+            try:
+                with in_scope(graph.notation):
+                    return text, formula_reader(expr, spelled)
+            except (ReaderNotWritable, RecursionError):
+                return text, None
     except DecisionTimeout:
-        return None
+        return None, None
 
 
-def _quantity_formula(recipe: Recipe, given: dict, name: str) -> str | None:
+def _quantity_formula(recipe: Recipe, given: dict, name: str):
+    """(text, expression, graph) of the quantity's shorter symbolic form, or None."""
     ctx = Context(recipe, given)
     graph = recipe.graph(ctx) if recipe.graph is not None else None
     if graph is None or name not in graph.by_name or unsupported(graph, name) or \
@@ -523,14 +558,17 @@ def _quantity_formula(recipe: Recipe, given: dict, name: str) -> str | None:
         general = symbolic_form(graph, name)
         structural = {k for k, v in spec.structural.items() if isinstance(v, dict)}
         if not any(a.base.label.name in structural for a in general.atoms(sp.Indexed)):
-            candidates.append(formula_text(general))
+            candidates.append((formula_text(general), general))
     except (NoForm, TooLarge, NotWritable, RecursionError):
         pass
     node = graph.by_name[name]
     if node.over is None or _Symbols(graph, spec).members(node.key) == 1:
         try:
-            candidates.append(formula_text(spec(node.head.xreplace(
-                {i: sp.Integer(1) for i in node.indices}))))
+            one = spec(node.head.xreplace({i: sp.Integer(1) for i in node.indices}))
+            candidates.append((formula_text(one), one))
         except (NoForm, TooLarge, NotWritable, RecursionError):
             pass
-    return min(candidates, key=len) if candidates else None
+    if not candidates:
+        return None
+    text, expr = min(candidates, key=lambda c: len(c[0]))
+    return text, expr, graph

@@ -248,7 +248,8 @@ def decide(
                 if found is not None:
                     return Decision(Verdict.REFUTED, "exact witness search", witness=found)
             return Decision(Verdict.UNKNOWN, " → ".join(rules) or "no rule applies",
-                            detail=f"normal form of the difference: {sp.sstr(nf)}"[:2000])
+                            detail=f"normal form of the difference: {sp.sstr(nf)}"[:2000],
+                            residual=nf)
     except DecisionTimeout as exc:
         return Decision(Verdict.UNKNOWN, "time bound", detail=str(exc))
     except NotSupported as exc:

@@ -16,6 +16,7 @@ import sympy as sp
 from derive.errors import NotSupportedError
 from derive.kernel import functions, intervals
 from derive.kernel.dag import shared_str, tree_size
+from derive.kernel.reader import NotWritable, reader_text
 from derive.kernel.timebound import attempt
 
 MAX_DIGITS = 60
@@ -258,13 +259,20 @@ def exact_sign(value: sp.Expr) -> int | None:
     return 0 if is_zero_exact(value) else None
 
 
+SIGN_TEXT = 80
+"""Longest value a sentence about an undecided sign writes (in the reader form)."""
+
+
 def undecided_sign(what: str, v: sp.Expr) -> str:
     """One sentence for a sign exact_sign cannot tell: which function needs the sign of which
-    value, and what was tried."""
-    text = str(v)
-    if len(text) > 80:
-        text = text[:77] + "…"
-    return (f"the sign of {text} (for {what}), which exact arithmetic cannot decide "
+    value (in the reader form, e^(−100000) + cos(1)² + sin(1)² − 1, when short; never SymPy's
+    text), and what was tried."""
+    try:
+        text = reader_text(v)
+    except (NotWritable, RecursionError):
+        text = ""
+    shown = f"the sign of {text}" if text and len(text) <= SIGN_TEXT else "the sign of a value"
+    return (f"{shown} (for {what}), which exact arithmetic cannot decide "
             f"(certified enclosures up to {intervals.MAX_BITS:,} bits contain 0, and no "
             "exact zero test shows it is 0)")
 

@@ -71,6 +71,9 @@ class Decision:
     rules: tuple[str, ...] = field(default=())
     facts: tuple[str, ...] = field(default=())
     conditions: tuple[str, ...] = field(default=())
+    residual: sp.Expr | None = field(default=None, compare=False)
+    """For `unknown` after the normal form: the difference it left (not 0, and no witness),
+    from which a reader is told what it still depends on (derive/exercises/undecided.py)."""
 
     @property
     def proved(self) -> bool:

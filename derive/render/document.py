@@ -91,7 +91,8 @@ class Items:
 
 @dataclass(frozen=True)
 class Table:
-    """Rows of cells; a cell is prose, author text, or LaTeX when wrapped as `("math", tex)`."""
+    """Rows of cells; a cell is prose, author text, or LaTeX when wrapped as `("math", tex)`
+    (`("math", tex, text)` with the plain text a text rendering shows)."""
 
     header: tuple[str, ...]
     rows: tuple[tuple[object, ...], ...]
@@ -461,8 +462,8 @@ def _text_prose(text: Inline) -> str:
 
 
 def _text_cell(cell) -> str:
-    if isinstance(cell, tuple) and cell[0] == "math":
-        return cell[1]
+    if isinstance(cell, tuple) and cell[0] == "math":  # its plain text where one is given
+        return cell[2] if len(cell) > 2 else cell[1]
     return _text_prose(cell if isinstance(cell, Author) else str(cell))
 
 

@@ -69,9 +69,19 @@ def check_json(report: Report) -> dict:
          "expected": (_exact(report, f"claims.{c.name}", c.expected, budget)
                       if c.expected is not None else c.formula),
          "decimal": decimal_text(c.expected) if c.expected is not None else None,
+         "expected_text": _expected_text(c),
          "diagnosis": c.diagnosis.as_dict() if c.diagnosis else None}
         for c in report.claims]
     return out
+
+
+def _expected_text(c) -> str | None:
+    """The expected column of the text report, as a reader reads it: the value in the reader
+    form with its decimal (bounded by `limits.SHOWN_DIGITS`), or the quantity's formula with
+    the exercise's names; None when there is neither (an undecided exercise)."""
+    if c.expected is not None:
+        return flat(c.expected)
+    return c.formula_read or c.formula
 
 
 CHECK_COLUMNS = ("claim", "claimed", "status", "expected", "diagnosis")
@@ -101,7 +111,7 @@ def check_document(reports: list[Report]) -> Document:
                 name = d.mistake or (f"carried from {joined(d.carried)}" if d.carried else "")
                 diag = f"{name}: {d.explanation}" if name else d.explanation
             expected = (flat(c.expected) if c.expected is not None else
-                        Author(c.formula) if c.formula else "—")
+                        Author(c.formula_read or c.formula) if c.formula else "—")
             rows.append((c.name, Author(c.claimed), c.status, expected, diag))
         blocks.append(Table(CHECK_COLUMNS, tuple(rows)))
     n_claims = sum(counts.values())

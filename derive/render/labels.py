@@ -131,8 +131,8 @@ def explanation(diagnosis, lang: str) -> str:
         named = cat(diagnosis.zh, ";") if diagnosis.mistake and diagnosis.zh else ""
         return cat(named, f"{where}公式给出 {short(claimed)},而 {diagnosis.first_wrong} 是 "
                    f"{short(expected)}")
-    if kind == "undecided":
-        return f"未判定:{diagnosis.args[1]}"
+    if kind == "undecided":  # its declared Chinese sentence (derive/exercises/undecided.py)
+        return f"未判定:{diagnosis.args[-1]}"
     if kind == "near":  # a mistake offered, not named (derive.exercises.diagnosis)
         could, listed = diagnosis.args[1], diagnosis.args[2]
         return cat("与正确值只差一次笔误(一位数字写错,或舍入了两次),因此不指明错误;也可能是 ",

@@ -26,6 +26,7 @@ from fractions import Fraction
 
 import sympy as sp
 
+from derive import limits
 from derive.exercises.check import quantity_key
 from derive.exercises.errors import ExerciseNotSupported
 from derive.exercises.reader import Written
@@ -40,6 +41,7 @@ from derive.kernel.exact import (
     terminating_places,
     to_expr,
 )
+from derive.kernel.reader import NotWritable, reader_latex, reader_text
 from derive.render.labels import words
 
 
@@ -110,11 +112,29 @@ def writable(report):
 # ------------------------------------------------------------------------------------ text
 
 def exact_text(value, budget=None) -> object:
-    """`"5"`, `"-14/3"` (an irrational value in SymPy's form), or a (nested) list of them;
-    with `budget` (a `derive.kernel.dag.TextBudget`) every text is charged to it."""
+    """`"5"`, `"-14/3"` (an irrational value in SymPy's form: the JSON's machine field), or a
+    (nested) list of them; with `budget` (a `derive.kernel.dag.TextBudget`) every text is
+    charged to it."""
     if _is_list(value):
         return [exact_text(v, budget) for v in value]
     return exact_str(value, budget)
+
+
+def reader_value(value) -> object:
+    """An exact value as a reader of the course writes it, or a (nested) list of them: a
+    rational as `exact_text` writes it (-14/3, what a claim may write), a closed form in the
+    reader form of derive/graph/reader.py (√2/2, e^(1/2)/(…) − 1); None for a closed form the
+    reader form cannot write (then only its decimal is shown). Bounded values only: `flat`
+    asks first whether the value is too long to show."""
+    if _is_list(value):
+        return [reader_value(v) for v in value]
+    e = to_expr(value)
+    if e.is_Rational:
+        return exact_str(e)
+    try:
+        return reader_text(e)
+    except NotWritable:
+        return None
 
 
 def decimal_text(value, style: Style = STYLE) -> object:
@@ -151,15 +171,36 @@ def is_large(value, style: Style = STYLE) -> bool:
 
 
 def flat(value, style: Style = STYLE) -> str:
-    """One line of text: exact, with its decimal when the two differ (only the decimal, after
-    ≈, for a long closed form)."""
+    """One line of text: exact in the reader form (`reader_value`), with its decimal when the
+    two differ; only the decimal, after ≈, for a long closed form, and for a value with more
+    than `limits.SHOWN_DIGITS` digits (with its digit count: never 4,000 digits on a line)."""
     d = decimal_line(value, style)
     if is_large(value, style):
         return f"≈ {d}"
     if (digits := _digits(value)) > MAX_TEXT_DIGITS:
         return f"≈ {d} (exact: about {digits:,} digits, past the {MAX_TEXT_DIGITS:,} written)"
-    e = bracketed(exact_text(value), style)
+    if digits > limits.SHOWN_DIGITS:  # its decimal in scientific notation: no long run of digits
+        short = bracketed(_scientific(value, style), style)
+        return f"≈ {short} (exact: about {digits:,} digits, in --format json)"
+    shown = reader_value(value)
+    if _has_none(shown):
+        return f"≈ {d}"
+    e = bracketed(shown, style)
     return e if e == d else f"{e} ≈ {d}"
+
+
+def _scientific(value, style: Style) -> object:
+    """The decimal of each value with more than `limits.SHOWN_DIGITS` digits in scientific
+    notation (its certified leading digits), the others' as `decimal_text` writes them."""
+    if _is_list(value):
+        return [_scientific(v, style) for v in value]
+    if _digits(value) <= limits.SHOWN_DIGITS:
+        return decimal_str(value, style.significant)
+    return scientific_str(*certified_parts(to_expr(value), style.significant))
+
+
+def _has_none(texts) -> bool:
+    return any(_has_none(t) for t in texts) if _is_list(texts) else texts is None
 
 
 def rounded_text(value, style: Style = STYLE) -> str:
@@ -206,7 +247,9 @@ def approx_decimal(value, style: Style = STYLE) -> str | None:
 
 def number_latex(value, decimals: bool = True, style: Style = STYLE) -> str:
     """One exact number in LaTeX: an integer, a terminating decimal (when `decimals`), a
-    fraction (-\\frac{14}{3}), or a closed form printed by SymPy."""
+    fraction (-\\frac{14}{3}), or a closed form in the reader form (derive/graph/reader.py:
+    \\frac{e^{1/2}}{e^{-5/4} + e^{1/2} + e^{2}} - 1; SymPy's LaTeX only for a function the
+    reader form has no writing for)."""
     v = to_expr(value)
     if v.is_Integer:
         return str(int(v))
@@ -215,7 +258,10 @@ def number_latex(value, decimals: bool = True, style: Style = STYLE) -> str:
         if decimals and places is not None and places <= style.terminating:
             return fixed_str(v, places)
         return ("-" if v < 0 else "") + rf"\frac{{{abs(v.p)}}}{{{v.q}}}"
-    return sp.latex(v)
+    try:
+        return reader_latex(v)
+    except NotWritable:
+        return sp.latex(v)
 
 
 def latex_decimal(text: str) -> str:
@@ -272,6 +318,23 @@ def exact_latex(value, style: Style = STYLE) -> str:
     if is_large(e, style):
         return rf"\approx {latex_decimal(places_decimal(e, style))}"
     return number_latex(e, style=style)
+
+
+def exact_plain(value, style: Style = STYLE) -> str:
+    """`exact_latex` in plain text, for a key rendered as text (the terminal, a notebook's
+    text): the same integers, short decimals and fractions, a closed form in the reader form
+    (e^(1/2)/(…) − 1), a large one by its decimal after ≈."""
+    if _is_list(value):
+        return bracketed([exact_plain(x, style) for x in value], style)
+    e = to_expr(value)
+    if is_large(e, style):
+        return f"≈ {places_decimal(e, style)}"
+    if e.is_Rational:
+        places = terminating_places(e)
+        return (fixed_str(e, places) if places is not None and places <= style.terminating
+                else exact_str(e))
+    shown = reader_value(e)
+    return shown if shown is not None else f"≈ {places_decimal(e, style)}"
 
 
 def _approx_body(value, style: Style) -> str | None:
