@@ -12,11 +12,15 @@ MathML KaTeX hides for screen readers).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 from browser import feedback_text, open_page
 from test_page_browser import ask, data_of, export
+
+from derive.render.document import Document, InlineMath, Question, Questions
+from derive.render.html import to_html
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -218,3 +222,25 @@ def test_an_authors_words_in_a_tie_are_text(browser, tmp_path, lang):
     (variant,) = data_of(path)["variants"]
     (m,) = [m for m in variant["questions"][key]["mistakes"] if m["name"] == "mine"]
     assert "said" not in m and m["text"] == mine
+
+
+# ---------------------------------------------------------------------- the page's fonts
+
+def _families(page: str) -> set[str]:
+    return set(re.findall(r"@font-face\{[^}]*?font-family:\"?(KaTeX_\w+)", page))
+
+
+def test_a_formula_only_in_a_mistakes_words_has_its_font():
+    """A page whose only formula is in a mistake's words (Σ_i x_i: KaTeX sets an inline Σ in
+    KaTeX_Size1, a letter in KaTeX_Math) inlines the fonts that formula uses: the stylesheet
+    is made from the page and its templates."""
+    def page(said):
+        q = Question("v0-e0-q0", "the label", "hint", (), {"mistakes": []}, said)
+        return to_html(Document("t", (Questions((q,)),), "en"))
+    words = ("the sum ", InlineMath(r"\sum_i x_i", "Σ_i x_i"), " left out")
+    shown = page((("derive-said-0", words),))
+    assert {"KaTeX_Size1", "KaTeX_Math"} <= _families(shown)
+    assert not {"KaTeX_Size1", "KaTeX_Math"} & _families(page(()))
+    assert ('<template id="derive-said-0"><span class="said" data-said="derive-said-0">the '
+            'sum <span class="math" data-math="derive-math-0"></span> left out</span>'
+            "</template>") in shown
