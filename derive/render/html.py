@@ -363,13 +363,20 @@ def said_templates(blocks) -> str:
     no template: the script writes their text."""
     said = {id_: parts for _, q in _questions(blocks) for id_, parts in q.said}
     maths: dict[str, str] = {}
+    refused: set[str] = set()  # past the bound once: not given to KaTeX again
     out: list[str] = []
 
     def slot(part) -> str:
         if not isinstance(part, InlineMath):
             return inline_html(part)
+        if part.tex in refused:
+            raise katex.FormulaTooLong(part.tex[:40])
         if part.tex not in maths:
-            made = _math(part.tex)
+            try:
+                made = _math(part.tex)
+            except katex.FormulaTooLong:
+                refused.add(part.tex)
+                raise
             maths[part.tex] = id_ = f"derive-math-{len(maths)}"
             out.append(f'<template id="{id_}">{made}</template>')
         return f'<span class="math" data-math="{maths[part.tex]}"></span>'
