@@ -117,6 +117,12 @@ def resume(tmp_path_factory):
             for lang in ("en", "zh")}
 
 
+RESUMED_TIE_ZH = ("不正确。几个已知错误都给出这个值,因此不指明其中之一:只保存了 $w$(参数,没有保存优化器"
+                  "状态): $w$ 和 $b$ 的动量缓冲丢失,恢复后的第一步重新开始 $u_1 = \\tilde{g}_1$,"
+                  "而不是由保存的 $u_0$ 得到 $\\mu \\cdot u_0 + (1 - \\tau) \\cdot \\tilde{g}_1$ "
+                  "(saving_only_w);或 忘了动量:按普通 SGD $\\theta_t = \\theta_{t-1} - \\eta "
+                  "\\cdot \\tilde{g}_t$ 更新,而不是沿动量缓冲 $u_t = \\mu \\cdot u_{t-1} + (1 - "
+                  "\\tau) \\cdot \\tilde{g}_t$ 更新 (momentum_forgotten)")
 RESUMED_TIE = ("Not right. Several known mistakes give this value, so none is named: only "
                "$w$ saved (the parameters, not the optimizer): the momentum buffers of $w$ and "
                r"$b$ lost, so the resumed first step starts them anew, $u_1 = \tilde{g}_1$, "
@@ -150,26 +156,45 @@ def test_a_tie_on_the_resumed_lab_shows_every_candidates_math(browser, resume):
         assert page.locator(f"#{key}-feedback span.said").count() == 2
         assert ask(page, key, "2.851104")[0] == "right"
         assert opened.errors == [] and opened.csp_violations == []
+    path = resume["zh"]
+    with open_page(browser, path, lang="zh") as opened:
+        page = opened.page
+        assert ask(page, key, "1.998984")[0] == "wrong"
+        tex, seen, notes = _said(page, key)
+        assert tex == RESUMED_TIE_ZH
+        assert len(notes) == 8 and "恢复后的第一步重新开始 u1=g~1," in seen
+        assert opened.errors == [] and opened.csp_violations == []
 
 
 # --------------------------------------------------------------- an offer, a bundled example
 
-def test_a_relu_mask_offered_is_the_workings_iverson_bracket(browser, tmp_path):
+RELU_OFFERED = {
+    "en": ("Not right. It could be a generic edit that happens to give this value (not "
+           r"asserted): gw: the factor $\left[z_{i} > 0\right]$ dropped (a chain-rule factor "
+           "forgotten) (gw_factor_dropped_2)"),
+    "zh": ("不正确。可能是一个通用的改动恰好给出这个值(只作提示,不指明):gw:漏掉了因子 "
+           r"$\left[z_{i} > 0\right]$(链式法则少乘了一项) (gw_factor_dropped_2)"),
+}
+"""derive/graph/mutate.py's words of a factor dropped, the factor as the working prints it."""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_relu_mask_offered_is_the_workings_iverson_bracket(browser, tmp_path, lang):
     """docs/examples/functions.toml, relu-kink: z = 0.8·x − 0.4 on x = 0.5, 1.5, −2, 2.5 is 0,
     0.8, −2, 1.6, so ŷ − y = −0.3, −0.3, 0.2, 0.2; the gradient counts the records with
     z > 0, gw = (−0.3·1.5 + 0.2·2.5)/4 = 0.0125; the mask [z_i > 0] dropped, every record
     counts: (−0.3·0.5 − 0.3·1.5 + 0.2·(−2) + 0.2·2.5)/4 = −0.125."""
-    path = export(ROOT / "docs" / "examples" / "functions.toml", tmp_path / "functions.html")
+    path = export(ROOT / "docs" / "examples" / "functions.toml", tmp_path / "functions.html",
+                  "--lang", lang)
     key = _key(path, 0, "gw")
-    with open_page(browser, path) as opened:
+    with open_page(browser, path, lang=lang) as opened:
         page = opened.page
         assert ask(page, key, "-0.125")[0] == "wrong"
         tex, seen, notes = _said(page, key)
-        assert tex == ("Not right. It could be a generic edit that happens to give this value "
-                       r"(not asserted): gw: the factor $\left[z_{i} > 0\right]$ dropped (a "
-                       "chain-rule factor forgotten) (gw_factor_dropped_2)")
+        assert tex == RELU_OFFERED[lang]
         assert notes == [r"\left[z_{i} > 0\right]"]
-        assert "the factor [zi>0] dropped" in seen and "Heaviside" not in seen
+        assert "因子 [zi>0](" in seen if lang == "zh" else "the factor [zi>0] dropped" in seen
+        assert "Heaviside" not in seen
         assert opened.errors == [] and opened.csp_violations == []
 
 
@@ -244,3 +269,16 @@ def test_a_formula_only_in_a_mistakes_words_has_its_font():
     assert ('<template id="derive-said-0"><span class="said" data-said="derive-said-0">the '
             'sum <span class="math" data-math="derive-math-0"></span> left out</span>'
             "</template>") in shown
+
+
+def test_words_past_katexs_bound_are_left_to_their_text():
+    """Words with a formula longer than KaTeX's bound (a list of 7,000 ones, 20,999
+    characters) get no template, nor any words that share the formula (the script writes their
+    text); the page is still made, and other words keep theirs."""
+    long = "[" + ", ".join(["1"] * 7000) + "]"
+    q = Question("v0-e0-q0", "the label", "hint", (), {"mistakes": []},
+                 (("derive-said-0", ("a ", InlineMath(long, "…"))),
+                  ("derive-said-1", ("b ", InlineMath("x_i", "x_i"))),
+                  ("derive-said-2", ("c ", InlineMath(long, "…")))))
+    page = to_html(Document("t", (Questions((q,)),), "en"))
+    assert re.findall(r'<template id="([^"]+)"', page) == ["derive-math-0", "derive-said-1"]
