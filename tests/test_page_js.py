@@ -1180,3 +1180,23 @@ def test_carried_forward_through_a_square_root(typed_a, typed_r, expected):
     r = json.loads(js("T_classify_full", typed_r, json.dumps(ROOTS["R"]), json.dumps(answers),
                       json.dumps(WORDS), json.dumps(ROOTS)))
     assert named(r) == expected
+
+
+PIECES = st.one_of(st.text(alphabet="ab {}|:_1", max_size=4),
+                   st.sampled_from(["{n}", "{n:one|many}", "{m}", "{m:|x}", "{absent}",
+                                    "{n:a|b", "{N}"]))
+
+
+@examples(200)
+@given(template=st.lists(PIECES, max_size=8).map("".join),
+       n=st.one_of(st.integers(-2, 12), st.sampled_from(["1", "01", "", "{m}"])),
+       m=st.text(alphabet="ab1{}|:$\\<", max_size=5))
+def test_fill_is_derives_fill(template, n, m):
+    """page.js's fill (text joined from its parts) and derive.render.html.fill give the same
+    text for any template: a value, a count's word ("1" reads one), a name without a value
+    kept as written, a value's own braces never read again."""
+    from derive.render.html import fill
+
+    params = {"n": n, "m": m}
+    got = js("T_fill", json.dumps({"k": template}), "k", json.dumps(params))
+    assert got == fill(template, **params)
