@@ -210,3 +210,31 @@ def load_timing(page: Page) -> dict[str, float]:
             };
         }"""
     )
+
+
+# A feedback's words (tests/test_page_browser.py): a mistake's typeset words are a copy of their
+# <template>, a span.said[data-said] (derive.render.html.said_templates). READ_PLAIN reads each
+# as the plain text the page's data gives those words, so that the reading is classify()'s
+# message; READ_TEX reads each KaTeX formula as $ + its TeX annotation + $.
+READ_PLAIN = """e => {
+    const texts = {}, data = JSON.parse(document.getElementById('derive-data').textContent);
+    for (const v of data.variants) for (const q of Object.values(v.questions))
+        for (const m of q.mistakes) if (m.said) texts[m.said] = m.text;
+    const copy = e.cloneNode(true);
+    copy.querySelectorAll('span.said[data-said]').forEach(s => {
+        s.replaceWith(texts[s.getAttribute('data-said')]); });
+    return copy.textContent;
+}"""
+READ_TEX = """e => {
+    const copy = e.cloneNode(true);
+    copy.querySelectorAll('.katex').forEach(k => {
+        const a = k.querySelector('annotation[encoding="application/x-tex"]');
+        k.replaceWith('$' + (a ? a.textContent : '?') + '$'); });
+    return copy.textContent;
+}"""
+
+
+def feedback_text(page: Page, key: str, tex: bool = False) -> str:
+    """What question `key`'s feedback says: each mistake's typeset words as their plain text
+    (classify()'s message), or with `tex` each formula as $…$ of its TeX annotation."""
+    return page.locator(f"#{key}-feedback").evaluate(READ_TEX if tex else READ_PLAIN)

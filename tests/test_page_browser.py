@@ -18,7 +18,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from browser import PHONE, open_page
+from browser import PHONE, feedback_text, open_page
 from fraction_reference import half_away
 from support import tier
 
@@ -53,7 +53,7 @@ def ask(page, key: str, text: str, enter: bool = False) -> tuple[str, str]:
     else:
         page.locator(f"button.check[data-q='{key}']").click()
     feedback = page.locator(f"#{key}-feedback")
-    return feedback.get_attribute("data-status"), feedback.text_content()
+    return feedback.get_attribute("data-status"), feedback_text(page, key)
 
 
 def _fraction(text: str) -> Fraction:
@@ -130,7 +130,7 @@ def test_every_question_right_and_every_mistake_named(browser, course_pages, ste
     path = course_pages[(stem, lang)]
     data = data_of(path)
     (variant,) = data["variants"]
-    named = 0
+    named = typeset = 0
     with open_page(browser, path, lang=lang) as opened:
         page = opened.page
         for key, q in variant["questions"].items():  # in order: earlier answers stay right
@@ -142,6 +142,11 @@ def test_every_question_right_and_every_mistake_named(browser, course_pages, ste
                     assert m["text"] not in said, (key, q["name"], text, said)
                     continue
                 assert m["text"] in said, (key, q["name"], text, said)
+                if "said" in m:  # its words with their math typeset, a copy of its template
+                    math = page.locator(f"#{key}-feedback span.said[data-said='{m['said']}']"
+                                        " .katex annotation")
+                    assert math.count() > 0, (key, q["name"], text, said)
+                    typeset += 1
                 named += 1
             text, exact = typed(q["value"])
             status, said = ask(page, key, text, enter=True)
@@ -152,6 +157,7 @@ def test_every_question_right_and_every_mistake_named(browser, course_pages, ste
         assert opened.errors == [] and opened.requests_blocked == []
         assert opened.csp_violations == []
     assert named > 0 or stem == "lesson03-memory"
+    assert typeset > 0 or stem == "lesson03-memory"
 
 
 # ------------------------------------------------------------------ hand-written feedback

@@ -735,6 +735,69 @@ def test_page_wiring(n):
         assert log["submitted"][1] == ["0"]
 
 
+SAID_DOM = r"""
+El.prototype.appendChild = function (c) { (this.kids = this.kids || []).push(c); return c; };
+FakeDoc.prototype.createTextNode = function (t) { return { text: String(t) }; };
+FakeDoc.prototype.importNode = function (n, deep) {  // a copy: the content's marker, its slots
+  var slots = (n.slots || []).map(function (id) { return new El("span", { "data-math": id }); });
+  return { copyOf: n.marker, deep: deep, slots: slots,
+           querySelectorAll: function (sel) {
+             return sel === "span.math[data-math]" ? slots : []; } };
+};
+function template(doc, id, tag, marker, slots) {
+  var t = new El(tag.toLowerCase(), {}); t.tagName = tag;
+  t.content = { marker: marker, slots: slots || [] }; doc.els[id] = t;
+}
+function T_said(data, typed) {
+  data = JSON.parse(data);
+  var doc = new FakeDoc(data, 1, ["v0-e0-q0"]);
+  template(doc, "derive-said-0", "TEMPLATE", "words0", ["derive-math-0", "derive-math-0"]);
+  template(doc, "derive-math-0", "TEMPLATE", "math0");
+  template(doc, "derive-said-1", "P", "p");  // an id that names no template: its words' text
+  template(doc, "derive-said-2", "TEMPLATE", "words2", ["derive-math-0", "derive-math-9"]);
+  DeriveCheck.start(doc);
+  var out = [], f = doc.els["v0-e0-q0-feedback"];
+  function shown(k) {
+    if (k.text !== undefined) return k.text;
+    if (k.copyOf) return ["copy", k.copyOf, k.deep].concat(k.slots.map(shown));
+    return (k.kids || []).map(shown);
+  }
+  JSON.parse(typed).forEach(function (t) {
+    doc.els["v0-e0-q0-input"].value = t; f.kids = [];
+    doc.all.filter(function (e) { return e.attrs.cls === "check"; })[0].fire("click");
+    out.push(f.kids.length ? f.kids.map(shown) : f.textContent);
+  });
+  return JSON.stringify(out);
+}
+"""
+CTX.eval(SAID_DOM)
+
+
+def test_typeset_words_are_a_copy_of_their_template():
+    """A mistake's typeset words are a deep copy of their <template>'s content, with a deep
+    copy of its formula's template in each slot; words whose template, or one of whose
+    formulas' templates, is missing or is no template show their text; words without an id
+    and every other message are text as before."""
+    q = json.loads(json.dumps(QS["mean"]))
+    q["mistakes"][0]["said"] = "derive-said-0"
+    q["mistakes"][1]["said"] = "derive-said-1"
+    q["mistakes"][2]["said"] = "derive-said-2"
+    q["mistakes"] += [{"name": "gone", "value": {"q": "3"}, "text": "gone", "said": "x-9"},
+                      {"name": "plain", "value": {"q": "4"}, "text": "plain words"}]
+    data = {"lang": "en", "words": WORDS, "variants": [{"questions": {"v0-e0-q0": q}}]}
+    got = json.loads(js("T_said", json.dumps(data), json.dumps(["-0.349", "0.5", "2", "3",
+                                                                    "4", "0.349"])))
+    head = "wrong_mistake|"
+    tail = "|g_mean|{}|{{nothing}}"
+    math = ["copy", "math0", True]
+    assert got[0] == [head, ["copy", "words0", True, [math], [math]], tail.format("-0.349")]
+    assert got[1] == [head, "halved", tail.format("0.5")]
+    assert got[2] == [head, "doubled", tail.format("2")]
+    assert got[3] == [head, "gone", tail.format("3")]
+    assert got[4] == head + "plain words" + tail.format("4")
+    assert got[5] == msg("right", answer="0.349")
+
+
 # ------------------------------------------------------------------ the source
 
 FORBIDDEN = ["eval(", "new Function", "Function(", "innerHTML", "outerHTML",
@@ -1117,3 +1180,23 @@ def test_carried_forward_through_a_square_root(typed_a, typed_r, expected):
     r = json.loads(js("T_classify_full", typed_r, json.dumps(ROOTS["R"]), json.dumps(answers),
                       json.dumps(WORDS), json.dumps(ROOTS)))
     assert named(r) == expected
+
+
+PIECES = st.one_of(st.text(alphabet="ab {}|:_1", max_size=4),
+                   st.sampled_from(["{n}", "{n:one|many}", "{m}", "{m:|x}", "{absent}",
+                                    "{n:a|b", "{N}"]))
+
+
+@examples(200)
+@given(template=st.lists(PIECES, max_size=8).map("".join),
+       n=st.one_of(st.integers(-2, 12), st.sampled_from(["1", "01", "", "{m}"])),
+       m=st.text(alphabet="ab1{}|:$\\<", max_size=5))
+def test_fill_is_derives_fill(template, n, m):
+    """page.js's fill (text joined from its parts) and derive.render.html.fill give the same
+    text for any template: a value, a count's word ("1" reads one), a name without a value
+    kept as written, a value's own braces never read again."""
+    from derive.render.html import fill
+
+    params = {"n": n, "m": m}
+    got = js("T_fill", json.dumps({"k": template}), "k", json.dumps(params))
+    assert got == fill(template, **params)

@@ -111,6 +111,9 @@ class Question:
     hint: str
     working: tuple = ()
     check: object = None
+    said: tuple = ()
+    """The mistakes' words with math that `check` refers to by id, as (id, inline parts):
+    the page typesets each once and its script shows a copy (derive.render.html)."""
 
 
 @dataclass(frozen=True)

@@ -333,21 +333,62 @@ def _block(block, words: dict | None) -> str:
 
 # ----------------------------------------------------------------------------------- page
 
+def _questions(blocks, index: int = 0):
+    """Every question of the page, with the index of its variant, in order."""
+    for b in blocks:
+        if isinstance(b, Variant):
+            yield from _questions(b.blocks, b.index)
+        elif isinstance(b, Questions):
+            for q in b.items:
+                yield index, q
+
+
 def _checks(blocks) -> dict:
     """The page's data: each variant's questions, by key, with what the script judges."""
     variants: dict[int, dict] = {}
-
-    def walk(bs, index):
-        for b in bs:
-            if isinstance(b, Variant):
-                walk(b.blocks, b.index)
-            elif isinstance(b, Questions):
-                for q in b.items:
-                    if q.check is not None:
-                        variants.setdefault(index, {})[q.key] = q.check
-    walk(blocks, 0)
+    for index, q in _questions(blocks):
+        if q.check is not None:
+            variants.setdefault(index, {})[q.key] = q.check
     n = max(variants, default=-1) + 1
     return [{"questions": variants.get(i, {})} for i in range(n)]
+
+
+def said_templates(blocks) -> str:
+    """Each mistake's words with their math (a question's `said`) in an inert `<template>`
+    whose id the page's data names, once: a `span.said` that names the words, their text as
+    the exports write it, and for each formula an empty `span.math` naming the template of its
+    KaTeX, made now, once for each formula of the page (many words share one: a mask
+    [z_i > 0], a buffer's update). The script shows a copy of the words with a copy of each
+    formula in its place (never HTML from data). Words with a formula past KaTeX's bound get
+    no template: the script writes their text."""
+    said = {id_: parts for _, q in _questions(blocks) for id_, parts in q.said}
+    maths: dict[str, str] = {}
+    refused: set[str] = set()  # past the bound once: not given to KaTeX again
+    out: list[str] = []
+
+    def slot(part) -> str:
+        if not isinstance(part, InlineMath):
+            return inline_html(part)
+        if part.tex in refused:
+            raise katex.FormulaTooLong(part.tex[:40])
+        if part.tex not in maths:
+            try:
+                made = _math(part.tex)
+            except katex.FormulaTooLong:
+                refused.add(part.tex)
+                raise
+            maths[part.tex] = id_ = f"derive-math-{len(maths)}"
+            out.append(f'<template id="{id_}">{made}</template>')
+        return f'<span class="math" data-math="{maths[part.tex]}"></span>'
+    for id_, parts in said.items():
+        try:
+            inner = _joined(parts, slot)
+        except katex.FormulaTooLong:
+            continue
+        id_ = escape_html(id_)
+        out.append(f'<template id="{id_}"><span class="said" data-said="{id_}">{inner}</span>'
+                   "</template>")
+    return "".join(out)
 
 
 def json_in_html(data) -> str:
@@ -400,7 +441,8 @@ def to_html(doc: Document) -> str:
                  f'<p><button type="button" id="derive-start-over" hidden>'
                  f'{escape_html(words["start_over"])}</button></p>')
     main += body
-    style = katex.stylesheet(main) + katex.asset("page.css").decode("utf-8")
+    said = said_templates(doc.blocks) if has_questions else ""
+    style = katex.stylesheet(main + said) + katex.asset("page.css").decode("utf-8")
     data = ""
     if has_questions:
         payload = {"lang": doc.lang, "words": words, "variants": variants}
@@ -413,5 +455,5 @@ def to_html(doc: Document) -> str:
             f'<meta http-equiv="Content-Security-Policy" content="{csp(script, style)}">'
             '<meta name="referrer" content="no-referrer">'
             f"<title>{head_text}</title><style>{style}</style></head>"
-            f"<body><main>{main}</main>{data}</body></html>\n")
+            f"<body><main>{main}</main>{said}{data}</body></html>\n")
 

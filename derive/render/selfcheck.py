@@ -13,6 +13,7 @@ from __future__ import annotations
 import sympy as sp
 
 from derive.exercises.check import Report
+from derive.exercises.evidence import DECLARED
 from derive.exercises.page import STATIC, Asked, Rule
 from derive.exercises.report import PageExercise
 from derive.kernel import intervals
@@ -22,6 +23,7 @@ from derive.render.document import (
     Author,
     Document,
     Heading,
+    InlineMath,
     Paragraph,
     Question,
     Questions,
@@ -33,6 +35,7 @@ from derive.render.labels import in_language, words
 from derive.render.numbers import rounding_rule, writable
 from derive.render.questions import WORDS as SHEET_WORDS
 from derive.render.questions import _question, states_answer
+from derive.render.said import typeset
 
 EXACT_DIGITS = 200
 """A rational with more digits than this (in numerator or denominator) is sent as an
@@ -209,16 +212,31 @@ def _hint(a: Asked, lang: str) -> str:
     return f"{kind} {asked_precision(a.rule, lang)}"
 
 
-def _plain_check(check: dict) -> dict:
-    """The page's data with its words as plain text (the script writes them as text)."""
-    mistakes = [{**m, "text": page_text(m["text"])} for m in check["mistakes"]]
+def _plain_check(check: dict, said: dict[tuple, str]) -> tuple[dict, tuple]:
+    """The page's data with its words as plain text (what the script compares and writes
+    where it has nothing typeset), and the mistakes' words with math typeset as the exports
+    do (derive.render.said): each distinct words once in `said` (the page's, shared by its
+    exercises and variants), which a mistake names by id ("said"). An author's declared words
+    are never typeset: their text is all the page shows."""
+    mistakes, used = [], {}
+    for m in check["mistakes"]:
+        plain = {**m, "text": page_text(m["text"])}
+        parts = typeset(m["text"], author=m["origin"] == DECLARED)
+        if any(isinstance(p, InlineMath) for p in parts):
+            plain["said"] = said.setdefault(parts, f"derive-said-{len(said)}")
+            used[plain["said"]] = parts
+        mistakes.append(plain)
     early = [{**e, "text": page_text(e["text"])} for e in check["early"]]
-    return {**check, "label": page_text(check["label"]), "mistakes": mistakes, "early": early}
+    return ({**check, "label": page_text(check["label"]), "mistakes": mistakes, "early": early},
+            tuple(used.items()))
 
 
-def exercise_blocks(page: PageExercise, v: int, j: int, lang: str) -> list:
+def exercise_blocks(page: PageExercise, v: int, j: int, lang: str,
+                    said: dict[tuple, str] | None = None) -> list:
     """One exercise of variant v (`page.report`, whose givens may differ from
-    `page.original`'s): its id and title, its givens, its questions."""
+    `page.original`'s): its id and title, its givens, its questions (`said`: the page's
+    typeset words by id, `_plain_check`)."""
+    said = {} if said is None else said
     t = words(lang)
     original, report = writable(page.original), writable(page.report)
     ex, first = report.exercise, original.exercise
@@ -232,13 +250,13 @@ def exercise_blocks(page: PageExercise, v: int, j: int, lang: str) -> list:
         label = _question(ex, q, lang)
         plain = in_language(a.words, lang) or a.name
         try:
-            check = _plain_check(encode_check(a, keys, plain, lang))
+            check, typeset_words = _plain_check(encode_check(a, keys, plain, lang), said)
         except ValueError:  # a value the page cannot bound: this question is left out
             w = PAGE_WORDS[lang]
             left_out.append(Paragraph((w["left_out"], " ", *label, " ", w["left_out_why"])))
             continue
         items.append(Question(keys[a.name], label, _hint(a, lang),
-                              tuple(workings[a.name]), check))
+                              tuple(workings[a.name]), check, typeset_words))
     title = "" if states_answer(first.title, original) else first.title
     asked = [Questions(tuple(items))] if items else []
     return [Heading(Author(first.id), 1, title), Paragraph(f"{t['given']}:"), given_math(ex),
@@ -251,10 +269,11 @@ def selfcheck_document(pages: list[list[PageExercise]], lang: str = "en",
     several, each a list of computed exercises (`derive.exercises.report.page_exercises`)."""
     t = words(lang)
     blocks: list = [Paragraph(PAGE_WORDS[lang]["note"] + " " + rounding_rule(lang))]
+    said: dict[tuple, str] = {}
     for v, set_ in enumerate(pages):
         inner: list = []
         for j, page in enumerate(set_):
-            inner += exercise_blocks(page, v, j, lang)
+            inner += exercise_blocks(page, v, j, lang, said)
         blocks.append(Variant(v, tuple(inner)))
     first = pages[0]
     title = (Author(name) if name else Author(first[0].original.exercise.id) if len(first) == 1

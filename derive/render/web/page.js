@@ -9,7 +9,9 @@
  * {n: BigInt, d: BigInt} with d > 0 and gcd(n, d) = 1. Plain JavaScript numbers are used only
  * for counts (places, lengths, indices), the FNV-1a hash, and to ask whether a typed decimal is
  * exactly what a program prints for some double (float_artefact; compared as rationals).
- * No eval, no HTML writing (text goes through textContent), no network. The one storage is
+ * No eval, no HTML writing (text goes through textContent and text nodes; a mistake's words
+ * with math are a copy of an inert <template> derive typeset at export time, cloned, never
+ * HTML read from data), no network. The one storage is
  * the reader's own answers, in the browser's localStorage under a key of this page's content
  * and variant (pageStore); a browser that refuses storage leaves the page working without it.
  */
@@ -414,17 +416,39 @@ var DeriveCheck = (function () {
 
   // ---------------------------------------------------------------- messages
   // {name} is the value; {name:one|many} the word for that count (derive.render.html.fill)
+  // A parameter may be a list of parts: text, and a mistake's words {text, said} (said: the
+  // id of the <template> derive typeset them in); fillParts keeps them as parts, fill reads
+  // each as its text.
   var PLACEHOLDER = /\{([A-Za-z_]+)(?::([^|{}]*)\|([^{}]*))?\}/g;
-  function fill(words, key, params) {
+  function partText(p) { return typeof p === "string" ? p : String(p.text); }
+  function partsText(parts) { return parts.map(partText).join(""); }
+  function fillParts(words, key, params) {
     var own = function (k) { return words && Object.prototype.hasOwnProperty.call(words, k); };
     if (params && String(params.places) === "1" && own(key + "_one")) key = key + "_one";
-    var template = own(key) ? words[key] : key;
-    return String(template).replace(PLACEHOLDER, function (whole, name, one, many) {
-      if (!params || !Object.prototype.hasOwnProperty.call(params, name)) return whole;
-      if (one === undefined) return String(params[name]);
-      return String(params[name]) === "1" ? one : many;
-    });
+    var template = String(own(key) ? words[key] : key), out = [], last = 0, m;
+    var re = new RegExp(PLACEHOLDER.source, "g");
+    while ((m = re.exec(template)) !== null) {
+      out.push(template.slice(last, m.index));
+      last = re.lastIndex;
+      var name = m[1], value = params && Object.prototype.hasOwnProperty.call(params, name)
+        ? params[name] : undefined;
+      if (value === undefined) out.push(m[0]);
+      else if (m[2] !== undefined) out.push(String(value) === "1" ? m[2] : m[3]);
+      else if (Array.isArray(value)) out = out.concat(value);
+      else out.push(String(value));
+    }
+    out.push(template.slice(last));
+    return out.reduce(function (parts, p) { // text that meets text is one part
+      if (p === "") return parts;
+      if (typeof p === "string" && typeof parts[parts.length - 1] === "string") {
+        parts[parts.length - 1] += p;
+      } else {
+        parts.push(p);
+      }
+      return parts;
+    }, []);
   }
+  function fill(words, key, params) { return partsText(fillParts(words, key, params)); }
 
   var EXACT_RULE = { kind: "exact" };
   function near(x, v) { // a decimal certified within one step of its last place
@@ -712,7 +736,8 @@ var DeriveCheck = (function () {
   }
   var ORIGINS = ["declared", "course", "generic"]; // derive.exercises.evidence.ORIGINS
   // diagnosis._fits weighed as evidence.weigh, then diagnosis._rounded_early:
-  // {name, text} (named) | {certainty: "tied" | "offered", names, texts} | UNSURE | null
+  // {name, text, said} (named) | {certainty: "tied" | "offered", names, texts, said} | UNSURE
+  // | null (said: the ids of the words' templates, null where they have none)
   function knownMistake(xs, Q, rule, isList, answers, questions) {
     var mistakes = Q.mistakes || [], i, h, fits = [], seen = {};
     for (i = 0; i < mistakes.length; i++) {
@@ -728,9 +753,12 @@ var DeriveCheck = (function () {
         .map(function (r) { return r[2]; });
       var names = fits.map(function (f) { return f.name; });
       var texts = fits.map(function (f) { return f.text; });
-      if (fits.length > 1) return { certainty: "tied", names: names, texts: texts };
-      if (fits[0].origin === "generic") return { certainty: "offered", names: names, texts: texts };
-      return { name: fits[0].name, text: fits[0].text };
+      var ids = fits.map(function (f) { return f.said || null; });
+      if (fits.length > 1) return { certainty: "tied", names: names, texts: texts, said: ids };
+      if (fits[0].origin === "generic") {
+        return { certainty: "offered", names: names, texts: texts, said: ids };
+      }
+      return { name: fits[0].name, text: fits[0].text, said: ids[0] };
     }
     if (!isList && xs[0].fraction) return null; // a fraction is a slip of exact work
     var early = Q.early || [];
@@ -761,15 +789,21 @@ var DeriveCheck = (function () {
     var named = knownMistake(xs, Q, rule, isList, answers, questions);
     if (named === UNSURE) return { kind: "unsure" };
     if (named && nearMiss(xs, Q, rule)) return { kind: "near", also: named.names || [named.name] };
-    if (named && named.certainty) return { kind: named.certainty, also: named.names, texts: named.texts };
-    if (named) return { kind: "mistake", mistake: named.name, text: named.text };
+    if (named && named.certainty) {
+      return { kind: named.certainty, also: named.names, texts: named.texts, said: named.said };
+    }
+    if (named) return { kind: "mistake", mistake: named.name, text: named.text, said: named.said };
     return { kind: "none" };
   }
 
   var pageWords = {}, pageQuestions = {}; // data.words and every question, once start has read them
 
-  // classify(answer, Q, answersByKey[, words[, questions]]): {status, message, key, values,
-  // verdict, mistake, carried, unsure}; words default to the page's data.words, questions (every
+  // A mistake's words as a part of a message: its text, and the id of the template derive
+  // typeset them in (derive.render.html.said_templates) when they have math.
+  function said(text, id) { return id ? { text: text, said: id } : text; }
+
+  // classify(answer, Q, answersByKey[, words[, questions]]): {status, message, parts, key,
+  // values, verdict, mistake, carried, unsure}; words default to the page's data.words, questions (every
   // question of the page by key, for the earlier ones) to the page's. The answer is read once.
   function classify(answer, Q, answersByKey, words, questions) {
     if (words === undefined) words = pageWords;
@@ -786,8 +820,10 @@ var DeriveCheck = (function () {
       var p = {};
       for (var a in params) p[a] = params[a];
       if (extra) for (var b in extra) p[b] = extra[b];
-      return { status: status, message: fill(words, key, p), key: key, values: values,
-               verdict: verdict, mistake: mistake, carried: carriedNames, unsure: unsure };
+      var parts = fillParts(words, key, p);
+      return { status: status, message: partsText(parts), parts: parts, key: key,
+               values: values, verdict: verdict, mistake: mistake, carried: carriedNames,
+               unsure: unsure };
     }
     if (!parsed.ok) {
       if (parsed.reason === "empty") return out("nan", "empty");
@@ -840,11 +876,15 @@ var DeriveCheck = (function () {
     }
     if (d.kind === "mistake") {
       mistake = d.mistake;
-      return out("wrong", "wrong_mistake", { mistake: d.text });
+      return out("wrong", "wrong_mistake", { mistake: [said(d.text, d.said)] });
     }
     if (d.kind === "tied" || d.kind === "offered") { // the rule of evidence: none named
-      return out("wrong", "wrong_" + d.kind, { mistakes: d.texts.map(function (t, k) {
-        return t + " (" + d.also[k] + ")"; }).join(fill(words, "or_sep", {})) });
+      var listed = [], sep = fill(words, "or_sep", {});
+      d.texts.forEach(function (t, k) {
+        if (k) listed.push(sep);
+        listed.push(said(t, d.said && d.said[k]), " (" + d.also[k] + ")");
+      });
+      return out("wrong", "wrong_" + d.kind, { mistakes: listed });
     }
     unsure = d.kind === "unsure";
     // No name: a correct rounding short of the test, or a rounding one step off, is said so.
@@ -967,6 +1007,36 @@ var DeriveCheck = (function () {
     }
     function say(el, key, params) { if (el) el.textContent = fill(words, key, params); }
 
+    // A copy of derive's <template> `id` (made with the page), or null.
+    function copyOf(id) {
+      var t = id ? doc.getElementById(id) : null;
+      return t && t.tagName === "TEMPLATE" && t.content ? doc.importNode(t.content, true) : null;
+    }
+    // A mistake's typeset words: a copy of their template, with a copy of each formula's
+    // template in its slot (derive.render.html.said_templates); null where one is missing.
+    function typeset(id) {
+      var words = copyOf(id);
+      if (!words) return null;
+      var slots = words.querySelectorAll("span.math[data-math]");
+      for (var i = 0; i < slots.length; i++) {
+        var math = copyOf(slots[i].getAttribute("data-math"));
+        if (!math) return null;
+        slots[i].appendChild(math);
+      }
+      return words;
+    }
+    // A message into el: its text as text nodes, a mistake's typeset words as their copy (no
+    // HTML is read from data), or as their text where the page has no template of them.
+    function write(el, parts) {
+      el.textContent = partsText(parts);
+      if (!parts.some(function (p) { return typeof p !== "string" && p.said; })) return;
+      el.textContent = "";
+      parts.forEach(function (p) {
+        var shown = typeof p === "string" ? null : typeset(p.said);
+        el.appendChild(shown || doc.createTextNode(partText(p)));
+      });
+    }
+
     // A formula or table wider than its box scrolls in it: focusable, named, marked (the
     // stylesheet shows the mark and the edge shadows); one that fits is left as it is.
     function markScrolling() {
@@ -1029,8 +1099,8 @@ var DeriveCheck = (function () {
         var last = attempts[key];
         var count = last && last.message === result.message ? last.count + 1 : 1;
         attempts[key] = { message: result.message, count: count };
-        feedback.textContent = count > 1
-          ? result.message + " " + fill(words, "again", { n: count }) : result.message;
+        write(feedback, count > 1
+          ? result.parts.concat([" " + fill(words, "again", { n: count })]) : result.parts);
         feedback.setAttribute("data-status", result.status);
       }
       var reveal = revealOf[key];
@@ -1115,10 +1185,11 @@ var DeriveCheck = (function () {
   // roundHalfAway({n, d}, places) -> {n, d}
   // judgeScalar(x, V, rule) -> "exact" | "within" | "rounded" | "wrong" | "undecided"
   // judge(x | [x, ...], V | [V, ...], rule) -> the same, for one value or a list
-  // classify(text, Q, answersByKey[, words[, questions]]) -> {status, message, key, values,
-  //   verdict, mistake, carried, unsure} (values: the parsed answer, one {n, d, places, text,
-  //   fraction} or a list, undefined when it is not one; verdict: "holds" | "wrong" |
-  //   "undecided" | null; mistake: derive's name or null; carried: the quantities' names the
+  // classify(text, Q, answersByKey[, words[, questions]]) -> {status, message, parts, key,
+  //   values, verdict, mistake, carried, unsure} (message: the plain text; parts: the same
+  //   as text and {text, said} for a mistake's typeset words; values: the parsed answer, one
+  //   {n, d, places, text, fraction} or a list, undefined when it is not one; verdict:
+  //   "holds" | "wrong" | "undecided" | null; mistake: derive's name or null; carried: the quantities' names the
   //   error is carried from, or null; unsure: the page could not tell and named nothing)
   // evalExpr(E, answersByKey) -> {n, d} | null
   // fnv1a(str) -> unsigned 32-bit Number
