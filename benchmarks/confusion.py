@@ -1,7 +1,7 @@
 """The confusion matrix of the diagnosis (issue 34): for every exercise of proofs/course,
-docs/examples, benchmarks/bank24 and benchmarks/heldout24, every mistake derive knows for each
-claimed quantity is planted (its value computed from the exercise's exact inputs, claimed alone,
-checked), and what derive then says is recorded:
+docs/examples, benchmarks/bank24, benchmarks/heldout24 and benchmarks/lessons05, every mistake
+derive knows for each claimed quantity is planted (its value computed from the exercise's exact
+inputs, claimed alone, checked), and what derive then says is recorded:
 
 - named: the planted mistake named, and no other candidate gives the value;
 - named, tie hidden: the planted mistake named alone although others give the value too (they
@@ -52,7 +52,8 @@ ROOT = Path(__file__).resolve().parent.parent
 BANKS = (("proofs/course", ROOT / "proofs" / "course"),
          ("docs/examples", ROOT / "docs" / "examples"),
          ("bank24", ROOT / "benchmarks" / "bank24"),
-         ("heldout24", ROOT / "benchmarks" / "heldout24"))
+         ("heldout24", ROOT / "benchmarks" / "heldout24"),
+         ("lessons05", ROOT / "benchmarks" / "lessons05"))
 
 CATEGORIES = ("named", "named, tie hidden", "tied", "offered", "silent", "named wrongly",
               "other shown")

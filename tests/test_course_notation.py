@@ -10,8 +10,6 @@ from pathlib import Path
 import pytest
 import sympy as sp
 from golden import ROOT, render
-from support import tier
-from test_export import compile_tex, katex_failures, math_spans
 
 from derive.exercises.bank import load_file
 from derive.graph.notation import Notation, written_as
@@ -230,26 +228,6 @@ def test_a_start_formula_is_shown_with_its_numbers(tmp_path):
 
 # ------------------------------------------------------------------ every output compiles
 
-FILES = [BANK / "logistic.toml", BANK / "resume.toml", BANK / "lab.toml",
-         BANK / "decay_accumulation.toml", ROOT / "benchmarks" / "heldout24" / "exercises.toml"]
-
-
-@pytest.mark.parametrize("lang,engine", tier([("en", "pdflatex"), ("zh", "xelatex")],
-                                             always=[("en", "pdflatex")]))
-def test_the_bank_exports_compile(tmp_path, lang, engine):
-    for n, path in enumerate(FILES):
-        out = tmp_path / str(n)
-        out.mkdir()
-        compile_tex(render(["export", str(path), "--standalone", "--lang", lang]), engine, out)
-
-
-def test_the_bank_exports_render_with_katex(tmp_path):
-    spans = []
-    for path in FILES:
-        for lang in ("en", "zh"):
-            spans += math_spans(render(["export", str(path), "--format", "md", "--lang", lang]),
-                                f"{path.name}.{lang}")
-        spans += math_spans(render(["key", str(path), "--format", "md"]), f"key {path.name}")
-    failures = katex_failures(spans)
-    assert not failures, "\n".join(f"{f['where']}: {f['error']}\n  {f['tex']}"
-                                   for f in failures[:5])
+# The bank's exports compile (pdfLaTeX, XeLaTeX) and render with KaTeX: every file of every
+# bank in tests/test_bank_exports.py (logistic, resume, lab, decay_accumulation and heldout24
+# always, the rest in the slow tier).

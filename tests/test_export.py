@@ -81,7 +81,8 @@ def compile_tex(source: str, engine: str, tmp_path: Path) -> None:
     tex = tmp_path / "doc.tex"
     tex.write_text(source, encoding="utf-8")
     done = subprocess.run([exe, "-interaction=nonstopmode", "-halt-on-error", "doc.tex"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=600)
+                          cwd=tmp_path, capture_output=True, text=True, errors="replace",
+                          timeout=600)  # TeX writes an 8-bit é to the terminal as one byte
     log = (tmp_path / "doc.log").read_text(encoding="utf-8", errors="replace")
     errors = [line for line in log.splitlines() if line.startswith("!")]
     missing = sorted(set(re.findall(r"Missing character: There is no (.+?) in font", log)))
