@@ -84,9 +84,25 @@ def _torch(records, w0, b0, lr, opt, steps, k):
     return saved, out
 
 
-def _agree(exact, got, what):
+def _agree(exact, got, what, slack=0.0):
     v = float(sp.N(exact, 30))
-    assert abs(v - got) <= REL * max(abs(v), 1.0), f"{what}: exact {v!r}, torch {got!r}"
+    assert abs(v - got) <= REL * max(abs(v), 1.0) + slack, f"{what}: exact {v!r}, torch {got!r}"
+
+
+def _slack(opt, records, w0, b0, lr, steps) -> float:
+    """torch's own float64 error where a step divides by ε alone: a parameter whose gradient
+    (with its decay, maximized) is exactly 0 has v = 0 (and a = 0) exactly, and derive steps
+    by 0; torch's gradient carries a rounding error of about 2⁻⁵²·G (G the size of the terms
+    w·x + b − y it sums), which the step divides by ε: lr·2⁻⁵⁰·G/ε per step (RMSprop, centered,
+    maximize, weight_decay 1, ε = 1e-8, records (−5/4, −2) and (5/4, 2), w = b = −2: b's
+    gradient −2 + decay −2 is 0 maximized, torch's −1.9999999999999998 moved b by 2.2e-9).
+    Nothing for an optimizer without ε, and negligible beside REL for ε ≥ 1e-4."""
+    eps = dict(opt.options()).get("eps")
+    if eps is None:
+        return 0.0
+    size = max(1.0, *(abs(float(x)) * 8 + abs(float(y)) + 8 for x, y in records),
+               abs(float(w0)), abs(float(b0)))
+    return steps * float(lr) * 2.0 ** -50 * size / float(eps)
 
 
 def _check(name, opt, records, w0, b0, lr, steps, k):
@@ -104,10 +120,11 @@ def _check(name, opt, records, w0, b0, lr, steps, k):
     except QuantityUndefined:  # torch must have no finite value either
         assert not all(math.isfinite(v) for v in theirs["w_steps"]), theirs
         return
+    slack = _slack(opt, records, w0, b0, lr, steps)
     for q, values in theirs.items():
         if q in ours:
             for t, got in enumerate(values):
-                _agree(ours[q][t], got, f"{name} {opt} {q}[{t + 1}]")
+                _agree(ours[q][t], got, f"{name} {opt} {q}[{t + 1}]", slack)
 
 
 @pytest.mark.parametrize("name", list(REGISTRY))
@@ -132,3 +149,14 @@ def test_every_optimizer_resumes_as_torch(name, data):
     records = data.draw(st.lists(st.tuples(value, value), min_size=1, max_size=2))
     w0, b0 = data.draw(value), data.draw(value)
     _check(name, opt, records, w0, b0, Fraction(1, 10), data.draw(st.integers(2, 3)), 1)
+
+
+def test_a_step_by_eps_alone_is_compared_within_torchs_own_error():
+    """The example hypothesis found: b's maximized, decayed gradient is exactly 0, so derive
+    leaves b at −2 while torch's rounding error, divided by ε = 1e-8, moves it by 2.2e-9 (more
+    than 1e-9 relative): within the slack of that division, and still far inside it."""
+    opt = Optimizer.make("rmsprop", alpha=sp.Rational(1, 2), eps=sp.Rational(1, 10**8),
+                         weight_decay=sp.Integer(1), centered=True, maximize=True)
+    records = [(Fraction(-5, 4), Fraction(-2)), (Fraction(5, 4), Fraction(2))]
+    _check("rmsprop", opt, records, Fraction(-2), Fraction(-2), Fraction(1, 10), 3, 1)
+    assert 2.2e-9 < _slack(opt, records, -2, -2, Fraction(1, 10), 3) < 1e-6
