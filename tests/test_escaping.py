@@ -439,6 +439,7 @@ FILE_NAMES = st.text(st.characters(blacklist_categories=("Cs",), blacklist_chara
 @examples(300)
 @given(TEXT)
 @example("".join(HOSTILE))
+@example("(…)")
 def test_any_text_escapes_to_text(text):
     """For any text: LaTeX with no control sequence but the escapes' and the formula symbols',
     no raw special character and every printable ASCII character kept; Markdown that reads
@@ -447,7 +448,9 @@ def test_any_text_escapes_to_text(text):
         tex = escape_latex(text, lang)
         assert "\n" not in tex
         assert control_words(tex) <= ESCAPE_WORDS | MATH_WORDS
-        assert tex_skeleton(tex) == ascii_of(text)
+        # an author's own "(…)" is written as the (…) that stands for what cannot be set,
+        # and reads as it (hypothesis drew "(…)", whose "()" the reader dropped)
+        assert tex_skeleton(tex) == ascii_of(text.replace("(…)", "\ufffd"))
     math = escape_latex(text, "en", math=True)
     assert math.isascii() and "$" not in math and "\n" not in math
     assert control_words(math) <= ESCAPE_WORDS
