@@ -11,6 +11,7 @@ import string
 from pathlib import Path
 
 import pytest
+import sympy as sp
 
 from derive.cli.main import main
 from derive.exercises import check_exercise, load
@@ -184,3 +185,18 @@ def test_a_number_no_bound_settles_says_why(tmp_path):
     assert explanation(claims["h"].diagnosis, "zh") == (
         "未判定:该值离舍入边界太近,最多 32,768 位的可靠区间无法确定它的舍入;写明容差"
         "(abs = …)即可判定")
+
+
+def test_an_unknown_statement_leaves_its_difference_as_a_reader_writes_it():
+    """`derive prove`'s detail of an unknown verdict: the normal form in the reader form, never
+    SymPy's text (docs/writing-statements.md: the ½ dropped, x*(w*x - y) before), and only its
+    size when it is long."""
+    from derive.kernel.decide import left_over
+
+    x, w, y = sp.symbols("x w y")
+    assert left_over(x * (w * x - y)) == "normal form of the difference: x·(w·x − y)"
+    assert left_over(sp.sqrt(x**2 + 2 * x + 1) - sp.Abs(x + 1)) == \
+        "normal form of the difference: √(x² + 2·x + 1) − |x + 1|"
+    long = sp.Add(*[sp.Symbol(f"a{k}") ** k for k in range(60)])
+    assert left_over(long) == ("the normal form of the difference is not 0 (a 454-character "
+                               "expression, not shown)")

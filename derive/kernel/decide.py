@@ -52,6 +52,7 @@ from derive.kernel.interpret import (
 from derive.kernel.linear import contradicting
 from derive.kernel.normal_form import equal
 from derive.kernel.proof import context, domain_used, prove_by_cases, prove_claim
+from derive.kernel.reader import NotWritable, reader_text
 from derive.kernel.signs import Context
 from derive.kernel.timebound import DEFAULT_SECONDS, DecisionTimeout, time_bound
 from derive.kernel.verdict import Decision, Verdict, Witness
@@ -197,6 +198,24 @@ def _refute_by_degree(lhs, rhs, facts, nf, deadline) -> Witness | None:
     return refute_by_degree(lhs, rhs, facts, nf, found_guards, deadline)
 
 
+LEFT_OVER_CHARS = 200
+"""Longest normal form an `unknown` verdict's detail writes (in the reader form)."""
+
+
+def left_over(nf: sp.Expr) -> str:
+    """What an `unknown` verdict leaves, for the statement's author: the normal form of the
+    difference as a reader writes it (x·(w·x − y), not SymPy's x*(w*x - y)) when it is short,
+    else its size alone; never SymPy's text (issue 34)."""
+    try:
+        text = reader_text(nf, lambda name, index: f"{name}_{index}" if index else name)
+    except (NotWritable, RecursionError):
+        return "the normal form of the difference is not 0 (it has no short written form)"
+    if len(text) > LEFT_OVER_CHARS:
+        return (f"the normal form of the difference is not 0 (a {len(text):,}-character "
+                "expression, not shown)")
+    return f"normal form of the difference: {text}"
+
+
 def decide(
     lhs: sp.Expr,
     rhs: sp.Expr,
@@ -248,8 +267,7 @@ def decide(
                 if found is not None:
                     return Decision(Verdict.REFUTED, "exact witness search", witness=found)
             return Decision(Verdict.UNKNOWN, " → ".join(rules) or "no rule applies",
-                            detail=f"normal form of the difference: {sp.sstr(nf)}"[:2000],
-                            residual=nf)
+                            detail=left_over(nf), residual=nf)
     except DecisionTimeout as exc:
         return Decision(Verdict.UNKNOWN, "time bound", detail=str(exc))
     except NotSupported as exc:
@@ -302,7 +320,7 @@ def _link(a, b, facts, claim: Context, seconds, last: bool) -> Decision:
                 zero = False  # must be defined wherever the claim is: not a proof of the claim
             if not zero:
                 return Decision(Verdict.UNKNOWN, " → ".join(rules) or "no rule applies",
-                                detail=f"normal form of the difference: {sp.sstr(nf)}"[:2000])
+                                detail=left_over(nf))
             if not last:
                 missing = _undefined_somewhere(b, ctx)
                 if missing is not None:
