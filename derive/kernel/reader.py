@@ -159,7 +159,7 @@ class Reader:
         self._inline = 0  # inside an exponent: fractions written a/b in LaTeX too
 
     def write(self, e: sp.Basic) -> str:
-        return self.piece(sp.sympify(e) if isinstance(e, int) else e).text
+        return self.piece(sp.Integer(e) if isinstance(e, int) else e).text
 
     def piece(self, e: sp.Basic) -> Piece:
         for cls in type(e).__mro__:
