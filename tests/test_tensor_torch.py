@@ -502,10 +502,11 @@ def test_softmax_family_as_torch(name, d):
 @given(st.data())
 def test_onehot_as_torch(d):
     classes = d.draw(SIDE)
-    n = d.draw(SIDE)
-    y = d.draw(st.lists(st.integers(0, classes - 1), min_size=n, max_size=n))
-    out = T.onehot(Tensor((n,), tuple(sp.Integer(c) for c in y)), classes, column=COLUMN)
-    agree(out, F.one_hot(torch.tensor(y), classes).to(torch.float64), "onehot")
+    shape = d.draw(shapes(0, 2))  # a vector of labels as the spec; a scalar or a matrix too
+    y = data(d.draw, shape, st.integers(0, classes - 1))
+    out = T.onehot(Tensor(shape, tuple(sp.Integer(c) for c in y)), classes, column=COLUMN)
+    reference = F.one_hot(torch.tensor(y, dtype=torch.long).reshape(shape), classes)
+    agree(out, reference.to(torch.float64), "onehot")
 
 
 @examples(N, slow=SLOW)
@@ -662,3 +663,21 @@ def test_mse_loss_refuses_shapes_torch_would_broadcast(pair):
     with pytest.raises(TensorShapeError) as e:
         T.mse_loss(ones(a), ones(b), column=COLUMN)
     names_both(e.value, a, b)
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax", "logsumexp"])
+def test_softmax_family_refuses_a_number(name):
+    """torch takes softmax of a 0-d tensor (1.0); derive refuses it, one line naming the shape
+    (tensor.py's choice: a number is not a line of logits)."""
+    with pytest.raises(TensorShapeError) as e:
+        getattr(T, name)(ones(()), -1, column=COLUMN)
+    assert "()" in str(e.value) and f"at column {COLUMN}" in str(e.value), str(e.value)
+
+
+def test_cross_entropy_refuses_logits_of_three_dims():
+    """torch takes logits (B, C, d) with targets (B, d); derive takes (B, C) or (C,) and says
+    so, naming the shape."""
+    F.cross_entropy(torch.ones(1, 2, 2), torch.zeros(1, 2).long())  # torch accepts it
+    with pytest.raises(TensorShapeError) as e:
+        T.cross_entropy(ones((1, 2, 2)), Tensor((1, 2), (sp.S.Zero,) * 2), column=COLUMN)
+    assert "(1, 2, 2)" in str(e.value), str(e.value)
