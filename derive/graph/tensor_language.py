@@ -47,6 +47,7 @@ from derive.graph.formula_limits import (
     _check_size,
     _digits,
     _is_zero_constant,
+    evaluated,
 )
 from derive.graph.formula_tokens import _SUBSCRIPT_DIGITS, _number, _Token
 from derive.graph.language import ALIASES, FUNCTIONS, MAX_DEPTH, MAX_LENGTH
@@ -125,7 +126,7 @@ TENSOR_ALIASES = {"δ": "delta", "Δ": "Delta"}
 
 _GREEK = set("ηθεβμτλαγσℓŷ∇πδΔ")
 _HAT = "\u0302"  # combining circumflex: x̂ is x followed by it (no precomposed x̂ exists)
-_OPERATORS = {"−": "-", "·": "*", "×": "*", "⊙": "*", "≥": ">=", "≤": "<=", "ᵀ": "ᵀ"}
+_OPERATORS = {"−": "-", "·": "*", "×": "*", "⊙": "⊙", "≥": ">=", "≤": "<=", "ᵀ": "ᵀ"}
 
 
 def _hatted(ch: str) -> bool:
@@ -297,7 +298,7 @@ class _Parser:
     def product(self) -> Tensor:
         self._enter()
         out = self.unary()
-        while self.tok.kind == "op" and self.tok.text in ("*", "/", "@"):
+        while self.tok.kind == "op" and self.tok.text in ("*", "⊙", "/", "@"):
             op = self._take()
             at = self.tok.column
             right = self.unary()
@@ -306,7 +307,7 @@ class _Parser:
                 continue
             if op.text == "/" and any(_is_zero_constant(e) for e in set(right.entries)):
                 raise FormulaError("division by zero", at)
-            out = self._binary(op.text, out, right, op.column)
+            out = self._binary("*" if op.text == "⊙" else op.text, out, right, op.column)
         self._leave()
         return out
 
@@ -411,7 +412,8 @@ class _Parser:
         if len(indices) > t.ndim:
             has = "a scalar: it has no entries" if t.ndim == 0 else \
                 f"of shape {_shape(t)}: {t.ndim} {'index' if t.ndim == 1 else 'indices'}"
-            raise FormulaError(f"{len(indices)} indices on {what}, which is {has}",
+            count = "1 index" if len(indices) == 1 else f"{len(indices)} indices"
+            raise FormulaError(f"{count} on {what}, which is {has}",
                                open_.column)
         flat = []
         for (k, at), size in zip(indices, t.shape):
@@ -481,7 +483,7 @@ class _Parser:
                                    "W^{(1)}", self._peek(3).column)
             if word[-1].isdigit():
                 raise FormulaError(f"{t.text!r} already ends in a number: write W^{{(1)}} or "
-                                   "W1, not both", self._peek().column)
+                                   "W1, not both", self.tok.column)
             word += str(int(layer.text))
             self.pos += 6
         return t, word
@@ -524,8 +526,8 @@ class _Parser:
         sig = SIGNATURES.get(word)
         while True:
             first = self.tok
-            if first.kind == "name" and self._peek().text == "=":
-                kw = first.text
+            kw = self._keyword_ahead()
+            if kw is not None:
                 allowed = [k for k, _ in sig.keywords] if sig else []
                 if kw not in allowed:
                     has = (f"its keywords: {', '.join(allowed)}" if allowed
@@ -533,7 +535,9 @@ class _Parser:
                     raise FormulaError(f"{word} has no keyword {kw!r}; {has}", first.column)
                 if kw in keywords:
                     raise FormulaError(f"the keyword {kw} is given twice", first.column)
-                self.pos += 2
+                while not self._is("="):
+                    self._take()
+                self._take()
                 keywords[kw] = (self.keyword(word, kw), first)
             else:
                 if keywords:
@@ -548,6 +552,16 @@ class _Parser:
                 continue
             self._expect(")", "',' or ')'")
             return positional, keywords
+
+    def _keyword_ahead(self) -> str | None:
+        """The keyword at the reading position (`dim=`, `label_smoothing=`), or None."""
+        if self.tok.kind != "name":
+            return None
+        k, kw = self.pos + 1, self.tok.text
+        while self.toks[k].text == "_" and self.toks[k + 1].kind == "name":
+            kw += "_" + self.toks[k + 1].text
+            k += 2
+        return kw if self.toks[k].kind == "op" and self.toks[k].text == "=" else None
 
     def keyword(self, word: str, kw: str) -> object:
         """A keyword's value: dim an integer, keepdim 0, 1, True or False, eps and
@@ -638,12 +652,12 @@ class _Parser:
         if len(args) != arity:
             takes = "three arguments: clamp(x, lo, hi)" if arity == 3 else "one argument"
             raise FormulaError(f"{word} takes {takes}", t.column)
-        return Tensor.scalar(FUNCTIONS[word](*args))
+        return Tensor.scalar(evaluated(FUNCTIONS[word](*args, evaluate=False)))
 
     def scalar_max(self, t: _Token, word: str, positional) -> Tensor:
         if len(positional) < 2:
             raise FormulaError(f"{word} of scalars takes two or more arguments", t.column)
-        return Tensor.scalar(written(word, self._scalars(t, word, positional)))
+        return Tensor.scalar(evaluated(written(word, self._scalars(t, word, positional))))
 
     @staticmethod
     def _scalars(t: _Token, word: str, positional) -> list[sp.Expr]:
