@@ -19,6 +19,7 @@ from derive.graph.language import (
     MAX_LENGTH,
     FormulaError,
     FormulaNotSupported,
+    evaluated,
     parse_formula,
 )
 from derive.graph.tensor import Tensor, TensorShapeError
@@ -48,8 +49,9 @@ def _sym(name: str, *shape: int) -> Tensor:  # a vector or a matrix
 
 
 def _value(t: Tensor):
-    """A Tensor's entries as nested lists (of SymPy numbers)."""
-    return t.nested() if t.shape else t.entries[0]
+    """A Tensor's entries as nested lists, each in SymPy's canonical form (max(1, 2) as written
+    is 2, as the graph evaluates it)."""
+    return t.map(evaluated).nested()
 
 
 a1, a2, b1, b2, z1, z2, z3, eps = sp.symbols("a1 a2 b1 b2 z1 z2 z3 eps", real=True)

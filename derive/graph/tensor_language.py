@@ -98,17 +98,16 @@ _ELEMENTWISE = ("exp", "log", "sqrt", "abs", "tanh", "sigmoid", "relu", "sign")
 _REDUCTIONS = ("sum", "mean", "max")
 _ALONG = ("softmax", "log_softmax", "logsumexp")
 
-EPS_DEFAULT = sp.Rational(1, 100_000)
-"""torch.nn.functional.layer_norm's eps, 1e-5."""
-
 SIGNATURES: dict[str, _Function] = {
     **{f: _Function(("x",)) for f in _ELEMENTWISE},
     **{f: _Function(("A",), (("dim", None), ("keepdim", False))) for f in _REDUCTIONS},
-    **{f: _Function(("A",), (("dim", -1),)) for f in _ALONG},
+    **{f: _Function(("A",), (("dim", -1),)) for f in ("softmax", "log_softmax")},
+    "logsumexp": _Function(("A",), (("dim", -1), ("keepdim", False))),
     "onehot": _Function(("y", "C")),
     "outer": _Function(("a", "b")),
     "transpose": _Function(("A",)),
-    "layer_norm": _Function(("x",), (("eps", EPS_DEFAULT), ("weight", None), ("bias", None))),
+    "layer_norm": _Function(("x",), (("eps", tensor.LAYER_NORM_EPS), ("weight", None),
+                                     ("bias", None))),
     "cross_entropy": _Function(("Z", "y"), (("label_smoothing", sp.S.Zero),)),
     "mse_loss": _Function(("a", "b")),
     "grad": _Function(("L", "W")),
@@ -222,7 +221,7 @@ def _joined(head: str, rest: str) -> str:
 
 
 def _shape(t: Tensor) -> str:
-    return str(tuple(t.shape))
+    return tensor.shown(t.shape)
 
 
 class _Parser:
@@ -317,7 +316,7 @@ class _Parser:
             self._enter()
             inner = self.unary()
             self._leave()
-            return inner if sign == "+" else inner.map(lambda e: -e)
+            return inner if sign == "+" else tensor.negate(inner)
         return self.power()
 
     def power(self) -> Tensor:
@@ -620,6 +619,8 @@ class _Parser:
             return self._checked(ops.elementwise(word, args[0], column=col), col)
         if word in _REDUCTIONS:
             return ops.reduce(word, args[0], dim=kw["dim"], keepdim=kw["keepdim"], column=col)
+        if word == "logsumexp":
+            return ops.logsumexp(args[0], kw["dim"], keepdim=kw["keepdim"], column=col)
         if word in _ALONG:
             return getattr(ops, word)(args[0], kw["dim"], column=col)
         if word == "onehot":
@@ -695,7 +696,10 @@ def parse_tensor(text: str, names: Mapping[str, Tensor], *, ops: Ops = OPS) -> T
             raise TypeError(f"names maps a canonical name to a Tensor, not {name!r}: "
                             f"{value!r}")
     text = unicodedata.normalize("NFC", text)  # ŷ typed as y and a combining hat is ŷ
-    return _Parser(text, names, ops).formula_all()
+    result = _Parser(text, names, ops).formula_all()
+    for e in set(result.entries):
+        evaluated(e)  # refuses, as the scalar language, what would blow up once evaluated
+    return result
 
 
 def reads_tensor(text: str, tensor_names) -> bool:
