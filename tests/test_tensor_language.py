@@ -75,6 +75,7 @@ NAMES = {
     "gamma": _const([2, 3]),
     "beta": _const([1, 1]),
     "delta": _const([3, 4]),
+    "delta1": _const([1, -1]),
     "xhat": _const([5, 7]),
     "yhat": _const([1, 1]),
     "x3": _const([1, 3]),
@@ -138,6 +139,8 @@ MEANING = [  # (formula, its value by hand)
     ("x - lr*y", [Fraction(7, 10), Fraction(16, 10)]),
     ("W^{(1)} @ x", [-1, 3]),
     ("x^{(3)}", [1, 3]),
+    ("W₁ @ x", [-1, 3]),
+    ("δ1 + δ₁ + delta1", [3, -3]),
     # element-wise functions
     ("relu(z)", [0, 0, 2]),
     ("abs(z)", [1, 0, 2]),
@@ -262,6 +265,26 @@ def test_grad_is_the_derivative_per_entry():
     assert all(isinstance(e, sp.Derivative) for e in got.entries)
 
 
+def test_a_two_layer_network_backward_is_its_gradient():
+    """The lesson's backward pass written by hand in matrix form (δ₂ = (p − onehot(y))/B,
+    ∂L/∂W₁ = δ₁ᵀX with δ₁ = (δ₂W₂) ⊙ [z₁ > 0]) is grad(loss, W1), entry by entry, at
+    W1 = [[1, -1], [2, 1/2]] (no tie at z₁ = 0): the two differ by exactly 0."""
+    W1 = _sym("w", 2, 2)
+    at = dict(zip(W1.entries, (1, -1, 2, R(1, 2))))
+    names = {"X": _const([[1, 2], [0, -1], [2, 1]]), "W1": W1, "b1": _const([0, 1]),
+             "W2": _const([[1, 2], [-1, 1], [0, 1]]), "b2": _const([0, 0, 0]),
+             "y": _const([0, 2, 1])}
+    for name, text in [("z1", "X @ W^{(1)}ᵀ + b^{(1)}"), ("h1", "relu(z1)"),
+                       ("z2", "h1 @ W2.T + b2"), ("loss", "cross_entropy(z2, y)"),
+                       ("delta2", "(softmax(z2) - onehot(y, 3)) / 3"),
+                       ("delta1", "(δ₂ @ W2) ⊙ (z1 > 0)"), ("gW1", "δ1ᵀ @ X"),
+                       ("check", "grad(loss, W1)")]:
+        names[name] = parse_tensor(text, names)
+    assert names["gW1"].shape == names["check"].shape == (2, 2)
+    for mine, autograd in zip(names["gW1"].entries, names["check"].entries):
+        assert sp.simplify(mine.subs(at) - autograd.doit().subs(at)) == 0
+
+
 def test_every_function_is_read():
     """Each function of SIGNATURES appears in a meaning above (a new one needs its test)."""
     texts = " ".join(t for t, _ in [*MEANING, *SYMBOLIC]) + " grad( cross_entropy("
@@ -286,7 +309,7 @@ ERRORS = [  # (formula, error, its message by hand)
     ("W1 @", FormulaError, "expected an operand, not the end at column 5"),
     ("", FormulaError, "expected a formula at column 1"),
     ("V + x", FormulaError, "unknown name 'V' (names here: A, B, P, W1, a, b1, beta, c, "
-                             "delta, eps, eta, gamma, …) at column 1"),
+                             "delta, delta1, eps, eta, …) at column 1"),
     ("W_1", FormulaError, "unknown name 'W': W_1 is an entry of W; the name W1 is written W1 "
                           "or W^{(1)} at column 1"),
     ("sum(A, axis=0)", FormulaError, "sum has no keyword 'axis'; its keywords: dim, keepdim "

@@ -25,7 +25,7 @@ Names are read as the scalar language reads them (its ALIASES: η, lr and eta; �
   given, the define) is written `W1`, so both spellings reach one quantity. Only the exact form
   `^{(digits)}` is a name; `W^2` and `W^(2)` stay powers, and any other `^{…}` is refused.
 - `δ` is `delta`, and a letter with a combining hat (`x̂`, typed x then U+0302) is `xhat`,
-  as `ŷ` is `yhat`.
+  as `ŷ` is `yhat`; subscript digits are digits (`W₁` is `W1`, `δ₂` and `δ2` are `delta2`).
 
 The meaning of every operation is derive/graph/tensor.py's (torch's), reached through `Ops`:
 a whole-tensor mistake parses the same formula with one field replaced.
@@ -199,17 +199,23 @@ def _tokens(text: str, *, lenient: bool = False) -> list[_Token]:
 
 
 def _canonical(word: str) -> str:
-    """The canonical spelling of one written word: x̂ is xhat, δ is delta, η is eta (a word
-    with a hat anywhere but on its one letter is returned as written, and refused)."""
+    """The canonical spelling of one written word: x̂ is xhat, δ is delta, η is eta, W₁ is W1,
+    a Greek letter numbered is its name numbered (δ2 is delta2, β₁ is beta1); a word with a hat
+    anywhere but on its first letter is returned as written, and refused."""
+    written = word
+    word = word.translate(_SUBSCRIPT_DIGITS)
     decomposed = unicodedata.normalize("NFD", word)
     if _HAT in decomposed:
-        if not (len(decomposed) == 2 and decomposed[1] == _HAT):
-            return word
-        word = decomposed[0] + "hat"
-    if word in TENSOR_ALIASES:
-        return TENSOR_ALIASES[word]
-    plain = word.translate(_SUBSCRIPT_DIGITS) if word[0] in "β" else word
-    return ALIASES.get(word, ALIASES.get(plain, plain))
+        if not (decomposed[1:2] == _HAT and decomposed[0].isascii()
+                and (decomposed[2:].isdigit() or not decomposed[2:])):
+            return written
+        word = decomposed[0] + "hat" + decomposed[2:]
+    if word in TENSOR_ALIASES or word in ALIASES:
+        return TENSOR_ALIASES.get(word) or ALIASES[word]
+    head = word.rstrip("0123456789")
+    if head and head != word and not head.isascii():
+        return _canonical(head).rstrip("_") + word[len(head):]
+    return word
 
 
 def _joined(head: str, rest: str) -> str:
