@@ -389,6 +389,8 @@ ERRORS = [  # (formula, error, its message by hand)
                                                          f"{MAX_LENGTH:,}: not supported"),
     ("(" * (MAX_DEPTH + 5) + "x" + ")" * (MAX_DEPTH + 5), FormulaNotSupported,
      f"a formula nested more than {MAX_DEPTH} levels deep (column 21) is not supported"),
+    ("onehot(labels, 10^9)", FormulaNotSupported, "onehot of 1000000000 classes (column 16) is "
+                                                  "beyond 4,096: not supported"),
     ("__import__('os')", FormulaError, "unexpected character \"'\" (apostrophe) at column 12"),
 ]
 
@@ -565,3 +567,33 @@ def test_never_eval():
         parse_tensor("exec(x)", NAMES)
     with pytest.raises(TypeError):
         parse_tensor("x", {"x": [1, 2]})
+
+
+def test_entries_past_the_node_bound_are_refused_at_once():
+    """softmax or layer_norm nested grows every entry; past MAX_ENTRY_NODES it is refused
+    before anything walks the tree (layer_norm thrice over 4 × 4 took 6.3 s of CPU before the
+    bound, most of it re-evaluating the entries)."""
+    names = {"S": _sym("s", 4, 4)}
+    for text in ("layer_norm(layer_norm(layer_norm(S)))", "S" + " @ S" * 400):
+        with pytest.raises(FormulaNotSupported, match=r"^an entry of [\d,]+ nodes .* beyond "
+                                                      r"20,000: not supported; write the steps"):
+            parse_tensor(text, names)
+
+
+TOKENS = ["x", "B", "A", "zs", "eta", "δ", "x̂", "W1", "W", "1", "0", "2.5", "1e3", "+", "-", "*",
+          "/", "@", "⊙", "^", ".T", "ᵀ", "(", ")", "[", "]", "_", "{", "}", ",", "=", ">", ">=",
+          "<", "|", "√", "dim", "keepdim", "sum", "mean", "max", "softmax", "onehot", "grad",
+          "layer_norm", "cross_entropy", "relu", "exp", "log", "outer", "^{(1)}", " "]
+
+
+@given(st.lists(st.sampled_from(TOKENS), max_size=14))
+def test_token_soups_parse_or_are_refused(tokens):
+    """Any sequence of the language's tokens is parsed or refused with one line: a FormulaError
+    or a FormulaNotSupported, never another exception."""
+    text = "".join(tokens)
+    try:
+        got = parse_tensor(text, NAMES)
+    except (FormulaError, FormulaNotSupported) as refused:
+        assert "\n" not in str(refused)
+        return
+    assert isinstance(got, Tensor)

@@ -120,6 +120,10 @@ TENSOR_ONLY = frozenset({"softmax", "log_softmax", "logsumexp", "onehot", "outer
 """Functions the scalar language does not have: a define that calls one is a tensor formula
 (`sum(` and `mean(` with no index are too: the scalar language writes sum_i(…))."""
 
+MAX_ENTRY_NODES = 20_000
+"""Most nodes in one entry's expression: a two-layer network's layer_norm(softmax(X @ W1.T +
+b1) @ W2.T) over 4 × 4 matrices has 6,506; layer_norm(layer_norm(layer_norm(X))) 35,366."""
+
 TENSOR_ALIASES = {"δ": "delta", "Δ": "Delta"}
 """Names the tensor language reads beyond the scalar language's ALIASES."""
 
@@ -237,6 +241,7 @@ class _Parser:
         self.depth = 0
         self.names = names
         self.ops = ops
+        self.sizes: dict[sp.Basic, int] = {}
 
     # --------------------------------------------------------------------------- helpers
     @property
@@ -287,7 +292,8 @@ class _Parser:
         if self.tok.kind == "op" and self.tok.text in (">", ">=", "<", "<="):
             op = self._take()
             right = self.sum()
-            left = self.ops.compare(op.text, left, right, column=op.column)
+            left = self._checked(self.ops.compare(op.text, left, right, column=op.column),
+                                 op.column)
         self._leave()
         return left
 
@@ -344,9 +350,15 @@ class _Parser:
     def _binary(self, op: str, a: Tensor, b: Tensor, column: int) -> Tensor:
         return self._checked(self.ops.binary(op, a, b, column=column), column)
 
-    @staticmethod
-    def _checked(t: Tensor, column: int) -> Tensor:
-        """A result whose constant entries are within MAX_CONSTANT_DIGITS and defined."""
+    def _checked(self, t: Tensor, column: int) -> Tensor:
+        """A result whose entries are defined, of at most MAX_ENTRY_NODES nodes each, and
+        whose constants are within MAX_CONSTANT_DIGITS: checked after every operation, as the
+        scalar language checks each operation's size, so nothing grows past them unseen."""
+        largest = max((self._nodes(e) for e in t.entries), default=0)
+        if largest > MAX_ENTRY_NODES:
+            raise FormulaNotSupported(f"an entry of {largest:,} nodes (before column {column}) "
+                                      f"is beyond {MAX_ENTRY_NODES:,}: not supported; write "
+                                      "the steps as quantities of their own")
         for e in t.entries:
             if e.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
                 raise FormulaError("the formula is undefined (a division by zero, or log 0)",
@@ -355,6 +367,14 @@ class _Parser:
                 raise FormulaNotSupported(f"a constant of more than {MAX_CONSTANT_DIGITS:,} "
                                           f"digits (before column {column}) is not supported")
         return t
+
+    def _nodes(self, e: sp.Expr) -> int:
+        """The nodes of e written out as a tree, counted once per distinct subexpression
+        (SymPy shares them): softmax(softmax(…)) is refused before anything walks its tree."""
+        known = self.sizes.get(e)
+        if known is None:
+            known = self.sizes[e] = 1 + sum(self._nodes(a) for a in e.args)
+        return known
 
     def postfix(self) -> Tensor:
         start = self.tok
@@ -456,7 +476,7 @@ class _Parser:
             self._take()
             e = self.sum()
             self._expect("|", "a closing '|'")
-            return self.ops.elementwise("abs", e, column=t.column)
+            return self._checked(self.ops.elementwise("abs", e, column=t.column), t.column)
         if self._is("√"):
             self._take()
             self._enter()
@@ -605,6 +625,9 @@ class _Parser:
         return self.names[word]
 
     def call(self, t: _Token, word: str) -> Tensor:
+        return self._checked(self._call(t, word), t.column)
+
+    def _call(self, t: _Token, word: str) -> Tensor:
         col = t.column
         if word not in SIGNATURES:
             return self.scalar_call(t, word)
@@ -622,7 +645,7 @@ class _Parser:
         if word == "relu":
             return args[0].map(ops.relu)
         if word in _ELEMENTWISE:
-            return self._checked(ops.elementwise(word, args[0], column=col), col)
+            return ops.elementwise(word, args[0], column=col)
         if word in _REDUCTIONS:
             return ops.reduce(word, args[0], dim=kw["dim"], keepdim=kw["keepdim"], column=col)
         if word == "logsumexp":
@@ -634,12 +657,16 @@ class _Parser:
             if not (c.shape == () and c.entries[0].is_Integer and c.entries[0] > 0):
                 raise FormulaError("onehot's number of classes is a whole number, as in "
                                    "onehot(y, 3)", positional[1][1].column)
+            if c.entries[0] > tensor.MAX_ENTRIES:
+                raise FormulaNotSupported(f"onehot of {c.entries[0]} classes (column "
+                                          f"{positional[1][1].column}) is beyond "
+                                          f"{tensor.MAX_ENTRIES:,}: not supported")
             return ops.onehot(args[0], int(c.entries[0]), column=col)
         if word == "transpose":
             return ops.transpose(args[0], column=col)
         if word == "layer_norm":
-            return self._checked(ops.layer_norm(args[0], kw["eps"], weight=kw["weight"],
-                                                bias=kw["bias"], column=col), col)
+            return ops.layer_norm(args[0], kw["eps"], weight=kw["weight"], bias=kw["bias"],
+                                  column=col)
         if word == "cross_entropy":
             return ops.cross_entropy(args[0], args[1], label_smoothing=kw["label_smoothing"],
                                      column=col)
@@ -702,10 +729,7 @@ def parse_tensor(text: str, names: Mapping[str, Tensor], *, ops: Ops = OPS) -> T
             raise TypeError(f"names maps a canonical name to a Tensor, not {name!r}: "
                             f"{value!r}")
     text = unicodedata.normalize("NFC", text)  # ŷ typed as y and a combining hat is ŷ
-    result = _Parser(text, names, ops).formula_all()
-    for e in set(result.entries):
-        evaluated(e)  # refuses, as the scalar language, what would blow up once evaluated
-    return result
+    return _Parser(text, names, ops).formula_all()
 
 
 def reads_tensor(text: str, tensor_names) -> bool:
