@@ -96,12 +96,12 @@ class _Function:
 
 _ELEMENTWISE = ("exp", "log", "sqrt", "abs", "tanh", "sigmoid", "relu", "sign")
 _REDUCTIONS = ("sum", "mean", "max")
-_ALONG = ("softmax", "log_softmax", "logsumexp")
+_ALONG = ("softmax", "log_softmax")
 
 SIGNATURES: dict[str, _Function] = {
     **{f: _Function(("x",)) for f in _ELEMENTWISE},
     **{f: _Function(("A",), (("dim", None), ("keepdim", False))) for f in _REDUCTIONS},
-    **{f: _Function(("A",), (("dim", -1),)) for f in ("softmax", "log_softmax")},
+    **{f: _Function(("A",), (("dim", -1),)) for f in _ALONG},
     "logsumexp": _Function(("A",), (("dim", -1), ("keepdim", False))),
     "onehot": _Function(("y", "C")),
     "outer": _Function(("a", "b")),
