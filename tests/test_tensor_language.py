@@ -351,7 +351,9 @@ ERRORS = [  # (formula, error, its message by hand)
     ("W1^{(1)}", FormulaError, "'W1' already ends in a number: write W^{(1)} or W1, not both "
                                "at column 3"),
     ("exp x", FormulaError, "exp needs its arguments in brackets, as in exp(…) at column 5"),
-    ("x̂̂", FormulaError, "'x̂̂' is not a name: a hat goes on one letter, as in x̂ at column 1"),
+    ("x̂̂", FormulaError, "unexpected character '\u0302' (combining circumflex accent) at "
+                        "column 3"),
+    ("âb", FormulaError, "'âb' is not a name: a hat goes on one letter, as in x̂ at column 1"),
     ("x $ y", FormulaError, "unexpected character '$' (dollar sign) at column 3"),
     ("x ¹", FormulaError, "digits must be ASCII 0-9 at column 3"),
     ("z > 0 > 1", FormulaError, "unexpected '>': a comparison is not compared again; write "

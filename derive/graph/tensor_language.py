@@ -24,8 +24,10 @@ Names are read as the scalar language reads them (its ALIASES: η, lr and eta; �
 - `W^{(1)}` is the name `W1`: a superscript in brackets numbers a layer, and a TOML key (the
   given, the define) is written `W1`, so both spellings reach one quantity. Only the exact form
   `^{(digits)}` is a name; `W^2` and `W^(2)` stay powers, and any other `^{…}` is refused.
-- `δ` is `delta`, and a letter with a combining hat (`x̂`, typed x then U+0302) is `xhat`,
-  as `ŷ` is `yhat`; subscript digits are digits (`W₁` is `W1`, `δ₂` and `δ2` are `delta2`).
+- `δ` is `delta`, and a letter with a hat (`x̂`, typed x then U+0302) is `xhat`, as `ŷ` is
+  `yhat` (the scalar language's SPELLINGS and letters, formula_tokens.py); beyond it,
+  subscript digits are digits (`W₁` is `W1`) and a numbered Greek letter is its name numbered
+  (`δ₂` and `δ2` are `delta2`), as a backward pass numbers its layers.
 
 The meaning of every operation is derive/graph/tensor.py's (torch's), reached through `Ops`:
 a whole-tensor mistake parses the same formula with one field replaced.
@@ -49,8 +51,8 @@ from derive.graph.formula_limits import (
     _is_zero_constant,
     evaluated,
 )
-from derive.graph.formula_tokens import _SUBSCRIPT_DIGITS, _number, _Token
-from derive.graph.language import ALIASES, FUNCTIONS, MAX_DEPTH, MAX_LENGTH
+from derive.graph.formula_tokens import _HAT, _SUBSCRIPT_DIGITS, _is_letter, _number, _Token
+from derive.graph.language import ALIASES, FUNCTIONS, MAX_DEPTH, MAX_LENGTH, SPELLINGS
 from derive.graph.tensor import Tensor
 from derive.kernel import functions
 from derive.kernel.constants import written
@@ -124,30 +126,15 @@ MAX_ENTRY_NODES = 20_000
 """Most nodes in one entry's expression: a two-layer network's layer_norm(softmax(X @ W1.T +
 b1) @ W2.T) over 4 × 4 matrices has 6,506; layer_norm(layer_norm(layer_norm(X))) 35,366."""
 
-TENSOR_ALIASES = {"δ": "delta", "Δ": "Delta"}
-"""Names the tensor language reads beyond the scalar language's ALIASES."""
-
-_GREEK = set("ηθεβμτλαγσℓŷ∇πδΔ")
-_HAT = "\u0302"  # combining circumflex: x̂ is x followed by it (no precomposed x̂ exists)
 _OPERATORS = {"−": "-", "·": "*", "×": "*", "⊙": "⊙", "≥": ">=", "≤": "<=", "ᵀ": "ᵀ"}
 
 
-def _hatted(ch: str) -> bool:
-    """A letter with a hat precomposed (ŷ, ŵ, ẑ): an ASCII letter and U+0302 once decomposed."""
-    d = unicodedata.normalize("NFD", ch)
-    return len(d) == 2 and d[0].isascii() and d[0].isalpha() and d[1] == _HAT
-
-
-def _is_letter(ch: str) -> bool:
-    return ch.isascii() and ch.isalpha() or ch in _GREEK or _hatted(ch)
-
-
 def _tokens(text: str, *, lenient: bool = False) -> list[_Token]:
-    """The tokens of a tensor formula: the scalar language's (formula_tokens.py, whose numbers
-    are read the same way) with @ ⊙ ᵀ [ ] = > >= < <= and `.` before T; δ and a letter with a
-    combining hat are letters. Its own tokenizer, so that no scalar formula's tokens or errors
-    change. `lenient` stops at the first character it cannot read (reads_tensor) instead of
-    refusing it."""
+    """The tokens of a tensor formula: the scalar language's (formula_tokens.py: the same
+    letters, numbers read the same way) with @ ⊙ ᵀ [ ] = > >= < <= ≥ ≤ and `.` before T. Its
+    own tokenizer, so that no scalar formula's tokens or errors change ('@' stays an
+    unexpected character there). `lenient` stops at the first character it cannot read
+    (reads_tensor) instead of refusing it."""
     out: list[_Token] = []
     i, n = 0, len(text)
     while i < n:
@@ -176,7 +163,9 @@ def _tokens(text: str, *, lenient: bool = False) -> list[_Token]:
         if _is_letter(ch):
             j = i + 1
             while j < n and (_is_letter(text[j]) or text[j].isascii() and text[j].isdigit()
-                             or text[j] in "₀₁₂₃₄₅₆₇₈₉" or text[j] == _HAT):
+                             or text[j] in "₀₁₂₃₄₅₆₇₈₉"
+                             or text[j] == _HAT and text[j - 1].isascii()
+                             and text[j - 1].isalpha()):
                 j += 1
             out.append(_Token("name", text[i:j], col))
             i = j
@@ -214,8 +203,8 @@ def _canonical(word: str) -> str:
                 and (decomposed[2:].isdigit() or not decomposed[2:])):
             return written
         word = decomposed[0] + "hat" + decomposed[2:]
-    if word in TENSOR_ALIASES or word in ALIASES:
-        return TENSOR_ALIASES.get(word) or ALIASES[word]
+    if word in SPELLINGS or word in ALIASES:
+        return SPELLINGS.get(word) or ALIASES[word]
     head = word.rstrip("0123456789")
     if head and head != word and not head.isascii():
         return _canonical(head).rstrip("_") + word[len(head):]
