@@ -258,6 +258,11 @@ def test_cross_entropy(Z, y, keywords, loss):
     assert _same(value(f"cross_entropy(Z, y{keywords})", **names), loss)
 
 
+def test_a_name_T_is_a_power():
+    """W^T is refused as the transpose a lecturer means, unless T is a name: then a power."""
+    assert value("x^T", T=_const(3)) == [1, 8]
+
+
 def test_grad_is_the_derivative_per_entry():
     got = parse_tensor("grad(sum(u * u) + u @ v, u)", NAMES)
     assert got.shape == (2,)
@@ -350,6 +355,10 @@ ERRORS = [  # (formula, error, its message by hand)
                               "column 5"),
     ("W1^{(1)}", FormulaError, "'W1' already ends in a number: write W^{(1)} or W1, not both "
                                "at column 3"),
+    ("B^T @ x", FormulaError, "a transpose is written W.T or Wᵀ (T is not a name here) at "
+                              "column 3"),
+    ("B^top", FormulaError, "a transpose is written W.T or Wᵀ (top is not a name here) at "
+                            "column 3"),
     ("exp x", FormulaError, "exp needs its arguments in brackets, as in exp(…) at column 5"),
     ("x̂̂", FormulaError, "unexpected character '\u0302' (combining circumflex accent) at "
                         "column 3"),

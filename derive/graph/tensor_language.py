@@ -327,6 +327,10 @@ class _Parser:
             if self._is("{"):
                 raise FormulaError("a superscript in braces names a layer, as in W^{(1)}; a "
                                    "power is written without braces: x^2", self.tok.column)
+            if (self.tok.kind == "name" and self.tok.text in ("T", "top")
+                    and self.tok.text not in self.names):  # W^T as a lecturer writes Wᵀ
+                raise FormulaError(f"a transpose is written W.T or Wᵀ ({self.tok.text} is "
+                                   "not a name here)", self.tok.column)
             self._enter()
             exp = self.unary()
             self._leave()
