@@ -619,3 +619,22 @@ def test_token_soups_parse_or_are_refused(tokens):
         assert "\n" not in str(refused)
         return
     assert isinstance(got, Tensor)
+
+
+@given(st.text(alphabet="wxg()+-*/^|√ 0123.", max_size=14))
+def test_a_scalar_formula_means_the_same_in_both_languages(text):
+    """The tensor language is a superset of the scalar one: a formula of scalars both read is
+    one SymPy value in both (the tensor one a Tensor of shape ())."""
+    w, x, g = (sp.Symbol(n, real=True) for n in "wxg")
+    try:
+        scalar = evaluated(parse_formula(text))
+    except (FormulaError, FormulaNotSupported):
+        return
+    try:
+        got = parse_tensor(text, {"w": Tensor.scalar(w), "x": Tensor.scalar(x),
+                                  "g": Tensor.scalar(g)})
+    except FormulaError as refused:  # the scalar language reads any name (wx, g0)
+        assert str(refused).startswith("unknown name"), (text, str(refused))
+        return
+    assert got.shape == ()
+    assert sp.expand(evaluated(got.entries[0]) - scalar) == 0, text
