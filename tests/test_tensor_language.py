@@ -650,3 +650,13 @@ def test_a_scalar_formula_means_the_same_in_both_languages(text):
         return
     assert got.shape == ()
     assert evaluated(got.entries[0]) == scalar, text  # the same tree, not only the value
+
+
+@given(st.one_of(SCALAR_FORMULAS, st.text(alphabet="wxδx̂g_{}()+-*/^|√,ij 0123.", max_size=16)))
+def test_no_scalar_formula_of_the_grammar_reads_as_a_tensor(text):
+    """As above, with formulas of the scalar grammar and its names (δ, x̂, x_i, w_{t-1})."""
+    try:
+        parse_formula(text)
+    except (FormulaError, FormulaNotSupported):
+        return
+    assert not reads_tensor(text, {"W1", "X"})
