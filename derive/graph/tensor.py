@@ -275,7 +275,8 @@ def matmul(a: Tensor, b: Tensor, column: int | None = None) -> Tensor:
     A = a if a.ndim > 1 else Tensor((1, a.shape[0]), a.entries)
     B = b if b.ndim > 1 else Tensor((b.shape[0], 1), b.entries)
     inner(A.shape[-1], B.shape[-2])
-    batch = broadcast_shape(A.shape[:-2], B.shape[:-2], "'@' (batch dimensions)", column)
+    batch = broadcast_shape(A.shape[:-2], B.shape[:-2],
+                            f"'@' {shown(a.shape)} @ {shown(b.shape)}, batch dimensions", column)
     n, k, m = A.shape[-2], A.shape[-1], B.shape[-1]
     shape = (*batch, n, m)
     out = []
