@@ -29,6 +29,14 @@ Names are read as the scalar language reads them (its ALIASES: η, lr and eta; �
   subscript digits are digits (`W₁` is `W1`) and a numbered Greek letter is its name numbered
   (`δ₂` and `δ2` are `delta2`), as a backward pass numbers its layers.
 
+`W^T`, a lecturer's transpose, is refused with the spelling to use (W.T or Wᵀ) unless T is a
+name, when it stays a power: the language never guesses which was meant.
+
+Limits are the scalar language's (MAX_LENGTH, MAX_DEPTH, the digits and exponents of numbers
+and constants), checked after every operation rather than once on the whole: an entry's
+expression grows with each softmax or layer_norm over it, so each result's entries are held to
+MAX_ENTRY_NODES before the next operation reads them.
+
 The meaning of every operation is derive/graph/tensor.py's (torch's), reached through `Ops`:
 a whole-tensor mistake parses the same formula with one field replaced.
 """
