@@ -359,6 +359,10 @@ ERRORS = [  # (formula, error, its message by hand)
                               "column 3"),
     ("B^top", FormulaError, "a transpose is written W.T or Wᵀ (top is not a name here) at "
                             "column 3"),
+    ("x ⊙ 1[z > 0]", FormulaError, "an indicator is written in round brackets, as in (z > 0): "
+                                   "1 where it holds, else 0 at column 6"),
+    ("x ⊙ [z > 0]", FormulaError, "an indicator is written in round brackets, as in (z > 0): "
+                                  "1 where it holds, else 0 at column 5"),
     ("exp x", FormulaError, "exp needs its arguments in brackets, as in exp(…) at column 5"),
     ("x̂̂", FormulaError, "unexpected character '\u0302' (combining circumflex accent) at "
                         "column 3"),

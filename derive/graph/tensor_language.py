@@ -391,6 +391,8 @@ class _Parser:
                 self._take()
                 t = self.ops.transpose(t, column=op.column)
             elif self._is("["):
+                if start.text == "1" and self.pos == self.toks.index(start) + 1:
+                    raise FormulaError(_IVERSON, self.tok.column)  # 1[z > 0]
                 t = self.entry(t, start, zero_based=True)
             elif self._is("_"):
                 t = self.entry(t, start, zero_based=False)
@@ -486,6 +488,8 @@ class _Parser:
             return self._checked(self.ops.elementwise("sqrt", e, column=t.column), t.column)
         if t.kind == "end":
             raise FormulaError("expected an operand, not the end", t.column)
+        if self._is("["):  # [z > 0], Iverson's bracket
+            raise FormulaError(_IVERSON, t.column)
         raise FormulaError(f"expected an operand, not {t.text!r}", t.column)
 
     # --------------------------------------------------------------------------- names
@@ -709,6 +713,11 @@ class _Parser:
 
 _CALLED = frozenset({*FUNCTIONS, *SIGNATURES, "min", "d"})
 """Words that are a function when '(' follows them."""
+
+
+_IVERSON = ("an indicator is written in round brackets, as in (z > 0): 1 where it holds, "
+            "else 0")
+"""The message for 1[z > 0] and [z > 0], as the lesson's words print the ReLU mask."""
 
 
 def _count(words: tuple[str, ...]) -> str:
