@@ -15,9 +15,10 @@ by sympy.diff is checked against torch autograd's W.grad: the same shape, the sa
 each entry within the same tolerance. Shapes: every pair torch refuses is refused too, with a
 TensorShapeError that names both shapes.
 
-Where tensor.py and torch differ, the difference is a test of its own below (marked xfail,
-strict, with the minimal example), and the properties draw around it, so the file stays a
-regression test for everything else.
+Where tensor.py and torch differed, the difference became a test of its own (the tie of three
+in max over a dimension: torch.amax splits it evenly, SymPy's Max gave each ½); none is open.
+Where derive refuses what torch computes (softmax of a number, logits of three dims), a test
+says that it refuses, naming the shape.
 
 DERIVE_SLOW=1 (or HYPOTHESIS_PROFILE=thorough) runs more examples."""
 
@@ -419,32 +420,17 @@ def test_reduce_as_torch(kind, d):
     shape, dim, keepdim = d.draw(reduction())
     small = st.integers(-1, 1).map(Fraction)  # ties: the gradient split as amax splits it
     a = arg(d.draw, "a", shape, st.one_of(small, NUMBERS))
-    if kind == "max":  # a tie among three or more: see test_max_of_three_at_a_tie
-        length = size(shape) if dim is None else shape[dim]
-        assume(length <= 2 or most_tied(a.data, shape, dim) == 1)
+    if kind == "max":
         assume(dim is not None or size(shape) <= MAX_OF_ALL)
     note(f"dim={dim} keepdim={keepdim}")
     check(d.draw, lambda x: T.reduce(kind, x, dim=dim, keepdim=keepdim, column=COLUMN),
           torch_reduce(kind, dim, keepdim), [a], grad_of=(0,))
 
 
-def most_tied(xs: list[Fraction], shape, dim) -> int:
-    """The most entries equal to their slice's largest, over the slices along `dim` (all
-    entries when None)."""
-    t = torch.tensor([float(f) for f in xs]).reshape(shape)  # distinct decimals, distinct floats
-    if dim is None:
-        return int((t == t.max()).sum())
-    return int((t == t.amax(dim=dim, keepdim=True)).sum(dim=dim).max())
-
-
-@pytest.mark.xfail(strict=True, raises=evaluate.NotEvaluable,
-                   reason="the gradient of max over three or more entries at a tie: torch.amax "
-                   "splits it evenly; SymPy's ∂Max(x, y, z)/∂x is H(x − Max(y, z)), ½ at the "
-                   "tie (3/2 in all for a tie of three), which the evaluator refuses "
-                   "(NotEvaluable) rather than give")
 @pytest.mark.parametrize("data", [(0, 0, 0), (0, 0, 0, 0), (1, -2, 1)])
 def test_max_of_three_at_a_tie(data):
-    """max(0, 0, 0): torch.amax's gradient is (⅓, ⅓, ⅓); max(1, −2, 1): (½, 0, ½)."""
+    """max(0, 0, 0): torch.amax's gradient is (⅓, ⅓, ⅓); max(1, −2, 1): (½, 0, ½). derive gave
+    each ½ (SymPy's Heaviside(0) in ∂Max: 3/2 in all), which the evaluator refused, until AMax."""
     x = Arg("x", (len(data),), [Fraction(v) for v in data])
     check(lambda s: [Fraction(1)], lambda t: T.reduce("max", t, dim=0, column=COLUMN),
           lambda t: torch.amax(t, dim=0), [x], grad_of=(0,))
