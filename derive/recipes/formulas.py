@@ -44,6 +44,7 @@ from derive.recipes.formula_table import (  # noqa: F401 (names other modules re
     RESERVED,
     STEPS,
     TABLES,
+    TENSOR,
     DefineError,
     Rows,
     _Define,
@@ -56,6 +57,7 @@ from derive.recipes.formula_table import (  # noqa: F401 (names other modules re
     canonical,
     check_name,
     columns_of,
+    tensor_shape,
 )
 from derive.recipes.graphed import Graphed, mutation_mistakes, one_member_a_number
 
