@@ -139,12 +139,14 @@ def first_value(candidates):
 
 
 def mutation_mistakes(graphed: Graphed, graph: Graph, targets: Iterable[str],
-                      limit: int = MAX_MUTATIONS) -> tuple[Mistake, ...]:
+                      limit: int = MAX_MUTATIONS,
+                      skip: frozenset[str] = frozenset()) -> tuple[Mistake, ...]:
     """The mutations of `graph` (derive.graph.mutate) as a recipe's mistakes: for each target
     (a claimable quantity, in the order given), its mutations most specific first, each
     computed by `graphed.variant` in the exercise's graph. A mutation of a node that several
-    targets read is one mistake per target, all of one name."""
-    found = mutations_of(graph, [t for t in targets if t in graph.by_name], limit)
+    targets read is one mistake per target, all of one name. The nodes in `skip` are not
+    mutated (`mutations_of`)."""
+    found = mutations_of(graph, [t for t in targets if t in graph.by_name], limit, skip)
     return tuple(Mistake(v.name, v.target, v.en, graphed.variant(v), zh=v.zh,
                          origin="course" if v.kind in TAUGHT else "generic")
                  for variants in found.values() for v in variants)
