@@ -178,7 +178,7 @@ def _kinds(raw_given: Mapping) -> dict[str, str]:
         elif name in (RECORDS, MICROBATCHES):
             out[name] = "rows" if name == RECORDS else "row_groups"
         elif isinstance(value, list):
-            check_name(name, f"given.{name}", "a given")
+            check_name(name, f"given.{name}", "a given", reserved(raw_given))
             tensor_shape(value, f"given.{name}")
             out[name] = TENSOR
         else:
