@@ -19,6 +19,8 @@ from derive.exercises.check import answer_key, check_exercise
 from derive.exercises.errors import ExerciseError
 from derive.graph.mutate import mutations_of
 from derive.recipes.base import Context
+from derive.render.derivation import exercises_document
+from derive.render.document import to_markdown
 from derive.render.keys import check_json, check_text
 from tests.support import examples
 
@@ -402,3 +404,25 @@ def test_the_wrong_entries_of_a_claim_are_the_ones_changed(tmp_path_factory, sha
     assert c.shape == tuple(shape)
     assert c.wrong_at == sorted(tuple(i + 1 for i in cell) for cell in changed)
     assert c.status == ("wrong" if changed else "exact")
+
+
+def test_the_exports_say_which_entries_are_wrong_in_english_and_chinese(tmp_path):
+    want = _two_layer_torch()
+    claim = _rounded6(want["gb2"])
+    claim[2] = "0.5"
+    (ex,) = load_file(_file(tmp_path, _two_layer_text({"gb2": claim})))
+    report = check_exercise(ex)
+    en = to_markdown(exercises_document([report], "en"))
+    zh = to_markdown(exercises_document([report], "zh"))
+    assert "— wrong at (3) of 3;" in en
+    assert "— 错误 错在 (3)，共 3;" in zh
+    assert "wrong at (3) of 3" in check_text([report])
+
+
+def test_a_formula_answer_of_a_tensor_is_refused_in_one_line(tmp_path):
+    text = _two_layer_text() + '\n[exercise.claims]\nZ1 = { formula = "X @ W1.T + b1" }\n'
+    with pytest.raises(ExerciseError) as err:
+        load_file(_file(tmp_path, text))
+    assert str(err.value).endswith(
+        "key 'claims.Z1.formula': not supported: formula answers for Z1, a tensor of shape "
+        "3×2; claim its value as a nested list, one number per entry")

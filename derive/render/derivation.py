@@ -11,6 +11,7 @@ from derive.graph.notation import in_scope, notation_of
 from derive.render.document import Author, Document, Heading, Items, Math, Paragraph, Table
 from derive.render.escape import escape_latex
 from derive.render.formula_tex import symbol_tex
+from derive.render.keys import wrong_entries
 from derive.render.labels import STATUS, explanation, in_language, words
 from derive.render.latex import number
 from derive.render.ledger import component_rows
@@ -104,6 +105,9 @@ def _claim_note(c, lang: str, declared: tuple[str, ...] = ()):
     author text (escaped), never prose read for formulas."""
     t = words(lang)
     note = f" — {STATUS[lang][c.status]}"
+    where = wrong_entries(c, lang)
+    if where:
+        note += f" {where}"
     said: tuple = ()
     if c.diagnosis:
         d = c.diagnosis

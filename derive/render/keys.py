@@ -80,15 +80,27 @@ MAX_POSITIONS = 8
 """Most wrong entries of a tensor claim the text report lists (then how many more)."""
 
 
-def status_text(c) -> str:
-    """A claim's status as the text report writes it: for a tensor claim with wrong entries,
-    which ones, 1-based as W_{1,2} is written: `wrong at (1,2), (2,1) of 2×2`."""
+def wrong_entries(c, lang: str = "en") -> str:
+    """Which entries of a tensor claim are wrong, 1-based as W_{1,2} is written: `at (1,2),
+    (2,1) of 2×3` (`错在 (1,2)、(2,1)，共 2×3` in Chinese); "" for any other claim."""
     at = c.wrong_at
     if c.status != "wrong" or not at or c.shape is None:
-        return c.status
-    shown = ", ".join("(" + ",".join(map(str, p)) + ")" for p in at[:MAX_POSITIONS])
+        return ""
+    sep = "、" if lang == "zh" else ", "
+    shown = sep.join("(" + ",".join(map(str, p)) + ")" for p in at[:MAX_POSITIONS])
+    dims = "×".join(map(str, c.shape))
+    if lang == "zh":
+        more = f" 等 {len(at)} 处" if len(at) > MAX_POSITIONS else ""
+        return f"错在 {shown}{more}，共 {dims}"
     more = f" and {len(at) - MAX_POSITIONS} more" if len(at) > MAX_POSITIONS else ""
-    return f"wrong at {shown}{more} of {'×'.join(map(str, c.shape))}"
+    return f"at {shown}{more} of {dims}"
+
+
+def status_text(c) -> str:
+    """A claim's status as the text report writes it: for a tensor claim with wrong entries,
+    which ones (`wrong at (1,2), (2,1) of 2×3`)."""
+    where = wrong_entries(c)
+    return f"{c.status} {where}" if where else c.status
 
 
 def _expected_text(c) -> str | None:
