@@ -17,7 +17,7 @@ from functools import lru_cache
 
 import sympy as sp
 
-from derive.graph import Family, Node
+from derive.graph import Family, Node, tensor
 from derive.graph.evaluate import NotEvaluable, TooLarge, UndecidedSign, Undefined
 from derive.graph.graph import Graph, members
 from derive.graph.language import (
@@ -25,7 +25,6 @@ from derive.graph.language import (
     FormulaNotSupported,
     parse_formula,
 )
-from derive.graph import tensor
 from derive.graph.notation import DECLARED, Notations, written_as
 from derive.graph.tensor import Tensor, symbols
 from derive.graph.tensor_language import OPS, parse_tensor, reads_tensor

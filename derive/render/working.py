@@ -11,8 +11,8 @@ import sympy as sp
 from derive.exercises.working import Working as ComputedWorking
 from derive.exercises.working import given_node, graph_for
 from derive.graph.notation import in_scope
-from derive.render.formula_tex import Printer, formula, head, substituted
 from derive.render.escape import escape_latex
+from derive.render.formula_tex import Printer, formula, head, substituted
 from derive.render.latex import Tex
 
 
