@@ -426,3 +426,36 @@ def test_a_formula_answer_of_a_tensor_is_refused_in_one_line(tmp_path):
     assert str(err.value).endswith(
         "key 'claims.Z1.formula': not supported: formula answers for Z1, a tensor of shape "
         "3×2; claim its value as a nested list, one number per entry")
+
+
+CARRY = """
+[[exercise]]
+id = "carry"
+recipe = "formulas"
+
+[exercise.given]
+X = [[1, 2, -1], [0.5, -1, 2], [-1.5, 0, 1]]
+W1 = [[0.1, -0.2, 0.3], [0.4, 0.5, -0.6]]
+b1 = [0.1, -0.1]
+
+[exercise.define]
+Z1 = "X @ W1.T + b1"
+H = "relu(Z1)"
+s = "sum(H)"
+
+[exercise.claims]
+Z1 = [[-0.5, 1.9], [0.95, 1.6], [0.25, -1.3]]
+H = [[0, 1.9], [0.95, 1.6], [0.25, 0]]
+s = 4.7
+"""
+
+
+def test_an_error_in_a_tensor_is_carried_forward_entry_by_entry(tmp_path):
+    """Z1's entry (2,2) claimed 1.6 for −1.6: relu of the claimed Z1 keeps 1.6 (H wrong at
+    (2,2) only) and the sum is 0.95 + 1.6 + 1.9 + 0.25 = 4.7; both follow from the claim."""
+    report = check_exercise(_one(tmp_path, CARRY))
+    got = {c.name: (c.wrong_at, c.diagnosis.carried_from) for c in report.claims}
+    assert got == {"Z1": ([(2, 2)], None), "H": ([(2, 2)], "Z1"), "s": ([], "H")}
+    h = next(c for c in report.claims if c.name == "H")
+    assert h.diagnosis.explanation == ("follows correctly from your wrong Z1: the error is "
+                                       "carried forward")

@@ -140,9 +140,10 @@ def _recipe(key) -> Recipe:
                           "derivatives grow too large)", "write smaller formulas",
                           supported=False) from None
     names = [d.name for d in defines]
-    graphed = Graphed(lambda ctx: graph, names, shape=_claim_shape)
     tensors = {d.name: builder.tensors[canonical(d.name)] for d in defines
                if canonical(d.name) in builder.quantity_tensors}
+    graphed = Graphed(lambda ctx: graph, names, shape=_claim_shape,
+                      stand_in=lambda ctx: _claimed_entries(ctx, tensors))
     quantities = tuple(
         Quantity(d.name, "a quantity the exercise defines",
                  _guarded(d.name, _tensor_value(graphed, tensors[d.name]) if d.name in tensors
@@ -169,6 +170,23 @@ def _tensor_value(graphed: Graphed, t: Tensor):
         scope = graphed.scope(ctx)
         return Tensor(t.shape, tuple(scope.compute(e.name) for e in t.entries)).nested()
     return compute
+
+
+def _claimed_entries(ctx, tensors: Mapping[str, Tensor]) -> dict[str, sp.Expr]:
+    """A claimed tensor standing in for its computed value (an error carried forward): each
+    entry node defined as the claimed entry. A claim of another shape stands in for nothing
+    (the diagnosis never carries one)."""
+    out = {}
+    for name, t in tensors.items():
+        if name not in ctx.overrides:
+            continue
+        try:
+            claimed = Tensor.of(ctx.overrides[name])
+        except (ValueError, TypeError):
+            continue
+        if claimed.shape == t.shape:
+            out.update({e.name: sp.sympify(v) for e, v in zip(t.entries, claimed.entries)})
+    return out
 
 
 def _guarded(name, compute):
