@@ -459,3 +459,38 @@ def test_an_error_in_a_tensor_is_carried_forward_entry_by_entry(tmp_path):
     h = next(c for c in report.claims if c.name == "H")
     assert h.diagnosis.explanation == ("follows correctly from your wrong Z1: the error is "
                                        "carried forward")
+
+
+torch_decimals = st.integers(-2000, 2000).map(lambda n: f"{n / 1000:.3f}")
+"""Decimals as torch prints them, 3 places, from −2 to 2."""
+
+
+@examples(4, slow=40)
+@given(batch=st.integers(1, 3), d=st.integers(1, 3), h=st.integers(1, 3),
+       classes=st.integers(2, 3), data=st.data())
+def test_any_small_two_layer_network_gives_torch_gradients(tmp_path_factory, batch, d, h,
+                                                           classes, data):
+    """X (B × d) → relu(X W1ᵀ + b1) → W2 (C × h) → cross-entropy with class indices: the loss
+    and every gradient within 1e-12 of torch float64 autograd, for any shapes up to 3."""
+    def matrix(rows, cols):
+        return [[data.draw(torch_decimals) for _ in range(cols)] for _ in range(rows)]
+    given_ = {"X": matrix(batch, d), "W1": matrix(h, d), "b1": matrix(1, h)[0],
+              "W2": matrix(classes, h), "b2": matrix(1, classes)[0]}
+    y = [data.draw(st.integers(0, classes - 1)) for _ in range(batch)]
+    text = BASE.format(
+        given="\n".join(f"{k} = {_toml(v)}" for k, v in given_.items()) + f"\ny = {y}",
+        define="\n".join(['Z1 = "X @ W1.T + b1"', 'Z2 = "relu(Z1) @ W2.T + b2"',
+                          'loss = "cross_entropy(Z2, y)"', 'gW1 = "grad(loss, W1)"',
+                          'gb1 = "grad(loss, b1)"', 'gW2 = "grad(loss, W2)"',
+                          'gb2 = "grad(loss, b2)"']))
+    values = answer_key(_one(tmp_path_factory.mktemp("net"), text))
+    g = {k: torch.tensor([[float(x) for x in r] for r in v] if isinstance(v[0], list)
+                         else [float(x) for x in v], dtype=f64, requires_grad=k != "X")
+         for k, v in given_.items()}
+    Z1 = g["X"] @ g["W1"].T + g["b1"]
+    loss = torch.nn.functional.cross_entropy(torch.relu(Z1) @ g["W2"].T + g["b2"],
+                                             torch.tensor(y))
+    loss.backward()
+    _close(_floats(values["loss"]), loss.item(), "loss")
+    for name in ("W1", "b1", "W2", "b2"):
+        _close(_floats(values["g" + name]), g[name].grad.tolist(), "g" + name)
