@@ -6,7 +6,9 @@ before it. A quantity with a free index is a family: one value per record (i), m
 or step (t); a step family with a `start` is a recurrence (w_t from w_{t−1}). Every derivative
 is taken by `sympy.diff` of the quantities it names, written out down to the givens (or to the
 quantity it is taken with respect to: ∂ℓ_i/∂ŷ_i). The result is one derivation graph, so such an
-exercise gets everything a built-in recipe gets.
+exercise gets everything a built-in recipe gets. A given written as a nested list is a
+tensor: a define that reads one is parsed by the tensor language (derive.graph.
+tensor_language) into one scalar node per entry, and claimed as a whole, entry by entry.
 """
 
 from __future__ import annotations
@@ -753,6 +755,9 @@ TITLE = "A derivation written as formulas (docs/authoring.md)"
 RECIPE = Recipe(
     name="formulas", title=TITLE, doc=__doc__, quantities=(), inputs=(
         Input("NAME", "number", "any number the formulas read: w = 0.5, lr = 0.1, eps = 1e-8",
+              required=False),
+        Input("NAME", TENSOR, "a vector or a matrix as nested lists: x = [2, 1], W1 = [[0.1, "
+              "-0.2], [0.4, 0.5]] (up to 4 dimensions, 256 entries); tensor formulas read it",
               required=False),
         Input(RECORDS, "rows", 'records: [[x, y], …], or { columns = ["x1", "x2", "y"], '
               "rows = [[…], …] }; each column is a family x1_i", required=False),
