@@ -494,3 +494,12 @@ def test_any_small_two_layer_network_gives_torch_gradients(tmp_path_factory, bat
     _close(_floats(values["loss"]), loss.item(), "loss")
     for name in ("W1", "b1", "W2", "b2"):
         _close(_floats(values["g" + name]), g[name].grad.tolist(), "g" + name)
+
+
+def test_a_ragged_claim_says_its_rows(tmp_path):
+    claim = [["0", "1.9"], ["0.95", "0"], ["0.25", "0", "1"]]
+    (ex,) = load_file(_file(tmp_path, _two_layer_text({"H": claim})))
+    (c,) = check_exercise(ex).claims
+    assert c.status == "wrong" and c.entries is None
+    assert c.diagnosis.explanation == ("the claim is a ragged list (rows of 2, 2 and 3 "
+                                       "entries), but the quantity is of shape 3×2")

@@ -189,6 +189,9 @@ def _shape(value) -> str:
     dims = _dims(value)
     if dims is not None and len(dims) > 1:  # a matrix: of shape 2×3
         return "of shape " + "×".join(map(str, dims))
+    if dims is None and all(isinstance(v, (list, tuple)) for v in value):
+        return "a ragged list (rows of " + joined(
+            [str(len(v)) for v in value]) + " entries)"
     if isinstance(value, (list, tuple)):
         inner = {_shape(v) for v in value}
         return f"a list of {plural(len(value), 'value')}" + (
