@@ -5,6 +5,7 @@ message is written by hand."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from fractions import Fraction
@@ -503,3 +504,41 @@ def test_a_ragged_claim_says_its_rows(tmp_path):
     assert c.status == "wrong" and c.entries is None
     assert c.diagnosis.explanation == ("the claim is a ragged list (rows of 2, 2 and 3 "
                                        "entries), but the quantity is of shape 3×2")
+
+
+def test_the_graph_rebuilt_under_a_mistaken_operation_gives_the_students_torch_code(tmp_path):
+    """Recipe.rebuild(ops): the hook for whole-tensor mistakes. LayerNorm with the unbiased
+    (n − 1) variance, written here from its definition, gives what a student's torch code with
+    x.var(unbiased=True) gives, the gradients taken again from it."""
+    from derive.graph.tensor import LAYER_NORM_EPS, Tensor
+    from derive.graph.tensor_language import OPS
+    from derive.recipes.graphed import Graphed
+
+    def unbiased(x, eps=LAYER_NORM_EPS, weight=None, bias=None, column=None):
+        n, rows = x.shape[-1], x.size // x.shape[-1]
+        out = []
+        for r in range(rows):
+            xs = list(x.entries[r * n:(r + 1) * n])
+            mean = sp.Add(*xs) / n
+            var = sp.Add(*[(v - mean) ** 2 for v in xs]) / (n - 1)
+            out += [(v - mean) / sp.sqrt(var + eps) * w + b
+                    for v, w, b in zip(xs, weight.entries, bias.entries)]
+        return Tensor(x.shape, tuple(out))
+
+    ex = _one(tmp_path, LAYER_NORM)
+    mistaken = ex.recipe.rebuild(dataclasses.replace(OPS, layer_norm=unbiased))
+    graphed = Graphed(lambda ctx: mistaken, [])
+    ctx = Context(ex.recipe, ex.given)
+    got = {name: [[graphed.value(e)(ctx) for e in t.entries[r * 3:(r + 1) * 3]]
+                  for r in range(2)] for name, t in ex.recipe.tensors.items()
+           if name in ("y", "gx")}
+    x = torch.tensor([[1, 2, 4], [-1, 0.5, 3]], dtype=f64, requires_grad=True)
+    gamma = torch.tensor([1, 0.5, 2], dtype=f64)
+    beta = torch.tensor([0, 0.1, -0.1], dtype=f64)
+    mean = x.mean(-1, keepdim=True)
+    y = (x - mean) / torch.sqrt(x.var(-1, unbiased=True, keepdim=True) + 1e-5) * gamma + beta
+    (y * torch.tensor([[1, -1, 0.5], [2, 0, -1]], dtype=f64)).sum().backward()
+    _close(_floats(got["y"]), y.tolist(), "y")
+    _close(_floats(got["gx"]), x.grad.tolist(), "gx")
+    right = answer_key(ex)
+    assert _floats(right["y"])[0][0] != pytest.approx(y.tolist()[0][0])  # a different value

@@ -237,6 +237,10 @@ class Recipe:
     """The quantities whose value is a tensor (nested lists, row-major): a claim of one is
     judged entry by entry and reported with the entries that are wrong; the working shows it
     whole, not entry node by entry node."""
+    rebuild: Callable[[object], object] | None = None
+    """For a recipe with tensor quantities: its derivation graph rebuilt with other tensor
+    operations (derive.graph.tensor_language.Ops with one replaced), for a whole-tensor
+    mistake computed as a variant in that graph (`graphed.NamedMistake.graph`)."""
     members_shown: int | None = None
     """How many members of a family node the working writes out (None: the renderer's
     default); the rest are left to `working`."""

@@ -19,7 +19,7 @@ from functools import lru_cache
 
 import sympy as sp
 
-from derive.graph import Family, Node, tensor
+from derive.graph import Family, Node
 from derive.graph.evaluate import NotEvaluable, TooLarge, UndecidedSign, Undefined
 from derive.graph.graph import Graph, members
 from derive.graph.language import (
@@ -29,7 +29,7 @@ from derive.graph.language import (
 )
 from derive.graph.notation import DECLARED, Notations, written_as
 from derive.graph.tensor import Tensor, symbols
-from derive.graph.tensor_language import OPS, parse_tensor, reads_tensor
+from derive.graph.tensor_language import OPS, Ops, parse_tensor, reads_tensor
 from derive.kernel.constants import RepeatedMax, RepeatedMin
 from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.recipes import own_terms, partials
@@ -158,11 +158,29 @@ def _recipe(key) -> Recipe:
                   quantities=quantities,
                   mistakes=Later(lambda: mutation_mistakes(graphed, graph, names,
                                                            skip=entries)),
+                  rebuild=_rebuild(kinds, columns, tensor_items, defines) if tensors else None,
                   tensors={d.name: TensorQuantity(tensors[d.name].shape, d.text, tuple(
                       e.name for e in tensors[d.name].entries)) for d in defines
                       if d.name in tensors},
                   graph=lambda ctx: graph,
                   node_titles={d.name: (d.title, d.title_zh) for d in defines if d.title})
+
+
+def _rebuild(kinds, columns, tensor_items, defines):
+    """The exercise's graph with its tensor formulas parsed under other operations (`Ops` with
+    one replaced: a whole-tensor mistake, declared once as the operation the student got
+    wrong), every derivative taken again from them; one graph per Ops, built when first
+    asked for, under the same time bound as the exercise's own."""
+    @lru_cache(maxsize=32)
+    def rebuild(ops: Ops) -> Graph:
+        try:
+            with time_bound(BUILD_SECONDS):
+                return _Builder(kinds, columns, tensor_items, ops).graph(defines)
+        except DecisionTimeout:
+            raise DefineError("define", f"takes more than {BUILD_SECONDS:g} s to derive "
+                              "under a mistaken operation", "write smaller formulas",
+                              supported=False) from None
+    return rebuild
 
 
 def _tensor_value(graphed: Graphed, t: Tensor):
@@ -220,8 +238,12 @@ def _guarded(name, compute):
 class _Builder:
     """Parses the author's formulas into the nodes of one graph, in order."""
 
-    def __init__(self, kinds: Mapping[str, str], columns: tuple[str, ...], tensors=()):
+    def __init__(self, kinds: Mapping[str, str], columns: tuple[str, ...], tensors=(),
+                 ops: Ops = OPS):
         self.kinds = kinds
+        self.base_ops = ops
+        """The tensor operations formulas are parsed with: torch's, or one replaced (a
+        whole-tensor mistake, `Recipe.rebuild`)."""
         self.families = {}
         if RECORDS in kinds or MICROBATCHES in kinds:
             self.families["i"] = FAMILIES["i"]
@@ -443,19 +465,19 @@ class _Builder:
     def _ops(self):
         """torch's operations, with the class indices of onehot and cross_entropy read from
         the tensor givens written as integers (a label is a value, not a symbol)."""
-        labels = self.labels
+        labels, base = self.labels, self.base_ops
 
         def valued(t: Tensor) -> Tensor:
             return t.map(lambda e: labels.get(e, e)) if labels else t
 
         def onehot(y, classes, column=None):
-            return tensor.onehot(valued(y), classes, column)
+            return base.onehot(valued(y), classes, column=column)
 
         def cross_entropy(z, y, label_smoothing=sp.S.Zero, column=None):
             if y.shape != z.shape:
                 y = valued(y)
-            return tensor.cross_entropy(z, y, label_smoothing, column)
-        return dataclasses.replace(OPS, onehot=onehot, cross_entropy=cross_entropy)
+            return base.cross_entropy(z, y, label_smoothing=label_smoothing, column=column)
+        return dataclasses.replace(base, onehot=onehot, cross_entropy=cross_entropy)
 
     def _declare_entries(self, canon: str, t: Tensor) -> None:
         """Each entry written as the tensor's name with its 1-based index as a subscript:
