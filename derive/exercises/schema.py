@@ -172,6 +172,8 @@ def convert(kind: str, value, where: Where, key: str):
             raise ExerciseNotSupported(where.path, where.exercise, key, f"{steps} steps",
                                        f"at most {author.MAX_STEPS:,} steps")
         return steps
+    if kind == author.TENSOR:
+        return _tensor_given(value, where, key)
     if kind == "rows":
         return _rows(value, where, key)
     if kind == "row_groups":
@@ -195,6 +197,25 @@ OTHER_LOSSES = frozenset({
     "kl", "poisson", "softmax", "mse", "l2"})
 """Losses a course author may name that the built-in recipes do not have (`mse` and `l2` are
 the "squared" convention under another name: said as such)."""
+
+
+def _tensor_given(value, where, key):
+    """A tensor given of the formulas recipe as nested lists of exact numbers: its shape as
+    `formula_table.tensor_shape` reads it (a ragged list refused, naming the row), each entry
+    read as a scalar given is (`number`: 0.5 is 1/2, "1/3" a third)."""
+    try:
+        author.tensor_shape(value, key)
+    except author.DefineError as exc:
+        if exc.supported:
+            where.fail(exc.key, exc.problem, exc.expected)
+        raise ExerciseNotSupported(where.path, where.exercise, exc.key, exc.problem,
+                                   exc.expected) from None
+
+    def read(v, at):
+        if isinstance(v, list):
+            return [read(x, f"{at}[{m}]") for m, x in enumerate(v)]
+        return number(v, where, at)
+    return read(value, key)
 
 
 def _row(value, where, key, width):

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import functools
 
+import sympy as sp
+
 from derive.exercises.working import Working as ComputedWorking
 from derive.exercises.working import given_node, graph_for
 from derive.graph.notation import in_scope
+from derive.render.escape import escape_latex
 from derive.render.formula_tex import Printer, formula, head, substituted
 from derive.render.latex import Tex
 
@@ -16,10 +19,21 @@ from derive.render.latex import Tex
 def formula_tex(recipe, given, name: str) -> str | None:
     """`head = formula` of a quantity, e.g. `w' = w - \\eta \\cdot g`; None without a graph."""
     graph = graph_for(recipe, given)
+    tensor = getattr(recipe, "tensors", {}).get(name)
+    if graph is not None and tensor is not None:
+        with in_scope(graph.notation):
+            return tensor_formula_tex(name, tensor.formula)
     if graph is None or name not in graph.by_name:
         return None
     with in_scope(graph.notation):
         return _formula_tex(graph, graph.by_name[name])
+
+
+def tensor_formula_tex(name: str, text: str) -> str:
+    """A tensor quantity as its author wrote it, `Z_1 = \texttt{X @ W1.T + b1}`: its entries'
+    formulas are the working of each entry (a gradient's is sympy.diff written out), which
+    the whole-tensor form stands for (in the graph's notation: in scope)."""
+    return head(sp.Symbol(name, real=True)).text + r" = \texttt{" + escape_latex(text) + "}"
 
 
 def _formula_tex(graph, node) -> str:
