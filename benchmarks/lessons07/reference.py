@@ -587,10 +587,10 @@ def attention(eid, Qm, Km, V, G, dk, wrong_kinds=()):
     Qt, Kt, Vt = tt(Qm, True), tt(Km, True), tt(V)
     dd = float(dk)
     A = torch.softmax(Qt @ Kt.T / dd ** 0.5, -1)
-    O = A @ Vt
-    loss = (O * tt(G)).sum()
+    Out = A @ Vt
+    loss = (Out * tt(G)).sum()
     loss.backward()
-    claims = dict(A=(A, None), O=(O, None), gQ=(Qt.grad, None), gK=(Kt.grad, None))
+    claims = dict(A=(A, None), O=(Out, None), gQ=(Qt.grad, None), gK=(Kt.grad, None))
     wrong = {}
     with torch.no_grad():
         for kind in wrong_kinds:
@@ -722,6 +722,9 @@ def build():
     # lesson 05: two SGD steps
     sgd_two("sgd-a", draw(3, 2), draw(2, 2), draw(3, 2), "0.1", ("previous_gradient",))
     sgd_two("sgd-b", friendly([[1, 2], [0.5, -1], [2, 1]]), friendly([[0.5, 0], [-1, 1]]), friendly([[1, 0], [0, 1], [1, 1]]), "0.2")
+    # the timing target: a two-layer network with 2×3 matrices and a batch of 3
+    mlp_mse("mlp-h", draw(3, 3), draw(2, 3), draw(2), draw(1, 2), draw(1), draw(3, 1))
+    mlp_ce("cls-h", draw(3, 3), draw(2, 3), draw(2), draw(3, 2), draw(3), ints(2, 0, 1))
 
 
 # ------------------------------------------------------------ write

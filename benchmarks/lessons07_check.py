@@ -1,0 +1,205 @@
+"""Agreement of derive with the tensor bank lessons07 (issue 35, "Measured in your closing
+note"): runs `derive check --format json` on benchmarks/lessons07/exercises.toml (the tensor
+form) and, with --form scalar or both, on scalar.toml (the same exercises entry by entry, as
+today's scalar formulas recipe requires), and compares every claim with expected.json, which
+reference.py wrote from torch float64 and Fractions (never from derive):
+
+- status: the intended status (exact, rounded or wrong) against derive's; a tensor claim of the
+  scalar form is the worst of its entries' statuses (as `claims.judge` ranks a list claim);
+- named mistake, for each planted wrong claim (the confusion matrix): named (derive's
+  `mistake` is the planted id), tied or offered (the id among `candidates`), named wrongly
+  (another mistake named alone), other shown (candidates without the planted one), silent;
+- check time: CPU seconds of each `derive check` child (with --per-exercise, one run per
+  exercise, so a refused exercise does not hide the others and each exercise has a time),
+  against `python -c "import sympy"` on the same machine.
+
+A file derive refuses (exit 2) is re-run exercise by exercise, and each refusal's one line is
+printed. Exit 0 when every claim's status and every planted mistake agree, else 1.
+Run: python benchmarks/lessons07_check.py [--form tensor|scalar|both] [--per-exercise] [--ids a,b]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BANK = ROOT / "benchmarks" / "lessons07"
+RANK = {"exact": 0, "rounded": 1, "within": 2, "equivalent": 2, "wrong": 3, "undecided": 4}
+
+
+def _cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def run(path: Path) -> tuple[int, dict | None, str, float]:
+    """(exit code, the JSON or None, standard error, CPU seconds) of derive check on a file."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    before = _cpu()
+    p = subprocess.run([sys.executable, "-m", "derive", "check", str(path), "--format", "json"],
+                       capture_output=True, text=True, env=env, cwd=ROOT)
+    cpu = _cpu() - before
+    try:
+        out = json.loads(p.stdout) if p.stdout.strip() else None
+    except json.JSONDecodeError:
+        out = None
+    return p.returncode, out, p.stderr.strip(), cpu
+
+
+def split(path: Path) -> dict[str, str]:
+    """Each exercise's own TOML text (the file's [notation] and comments are none here)."""
+    text = path.read_text()
+    blocks = text.split("[[exercise]]\n")[1:]
+    return {re.search(r'^id = "([^"]+)"', b, re.M).group(1): "[[exercise]]\n" + b for b in blocks}
+
+
+def check(path: Path, ids: set[str] | None, per_exercise: bool):
+    """{exercise id: its JSON object or the refusal's text}, {id: CPU seconds} (per exercise
+    only), total CPU seconds."""
+    results, times = {}, {}
+    if not per_exercise and ids is None:
+        rc, out, err, cpu = run(path)
+        if out is not None:
+            return {e["id"]: e for e in out["exercises"]}, times, cpu
+        print(f"{path.name}: derive check exit {rc}, re-run exercise by exercise: {err[:300]}")
+    total = 0.0
+    with tempfile.TemporaryDirectory() as tmp:
+        for eid, text in split(path).items():
+            if ids is not None and eid not in ids:
+                continue
+            f = Path(tmp) / f"{eid}.toml"
+            f.write_text(text)
+            rc, out, err, cpu = run(f)
+            times[eid] = cpu
+            total += cpu
+            results[eid] = out["exercises"][0] if out is not None else (err or f"exit {rc}")
+    return results, times, total
+
+
+def outcome(planted: str, diag: dict | None) -> str:
+    if not diag:
+        return "silent"
+    if diag.get("mistake") == planted:
+        return "named"
+    cands = diag.get("candidates") or diag.get("also") or []
+    if planted in cands:
+        return diag.get("certainty") or "tied"
+    if diag.get("mistake"):
+        return "named wrongly"
+    if cands:
+        return "other shown"
+    if diag.get("carried_from"):
+        return "carried"
+    return "silent"
+
+
+def compare(expected: dict, results: dict, scalar: bool) -> tuple[Counter, Counter, list[str]]:
+    status, named, lines = Counter(), Counter(), []
+    for eid, ex in expected.items():
+        if eid not in results:
+            continue
+        got = results[eid]
+        if isinstance(got, str):
+            status["refused"] += len(ex["claims"])
+            lines.append(f"{eid}: refused: {got[:400]}")
+            continue
+        by = {c["name"]: c for c in got["claims"]}
+        for q, want in ex["claims"].items():
+            names = want["scalar_entries"] if scalar else [q]
+            found = [by.get(n) for n in names]
+            if any(c is None for c in found):
+                status["missing"] += 1
+                lines.append(f"{eid}.{q}: no claim in derive's output")
+                continue
+            st = max((c["status"] for c in found), key=RANK.__getitem__)
+            ok = st == want["status"]
+            status["agree" if ok else "disagree"] += 1
+            if not ok:
+                wrong_at = [n for n, c in zip(names, found) if c["status"] != want["status"]][:4]
+                where = (f" (entries {', '.join(wrong_at)})" if scalar else
+                         f"; expected {found[0].get('expected_text', '')[:160]}")
+                lines.append(f"{eid}.{q}: intended {want['status']}, derive {st}{where}")
+            if want["mistake"]:
+                diags = [c.get("diagnosis") for c in found if c["status"] == "wrong"]
+                diag = diags[0] if diags else None
+                o = outcome(want["mistake"], diag)
+                named[o] += 1
+                d = diag or {}
+                shown = d.get("mistake") or d.get("candidates") or d.get("also")
+                if o != "named":
+                    lines.append(f"{eid}.{q}: planted {want['mistake']}: {o}"
+                                 + (f" ({shown})" if shown else "")
+                                 + (f": {diag.get('explanation', '')[:200]}" if diag else ""))
+    return status, named, lines
+
+
+def sympy_import_cpu() -> float:
+    before = _cpu()
+    subprocess.run([sys.executable, "-c", "import sympy"], check=True)
+    return _cpu() - before
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--form", choices=("tensor", "scalar", "both"), default="tensor",
+                    help="exercises.toml (tensor), scalar.toml (entry by entry) or both")
+    ap.add_argument("--per-exercise", action="store_true", help="one derive run per exercise")
+    ap.add_argument("--ids", help="only these exercises (comma-separated)")
+    args = ap.parse_args()
+    ids = set(args.ids.split(",")) if args.ids else None
+    expected = json.loads((BANK / "expected.json").read_text())["exercises"]
+    base = sympy_import_cpu()
+    print(f"python -c 'import sympy': {base:.2f} s CPU")
+    every_ok = True
+    for label, path, scalar in (("tensor form", BANK / "exercises.toml", False),
+                                ("entry by entry", BANK / "scalar.toml", True)):
+        if args.form not in ("both", "scalar" if scalar else "tensor"):
+            continue
+        t0 = time.time()
+        results, times, cpu = check(path, ids, args.per_exercise)
+        status, named, lines = compare(expected, results, scalar)
+        n = sum(status.values())
+        print(f"\n== {label} ({path.name}): {len(results)} exercises, {n} claims, "
+              f"{cpu:.1f} s CPU, {time.time() - t0:.1f} s wall")
+        print("status: " + ", ".join(f"{k} {v}" for k, v in sorted(status.items()))
+              + f" ({status['agree']} of {n} agree)")
+        planted = sum(named.values())
+        print(f"planted mistakes ({planted}): "
+              + ", ".join(f"{k} {v}" for k, v in named.most_common()))
+        by_id = Counter()
+        for eid, ex in expected.items():
+            for q, w in ex["claims"].items():
+                if w["mistake"] and eid in results and not isinstance(results[eid], str):
+                    by = {c["name"]: c for c in results[eid]["claims"]}
+                    names = w["scalar_entries"] if scalar else [q]
+                    ds = [by[m].get("diagnosis") for m in names
+                          if m in by and by[m]["status"] == "wrong"]
+                    by_id[(w["mistake"], outcome(w["mistake"], ds[0] if ds else None))] += 1
+        if by_id and not scalar:
+            print("confusion (planted id: outcome count): " + "; ".join(
+                f"{m}: {o} {c}" for (m, o), c in sorted(by_id.items())))
+        if times:
+            per = sorted(times.values())
+            print(f"check CPU per exercise: median {per[len(per) // 2]:.2f} s, max {per[-1]:.2f} s "
+                  f"({max(times, key=times.get)}); {per[len(per) // 2] / base:.2f}× import sympy")
+            for eid in ("mlp-h", "cls-h"):   # the issue's target: 2×3 matrices, a batch of 3
+                if eid in times:
+                    print(f"  {eid}: {times[eid]:.2f} s ({times[eid] / base:.2f}× import sympy)")
+        for line in lines:
+            print("  " + line)
+        every_ok &= status["agree"] == n and (scalar or named["named"] == planted)
+    return 0 if every_ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
