@@ -755,7 +755,12 @@ def scalar_text(e) -> tuple[str, dict]:
     return "\n".join(lines) + "\n", names
 
 
-def main():
+def render() -> tuple[dict[str, str], dict]:
+    """The three files' texts (name -> text) and the expected table, built from the seed: the
+    same on every run (the bank's test compares them with the files)."""
+    global GEN
+    GEN = torch.Generator().manual_seed(35)
+    EX.clear()
     build()
     head = ("# Tensor bank lessons07 (issue 35): written by reference.py, which computes every value\n"
             "# (torch float64 autograd and Fractions). Do not edit by hand.\n\n")
@@ -765,20 +770,31 @@ def main():
         text, names = scalar_text(e)
         sparts.append(text)
         smap[e["id"]] = names
-    (HERE / "exercises.toml").write_text(head + "\n".join(parts))
-    (HERE / "scalar.toml").write_text(head.replace("lessons07 (issue 35)", "lessons07 entry by entry (issue 35)")
-                                      + "\n".join(sparts))
+
+    def want(e, q, c):
+        out = {"status": c["status"], "mistake": c["mistake"], "scalar_entries": smap[e["id"]][q]}
+        if c["mistake"]:
+            out["right"] = c["right"]
+        return out
+
     expected = {e["id"]: {"title": e["title"], "lines": len(tensor_text(e).splitlines()),
                           "scalar_lines": len(scalar_text(e)[0].splitlines()),
-                          "claims": {q: {"status": c["status"], "mistake": c["mistake"],
-                                         "scalar_entries": smap[e["id"]][q]}
-                                     for q, c in e["claims"].items()}} for e in EX}
-    (HERE / "expected.json").write_text(json.dumps({"exercises": expected}, indent=1, ensure_ascii=False) + "\n")
-    n_claims = sum(len(e["claims"]) for e in EX)
-    wrong = [(e["id"], q, c["mistake"]) for e in EX for q, c in e["claims"].items() if c["mistake"]]
+                          "claims": {q: want(e, q, c) for q, c in e["claims"].items()}} for e in EX}
+    files = {"exercises.toml": head + "\n".join(parts),
+             "scalar.toml": head.replace("lessons07 (issue 35)", "lessons07 entry by entry (issue 35)") + "\n".join(sparts),
+             "expected.json": json.dumps({"exercises": expected}, indent=1, ensure_ascii=False) + "\n"}
+    return files, expected
+
+
+def main():
+    files, expected = render()
+    for name, text in files.items():
+        (HERE / name).write_text(text)
+    n_claims = sum(len(v["claims"]) for v in expected.values())
+    wrong = [(eid, q, c["mistake"]) for eid, v in expected.items() for q, c in v["claims"].items() if c["mistake"]]
     lines = [v["lines"] for v in expected.values()]
     slines = [v["scalar_lines"] for v in expected.values()]
-    print(f"{len(EX)} exercises, {n_claims} claims, {len(wrong)} planted wrong in "
+    print(f"{len(expected)} exercises, {n_claims} claims, {len(wrong)} planted wrong in "
           f"{len({w[0] for w in wrong})} exercises; mistakes: "
           + ", ".join(f"{m} {sum(1 for w in wrong if w[2] == m)}" for m in sorted({w[2] for w in wrong})))
     print(f"TOML lines per exercise: tensor form {sum(lines) / len(lines):.1f} (min {min(lines)}, max {max(lines)}), "
