@@ -443,7 +443,8 @@ def softmax_rows(eid, Z, temp=None, wrong_kinds=()):
             wrong["P"] = (kind, torch.softmax(Zs, 0))
         elif kind == "exp_forgotten":
             wrong["P"] = (kind, Zs / Zs.sum(-1, keepdim=True))
-        elif kind == "lse_max":
+        elif kind == "lse_max":   # the max for log-sum-exp: in logsumexp itself and in log_softmax
+            wrong["S"] = (kind, Zs.max(-1).values)
             wrong["L"] = (kind, Zs - Zs.max(-1, keepdim=True).values)
         elif kind == "temperature_multiplied":
             wrong["P"] = (kind, torch.softmax(Zt * float(Decimal(temp)), -1))
