@@ -488,7 +488,7 @@ def ce_logits(eid, Z, y, form="index", smoothing=None, wrong_kinds=()):
     ents = {}
     if form == "onehot":
         sY = sc.tensor("y", friendly(torch.nn.functional.one_hot(yt, C).tolist()))
-        ents["Y"] = sY
+        ents["Y"] = None   # entry by entry the one-hot rows are givens: nothing to claim
         sl = sc.let("loss", "-(" + " + ".join(f"{sY[r, c]}*log({sP[r, c]})" for r in range(B) for c in range(C)) + f")/{B}")
     elif smoothing:
         eps = smoothing
@@ -674,13 +674,13 @@ def build():
                  friendly([[1, 0], [0, 1], [1, 1]]))
     # lesson 05: two-layer ReLU networks, mse_loss
     mlp_mse("mlp-a", draw(3, 2), draw(3, 2), draw(3), draw(1, 3), draw(1), draw(3, 1))
-    mlp_mse("mlp-b", draw(2, 3), draw(2, 3), draw(2), draw(1, 2), draw(1), draw(2, 1), ("mask_forgotten", "batch_sum"))
+    mlp_mse("mlp-b", draw(2, 3), draw(2, 3), draw(2), draw(1, 2), draw(1), draw(2, 1), ("mask_forgotten",))
     mlp_mse("mlp-c", draw(4, 2), draw(2, 2), draw(2), draw(1, 2), draw(1), draw(4, 1), ("transposed", "preactivation"))
     mlp_mse("mlp-d", draw(3, 2), draw(3, 2), draw(3), draw(1, 3), draw(1), draw(3, 1))
     mlp_mse("mlp-e", friendly([[1.5, 0.25], [-0.5, 1], [2, -1]]), friendly([[0.5, -1], [1, 1], [-0.25, 0.5]]),
             friendly([-0.5, 0, 0.25]), friendly([[1, -0.5, 2]]), friendly([0.5]), friendly([[1], [-1], [0.5]]),
             ("relu_prime_one",))
-    mlp_mse("mlp-f", draw(4, 3), draw(2, 3), draw(2), draw(1, 2), draw(1), draw(4, 1))
+    mlp_mse("mlp-f", draw(4, 3), draw(2, 3), draw(2), draw(1, 2), draw(1), draw(4, 1), ("batch_sum",))
     mlp_mse("mlp-g", friendly([[2, 1], [1, -1]]), friendly([[1, -1], [0.5, 0.5]]), friendly([0, 0.5]),
             friendly([[1, 2]]), friendly([0]), friendly([[1], [0]]))
     # lesson 06: two-layer ReLU classifiers, cross_entropy
@@ -746,6 +746,9 @@ def scalar_text(e) -> tuple[str, dict]:
     sc: Scalar = e["scalar"]
     claims, names = [], {}
     for q, c in e["claims"].items():
+        if e["entries"][q] is None:
+            names[q] = []
+            continue
         ent = np.asarray(e["entries"][q], dtype=object)
         vals = np.asarray(c["claimed"], dtype=object)
         names[q] = ent.ravel().tolist()
