@@ -347,9 +347,11 @@ def mlp_mse(eid, X, W1, b1, W2, b2, Y, wrong_kinds=()):
             assert (Z1f == 0).any(), "relu'(0) needs a pre-activation exactly 0"
             bad = backward(relu_mask(Z1f, at_zero=1), Hf)
             wrong["gW1"] = (kind, bad["gW1"])
-        elif kind == "preactivation":
+        elif kind == "preactivation":   # the lesson's: ∂L/∂W2 = δ₂ᵀ Z1, with Z1 for H
             bad = backward(relu_mask(Z1f), Z1f)
             wrong["gW2"] = (kind, bad["gW2"])
+        elif kind == "preactivation_h":   # the activation itself claimed as its pre-activation
+            wrong["H"] = ("preactivation", Z1f)
         elif kind == "transposed":
             assert torch.allclose(P[0].grad.T, torch.tensor(g["gW1"].T.astype(float), dtype=D), rtol=0, atol=1e-12)
             wrong["gW1"] = (kind, g["gW1"].T)
@@ -676,7 +678,7 @@ def build():
     mlp_mse("mlp-a", draw(3, 2), draw(3, 2), draw(3), draw(1, 3), draw(1), draw(3, 1))
     mlp_mse("mlp-b", draw(2, 3), draw(2, 3), draw(2), draw(1, 2), draw(1), draw(2, 1), ("mask_forgotten",))
     mlp_mse("mlp-c", draw(4, 2), draw(2, 2), draw(2), draw(1, 2), draw(1), draw(4, 1), ("transposed", "preactivation"))
-    mlp_mse("mlp-d", draw(3, 2), draw(3, 2), draw(3), draw(1, 3), draw(1), draw(3, 1))
+    mlp_mse("mlp-d", draw(3, 2), draw(3, 2), draw(3), draw(1, 3), draw(1), draw(3, 1), ("preactivation_h",))
     mlp_mse("mlp-e", friendly([[1.5, 0.25], [-0.5, 1], [2, -1]]), friendly([[0.5, -1], [1, 1], [-0.25, 0.5]]),
             friendly([-0.5, 0, 0.25]), friendly([[1, -0.5, 2]]), friendly([0.5]), friendly([[1], [-1], [0.5]]),
             ("relu_prime_one",))
