@@ -146,6 +146,94 @@ def compare(expected: dict, results: dict, scalar: bool) -> tuple[Counter, Count
     return status, named, lines
 
 
+def parse_check(ids: set[str] | None) -> int:
+    """Before the loader lands: each exercise read by derive's tensor parser alone
+    (derive.graph.tensor_language.parse_tensor, derive/graph/tensor.py's operations), its
+    quantities written out down to the givens (a derivative with respect to an earlier quantity
+    stops there, as the formulas recipe takes it), differentiated by sympy.diff, evaluated at
+    the givens to 30 digits and rounded to 4 places against the claims' right values (a
+    planted claim's `right`). A benchmark's look, not a verdict: derive's claims judge nothing
+    here. Prints each disagreement and refusal; the number of claims that disagree or fail."""
+    import tomllib
+    from decimal import ROUND_HALF_UP, Decimal
+
+    import sympy as sp
+
+    from derive.graph.language import ALIASES
+    from derive.graph.tensor import Tensor, symbols
+    from derive.graph.tensor_language import parse_tensor
+
+    def exact(v):
+        return sp.Integer(v) if isinstance(v, int) else sp.Rational(str(v))
+
+    def flat(v):
+        return [x for y in v for x in flat(y)] if isinstance(v, list) else [v]
+
+    def shape(v):
+        return (len(v), *shape(v[0])) if isinstance(v, list) else ()
+
+    expected = json.loads((BANK / "expected.json").read_text())["exercises"]
+    bank = tomllib.loads((BANK / "exercises.toml").read_text())["exercise"]
+    agree = bad = 0
+    for ex in bank:
+        if ids is not None and ex["id"] not in ids:
+            continue
+        t0 = time.process_time()
+        names, values, defs, quantity_syms = {}, {}, {}, {}
+        for g, v in ex["given"].items():
+            canon = ALIASES.get(g, g)
+            if g == "y" and shape(v) == (len(v),) and all(isinstance(x, int) for x in v):
+                names[canon] = Tensor.of([sp.Integer(x) for x in v])   # class indices: values
+                continue
+            t = symbols(canon, shape(v))
+            names[canon] = t
+            values.update(zip(t.entries, (exact(x) for x in flat(v))))
+
+        def out(e, stop=frozenset(), defs=defs):
+            for _ in range(100):
+                new = e.xreplace({k: d for k, d in defs.items() if k not in stop})
+                if new == e:
+                    return e
+                e = new
+            raise RuntimeError("definitions do not terminate")
+
+        try:
+            for q, text in ex["define"].items():
+                t = parse_tensor(text, names)
+                entries = []
+                for e in t.entries:
+                    if isinstance(e, sp.Derivative):
+                        loss, (w, _) = e.expr, e.variable_count[0]
+                        stop = quantity_syms.get(w, frozenset())
+                        entries.append(out(sp.diff(out(loss, stop), w), frozenset()))
+                    else:
+                        entries.append(e)
+                qs = symbols(q, t.shape)
+                names[q] = qs
+                quantity_syms.update({s_: frozenset(qs.entries) for s_ in qs.entries})
+                defs.update(zip(qs.entries, entries))
+            for q, want in expected[ex["id"]]["claims"].items():
+                right = want.get("right", ex["claims"][q])
+                got = []
+                for e in names[q].entries:
+                    v = sp.N(out(e).xreplace(values), 30)
+                    d = Decimal(str(v)).quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP)
+                    got.append("0.0000" if d == 0 else f"{d:f}")
+                if got == [str(x) for x in flat(right)]:
+                    agree += 1
+                else:
+                    bad += 1
+                    print(f"  {ex['id']}.{q}: derive's tensor ops {got[:6]}, "
+                          f"torch {flat(right)[:6]}")
+        except Exception as err:  # noqa: BLE001 (a refusal is a figure: print it, go on)
+            n = len(expected[ex["id"]]["claims"])
+            bad += n
+            print(f"  {ex['id']}: refused ({type(err).__name__}): {str(err)[:300]}")
+        print(f"{ex['id']}: {time.process_time() - t0:.2f} s CPU", flush=True)
+    print(f"parser and operations alone: {agree} claims agree with torch, {bad} do not")
+    return bad
+
+
 def sympy_import_cpu() -> float:
     before = _cpu()
     subprocess.run([sys.executable, "-c", "import sympy"], check=True)
@@ -158,8 +246,13 @@ def main() -> int:
                     help="exercises.toml (tensor), scalar.toml (entry by entry) or both")
     ap.add_argument("--per-exercise", action="store_true", help="one derive run per exercise")
     ap.add_argument("--ids", help="only these exercises (comma-separated)")
+    ap.add_argument("--parse", action="store_true",
+                    help="derive's tensor parser and operations alone, in process (no loader)")
     args = ap.parse_args()
     ids = set(args.ids.split(",")) if args.ids else None
+    if args.parse:
+        sys.path.insert(0, str(ROOT))
+        return 1 if parse_check(ids) else 0
     expected = json.loads((BANK / "expected.json").read_text())["exercises"]
     base = sympy_import_cpu()
     print(f"python -c 'import sympy': {base:.2f} s CPU")
