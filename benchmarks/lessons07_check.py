@@ -146,92 +146,161 @@ def compare(expected: dict, results: dict, scalar: bool) -> tuple[Counter, Count
     return status, named, lines
 
 
-def parse_check(ids: set[str] | None) -> int:
-    """Before the loader lands: each exercise read by derive's tensor parser alone
-    (derive.graph.tensor_language.parse_tensor, derive/graph/tensor.py's operations), its
-    quantities written out down to the givens (a derivative with respect to an earlier quantity
-    stops there, as the formulas recipe takes it), differentiated by sympy.diff, evaluated at
-    the givens to 30 digits and rounded to 4 places against the claims' right values (a
-    planted claim's `right`). A benchmark's look, not a verdict: derive's claims judge nothing
-    here. Prints each disagreement and refusal; the number of claims that disagree or fail."""
-    import tomllib
+def _flat(v):
+    return [x for y in v for x in _flat(y)] if isinstance(v, list) else [v]
+
+
+def _shape(v):
+    return (len(v), *_shape(v[0])) if isinstance(v, list) else ()
+
+
+def evaluate(ex: dict, ops=None) -> dict[str, list[str]]:
+    """Each quantity of an exercise of exercises.toml as derive's tensor parser and operations
+    compute it (under `ops`, torch's by default; a whole-tensor mistake's otherwise), written
+    out down to the givens (a derivative with respect to an earlier quantity stops there, as
+    the formulas recipe takes it), differentiated by sympy.diff, evaluated at the givens to 30
+    digits and rounded half away from zero to 4 places: {quantity: its entries' texts}."""
     from decimal import ROUND_HALF_UP, Decimal
 
     import sympy as sp
 
     from derive.graph.language import ALIASES
     from derive.graph.tensor import Tensor, symbols
-    from derive.graph.tensor_language import parse_tensor
+    from derive.graph.tensor_language import OPS, parse_tensor
 
-    def exact(v):
-        return sp.Integer(v) if isinstance(v, int) else sp.Rational(str(v))
-
-    def flat(v):
-        return [x for y in v for x in flat(y)] if isinstance(v, list) else [v]
-
-    def shape(v):
-        return (len(v), *shape(v[0])) if isinstance(v, list) else ()
-
-    expected = json.loads((BANK / "expected.json").read_text())["exercises"]
-    bank = tomllib.loads((BANK / "exercises.toml").read_text())["exercise"]
-    agree = bad = 0
-    for ex in bank:
-        if ids is not None and ex["id"] not in ids:
+    names, values, defs, quantity_syms = {}, {}, {}, {}
+    for g, v in ex["given"].items():
+        canon = ALIASES.get(g, g)
+        if g == "y" and _shape(v) == (len(v),) and all(isinstance(x, int) for x in v):
+            names[canon] = Tensor.of([sp.Integer(x) for x in v])   # class indices: values
             continue
+        t = symbols(canon, _shape(v))
+        names[canon] = t
+        values.update(zip(t.entries, (sp.Integer(x) if isinstance(x, int) else
+                                      sp.Rational(str(x)) for x in _flat(v))))
+
+    def out(e, stop=frozenset()):
+        for _ in range(100):
+            new = e.xreplace({k: d for k, d in defs.items() if k not in stop})
+            if new == e:
+                return e
+            e = new
+        raise RuntimeError("definitions do not terminate")
+
+    for q, text in ex["define"].items():
+        t = parse_tensor(text, names, ops=ops or OPS)
+        entries = []
+        for e in t.entries:
+            if isinstance(e, sp.Derivative):
+                loss, (w, _) = e.expr, e.variable_count[0]
+                entries.append(out(sp.diff(out(loss, quantity_syms.get(w, frozenset())), w)))
+            else:
+                entries.append(e)
+        qs = symbols(q, t.shape)
+        names[q] = qs
+        quantity_syms.update({s_: frozenset(qs.entries) for s_ in qs.entries})
+        defs.update(zip(qs.entries, entries))
+    result = {}
+    for q in ex["claims"]:
+        got = []
+        for e in names[q].entries:
+            v = sp.N(out(e).xreplace(values), 30)
+            d = Decimal(str(v)).quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP)
+            got.append("0.0000" if d == 0 else f"{d:f}")
+        result[q] = got
+    return result
+
+
+def _bank(ids):
+    import tomllib
+    bank = tomllib.loads((BANK / "exercises.toml").read_text())["exercise"]
+    return [ex for ex in bank if ids is None or ex["id"] in ids]
+
+
+def parse_check(ids: set[str] | None) -> int:
+    """Before the loader lands: every right claim against `evaluate` under torch's operations.
+    A benchmark's look, not a verdict: derive's claims judge nothing here. Prints each
+    disagreement and refusal; returns the number of claims that disagree or fail."""
+    expected = json.loads((BANK / "expected.json").read_text())["exercises"]
+    agree = bad = 0
+    for ex in _bank(ids):
         t0 = time.process_time()
-        names, values, defs, quantity_syms = {}, {}, {}, {}
-        for g, v in ex["given"].items():
-            canon = ALIASES.get(g, g)
-            if g == "y" and shape(v) == (len(v),) and all(isinstance(x, int) for x in v):
-                names[canon] = Tensor.of([sp.Integer(x) for x in v])   # class indices: values
-                continue
-            t = symbols(canon, shape(v))
-            names[canon] = t
-            values.update(zip(t.entries, (exact(x) for x in flat(v))))
-
-        def out(e, stop=frozenset(), defs=defs):
-            for _ in range(100):
-                new = e.xreplace({k: d for k, d in defs.items() if k not in stop})
-                if new == e:
-                    return e
-                e = new
-            raise RuntimeError("definitions do not terminate")
-
         try:
-            for q, text in ex["define"].items():
-                t = parse_tensor(text, names)
-                entries = []
-                for e in t.entries:
-                    if isinstance(e, sp.Derivative):
-                        loss, (w, _) = e.expr, e.variable_count[0]
-                        stop = quantity_syms.get(w, frozenset())
-                        entries.append(out(sp.diff(out(loss, stop), w), frozenset()))
-                    else:
-                        entries.append(e)
-                qs = symbols(q, t.shape)
-                names[q] = qs
-                quantity_syms.update({s_: frozenset(qs.entries) for s_ in qs.entries})
-                defs.update(zip(qs.entries, entries))
-            for q, want in expected[ex["id"]]["claims"].items():
-                right = want.get("right", ex["claims"][q])
-                got = []
-                for e in names[q].entries:
-                    v = sp.N(out(e).xreplace(values), 30)
-                    d = Decimal(str(v)).quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP)
-                    got.append("0.0000" if d == 0 else f"{d:f}")
-                if got == [str(x) for x in flat(right)]:
-                    agree += 1
-                else:
-                    bad += 1
-                    print(f"  {ex['id']}.{q}: derive's tensor ops {got[:6]}, "
-                          f"torch {flat(right)[:6]}")
+            got = evaluate(ex)
         except Exception as err:  # noqa: BLE001 (a refusal is a figure: print it, go on)
-            n = len(expected[ex["id"]]["claims"])
-            bad += n
+            bad += len(ex["claims"])
             print(f"  {ex['id']}: refused ({type(err).__name__}): {str(err)[:300]}")
+            continue
+        for q, want in expected[ex["id"]]["claims"].items():
+            right = [str(x) for x in _flat(want.get("right", ex["claims"][q]))]
+            if got[q] == right:
+                agree += 1
+            else:
+                bad += 1
+                print(f"  {ex['id']}.{q}: derive's tensor ops {got[q][:6]}, torch {right[:6]}")
         print(f"{ex['id']}: {time.process_time() - t0:.2f} s CPU", flush=True)
     print(f"parser and operations alone: {agree} claims agree with torch, {bad} do not")
     return bad
+
+
+def mistakes_check(ids: set[str] | None) -> int:
+    """The confusion matrix of the whole-tensor mistakes before the loader lands: for each
+    planted claim, every mistake of derive.graph.tensor_mistakes (each site, each under its
+    mistaken Ops; `transposed` as its value permutation) evaluated as `evaluate` does, and the
+    mistakes whose value is the planted claim listed. named: the planted id alone; tied: with
+    others; missed: not among them; wrong name: others only. derive's generic mutations and
+    its rule of evidence are not here: `derive check` decides what is shown."""
+    from derive.graph import tensor_mistakes as tm
+    from derive.graph.tensor_language import OPS
+
+    expected = json.loads((BANK / "expected.json").read_text())["exercises"]
+    counts, by_id = Counter(), Counter()
+    for ex in _bank(ids):
+        planted = {q: w for q, w in expected[ex["id"]]["claims"].items() if w["mistake"]}
+        if not planted:
+            continue
+        try:
+            right = evaluate(ex)
+        except Exception as err:  # noqa: BLE001
+            print(f"  {ex['id']}: refused ({type(err).__name__}): {str(err)[:200]}")
+            continue
+        gives: dict[str, set[str]] = {q: set() for q in planted}
+        for m in tm.MISTAKES:
+            variants = []
+            if m.kind == tm.VALUE:
+                variants.append(None)
+            for site in getattr(m, "sites", ()) or ():
+                variants.append(site)
+            for site in variants:
+                try:
+                    if site is None:
+                        vals = {}
+                        for q in planted:
+                            shape = _shape(ex["claims"][q])
+                            perm = m.value(shape) if shape else None
+                            if perm:
+                                vals[q] = [right[q][k] for k in perm]
+                    else:
+                        ops, _ = tm.mistaken(m, site, OPS)
+                        vals = evaluate(ex, ops)
+                except Exception:  # noqa: BLE001 (a mistake that does not apply)
+                    continue
+                for q in planted:
+                    if q in vals and vals[q] != right[q] and \
+                            vals[q] == [str(x) for x in _flat(ex["claims"][q])]:
+                        gives[q].add(m.id)
+        for q, w in planted.items():
+            g = gives[q]
+            o = ("named" if g == {w["mistake"]} else "tied" if w["mistake"] in g else
+                 "wrong name" if g else "missed")
+            counts[o] += 1
+            by_id[(w["mistake"], o)] += 1
+            if o != "named":
+                print(f"  {ex['id']}.{q}: planted {w['mistake']}: {o} {sorted(g)}")
+    print("tensor mistakes alone (no loader, no generic mutations): "
+          + ", ".join(f"{k} {v}" for k, v in counts.most_common()))
+    print("by id: " + "; ".join(f"{m}: {o} {c}" for (m, o), c in sorted(by_id.items())))
+    return sum(v for k, v in counts.items() if k != "named")
 
 
 def sympy_import_cpu() -> float:
@@ -248,11 +317,14 @@ def main() -> int:
     ap.add_argument("--ids", help="only these exercises (comma-separated)")
     ap.add_argument("--parse", action="store_true",
                     help="derive's tensor parser and operations alone, in process (no loader)")
+    ap.add_argument("--mistakes", action="store_true",
+                    help="the planted claims against derive.graph.tensor_mistakes, in process")
     args = ap.parse_args()
     ids = set(args.ids.split(",")) if args.ids else None
-    if args.parse:
+    if args.parse or args.mistakes:
         sys.path.insert(0, str(ROOT))
-        return 1 if parse_check(ids) else 0
+        bad = parse_check(ids) if args.parse else 0
+        return 1 if bad or (args.mistakes and mistakes_check(ids)) else 0
     expected = json.loads((BANK / "expected.json").read_text())["exercises"]
     base = sympy_import_cpu()
     print(f"python -c 'import sympy': {base:.2f} s CPU")
