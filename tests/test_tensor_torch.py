@@ -15,9 +15,8 @@ by sympy.diff is checked against torch autograd's W.grad: the same shape, the sa
 each entry within the same tolerance. Shapes: every pair torch refuses is refused too, with a
 TensorShapeError that names both shapes.
 
-Where tensor.py and torch differ, the difference is a test of its own below (marked xfail,
-strict, with the minimal example), and the properties draw around it, so the file stays a
-regression test for everything else.
+Where tensor.py and torch differed, the difference became a test of its own (the tie of three
+in max over a dimension: torch.amax splits it evenly, SymPy's Max gave each ½); none is open.
 
 DERIVE_SLOW=1 (or HYPOTHESIS_PROFILE=thorough) runs more examples."""
 
@@ -30,8 +29,8 @@ from fractions import Fraction
 import pytest
 import sympy as sp
 from hypothesis import assume, given, note
-from hypothesis.errors import InvalidArgument
 from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument
 
 if os.environ.get("DERIVE_SKIP_TORCH") == "1":
     torch = pytest.importorskip("torch")
@@ -396,7 +395,8 @@ def test_relu_and_abs_at_zero_take_torch_derivative():
     """relu′(0) = 0 and |x|′(0) = 0, as torch's backward: a fixed example beside the drawn."""
     for fname in ("relu", "abs"):
         x = Arg("x", (3,), [Fraction(0), Fraction(-1), Fraction(2)])
-        check(lambda s: [Fraction(1)] * 3, lambda t: T.elementwise(fname, t, column=COLUMN),
+        check(lambda s: [Fraction(1)] * 3,
+              lambda t, fname=fname: T.elementwise(fname, t, column=COLUMN),
               ELEMENTWISE[fname], [x], grad_of=(0,))
 
 
@@ -437,28 +437,17 @@ def test_reduce_as_torch(kind, d):
     shape, dim, keepdim = d.draw(reduction())
     small = st.integers(-1, 1).map(Fraction)  # ties: the gradient split as amax splits it
     a = arg(d.draw, "a", shape, st.one_of(small, NUMBERS))
-    if kind == "max":  # a tie of three or more: see test_max_splits_a_tie_of_three_evenly
-        assume(most_tied(a.data, shape, dim) <= 2)
+    if kind == "max":
         assume(dim is not None or size(shape) <= MAX_OF_ALL)
     note(f"dim={dim} keepdim={keepdim}")
     check(d.draw, lambda x: T.reduce(kind, x, dim=dim, keepdim=keepdim, column=COLUMN),
           torch_reduce(kind, dim, keepdim), [a], grad_of=(0,))
 
 
-def most_tied(xs: list[Fraction], shape, dim) -> int:
-    """The most entries equal to their slice's largest, over the slices along `dim` (all
-    entries when None)."""
-    t = torch.tensor([float(f) for f in xs]).reshape(shape)  # distinct decimals, distinct floats
-    if dim is None:
-        return int((t == t.max()).sum())
-    return int((t == t.amax(dim=dim, keepdim=True)).sum(dim=dim).max())
-
-
-@pytest.mark.xfail(strict=True, reason="derive gives each of k ≥ 3 tied maxima ½ (SymPy's "
-                   "Heaviside(0) in ∂Max), torch.amax 1/k: the gradient sums to k/2, not 1")
 @pytest.mark.parametrize("k", [3, 4])
 def test_max_splits_a_tie_of_three_evenly(k):
-    """max(0, 0, 0): torch.amax's gradient is (⅓, ⅓, ⅓)."""
+    """max(0, 0, 0): torch.amax's gradient is (⅓, ⅓, ⅓) (derive gave each ½, SymPy's
+    Heaviside(0) in ∂Max, until AMax: the gradient summed to k/2, not 1)."""
     x = Arg("x", (k,), [Fraction(0)] * k)
     check(lambda s: [Fraction(1)], lambda t: T.reduce("max", t, dim=0, column=COLUMN),
           lambda t: torch.amax(t, dim=0), [x], grad_of=(0,))
@@ -475,7 +464,7 @@ def test_max_splits_a_tie_of_two_evenly():
 def test_reduce_refuses_a_dim_torch_refuses(kind):
     x = Tensor((2, 3), (sp.S.One,) * 6)
     for dim in (2, -3):
-        assert refused_by_torch(lambda: torch_reduce(kind, dim, False)(torch.ones(2, 3)))
+        assert refused_by_torch(lambda dim=dim: torch_reduce(kind, dim, False)(torch.ones(2, 3)))
         with pytest.raises((TensorShapeError, IndexError, ValueError)):
             T.reduce(kind, x, dim=dim, keepdim=False, column=COLUMN)
 
