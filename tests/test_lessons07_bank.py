@@ -14,6 +14,8 @@ from fractions import Fraction as F
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("torch")
 
@@ -97,3 +99,34 @@ def test_relu_prime_at_zero_by_hand():
             added = delta1 * w2 * x
             assert F(planted[row][k]) - F(right[row][k]) == pytest.approx(float(added), abs=1e-4)
     assert planted[1] == right[1]
+
+
+def _half_away(x: F, places: int = 4) -> str:
+    """x rounded half away from zero, by integer arithmetic alone (the reference's check)."""
+    scaled = abs(x) * 10 ** places
+    q, r = divmod(scaled.numerator, scaled.denominator)
+    q += 2 * r >= scaled.denominator
+    sign = "-" if x < 0 and q else ""
+    return f"{sign}{q // 10 ** places}.{q % 10 ** places:0{places}d}"
+
+
+@given(st.one_of(st.fractions(min_value=-1000, max_value=1000, max_denominator=10 ** 9),
+                 st.integers(-10 ** 7, 10 ** 7).map(lambda k: F(k, 20000))))   # ties half the time
+@settings(max_examples=300, deadline=None)
+def test_the_references_rounding_is_half_away_from_zero(x):
+    """reference.dec rounds a Fraction half away from zero to 4 places, as derive's claims do,
+    never printing −0.0000; its float path agrees where the float is not near a tie."""
+    ref = _reference_module()
+    assert ref.dec(x) == _half_away(x)
+    frac = (abs(x) * 10 ** 4) % 1
+    if abs(frac - F(1, 2)) > F(1, 10 ** 6):
+        assert ref.dec(float(x)) == _half_away(x)
+
+
+_MODULE = []
+
+
+def _reference_module():
+    if not _MODULE:
+        _MODULE.append(_reference())
+    return _MODULE[0]
