@@ -542,3 +542,40 @@ def test_the_graph_rebuilt_under_a_mistaken_operation_gives_the_students_torch_c
     _close(_floats(got["gx"]), x.grad.tolist(), "gx")
     right = answer_key(ex)
     assert _floats(right["y"])[0][0] != pytest.approx(y.tolist()[0][0])  # a different value
+
+
+def test_an_exact_zero_of_exponentials_is_a_value_with_its_decimal(tmp_path, capsys):
+    """Attention's ∂L/∂Q where the upstream gradient's row is constant, (0.5, 0.5): the row of
+    ∂L/∂Q is exactly 0 (Σ_k A_k·(c − Σ_j A_j c) = 0), a sum of e^(√2/2)·… terms that no
+    enclosure can give a sign. It was refused as "no certified decimal"; the exact zero test
+    now proves it 0 as a rational function of the exponentials, so the claim 0.0000 holds
+    (and the first row, by torch float64: 0.146294…, 0.438883…)."""
+    from derive.cli.main import main
+    f = tmp_path / "att.toml"
+    f.write_text("""
+[[exercise]]
+id = "att-d"
+recipe = "formulas"
+[exercise.given]
+Q = [[1, 0.5], [2, -1]]
+Km = [[1, 1], [0.5, -0.5]]
+V = [[1, 0], [0, 1]]
+G = [[1, -1], [0.5, 0.5]]
+dk = 2
+[exercise.define]
+S = "Q @ Km.T / sqrt(dk)"
+A = "softmax(S, dim=-1)"
+O = "A @ V"
+loss = "sum(O * G)"
+gQ = "grad(loss, Q)"
+[exercise.claims]
+gQ = [["0.1463", "0.4389"], ["0.0000", "0.0000"]]
+""", encoding="utf-8")
+    q = torch.tensor([[1, 0.5], [2, -1]], dtype=torch.float64, requires_grad=True)
+    k = torch.tensor([[1, 1], [0.5, -0.5]], dtype=torch.float64)
+    g = torch.tensor([[1, -1], [0.5, 0.5]], dtype=torch.float64)
+    (torch.softmax(q @ k.T / 2 ** 0.5, dim=-1) * g).sum().backward()
+    assert [round(v, 4) for v in q.grad[0].tolist()] == [0.1463, 0.4389]
+    assert abs(q.grad[1]).max() < 1e-15
+    capsys.readouterr()
+    assert main(["check", str(f)]) == 0, capsys.readouterr()
