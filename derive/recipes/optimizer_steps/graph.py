@@ -166,7 +166,7 @@ def graph(cfg: Config) -> Graph:
         "opt_t0": lambda c: sp.Integer(saved_state(c).get("step", 0)),
     }
     if cfg.size:
-        del inputs["w"], inputs["x"]
+        del inputs["x"]
         inputs.update({
             "opt_w0_v": lambda c: members(c["w"]), "opt_dim": lambda c: sp.Integer(cfg.size),
             "opt_x_v": lambda c: {(m, e): v for m, r in enumerate(records(c), 1)
