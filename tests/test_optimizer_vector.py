@@ -18,6 +18,8 @@ from derive.exercises.check import check_exercise
 from derive.exercises.errors import ExerciseError
 from derive.optimizers import REGISTRY, Optimizer
 from derive.recipes import RECIPES
+from derive.recipes.base import Example
+from tests.test_graph import _toml
 
 OPT = RECIPES["optimizer_steps"]
 R = sp.Rational
@@ -163,3 +165,49 @@ def test_a_vector_of_one_entry_is_the_number_it_holds(name, data):
             assert got == values, q
         else:
             assert got == [[v] for v in values], q
+
+
+def _as_vector(example):
+    """An exercise of a number w as the same exercise of a vector w of one entry: w = [w],
+    each x = [x], each saved tensor of w [v], each claim on w's quantities a row per step."""
+    given_, claims = example
+    out = dict(given_)
+    out["w"] = [given_["w"]]
+    if "records" in given_:
+        out["records"] = [[[x], y] for x, y in given_["records"]]
+    if "batches" in given_:
+        out["batches"] = [[[[x], y] for x, y in batch] for batch in given_["batches"]]
+    if "state" in given_:
+        out["state"] = {k: v if k == "step" or k.startswith("b_") else [v]
+                        for k, v in given_["state"].items()}
+    rows = {q: v if q.startswith("b_") or q == "loss_steps" else [[x] for x in v]
+            for q, v in claims.items()}
+    return out, rows
+
+
+_OPT_MISTAKES = [m for m in OPT.mistakes if m.example is not None]
+
+
+@pytest.mark.parametrize("mistake", _OPT_MISTAKES,
+                         ids=[f"{m.name}-{m.target}" for m in _OPT_MISTAKES])
+def test_every_mistake_is_named_on_a_vector_of_one_entry(mistake, tmp_path):
+    """Each optimizer mistake's own example, w and x made vectors of one entry, is named as
+    on the number (its claims from the mistake's declaration, not from derive's output)."""
+    path = tmp_path / "example.toml"
+    path.write_text(_toml("optimizer_steps", Example(*_as_vector(
+        (mistake.example.given, mistake.example.claims)))), encoding="utf-8")
+    report = check_exercise(load_file(path)[0])
+    claim = next(c for c in report.claims if c.name == mistake.target)
+    assert claim.status == "wrong"
+    assert claim.diagnosis is not None
+    assert mistake.name in {claim.diagnosis.mistake, *claim.diagnosis.also}, (
+        claim.diagnosis.mistake, claim.diagnosis.explanation)
+
+
+def test_the_batch_gradients_summed_on_two_entries_is_named(tmp_path):
+    """Σ_i instead of the mean on w = (1, −2): errors −3.5, −7.5, so the sum is
+    (−7 + 7.5, −3.5 − 22.5) = (0.5, −26)."""
+    path = _file(tmp_path, "w = [1, -2]\nrecords = [[[2, 1], 4], [[-1, 3], 1]]",
+                 "gradient_steps = [[0.5, -26]]")
+    claim = check_exercise(load_file(path)[0]).claims[0]
+    assert claim.status == "wrong" and claim.diagnosis.mistake == "gradient_sum"
