@@ -211,3 +211,17 @@ def test_the_batch_gradients_summed_on_two_entries_is_named(tmp_path):
                  "gradient_steps = [[0.5, -26]]")
     claim = check_exercise(load_file(path)[0]).claims[0]
     assert claim.status == "wrong" and claim.diagnosis.mistake == "gradient_sum"
+
+
+def test_a_wrong_vector_gradient_is_carried_forward(tmp_path):
+    """w = (1, 0), the record ((2, 1), 4): g_1 = (−4, −2); claimed (−5, −2), the buffer
+    (−5, −2) and w_1 = (1 + 0.5, 0 + 0.2) follow from it."""
+    path = _file(tmp_path, 'w = [1, 0]\nrecords = [[[2, 1], 4]]\nb = 0\n'
+                 'optimizer = { name = "sgd", momentum = 0.9 }',
+                 "gradient_steps = [[-5, -2]]\nbuffer_steps = [[-5, -2]]\n"
+                 "w_steps = [[1.5, 0.2]]")
+    path.write_text(path.read_text(encoding="utf-8").replace("b = 0.5\n", ""),
+                    encoding="utf-8")
+    claims = check_exercise(load_file(path)[0]).claims
+    assert [c.status for c in claims] == ["wrong"] * 3
+    assert [c.diagnosis.carried_from for c in claims[1:]] == ["gradient_steps"] * 2
