@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from derive.exercises.bank import load_file
 from derive.exercises.check import check_exercise
 from derive.exercises.errors import ExerciseError
+from derive.exercises.variation import target_w
 from derive.optimizers import REGISTRY, Optimizer
 from derive.recipes import RECIPES
 from derive.recipes.base import Example
@@ -225,3 +226,11 @@ def test_a_wrong_vector_gradient_is_carried_forward(tmp_path):
     claims = check_exercise(load_file(path)[0]).claims
     assert [c.status for c in claims] == ["wrong"] * 3
     assert [c.diagnosis.carried_from for c in claims[1:]] == ["gradient_steps"] * 2
+
+
+def test_a_vector_w_has_no_one_target_w():
+    """`[exercise.require]`'s w* (the least-squares w of the records) is a number's: for a
+    vector x there is none, not a crash on x² of a list."""
+    assert target_w("optimizer_steps", {"w": [R(1), R(-2)],
+                                        "records": [([R(2), R(1)], R(4))]}) is None
+    assert target_w("optimizer_steps", {"w": R(1), "records": [(R(2), R(4))]}) == 2
