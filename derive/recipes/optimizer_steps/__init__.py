@@ -9,6 +9,10 @@ gradient at (w_{t−1}, b_{t−1}) by backward (`sympy.diff` through the predict
 over from step to step, starting from w_0 = w, b_0 = b and a fresh or saved state. Each
 optimizer configuration is its own graph, so each formula shows only the terms that apply; the
 order of operations is torch's (each optimizer's module, read from `_single_tensor_*`).
+
+w may be a vector of d entries, each record's x one too (ŷ_i = w·x_i + b): every optimizer
+updates element-wise, so each entry w_{t,j} is moved by the same rule with its own state, and
+a quantity of w is a row of d entries per step.
 """
 
 from __future__ import annotations
