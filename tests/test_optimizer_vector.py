@@ -20,6 +20,7 @@ from derive.exercises.variation import target_w
 from derive.optimizers import REGISTRY, Optimizer
 from derive.recipes import RECIPES
 from derive.recipes.base import Example
+from derive.render.working import Working
 from tests.test_graph import _toml
 
 OPT = RECIPES["optimizer_steps"]
@@ -234,3 +235,24 @@ def test_a_vector_w_has_no_one_target_w():
     assert target_w("optimizer_steps", {"w": [R(1), R(-2)],
                                         "records": [([R(2), R(1)], R(4))]}) is None
     assert target_w("optimizer_steps", {"w": R(1), "records": [(R(2), R(4))]}) == 2
+
+
+def test_the_working_writes_a_vector_w_as_the_course_does():
+    """The formulas as vectors (w_t = w_{t−1} − η·u_t; ŷ written out entry by entry, x_i
+    whole), each recurrence's start as a column (w_0 = w = (1, −2)ᵀ, the saved u_0), the
+    first step's numbers as columns: strings written by hand."""
+    given_ = {"w": [R(1), R(-2)], "b": R(1, 2), "lr": R(1, 10), "loss": "half",
+              "records": [([R(2), R(1)], R(4)), ([R(-1), R(3)], R(1))],
+              "optimizer": Optimizer.make("sgd", momentum=R(9, 10)),
+              "state": {"buffer": [R(1), R(-1)], "b_buffer": R(2)}}
+    work = Working(OPT, given_)
+    col = r"\begin{pmatrix} %s \\ %s \end{pmatrix}"
+    assert [t for t, _ in work.lines("w_steps")] == [
+        r"w_{t} = w_{t - 1} - \eta \cdot u_{t}", "w_{0} = w = " + col % (1, -2),
+        "w_{1} = " + col % (1, -2) + r" - 0.1 \cdot " + col % (1.15, -13.9)]
+    assert [t for t, _ in work.lines("buffer_steps")][:2] == [
+        r"u_{t} = \mu \cdot u_{t - 1} + g_{t}", "u_{0} = " + col % (1, -1)]
+    assert work.lines("gradient_steps")[0][0] == (
+        r"g_{t} = \frac{1}{N} \sum_{i=1}^{N} \left(w_{t - 1,1} \cdot x_{i,1} + w_{t - 1,2} "
+        r"\cdot x_{i,2} + b_{t - 1} - y_{i}\right) \cdot x_{i}")
+    assert work.lines("buffer_steps")[2][1] == [R(23, 20), R(-139, 10)]  # 0.9·(1, −1) + g_1

@@ -97,9 +97,9 @@ class Chain:
     def saved(self, slot) -> sp.Expr:
         """The saved state a resumed run starts from: u_0, v_{max,0}, of b: u_{b,0}; of a
         vector w, entry j: u_{0,j}."""
-        if self.vector:
+        if self.vector:  # written u_0 as a whole, u_{0,j} entry by entry
             return _declared_family(f"opt_{slot.base}0{self._key}", slot.letter, "",
-                                    _join(slot.sub, "0"))[j]
+                                    _join(slot.sub, "0"), True)[(j,)]
         return _declared_symbol(f"opt_{slot.base}0{self._key}", slot.letter,
                                 _join(slot.sub, self.sub, "0"))
 
@@ -119,7 +119,7 @@ class Chain:
 g, g_b = family("opt_g", "g"), family("opt_g_b", "g", sub="b")
 W = Chain(family("opt_w", "w"), g, "", "", lesson.w, "w_steps")
 B = Chain(family("opt_b", "b"), g_b, "b_", "b", lesson.b, "b_steps")
-W0V = family("opt_w0_v", "w")
+W0V = family("opt_w0_v", "w", vector=True)
 """The given vector w, entry j: w_j (w_{0,j} = w_j)."""
 WV = Chain(_declared_family("opt_w_v", "w", "", "", True),
            _declared_family("opt_g_v", "g", "", "", True), "", "", W0V[j], "w_steps", True)
