@@ -29,20 +29,20 @@ EXAMPLES = 40 if os.environ.get("HYPOTHESIS_PROFILE") == "thorough" else 6
 REL = 1e-9
 
 
-def _torch(records, w0, b0, lr, opt, steps, k):
+def _torch(batches, w0, b0, lr, opt, k):
     """torch: k steps, then its state_dict() (and the parameters) as an exercise's state, and
-    the remaining steps' values by derive's quantity names."""
+    the remaining steps' values by derive's quantity names; step s on batches[s]."""
     w = torch.nn.Parameter(torch.tensor([float(v) for v in w0]))
     b = torch.nn.Parameter(torch.tensor(float(b0)))
     o = harness.make([w, b], lr, opt)
-    X = torch.tensor([[float(v) for v in x] for x, _ in records])
-    y = torch.tensor([float(v) for _, v in records])
 
     def loss():
+        X = torch.tensor([[float(v) for v in x] for x, _ in batches[s]])
+        y = torch.tensor([float(v) for _, v in batches[s]])
         return (((X @ w + b - y) ** 2) / 2).mean()
     out: dict = {}
     saved = None
-    for s in range(steps):
+    for s in range(len(batches)):
         if s == k:
             saved = ([Fraction(v) for v in w.tolist()], Fraction(b.item()),
                      _from_state_dict(o.state_dict(), opt))
@@ -103,11 +103,22 @@ def _agree(exact, got, what, slack):
     assert abs(v - got) <= REL * max(abs(v), 1.0) + slack, f"{what}: exact {v!r}, torch {got!r}"
 
 
-def check(name, opt, records, w0, b0, lr, steps, k):
-    saved, theirs = _torch(records, w0, b0, lr, opt, steps, k)
+def _exact(records):
+    return [([sp.Rational(v) for v in x], sp.Rational(y_)) for x, y_ in records]
+
+
+def check(name, opt, records, w0, b0, lr, steps, k, batches=None):
+    """The run on `records` at every step, or on a batch of its own per step (`batches`,
+    given to derive as its `batches` from step k + 1 on)."""
+    per_step = batches if batches is not None else [records] * steps
+    saved, theirs = _torch(per_step, w0, b0, lr, opt, k)
     given_ = {"w": [sp.Rational(v) for v in w0], "b": sp.Rational(b0), "lr": sp.Rational(lr),
-              "records": [([sp.Rational(v) for v in x], sp.Rational(y_)) for x, y_ in records],
-              "steps": sp.Integer(steps - k), "loss": "half", "optimizer": opt}
+              "loss": "half", "optimizer": opt}
+    if batches is not None:
+        given_["batches"] = [_exact(batch) for batch in batches[k:]]
+        records = [r for batch in batches for r in batch]
+    else:
+        given_.update(records=_exact(records), steps=sp.Integer(steps - k))
     if k:
         w_k, b_k, state = saved
         given_.update(w=[sp.Rational(v) for v in w_k], b=sp.Rational(b_k), state={
@@ -159,6 +170,19 @@ def test_every_optimizer_on_a_vector_resumes_from_torchs_state_dict(name, data):
     steps = data.draw(st.integers(2, 3))
     k = data.draw(st.integers(1, steps - 1))
     check(name, opt, records, w0, data.draw(value), Fraction(1, 10), steps, k)
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_every_optimizer_on_a_vector_with_a_batch_per_step(name, data):
+    """A DataLoader's batches, one per step (`batches`), fresh or resumed after step 1."""
+    opt = data.draw(optimizers(name))
+    d = data.draw(st.integers(1, 3))
+    batches = data.draw(st.lists(_records(d), min_size=2, max_size=3))
+    w0 = data.draw(st.lists(value, min_size=d, max_size=d))
+    k = data.draw(st.integers(0, 1))
+    check(name, opt, None, w0, data.draw(value), Fraction(1, 10), len(batches), k, batches)
 
 
 def test_adam_on_two_entries_resumed_after_two_steps():
