@@ -8,6 +8,7 @@ where a step divides by ε alone, as the scalar tests allow)."""
 
 from __future__ import annotations
 
+import copy
 import math
 import os
 from fractions import Fraction
@@ -17,6 +18,8 @@ import sympy as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from derive.exercises.bank import load_file
+from derive.exercises.check import check_exercise
 from derive.optimizers import REGISTRY, Optimizer
 from derive.recipes import RECIPES
 from derive.recipes.base import QuantityUndefined
@@ -193,3 +196,45 @@ def test_adam_on_two_entries_resumed_after_two_steps():
                ((Fraction(-1), Fraction(3)), Fraction(1))]
     check("adam", opt, records, (Fraction(1), Fraction(-2)), Fraction(1, 2), Fraction(1, 10),
           4, 2)
+
+
+def test_a_file_resumes_from_torchs_state_dict_written_as_toml(tmp_path):
+    """The teacher's path: torch runs Adam on a vector w for 2 steps, its state_dict() is
+    written into an exercise file as TOML lists (floats as Python prints them), and the next
+    2 steps torch takes are claimed to 6 places: every claim holds."""
+    records = [((Fraction(2), Fraction(1)), Fraction(4)),
+               ((Fraction(-1), Fraction(3)), Fraction(1))]
+    opt = Optimizer.make("adam")
+    w = torch.nn.Parameter(torch.tensor([1.0, -2.0]))
+    b = torch.nn.Parameter(torch.tensor(0.5))
+    o = harness.make([w, b], Fraction(1, 10), opt)
+    X = torch.tensor([[2.0, 1.0], [-1.0, 3.0]])
+    y = torch.tensor([4.0, 1.0])
+    later = []
+    for s in range(4):
+        if s == 2:
+            sd = copy.deepcopy(o.state_dict())["state"]  # its tensors are the live ones
+            saved_w, saved_b = w.tolist(), b.item()
+        o.zero_grad()
+        (((X @ w + b - y) ** 2) / 2).mean().backward()
+        o.step()
+        if s >= 2:
+            later.append(w.tolist())
+
+    def toml(v):
+        return "[" + ", ".join(repr(x) for x in v) + "]" if isinstance(v, list) else repr(v)
+    state = {"step": int(sd[0]["step"].item()), "m": sd[0]["exp_avg"].tolist(),
+             "v": sd[0]["exp_avg_sq"].tolist(), "b_m": sd[1]["exp_avg"].item(),
+             "b_v": sd[1]["exp_avg_sq"].item()}
+    claims = "[" + ", ".join("[" + ", ".join(f"{{ value = {x!r}, places = 6 }}" for x in row)
+                             + "]" for row in later) + "]"
+    path = tmp_path / "resume.toml"
+    path.write_text(
+        '[[exercise]]\nid = "r"\nrecipe = "optimizer_steps"\n[exercise.given]\n'
+        f"w = {toml(saved_w)}\nb = {saved_b!r}\nlr = 0.1\nsteps = 2\n"
+        f"records = {[[list(map(int, x)), int(y_)] for x, y_ in records]}\n"
+        'optimizer = { name = "adam" }\n'
+        "state = { " + ", ".join(f"{k} = {toml(v)}" for k, v in state.items()) + " }\n"
+        f"[exercise.claims]\nw_steps = {claims}\n", encoding="utf-8")
+    report = check_exercise(load_file(path)[0])
+    assert [c.status for c in report.claims] == ["within"], path.read_text(encoding="utf-8")
