@@ -238,3 +238,13 @@ def test_a_file_resumes_from_torchs_state_dict_written_as_toml(tmp_path):
         f"[exercise.claims]\nw_steps = {claims}\n", encoding="utf-8")
     report = check_exercise(load_file(path)[0])
     assert [c.status for c in report.claims] == ["within"], path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_eight_entries_the_most_w_may_have(name):
+    """d = 8 (schema.MAX_ENTRIES), three records, each optimizer with PyTorch's defaults:
+    three steps, the last resumed from torch's state_dict after step 2."""
+    w0 = [Fraction((-1) ** e * (e + 1), 4) for e in range(8)]
+    records = [(tuple(Fraction((r + e) % 5 - 2, 2) for e in range(8)), Fraction(r + 1))
+               for r in range(3)]
+    check(name, Optimizer.make(name), records, w0, Fraction(1, 2), Fraction(1, 10), 3, 2)
