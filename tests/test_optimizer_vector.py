@@ -21,7 +21,6 @@ from derive.optimizers import REGISTRY, Optimizer
 from derive.recipes import RECIPES
 from derive.recipes.base import Example
 from derive.render.working import Working
-from tests.test_graph import _toml
 
 OPT = RECIPES["optimizer_steps"]
 R = sp.Rational
@@ -185,6 +184,24 @@ def _as_vector(example):
     rows = {q: v if q.startswith("b_") or q == "loss_steps" else [[x] for x in v]
             for q, v in claims.items()}
     return out, rows
+
+
+def _toml(recipe: str, example) -> str:
+    """An example exercise as a file (its given and claims as the declarations write them:
+    strings, lists, inline tables; tests/test_graph.py writes the number's examples so)."""
+    def value(v):
+        if isinstance(v, dict):
+            return "{ " + ", ".join(f"{k} = {value(x)}" for k, x in v.items()) + " }"
+        if isinstance(v, list):
+            return "[" + ", ".join(value(x) for x in v) + "]"
+        if v in ("true", "false"):
+            return v
+        return v if v.lstrip("-").replace(".", "").isdigit() else f'"{v}"'
+    lines = ["[[exercise]]", 'id = "example"', f'recipe = "{recipe}"', "[exercise.given]"]
+    lines += [f"{k} = {value(v)}" for k, v in example.given.items()]
+    lines.append("[exercise.claims]")
+    lines += [f"{k} = {value(v)}" for k, v in example.claims.items()]
+    return "\n".join(lines) + "\n"
 
 
 _OPT_MISTAKES = [m for m in OPT.mistakes if m.example is not None]
