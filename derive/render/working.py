@@ -118,10 +118,30 @@ def _vector_lines(work: ComputedWorking, node) -> list[tuple[str, object]]:
         return [(f"{general} = {_column(work, node, {}).text}", values)]
     k = node.over.index.name
     out = [(general, None)]
+    if node.start is not None:
+        out.append(_vector_start_line(work, node))
     for m in range(1, min(len(values), work.shown) + 1):
         out.append((f"{_whole_head(node, m).text} = {_column(work, node, {k: m}).text}",
                     values[m - 1]))
     return out
+
+
+def _vector_start_line(work: ComputedWorking, node) -> tuple[str, object]:
+    """A vector recurrence's start, member 0, as its own line: w_0 = w = (1, −2)ᵀ, u_0 = 0
+    (the formula and its column only where they say more than the symbol; no result after
+    it, the column is the value)."""
+    line = _whole_head(node, 0).text
+    for shown in (formula(node.start, frozenset({node.element.index.name})).text,
+                  _column_of(work, node, node.start).text):
+        if shown != line.rsplit(" = ", 1)[-1] and shown != _whole_head(node, 0).text:
+            line += f" = {shown}"
+    return line, None
+
+
+@_scoped
+def _column_of(work: ComputedWorking, node, expr) -> Tex:
+    return Printer(work.value, {}, frozenset({node.element.index.name}),
+                   work.size(node)).tex(expr)
 
 
 class Working(ComputedWorking):
