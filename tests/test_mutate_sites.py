@@ -141,7 +141,7 @@ def test_bias_correction_forgotten_in_both_estimates(tmp_path):
     claimed = _adam(False, False)
     d = _exercise(tmp_path, ADAM_GIVEN, ADAM_DEFINE, "w", claimed)
     assert d.mistake == "bias_correction_forgotten", d
-    assert "every estimate (mhat, vhat)" in d.explanation, d.explanation
+    assert "every estimate (m̂, v̂)" in d.explanation, d.explanation  # mhat is m̂, as yhat ŷ
     near = _exercise(tmp_path, ADAM_GIVEN, ADAM_DEFINE, "w", _nudged(claimed))
     assert "bias_correction_forgotten" not in _names(near), near
     one = _exercise(tmp_path, ADAM_GIVEN, ADAM_DEFINE, "w", _adam(False, True))

@@ -446,7 +446,8 @@ def _toward_condition(spec, where: Where, recipe, raw_given: dict) -> "Condition
 
 
 NUMERIC_KINDS = frozenset({"number", "positive", "nonnegative", "count", "norm_type", "steps",
-                           "stage", "numbers", "counts", "nonnegatives", "gradients"})
+                           "stage", "numbers", "counts", "nonnegatives", "gradients",
+                           "parameter", "tensor"})
 """Input kinds a relation may compare with: a number, or a list (of lists) of numbers, compared
 element by element. Records, batches, the optimizer table, a loss convention, a memory ledger
 are not numbers: a relation with one is refused, never silently false."""
