@@ -34,14 +34,16 @@ mistakes.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import sympy as sp
 
 from derive.graph.formula_limits import FormulaError
 from derive.graph.node import Node, leaves
+from derive.graph.tensor import Tensor
 from derive.graph.words import Words, said
 from derive.kernel.functions import BY_CLASS, relu
 
@@ -94,50 +96,40 @@ def _entries(t) -> tuple:
     return tuple(t.entries)
 
 
-def _like(t, entries):
-    """A tensor of `t`'s shape with other entries (derive.graph.tensor.Tensor)."""
-    return dataclasses.replace(t, entries=tuple(entries))
+def _like(t: Tensor, entries) -> Tensor:
+    """A tensor of `t`'s shape with other entries."""
+    return Tensor(tuple(t.shape), tuple(entries))
 
 
 def _scalar(x) -> sp.Expr:
     """A keyword's value as one expression: a number, or a shape-() tensor of a name."""
-    if hasattr(x, "entries"):
-        if len(x.entries) != 1:
-            raise FormulaError("expected a number")
-        return x.entries[0]
-    return sp.sympify(x) if isinstance(x, int) else x  # an int the parser passed: exact
+    if isinstance(x, Tensor):
+        return x.item
+    return sp.Integer(x) if isinstance(x, int) else x
 
 
 def _axis(dim, ndim: int) -> int:
-    d = int(_scalar(dim)) if not isinstance(dim, int) else dim
+    d = -1 if dim is None else int(_scalar(dim))
     return d + ndim if d < 0 else d
 
 
-def _lines(shape: tuple[int, ...], axis: int) -> Iterator[list[int]]:
-    """The row-major positions of every line of `shape` along `axis`."""
-    strides = [1] * len(shape)
-    for k in range(len(shape) - 2, -1, -1):
-        strides[k] = strides[k + 1] * shape[k + 1]
-    others = [k for k in range(len(shape)) if k != axis]
-    counts = [shape[k] for k in others]
-    total = 1
-    for c in counts:
-        total *= c
-    for n in range(total):
-        base, rest = 0, n
-        for k, c in zip(reversed(others), reversed(counts)):
-            base += (rest % c) * strides[k]
-            rest //= c
-        yield [base + m * strides[axis] for m in range(shape[axis])]
-
-
-def _per_line(t, axis: int, f: Callable[[list], list]):
+def _per_line(t: Tensor, axis: int, f: Callable[[list], list]) -> Tensor:
     """`t` with each line along `axis` replaced by f(its entries)."""
-    out = list(_entries(t))
-    for line in _lines(tuple(t.shape), axis):
-        for pos, e in zip(line, f([out[p] for p in line])):
+    out = list(t.entries)
+    rest = [range(s) for k, s in enumerate(t.shape) if k != axis]
+    for ix in itertools.product(*rest):
+        where = [t_offset(t.shape, (*ix[:axis], m, *ix[axis:])) for m in range(t.shape[axis])]
+        for pos, e in zip(where, f([out[p] for p in where])):
             out[pos] = e
     return _like(t, out)
+
+
+def t_offset(shape: tuple[int, ...], index: tuple[int, ...]) -> int:
+    """The row-major position of a 0-based index."""
+    off = 0
+    for size, i in zip(shape, index, strict=True):
+        off = off * size + i
+    return off
 
 
 def _dim_of(args, kwargs, default=-1):

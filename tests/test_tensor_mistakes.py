@@ -1,0 +1,374 @@
+"""The whole-tensor mistakes (derive/graph/tensor_mistakes.py, issue 35 item 3): each mistake's
+value, computed by derive from the exercise's nodes rebuilt under the mistaken operations,
+equals the student's wrong code run in torch float64; a claim of it is named under the rule of
+evidence, and the near misses are not (a claim off in one entry, a right claim, a claim two
+mistakes give at once)."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from fractions import Fraction
+
+import pytest
+import sympy as sp
+import torch
+import torch.nn.functional as F
+
+from derive.graph import tensor
+from derive.graph.graph import Graph
+from derive.graph.node import Node
+from derive.graph.tensor_mistakes import BY_ID, Quantity
+from derive.recipes.tensor_variants import tensor_mistakes
+
+torch.set_default_dtype(torch.float64)
+
+
+@dataclasses.dataclass(frozen=True)
+class Ops:
+    """The operations of derive/graph/tensor.py as the parser's Ops table holds them (one
+    field per function, `relu` the element-wise class)."""
+
+    binary: object = tensor.binary
+    matmul: object = tensor.matmul
+    transpose: object = tensor.transpose
+    compare: object = tensor.compare
+    elementwise: object = tensor.elementwise
+    reduce: object = tensor.reduce
+    softmax: object = tensor.softmax
+    log_softmax: object = tensor.log_softmax
+    logsumexp: object = tensor.logsumexp
+    onehot: object = tensor.onehot
+    outer: object = tensor.outer
+    layer_norm: object = tensor.layer_norm
+    cross_entropy: object = tensor.cross_entropy
+    mse_loss: object = tensor.mse_loss
+    grad: object = tensor.grad
+    relu: object = tensor.ELEMENTWISE["relu"]
+
+
+OPS = Ops()
+
+
+def q(x) -> sp.Rational:
+    return sp.Rational(Fraction(str(x)))
+
+
+# ------------------------------------------------------------------ a small formulas builder
+
+class Exercise:
+    """Givens (name → nested lists of decimals) and defines (name, the formula as an author
+    writes it, the same formula as a program of the Ops, whether it takes a derivative), built
+    into derive's nodes as the formulas recipe builds them: one node per entry, a derivative
+    by `sympy.diff` of the loss written out down to the givens."""
+
+    LABELS = ("y",)
+    """Class indices, read as numbers when the formula is (torch's one_hot needs them)."""
+
+    def __init__(self, given: dict, defines: list):
+        self.given = given
+        self.defines = defines
+        self.values = {}
+        for name, data in given.items():
+            if name in self.LABELS:
+                continue
+            t = tensor.Tensor.of(_exact(data))
+            for sym, v in zip(tensor.symbols(name, t.shape).entries, t.entries):
+                self.values[sym.name] = v
+        self.right = self.build(OPS)
+        inputs = {k: functools.partial(lambda value, ctx: value, v)
+                  for k, v in self.values.items()}
+        self.graph = Graph(tuple(self.right), inputs)
+        self.quantities = self._quantities()
+
+    def build(self, ops) -> list[Node]:
+        names = {n: (tensor.Tensor.of(_exact(d)) if n in self.LABELS
+                     else tensor.symbols(n, tensor.Tensor.of(_exact(d)).shape))
+                 for n, d in self.given.items()}
+        written: dict[sp.Symbol, sp.Expr] = {}
+        nodes = []
+        self.shapes = {}
+        for name, _text, program, _ in self.defines:
+            t = program(ops, names)
+            out = []
+            for e in t.entries:
+                if e.has(sp.Derivative):
+                    e = e.replace(lambda x: isinstance(x, sp.Derivative),
+                                  lambda x: sp.diff(x.expr.xreplace(written), *x.variables))
+                out.append(e)
+            syms = tensor.symbols(name, t.shape)
+            for sym, e in zip(syms.entries, out):
+                nodes.append(Node(sym.name, sym, e))
+                written[sym] = e.xreplace(written)
+            names[name] = syms
+            self.shapes[name] = t.shape
+        return nodes
+
+    def _quantities(self) -> list[Quantity]:
+        return [Quantity(name, self.shapes[name],
+                         tuple(s.name for s in tensor.symbols(name, self.shapes[name]).entries),
+                         text, derivative)
+                for name, text, _, derivative in self.defines]
+
+    def value(self, name: str, replace=None):
+        scope = self.graph.scope(None, replace or {}, shared=lambda n: False)
+        flat = [scope.compute(s.name) for s in tensor.symbols(name, self.shapes[name]).entries]
+        return tensor.Tensor(self.shapes[name], tuple(flat)).nested()
+
+    @functools.cached_property
+    def mistakes(self):
+        return tensor_mistakes(lambda ctx: self.graph, self.quantities, self.build, OPS,
+                               self.right)
+
+
+def _exact(data):
+    if isinstance(data, list):
+        return [_exact(x) for x in data]
+    return q(data)
+
+
+def _t(data):
+    return torch.tensor(data, dtype=torch.float64)
+
+
+def _flat(v) -> list:
+    if isinstance(v, list):
+        return [x for part in v for x in _flat(part)]
+    return [v]
+
+
+def _close(derive_value, torch_value, tol=1e-12) -> bool:
+    ours = [float(sp.N(x, 30)) for x in _flat(derive_value)]
+    theirs = torch.as_tensor(torch_value).flatten().tolist()
+    return len(ours) == len(theirs) and all(
+        abs(a - b) <= tol * max(1.0, abs(b)) for a, b in zip(ours, theirs))
+
+
+# ------------------------------------------------------------------ the exercises
+
+MLP_GIVEN = {
+    "X": [[1, -1], [2, 0.5], [0, 1]],
+    "W1": [[1, 0.5], [-1, 2], [0.5, 0.5]],
+    "b1": [0, 0.5, -0.5],
+    "W2": [[1, -1, 0.5], [0.5, 1, -1], [-1, 0.5, 1]],
+    "b2": [0.1, 0, -0.1],
+    "y": [0, 2, 1],
+}
+"""A two-layer ReLU network, batch 3: Z1 = X·W1ᵀ + b1 is [[0.5, −2.5, −0.5], [2.25, −0.5,
+0.75], [0.5, 2.5, 0]], negative entries and one exact 0 (where relu′(0) matters)."""
+
+
+def _mlp_defines():
+    def z1(o, n):
+        return o.binary("+", o.matmul(n["X"], o.transpose(n["W1"])), n["b1"])
+
+    def h(o, n):
+        return n["Z1"].map(o.relu)
+
+    def z2(o, n):
+        return o.binary("+", o.matmul(n["H"], o.transpose(n["W2"])), n["b2"])
+    return [
+        ("Z1", "X @ W1.T + b1", z1, False),
+        ("H", "relu(Z1)", h, False),
+        ("Z2", "H @ W2.T + b2", z2, False),
+        ("L", "cross_entropy(Z2, y)", lambda o, n: o.cross_entropy(n["Z2"], n["y"]), False),
+        ("gW1", "grad(L, W1)", lambda o, n: o.grad(n["L"], n["W1"]), True),
+        ("gb1", "grad(L, b1)", lambda o, n: o.grad(n["L"], n["b1"]), True),
+        ("gW2", "grad(L, W2)", lambda o, n: o.grad(n["L"], n["W2"]), True),
+    ]
+
+
+def _mlp_torch(relu=F.relu, loss="mean", dz2=None, mask=None):
+    """The student's code: the forward pass with `relu`, the loss with `loss` reduction, and
+    the backward pass by autograd, or by hand from `dz2` (the gradient at the logits) with the
+    ReLU's derivative `mask(Z1)`."""
+    X, y = _t(MLP_GIVEN["X"]), torch.tensor(MLP_GIVEN["y"])
+    W1, b1, W2, b2 = (_t(MLP_GIVEN[k]).requires_grad_() for k in ("W1", "b1", "W2", "b2"))
+    Z1 = X @ W1.T + b1
+    H = relu(Z1)
+    Z2 = H @ W2.T + b2
+    L = F.cross_entropy(Z2, y, reduction=loss)
+    if dz2 is None and mask is None:
+        L.backward()
+        return {"L": L, "gW1": W1.grad, "gb1": b1.grad, "gW2": W2.grad}
+    with torch.no_grad():
+        p = torch.softmax(Z2, -1)
+        g2 = dz2(p, F.one_hot(y, 3).double()) if dz2 else (p - F.one_hot(y, 3)) / 3
+        gW2 = g2.T @ H
+        dH = g2 @ W2
+        dZ1 = dH * mask(Z1) if mask else dH
+        return {"L": L, "gW1": dZ1.T @ X, "gb1": dZ1.sum(0), "gW2": gW2}
+
+
+SOFT_GIVEN = {
+    "Q": [[1, 0.5], [-1, 2], [0.5, 1]],
+    "K": [[2, 1], [0.5, -1], [1, 1.5]],
+    "d": 4,
+    "T": 2,
+}
+
+
+def _soft_defines():
+    def s(o, n):
+        scale = tensor.Tensor.scalar(sp.sqrt(n["d"].item))
+        return o.binary("/", o.matmul(n["Q"], o.transpose(n["K"])), scale)
+    return [
+        ("S", "Q @ K.T / sqrt(d)", s, False),
+        ("A", "softmax(S)", lambda o, n: o.softmax(n["S"], -1), False),
+        ("G", "log_softmax(S, dim=-1)", lambda o, n: o.log_softmax(n["S"], -1), False),
+        ("lse", "logsumexp(S, dim=-1)", lambda o, n: o.logsumexp(n["S"], -1), False),
+        ("P", "softmax(S / T)", lambda o, n: o.softmax(o.binary("/", n["S"], n["T"]), -1),
+         False),
+        ("rows", "sum(S, dim=1)", lambda o, n: o.reduce("sum", n["S"], 1), False),
+        ("cols", "mean(S, dim=0)", lambda o, n: o.reduce("mean", n["S"], 0), False),
+    ]
+
+
+def _soft_torch(scale=None, temperature=None):
+    Q, K = _t(SOFT_GIVEN["Q"]), _t(SOFT_GIVEN["K"])
+    d, T = SOFT_GIVEN["d"], SOFT_GIVEN["T"]
+    S = Q @ K.T / (scale(d) if scale else d ** 0.5)
+    return {"S": S, "A": torch.softmax(S, -1), "G": torch.log_softmax(S, -1),
+            "lse": torch.logsumexp(S, -1),
+            "P": torch.softmax(temperature(S, T) if temperature else S / T, -1),
+            "rows": S.sum(1), "cols": S.mean(0)}
+
+
+LN_GIVEN = {
+    "X": [[1, 2, 4], [0.5, -1, 0]],
+    "g": [1, 0.5, 2],
+    "b": [0, 0.1, -0.1],
+    "Y": [[0, 1, 0], [1, 0, -1]],
+}
+
+
+def _ln_defines():
+    return [
+        ("N", "layer_norm(X, eps=0.1, weight=g, bias=b)",
+         lambda o, n: o.layer_norm(n["X"], q(0.1), n["g"], n["b"]), False),
+        ("L", "mse_loss(N, Y)", lambda o, n: o.mse_loss(n["N"], n["Y"]), False),
+        ("gg", "grad(L, g)", lambda o, n: o.grad(n["L"], n["g"]), True),
+    ]
+
+
+def _ln_torch(norm=None, loss="mean"):
+    X, Y = _t(LN_GIVEN["X"]), _t(LN_GIVEN["Y"])
+    g, b = (_t(LN_GIVEN[k]).requires_grad_() for k in ("g", "b"))
+    if norm is None:
+        N = F.layer_norm(X, (3,), g, b, eps=0.1)
+    else:
+        N = norm(X) * g + b
+    L = F.mse_loss(N, Y, reduction=loss)
+    L.backward()
+    return {"N": N.detach(), "L": L.detach(), "gg": g.grad}
+
+
+MEAN_GIVEN = {"X": [[1, 2], [0.5, -1], [2, 0]], "w": [0.5, -1], "y": [1, 0, 2]}
+
+
+def _mean_defines():
+    return [
+        ("e", "(X @ w - y)^2", lambda o, n: o.binary("^", o.binary(
+            "-", o.matmul(n["X"], n["w"]), n["y"]), tensor.Tensor.scalar(sp.Integer(2))),
+         False),
+        ("L", "mean(e)", lambda o, n: o.reduce("mean", n["e"]), False),
+        ("gw", "grad(L, w)", lambda o, n: o.grad(n["L"], n["w"]), True),
+    ]
+
+
+def _mean_torch(reduce=torch.mean):
+    X, y = _t(MEAN_GIVEN["X"]), _t(MEAN_GIVEN["y"])
+    w = _t(MEAN_GIVEN["w"]).requires_grad_()
+    L = reduce((X @ w - y) ** 2)
+    L.backward()
+    return {"L": L.detach(), "gw": w.grad}
+
+
+_EXERCISES: dict[str, Exercise] = {}
+
+
+def exercise(name: str) -> Exercise:
+    if name not in _EXERCISES:
+        given, defines = {"mlp": (MLP_GIVEN, _mlp_defines), "soft": (SOFT_GIVEN, _soft_defines),
+                          "ln": (LN_GIVEN, _ln_defines),
+                          "mean": (MEAN_GIVEN, _mean_defines)}[name]
+        _EXERCISES[name] = Exercise(given, defines())
+    return _EXERCISES[name]
+
+
+def _unbiased(X):
+    return (X - X.mean(-1, keepdim=True)) / torch.sqrt(X.var(-1, unbiased=True, keepdim=True)
+                                                       + 0.1)
+
+
+def _eps_outside(X):
+    mu = X.mean(-1, keepdim=True)
+    return (X - mu) / (torch.sqrt(((X - mu) ** 2).mean(-1, keepdim=True)) + 0.1)
+
+
+CASES = [
+    # (mistake, exercise, quantity, the student's value in torch, the site's words)
+    ("transposed", "mlp", "gW2", lambda: _mlp_torch()["gW2"].T, "transpose"),
+    ("transposed", "soft", "A", lambda: _soft_torch()["A"].T, "transpose"),
+    ("batch_sum", "mlp", "L", lambda: _mlp_torch(loss="sum")["L"], "cross-entropy"),
+    ("batch_sum", "mlp", "gW1", lambda: _mlp_torch(loss="sum")["gW1"], "cross-entropy"),
+    ("batch_sum", "ln", "gg", lambda: _ln_torch(loss="sum")["gg"], "squared errors"),
+    ("batch_sum", "mean", "gw", lambda: _mean_torch(torch.sum)["gw"], "sum over the batch"),
+    ("wrong_axis", "soft", "A", lambda: torch.softmax(_soft_torch()["S"], 0), "softmax"),
+    ("wrong_axis", "soft", "G", lambda: torch.log_softmax(_soft_torch()["S"], 0),
+     "log-softmax"),
+    ("wrong_axis", "soft", "lse", lambda: torch.logsumexp(_soft_torch()["S"], 0),
+     "log-sum-exp"),
+    ("wrong_axis", "soft", "rows", lambda: _soft_torch()["S"].sum(0), "the sum"),
+    ("wrong_axis", "soft", "cols", lambda: _soft_torch()["S"].mean(1), "the mean"),
+    ("onehot_not_subtracted", "mlp", "gW2",
+     lambda: _mlp_torch(dz2=lambda p, y: p / 3, mask=lambda z: (z > 0).double())["gW2"], "p/B"),
+    ("onehot_not_subtracted", "mlp", "gW1",
+     lambda: _mlp_torch(dz2=lambda p, y: p / 3, mask=lambda z: (z > 0).double())["gW1"], "p/B"),
+    ("mask_forgotten", "mlp", "gW1", lambda: _mlp_torch(mask=lambda z: torch.ones_like(z))["gW1"],
+     "mask"),
+    ("mask_forgotten", "mlp", "gb1", lambda: _mlp_torch(mask=lambda z: torch.ones_like(z))["gb1"],
+     "mask"),
+    ("relu_prime_one", "mlp", "gW1", lambda: _mlp_torch(mask=lambda z: (z >= 0).double())["gW1"],
+     "taken as 1"),
+    ("relu_prime_half", "mlp", "gb1",
+     lambda: _mlp_torch(mask=lambda z: (z > 0).double() + 0.5 * (z == 0).double())["gb1"],
+     "1/2"),
+    ("preactivation", "mlp", "L", lambda: _mlp_torch(relu=lambda z: z)["L"], "pre-activation"),
+    ("preactivation", "mlp", "gW1", lambda: _mlp_torch(relu=lambda z: z)["gW1"],
+     "pre-activation"),
+    ("exp_forgotten", "soft", "A",
+     lambda: (lambda S: S / S.sum(-1, keepdim=True))(_soft_torch()["S"]), "exponential"),
+    ("lse_max", "soft", "lse", lambda: _soft_torch()["S"].amax(-1), "maximum"),
+    ("temperature_multiplied", "soft", "P",
+     lambda: _soft_torch(temperature=lambda S, T: S * T)["P"], "temperature"),
+    ("inv_d", "soft", "A", lambda: _soft_torch(scale=lambda d: d)["A"], "square root"),
+    ("inv_d", "soft", "S", lambda: _soft_torch(scale=lambda d: d)["S"], "square root"),
+    ("eps_outside_sqrt", "ln", "N", lambda: _ln_torch(norm=_eps_outside)["N"], "outside"),
+    ("eps_outside_sqrt", "ln", "gg", lambda: _ln_torch(norm=_eps_outside)["gg"], "outside"),
+    ("unbiased_variance", "ln", "N", lambda: _ln_torch(norm=_unbiased)["N"], "unbiased"),
+    ("unbiased_variance", "ln", "L", lambda: _ln_torch(norm=_unbiased)["L"], "unbiased"),
+]
+
+
+def _candidates(ex: Exercise, mistake: str, target: str):
+    return [c for m in ex.mistakes if m.name == mistake and m.target == target
+            for c in m.candidates(None)]
+
+
+@pytest.mark.parametrize("mistake,name,target,student,words", CASES,
+                         ids=[f"{c[0]}-{c[1]}-{c[2]}" for c in CASES])
+def test_the_mistake_is_the_students_torch_code(mistake, name, target, student, words):
+    """derive's value of the mistake (the exercise rebuilt under the mistaken operation)
+    equals the student's wrong code in torch float64, to 1e-12, and differs from the right
+    value: the site that gives it is worded as the mistake is."""
+    ex = exercise(name)
+    wrong = student()
+    found = [c for c in _candidates(ex, mistake, target) if _close(c.value, wrong)]
+    assert found, [str(c.en) for c in _candidates(ex, mistake, target)]
+    assert words in found[0].en
+    assert not _close(ex.value(target), wrong)
+
+
+def test_every_mistake_has_a_case():
+    assert {c[0] for c in CASES} == set(BY_ID)
