@@ -15,10 +15,13 @@ import sympy as sp
 import torch
 import torch.nn.functional as F
 
+from derive.exercises import evidence
+from derive.exercises.claims import Claim, holds, parse_claim
+from derive.exercises.shape import Where
 from derive.graph import tensor
 from derive.graph.graph import Graph
 from derive.graph.node import Node
-from derive.graph.tensor_mistakes import BY_ID, Quantity
+from derive.graph.tensor_mistakes import BY_ID, MISTAKES, Quantity
 from derive.recipes.tensor_variants import tensor_mistakes
 
 torch.set_default_dtype(torch.float64)
@@ -178,12 +181,13 @@ def _mlp_defines():
     ]
 
 
-def _mlp_torch(relu=F.relu, loss="mean", dz2=None, mask=None):
+def _mlp_torch(relu=F.relu, loss="mean", dz2=None, mask=None, given=MLP_GIVEN):
     """The student's code: the forward pass with `relu`, the loss with `loss` reduction, and
     the backward pass by autograd, or by hand from `dz2` (the gradient at the logits) with the
     ReLU's derivative `mask(Z1)`."""
-    X, y = _t(MLP_GIVEN["X"]), torch.tensor(MLP_GIVEN["y"])
-    W1, b1, W2, b2 = (_t(MLP_GIVEN[k]).requires_grad_() for k in ("W1", "b1", "W2", "b2"))
+    X, y = _t(given["X"]), torch.tensor(given["y"])
+    W1, b1, W2, b2 = (_t(given[k]).requires_grad_() for k in ("W1", "b1", "W2", "b2"))
+    B, C = X.shape[0], W2.shape[0]
     Z1 = X @ W1.T + b1
     H = relu(Z1)
     Z2 = H @ W2.T + b2
@@ -193,7 +197,7 @@ def _mlp_torch(relu=F.relu, loss="mean", dz2=None, mask=None):
         return {"L": L, "gW1": W1.grad, "gb1": b1.grad, "gW2": W2.grad}
     with torch.no_grad():
         p = torch.softmax(Z2, -1)
-        g2 = dz2(p, F.one_hot(y, 3).double()) if dz2 else (p - F.one_hot(y, 3)) / 3
+        g2 = dz2(p, F.one_hot(y, C).double()) if dz2 else (p - F.one_hot(y, C)) / B
         gW2 = g2.T @ H
         dH = g2 @ W2
         dZ1 = dH * mask(Z1) if mask else dH
@@ -266,6 +270,18 @@ def _ln_torch(norm=None, loss="mean"):
 MEAN_GIVEN = {"X": [[1, 2], [0.5, -1], [2, 0]], "w": [0.5, -1], "y": [1, 0, 2]}
 
 
+TIE_GIVEN = {
+    "X": [[1, 0], [0, 1]],
+    "W1": [[1, 0], [0, 2]],
+    "b1": [0, 0],
+    "W2": [[1, -1], [0.5, 1]],
+    "b2": [0, 0.5],
+    "y": [0, 1],
+}
+"""Z1 = [[1, 0], [0, 2]]: no negative pre-activation, two exact 0s. Where z ≥ 0 everywhere,
+relu′(0) taken as 1 and the mask forgotten give the same gradient: a tie."""
+
+
 def _mean_defines():
     return [
         ("e", "(X @ w - y)^2", lambda o, n: o.binary("^", o.binary(
@@ -290,6 +306,7 @@ _EXERCISES: dict[str, Exercise] = {}
 def exercise(name: str) -> Exercise:
     if name not in _EXERCISES:
         given, defines = {"mlp": (MLP_GIVEN, _mlp_defines), "soft": (SOFT_GIVEN, _soft_defines),
+                          "tie": (TIE_GIVEN, _mlp_defines),
                           "ln": (LN_GIVEN, _ln_defines),
                           "mean": (MEAN_GIVEN, _mean_defines)}[name]
         _EXERCISES[name] = Exercise(given, defines())
@@ -372,3 +389,126 @@ def test_the_mistake_is_the_students_torch_code(mistake, name, target, student, 
 
 def test_every_mistake_has_a_case():
     assert {c[0] for c in CASES} == set(BY_ID)
+
+
+# ------------------------------------------------------------------ the rule of evidence
+
+def _claim(value) -> Claim:
+    """A claim as an author writes it, from torch's value: each entry to 6 places."""
+    def raw(x):
+        return [raw(v) for v in x] if isinstance(x, list) else f"{x:.6f}"
+    return parse_claim(raw(torch.as_tensor(value).tolist()), Where("t.toml", "t"), "claim")
+
+
+def _fits(ex: Exercise, target: str, claim: Claim) -> list[evidence.Fit]:
+    """The whole-tensor mistakes of `target` that give the claim (the first candidate of each
+    that holds, as derive.exercises.diagnosis._fits takes it)."""
+    out = []
+    for m in ex.mistakes:
+        if m.target != target:
+            continue
+        for c in m.candidates(None):
+            if holds(claim, c.value):
+                out.append(evidence.Fit(m.name, c.en, c.zh, m.origin))
+                break
+    return out
+
+
+@pytest.mark.parametrize("mistake,name,target,student,words", CASES,
+                         ids=[f"{c[0]}-{c[1]}-{c[2]}" for c in CASES])
+def test_a_planted_claim_is_named(mistake, name, target, student, words):
+    """The student's torch value, claimed to 6 places, is named: the one mistake that gives
+    it, by the rule of evidence (no other whole-tensor mistake gives it)."""
+    ex = exercise(name)
+    claim = _claim(student())
+    assert not holds(claim, ex.value(target))
+    certainty, fits = evidence.weigh(_fits(ex, target, claim))
+    assert (certainty, [f.name for f in fits]) == (evidence.NAMED, [mistake])
+    assert words in fits[0].en
+
+
+@pytest.mark.parametrize("mistake,name,target,student,words", CASES[::3],
+                         ids=[f"{c[0]}-{c[1]}-{c[2]}" for c in CASES[::3]])
+def test_a_claim_off_in_one_entry_is_not_named(mistake, name, target, student, words):
+    """The mistake's value with one entry moved by 0.01 is no mistake's value."""
+    right = torch.as_tensor(student())
+    wrong = right.flatten().clone()
+    wrong[-1] += 0.01
+    wrong = wrong.reshape(right.shape)
+    assert _fits(exercise(name), target, _claim(wrong)) == []
+
+
+@pytest.mark.parametrize("name,target,right", [
+    ("mlp", "gW1", lambda: _mlp_torch()["gW1"]), ("mlp", "L", lambda: _mlp_torch()["L"]),
+    ("soft", "A", lambda: _soft_torch()["A"]), ("soft", "P", lambda: _soft_torch()["P"]),
+    ("ln", "N", lambda: _ln_torch()["N"]), ("mean", "gw", lambda: _mean_torch()["gw"])])
+def test_a_right_claim_is_no_mistake(name, target, right):
+    """torch's right value is no mistake's value: no mistake changes nothing."""
+    ex = exercise(name)
+    claim = _claim(right())
+    assert holds(claim, ex.value(target))
+    assert _fits(ex, target, claim) == []
+
+
+def test_two_mistakes_at_once_are_a_tie():
+    """With no negative pre-activation, relu′(0) taken as 1, the mask forgotten and the
+    pre-activation for the activation (relu(z) = z there) give the same gradient: a tie of
+    three, none named; relu′(0) = ½ still differs and is named."""
+    ex = exercise("tie")
+    ones = _claim(_mlp_torch(mask=lambda z: torch.ones_like(z), given=TIE_GIVEN)["gW1"])
+    certainty, fits = evidence.weigh(_fits(ex, "gW1", ones))
+    assert certainty == evidence.TIED
+    assert [f.name for f in fits] == ["mask_forgotten", "relu_prime_one", "preactivation"]
+    half = _claim(_mlp_torch(mask=lambda z: (z > 0).double() + 0.5 * (z == 0).double(),
+                             given=TIE_GIVEN)["gW1"])
+    certainty, fits = evidence.weigh(_fits(ex, "gW1", half))
+    assert (certainty, [f.name for f in fits]) == (evidence.NAMED, ["relu_prime_half"])
+
+
+def test_a_mistake_that_changes_nothing_gives_no_variant():
+    """A softmax over a vector has no other axis, the MLP has no softmax, LayerNorm or
+    temperature: none of those mistakes is offered for its quantities."""
+    names = {m.name for m in exercise("mlp").mistakes}
+    assert names == {"transposed", "batch_sum", "onehot_not_subtracted", "mask_forgotten",
+                     "relu_prime_one", "relu_prime_half", "preactivation"}
+    assert {m.name for m in exercise("ln").mistakes} == {
+        "batch_sum", "eps_outside_sqrt", "unbiased_variance"}
+    # a backward mistake leaves the forward quantities alone: the loss is right under it
+    assert not [m for m in exercise("mlp").mistakes if m.target in ("Z1", "H", "Z2", "L")
+                and m.name in ("mask_forgotten", "relu_prime_one", "relu_prime_half",
+                               "onehot_not_subtracted")]
+
+
+# ------------------------------------------------------------------ the words
+
+def test_the_words_are_plain_text_without_markup():
+    """check's and JSON's text: no LaTeX, no dollar, no SymPy name; every mistake and site
+    worded in both languages, the Chinese with Chinese in it."""
+    for m in MISTAKES:
+        words = [(m.en, m.zh)] + [(s.en, s.zh) for s in m.sites if s.en is not None]
+        for en, zh in words:
+            for w in (en, zh):
+                assert w and not any(bad in str(w) for bad in ("\\", "$", "Heaviside", "**"))
+            assert any("\u4e00" <= ch <= "\u9fff" for ch in str(zh)), str(zh)
+    assert str(BY_ID["relu_prime_half"].en) == "relu′(0) taken as 1/2 (torch takes 0)"
+    assert str(BY_ID["eps_outside_sqrt"].en) == (
+        "LayerNorm's ε added outside the square root: √(σ²) + ε in place of √(σ² + ε)")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_words_render_with_katex(lang):
+    """Every span of every mistake's words, typeset as the Markdown export writes them, is
+    rendered by KaTeX without an error."""
+    from test_export import katex_failures, math_spans
+
+    from derive.render.document import Document, Paragraph, to_markdown
+    from derive.render.said import typeset
+    spans = []
+    for m in MISTAKES:
+        for w in [m.en, m.zh] + [x for s in m.sites for x in (s.en, s.zh) if x is not None]:
+            if (lang == "zh") == any("\u4e00" <= ch <= "\u9fff" for ch in str(w)):
+                md = to_markdown(Document("w", (Paragraph(typeset(w)),), lang))
+                spans += math_spans(md, m.id)
+    assert len(spans) > 20
+    failures = katex_failures(spans)
+    assert not failures, failures[:3]
