@@ -12,10 +12,12 @@ record's own (x_1 is x). Status: `equivalent` when the kernel proves claim = for
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import sympy as sp
 
+from derive.exercises.author_facts import NONE, AuthorFacts, read_facts
 from derive.exercises.errors import ExerciseNotSupported, did_you_mean
 from derive.exercises.formula_names import _Symbols, _unnamed
 from derive.exercises.formula_steps import StepForm, step_quantity
@@ -82,6 +84,9 @@ class FormulaAnswer:
     domain: tuple = ()
     """The conditions (expression, Relation) under which the formula, as written, is defined
     (√x² is x to SymPy, but the formula needs x ≥ 0): facts of the comparison."""
+    facts: AuthorFacts = NONE
+    """What the exercise states about its givens (a one-hot label): the claim is judged under
+    it, case by case (derive/exercises/author_facts.py)."""
 
 
 @dataclass(frozen=True)
@@ -194,8 +199,31 @@ def _block_meanings(recipe: Recipe, graph: Graph) -> dict:
     return author.microbatch_meanings()
 
 
+def given_facts(raw, recipe: Recipe, given: dict, where: Where) -> AuthorFacts:
+    """The exercise's `facts` (derive/exercises/author_facts.py), read against the givens that
+    are numbers: their symbols in the graph and their exact values."""
+    ctx = Context(recipe, given)
+    graph = recipe.graph(ctx) if recipe.graph is not None else None
+    if graph is None:
+        raise ExerciseNotSupported(where.path, where.exercise, "facts",
+                                   f"facts for {recipe.name} (it has no derivation graph)",
+                                   "state facts in a formulas exercise")
+    symbols, values = {}, {}
+    for name, sym in _Symbols(graph, Specialiser(graph, ctx), ctx).scalars.items():
+        binder = graph.inputs.get(name)
+        if binder is None:
+            continue
+        try:
+            value = binder(ctx)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            continue
+        if isinstance(value, sp.Expr) and value.is_Rational:
+            symbols[name], values[name] = sym, value
+    return read_facts(raw, symbols, values, where)
+
+
 def prepare(text: object, recipe: Recipe, given: dict, name: str, where: Where,
-            key: str) -> FormulaAnswer:
+            key: str, facts: AuthorFacts = NONE) -> FormulaAnswer:
     """A formula claim read against the exercise: ExerciseError (invalid: not a formula, an
     unknown name, a family without its index) or ExerciseNotSupported (the quantity has no
     symbolic form, the formula asks for more than the language does)."""
@@ -250,7 +278,7 @@ def prepare(text: object, recipe: Recipe, given: dict, name: str, where: Where,
             not_supported(f"{shown!r}: {exc}", "write it from the step before: members t "
                           "and t-1 (w_{t-1}, g_t)")
     return FormulaAnswer(text, expr, tuple(folded_away(
-        [(c.xreplace(subs), relation) for c, relation in written], expr)))
+        [(c.xreplace(subs), relation) for c, relation in written], expr)), facts)
 
 
 def _resolve(e: sp.Expr, text: str, shown: str, graph: Graph, symbols: _Symbols, name: str,
@@ -368,11 +396,17 @@ def _natural(name: str) -> tuple:
     return (base, int(member)) if base and member.isdigit() else (name, -1)
 
 
-def _witness(decision, member: int | None) -> dict:
-
+def _witness(decision, member: int | None, case: tuple = ()) -> dict:
+    """The witness as exact strings; with the exercise's facts, the values its case fixed (a
+    one-hot label, a given eliminated by an equation, at the witness's point) too."""
     w = decision.witness
     out = {}
     named = [(label.replace("[", "_").replace("]", ""), value) for label, value in w.assignment]
+    at = dict(w.symbols)
+    have = {label for label, _ in named}
+    for s, e in case:
+        if s.name not in have:
+            named.append((s.name, sp.sympify(e).xreplace(at)))
     for label, value in sorted(named, key=lambda lv: _natural(lv[0])):
         out[label] = exact_str(value)
     out["claimed"] = exact_str(w.lhs)
@@ -430,11 +464,14 @@ def judge_formula(answer: FormulaAnswer, recipe: Recipe, given: dict, name: str,
         return spec(_at_member(e, {} if m is None else {node.indices[0]: sp.Integer(m)}))
 
     reasons = []
-    for m in members:
+    for m, case in itertools.product(members, answer.facts.cases):
+        sub = dict(case)
         try:
-            expected = written(node.head, m)
-            claimed = written(answer.expr, m)
-            facts = tuple(domain_fact(written(c, m), relation) for c, relation in answer.domain)
+            expected = written(node.head, m).xreplace(sub)
+            claimed = written(answer.expr, m).xreplace(sub)
+            facts = tuple(domain_fact(written(c, m).xreplace(sub), relation)
+                          for c, relation in answer.domain)
+            facts += answer.facts.kernel_facts(case)
             facts += domain_facts(claimed.free_symbols | expected.free_symbols)
         except TooLarge:
             if m is not None:
@@ -447,7 +484,7 @@ def judge_formula(answer: FormulaAnswer, recipe: Recipe, given: dict, name: str,
         if through_kink(expected):  # a witness still shows a wrong formula; no proof is sought
             d = refute(claimed, expected, facts=facts, seconds=min(seconds, 1.0))
             if d.witness is not None:
-                return Judgement("wrong", witness=_witness(d, m))
+                return Judgement("wrong", witness=_witness(d, m, case))
             return undecided(because("kink", name=name))
         if _same(claimed, expected):
             continue  # equal wherever defined, whatever the size of their expansion
@@ -460,7 +497,7 @@ def judge_formula(answer: FormulaAnswer, recipe: Recipe, given: dict, name: str,
         else:
             d = decide(claimed, expected, facts, seconds)
         if d.witness is not None:
-            return Judgement("wrong", witness=_witness(d, m))
+            return Judgement("wrong", witness=_witness(d, m, case))
         if not d.proved:
             reasons.append(_left_undecided(d, seconds, graph))
     if reasons:

@@ -15,9 +15,10 @@ from dataclasses import dataclass, field, replace
 import sympy as sp
 
 from derive.exercises import declared, notation
+from derive.exercises.author_facts import NONE
 from derive.exercises.claims import parse_claim
 from derive.exercises.errors import ExerciseNotSupported, did_you_mean
-from derive.exercises.formulas import prepare
+from derive.exercises.formulas import given_facts, prepare
 from derive.exercises.reader import Written
 from derive.exercises.shape import EXERCISE_KEYS, ID_CHARS, table_shape, unknown_key  # noqa: F401
 from derive.exercises.values import Where, kind_of, number, shown
@@ -381,6 +382,7 @@ def exercise(table, path: str, index: int, written=None) -> Exercise:
         where.fail("claims", f"is {kind_of(raw_claims)}", "write an [exercise.claims] table")
     names = [q.name for q in recipe.available(given)]
     all_names = [q.name for q in recipe.quantities]
+    facts = given_facts(table["facts"], recipe, given, where) if "facts" in table else NONE
     claims = {}
     for key, value in raw_claims.items():
         if key not in names:
@@ -396,7 +398,8 @@ def exercise(table, path: str, index: int, written=None) -> Exercise:
 
 
             claims[key] = replace(claims[key], formula=prepare(
-                claims[key].formula, recipe, given, key, where, f"claims.{key}.formula"))
+                claims[key].formula, recipe, given, key, where, f"claims.{key}.formula",
+                facts))
     vary = parse_vary(table["vary"], where, raw_given, recipe, convert, OPTIMIZER_KINDS) \
         if "vary" in table else ()
     require = parse_require(table["require"], where, names, recipe, raw_given) \

@@ -14,7 +14,7 @@ from derive.ids import RECIPE_NAMES
 
 ID_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
 EXERCISE_KEYS = ("id", "title", "recipe", "given", "define", "claims", "vary", "require",
-                 "mistakes")
+                 "mistakes", "facts")
 
 
 class Where:

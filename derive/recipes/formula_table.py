@@ -29,10 +29,28 @@ RECORDS, MICROBATCHES, STEPS = "records", "microbatches", "steps"
 TABLES = (RECORDS, MICROBATCHES, STEPS)
 """Givens that are not numbers: the records (a table with named columns), the records grouped
 into microbatches, and the number of steps of a recurrence."""
-RESERVED = frozenset({*FUNCTIONS, *CONSTANTS, "min", "max", "grad", "sum", "mean", "d", "i", "j",
-                      "k", "t", "N", "K", "T", "n", "c", "B", "in", *TABLES})
-"""Names an author may not give: the language's functions, the indices and the families'
-sizes, the tables' keys."""
+WORDS = frozenset({*FUNCTIONS, *CONSTANTS, "min", "max", "grad", "sum", "mean", "in", "j",
+                   *TABLES})
+"""Names no author may give: the language's functions and words, π, the elements' index j and
+the tables' keys."""
+BY_TABLE = {
+    RECORDS: frozenset({"i", "N"}),
+    MICROBATCHES: frozenset({"i", "N", "k", "K", "n", "c", "B"}),
+    STEPS: frozenset({"t", "T"}),
+}
+"""Names an exercise's families take, reserved only where that family is given: records
+i = 1…N; microbatches k = 1…K of n_k records, boundaries c_k, blocks B_k; steps t = 1…T. So an
+exercise without steps may name a temperature T, and one without microbatches a count n, a
+class c or a batch size B (issue 35: 30 names were reserved everywhere)."""
+RESERVED = WORDS | frozenset().union(*BY_TABLE.values())
+"""Every name reserved in some exercise."""
+
+
+def reserved(tables) -> frozenset[str]:
+    """The names reserved in an exercise whose givens include `tables`."""
+    return WORDS.union(*(BY_TABLE[t] for t in tables if t in BY_TABLE))
+
+
 DEFAULT_COLUMNS = ("x", "y")
 
 FAMILIES = {
@@ -66,20 +84,28 @@ def canonical(name: str) -> str:
     return ALIASES.get(name, name)
 
 
-def check_name(name, key: str, what: str) -> str:
-    """A valid name for a given, a column or a quantity, else DefineError."""
+def check_name(name, key: str, what: str, taken: frozenset[str] = RESERVED) -> str:
+    """A valid name for a given, a column or a quantity, else DefineError (`taken`: the
+    names reserved in this exercise)."""
     if not isinstance(name, str) or not NAME.match(name) or len(name) > MAX_NAME:
         shown = name if isinstance(name, str) and len(name) <= MAX_NAME else "this name"
         raise DefineError(key, f"{shown!r} is not a name for {what}",
                           "write letters and digits, parts joined by '_' of two or more "
                           "characters (w_new, b_gradient, x1), at most 30 characters")
-    if name in RESERVED or canonical(name) in RESERVED:
-        raise DefineError(key, f"{name!r} is a reserved name",
-                          "choose another: " + ", ".join(sorted(RESERVED)) + " are taken")
+    if name in taken or canonical(name) in taken:
+        word = name if name in taken else canonical(name)
+        family = next((t for t, names in BY_TABLE.items() if word in names and word not in
+                       WORDS), None)
+        why = (f"in an exercise with {family} it is the family's " +
+               ("index" if word.islower() and word in "ikt" else "own name")) if family else \
+            "the formula language reads it"
+        raise DefineError(key, f"{name!r} is a reserved name ({why})",
+                          f"choose another, such as {name}0; taken here: "
+                          + ", ".join(sorted(taken, key=str.lower)))
     return name
 
 
-def columns_of(raw, key: str) -> tuple[str, ...]:
+def columns_of(raw, key: str, taken: frozenset[str] = RESERVED) -> tuple[str, ...]:
     """The column names of a records table as written: `{ columns = [...], rows = [...] }`,
     or [x, y] for a plain list of pairs."""
     if not isinstance(raw, dict):
@@ -88,7 +114,7 @@ def columns_of(raw, key: str) -> tuple[str, ...]:
     if not isinstance(cols, list) or not cols or len(cols) > 50:
         raise DefineError(f"{key}.columns", "is missing or not a list of 1 to 50 names",
                           'write columns = ["x", "y"] (or ["x1", "x2", "y"])')
-    out = tuple(check_name(c, f"{key}.columns", "a column") for c in cols)
+    out = tuple(check_name(c, f"{key}.columns", "a column", taken) for c in cols)
     if len({canonical(c) for c in out}) != len(out):
         raise DefineError(f"{key}.columns", "names one column twice", "give each column once")
     return out
@@ -107,7 +133,7 @@ MAX_TITLE = 200
 DEFINE_KEYS = ("formula", "start", "title", "title_zh")
 
 
-def _defines(raw) -> tuple[_Define, ...]:
+def _defines(raw, taken: frozenset[str] = RESERVED) -> tuple[_Define, ...]:
     if not isinstance(raw, dict) or not raw:
         raise DefineError("define", "is missing or empty",
                           'write an [exercise.define] table: loss = "mean_i((w*x_i - y_i)^2/2)"')
@@ -117,7 +143,7 @@ def _defines(raw) -> tuple[_Define, ...]:
     out = []
     for name, value in raw.items():
         key = f"define.{name}"
-        check_name(name, key, "a quantity")
+        check_name(name, key, "a quantity", taken)
         if isinstance(value, str):
             out.append(_Define(name, value, None))
         elif isinstance(value, dict):
@@ -151,7 +177,7 @@ def _kinds(raw_given: Mapping) -> dict[str, str]:
         elif name in (RECORDS, MICROBATCHES):
             out[name] = "rows" if name == RECORDS else "row_groups"
         else:
-            check_name(name, f"given.{name}", "a given")
+            check_name(name, f"given.{name}", "a given", reserved(raw_given))
             if isinstance(value, str) and not _looks_numeric(value):
                 raise DefineError(f"given.{name}", f"is the text {value[:40]!r}",
                                   "a given is a number; write formulas in [exercise.define]")

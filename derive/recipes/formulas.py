@@ -56,6 +56,7 @@ from derive.recipes.formula_table import (  # noqa: F401 (names other modules re
     canonical,
     check_name,
     columns_of,
+    reserved,
 )
 from derive.recipes.graphed import Graphed, mutation_mistakes, one_member_a_number
 
@@ -66,11 +67,12 @@ def recipe_for(raw_given: Mapping, raw_define) -> Recipe:
     if not isinstance(raw_given, dict):
         raise DefineError("given", "is not a table", "write an [exercise.given] table")
     kinds = _kinds(raw_given)
+    taken = reserved(raw_given)
     columns = ()
     for table in (RECORDS, MICROBATCHES):
         if table in raw_given:
-            columns = columns_of(raw_given[table], f"given.{table}")
-    defines = _defines(raw_define)
+            columns = columns_of(raw_given[table], f"given.{table}", taken)
+    defines = _defines(raw_define, taken)
     key = (tuple(sorted(kinds.items())), columns,
            tuple((d.name, d.text, d.start, d.title, d.title_zh) for d in defines))
     return _recipe(key)
