@@ -6,7 +6,6 @@ mistakes give at once)."""
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from fractions import Fraction
 
@@ -21,36 +20,11 @@ from derive.exercises.shape import Where
 from derive.graph import tensor
 from derive.graph.graph import Graph
 from derive.graph.node import Node
+from derive.graph.tensor_language import OPS, parse_tensor
 from derive.graph.tensor_mistakes import BY_ID, MISTAKES, Quantity
 from derive.recipes.tensor_variants import tensor_mistakes
 
 torch.set_default_dtype(torch.float64)
-
-
-@dataclasses.dataclass(frozen=True)
-class Ops:
-    """The operations of derive/graph/tensor.py as the parser's Ops table holds them (one
-    field per function, `relu` the element-wise class)."""
-
-    binary: object = tensor.binary
-    matmul: object = tensor.matmul
-    transpose: object = tensor.transpose
-    compare: object = tensor.compare
-    elementwise: object = tensor.elementwise
-    reduce: object = tensor.reduce
-    softmax: object = tensor.softmax
-    log_softmax: object = tensor.log_softmax
-    logsumexp: object = tensor.logsumexp
-    onehot: object = tensor.onehot
-    outer: object = tensor.outer
-    layer_norm: object = tensor.layer_norm
-    cross_entropy: object = tensor.cross_entropy
-    mse_loss: object = tensor.mse_loss
-    grad: object = tensor.grad
-    relu: object = tensor.ELEMENTWISE["relu"]
-
-
-OPS = Ops()
 
 
 def q(x) -> sp.Rational:
@@ -61,9 +35,9 @@ def q(x) -> sp.Rational:
 
 class Exercise:
     """Givens (name → nested lists of decimals) and defines (name, the formula as an author
-    writes it, the same formula as a program of the Ops, whether it takes a derivative), built
-    into derive's nodes as the formulas recipe builds them: one node per entry, a derivative
-    by `sympy.diff` of the loss written out down to the givens."""
+    writes it, whether it takes a derivative), read by derive's tensor parser and built into
+    derive's nodes as the formulas recipe builds them: one node per entry, a derivative by
+    `sympy.diff` of the loss written out down to the givens."""
 
     LABELS = ("y",)
     """Class indices, read as numbers when the formula is (torch's one_hot needs them)."""
@@ -91,8 +65,8 @@ class Exercise:
         written: dict[sp.Symbol, sp.Expr] = {}
         nodes = []
         self.shapes = {}
-        for name, _text, program, _ in self.defines:
-            t = program(ops, names)
+        for name, text, _ in self.defines:
+            t = parse_tensor(text, names, ops=ops)
             out = []
             for e in t.entries:
                 if e.has(sp.Derivative):
@@ -111,7 +85,7 @@ class Exercise:
         return [Quantity(name, self.shapes[name],
                          tuple(s.name for s in tensor.symbols(name, self.shapes[name]).entries),
                          text, derivative)
-                for name, text, _, derivative in self.defines]
+                for name, text, derivative in self.defines]
 
     def value(self, name: str, replace=None):
         scope = self.graph.scope(None, replace or {}, shared=lambda n: False)
@@ -162,22 +136,14 @@ MLP_GIVEN = {
 
 
 def _mlp_defines():
-    def z1(o, n):
-        return o.binary("+", o.matmul(n["X"], o.transpose(n["W1"])), n["b1"])
-
-    def h(o, n):
-        return n["Z1"].map(o.relu)
-
-    def z2(o, n):
-        return o.binary("+", o.matmul(n["H"], o.transpose(n["W2"])), n["b2"])
     return [
-        ("Z1", "X @ W1.T + b1", z1, False),
-        ("H", "relu(Z1)", h, False),
-        ("Z2", "H @ W2.T + b2", z2, False),
-        ("L", "cross_entropy(Z2, y)", lambda o, n: o.cross_entropy(n["Z2"], n["y"]), False),
-        ("gW1", "grad(L, W1)", lambda o, n: o.grad(n["L"], n["W1"]), True),
-        ("gb1", "grad(L, b1)", lambda o, n: o.grad(n["L"], n["b1"]), True),
-        ("gW2", "grad(L, W2)", lambda o, n: o.grad(n["L"], n["W2"]), True),
+        ("Z1", "X @ W1.T + b1", False),
+        ("H", "relu(Z1)", False),
+        ("Z2", "H @ W2.T + b2", False),
+        ("L", "cross_entropy(Z2, y)", False),
+        ("gW1", "grad(L, W1)", True),
+        ("gb1", "grad(L, b1)", True),
+        ("gW2", "grad(L, W2)", True),
     ]
 
 
@@ -213,18 +179,14 @@ SOFT_GIVEN = {
 
 
 def _soft_defines():
-    def s(o, n):
-        scale = tensor.Tensor.scalar(sp.sqrt(n["d"].item))
-        return o.binary("/", o.matmul(n["Q"], o.transpose(n["K"])), scale)
     return [
-        ("S", "Q @ K.T / sqrt(d)", s, False),
-        ("A", "softmax(S)", lambda o, n: o.softmax(n["S"], -1), False),
-        ("G", "log_softmax(S, dim=-1)", lambda o, n: o.log_softmax(n["S"], -1), False),
-        ("lse", "logsumexp(S, dim=-1)", lambda o, n: o.logsumexp(n["S"], -1), False),
-        ("P", "softmax(S / T)", lambda o, n: o.softmax(o.binary("/", n["S"], n["T"]), -1),
-         False),
-        ("rows", "sum(S, dim=1)", lambda o, n: o.reduce("sum", n["S"], 1), False),
-        ("cols", "mean(S, dim=0)", lambda o, n: o.reduce("mean", n["S"], 0), False),
+        ("S", "Q @ K.T / sqrt(d)", False),
+        ("A", "softmax(S)", False),
+        ("G", "log_softmax(S, dim=-1)", False),
+        ("lse", "logsumexp(S, dim=-1)", False),
+        ("P", "softmax(S / T)", False),
+        ("rows", "sum(S, dim=1)", False),
+        ("cols", "mean(S, dim=0)", False),
     ]
 
 
@@ -248,10 +210,9 @@ LN_GIVEN = {
 
 def _ln_defines():
     return [
-        ("N", "layer_norm(X, eps=0.1, weight=g, bias=b)",
-         lambda o, n: o.layer_norm(n["X"], q(0.1), n["g"], n["b"]), False),
-        ("L", "mse_loss(N, Y)", lambda o, n: o.mse_loss(n["N"], n["Y"]), False),
-        ("gg", "grad(L, g)", lambda o, n: o.grad(n["L"], n["g"]), True),
+        ("N", "layer_norm(X, eps=0.1, weight=g, bias=b)", False),
+        ("L", "mse_loss(N, Y)", False),
+        ("gg", "grad(L, g)", True),
     ]
 
 
@@ -284,11 +245,9 @@ relu′(0) taken as 1 and the mask forgotten give the same gradient: a tie."""
 
 def _mean_defines():
     return [
-        ("e", "(X @ w - y)^2", lambda o, n: o.binary("^", o.binary(
-            "-", o.matmul(n["X"], n["w"]), n["y"]), tensor.Tensor.scalar(sp.Integer(2))),
-         False),
-        ("L", "mean(e)", lambda o, n: o.reduce("mean", n["e"]), False),
-        ("gw", "grad(L, w)", lambda o, n: o.grad(n["L"], n["w"]), True),
+        ("e", "(X @ w - y)^2", False),
+        ("L", "mean(e)", False),
+        ("gw", "grad(L, w)", True),
     ]
 
 
