@@ -471,3 +471,16 @@ def test_the_words_render_with_katex(lang):
     assert len(spans) > 20
     failures = katex_failures(spans)
     assert not failures, failures[:3]
+
+
+def test_the_catalogue_lists_every_mistake_with_its_words():
+    """docs/diagnosis.md's table of whole-tensor mistakes: every mistake once, in the order
+    declared, with its kind and its words as check prints them."""
+    from pathlib import Path
+    text = Path(__file__).parent.parent.joinpath("docs", "diagnosis.md").read_text("utf-8")
+    section = text.split("### Whole-tensor mistakes", 1)[1].split("\n## ", 1)[0]
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in section.splitlines()
+            if line.startswith("| `")]
+    assert [r[0] for r in rows] == [f"`{m.id}`" for m in MISTAKES]
+    for row, m in zip(rows, MISTAKES):
+        assert (row[1], row[3], row[4]) == (m.kind, str(m.en), str(m.zh))

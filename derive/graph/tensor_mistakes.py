@@ -419,10 +419,8 @@ def _call(*names: str) -> str:
 MISTAKES: tuple[TensorMistake, ...] = (
     TensorMistake(
         "transposed", VALUE,
-        said(r"the transpose of the right matrix (entry $(i, j)$ written at $(j, i)$, as a "
-             r"gradient laid out as $W^T$)"),
-        said(r"写成了正确矩阵的转置(第 $(i, j)$ 个元素写在了 $(j, i)$ 处,如把梯度排成了 "
-             r"$W^T$ 的形状)"),
+        said(r"the transpose of the right matrix (entry $(i, j)$ written at $(j, i)$)"),
+        said(r"写成了正确矩阵的转置(第 $(i, j)$ 个元素写在了 $(j, i)$ 处)"),
         value=lambda shape: (tuple(j * shape[0] + i for i in range(shape[0])
                                    for j in range(shape[1]))
                              if len(shape) == 2 and shape[0] == shape[1] > 1 else None)),
