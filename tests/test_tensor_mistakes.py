@@ -13,6 +13,9 @@ import pytest
 import sympy as sp
 import torch
 import torch.nn.functional as F
+from hypothesis import given
+from hypothesis import strategies as st
+from support import examples
 
 from derive.exercises import evidence
 from derive.exercises.claims import Claim, holds, parse_claim
@@ -484,3 +487,76 @@ def test_the_catalogue_lists_every_mistake_with_its_words():
     assert [r[0] for r in rows] == [f"`{m.id}`" for m in MISTAKES]
     for row, m in zip(rows, MISTAKES):
         assert (row[1], row[3], row[4]) == (m.kind, str(m.en), str(m.zh))
+
+
+# ------------------------------------------------------------------ properties, exactly
+
+_entry = st.sampled_from(["0", "1", "-1", "2", "0.5", "-1.5", "3"])
+
+
+def _matrix(rows: int, cols: int):
+    return st.lists(st.lists(_entry, min_size=cols, max_size=cols), min_size=rows,
+                    max_size=rows)
+
+
+def _by_name(ex: Exercise, target: str) -> dict[str, list]:
+    return {m.name: [c.value for c in m.candidates(None)] for m in ex.mistakes
+            if m.target == target}
+
+
+def _fr(x) -> Fraction:
+    return Fraction(str(x))
+
+
+@examples(15, slow=100)
+@given(st.integers(1, 3).flatmap(lambda n: st.tuples(_matrix(n, 3), _matrix(n, 3))))
+def test_relu_derivatives_at_zero_as_fractions(data):
+    """For L = sum(relu(A) ⊙ C), ∂L/∂A is C·[A > 0] (torch); relu′(0) = 1 gives C·[A ≥ 0],
+    ½ gives C·([A > 0] + ½·[A = 0]), the mask forgotten C itself: each entry computed here
+    with Fractions. A mistake is offered only where it changes the value (a zero in A for
+    relu′(0), a negative entry for the mask) or gives the right value (it is never then a
+    wrong claim's)."""
+    a, c = data
+    ex = Exercise({"A": a, "C": c}, [("L", "sum(relu(A) * C)", False),
+                                     ("gA", "grad(L, A)", True)])
+    got = _by_name(ex, "gA")
+    A = [[_fr(x) for x in row] for row in a]
+    C = [[_fr(x) for x in row] for row in c]
+
+    def masked(step):
+        return [[ci * step(ai) for ai, ci in zip(ra, rc)] for ra, rc in zip(A, C)]
+    right = masked(lambda v: 1 if v > 0 else 0)
+    expected = {"relu_prime_one": masked(lambda v: 1 if v >= 0 else 0),
+                "relu_prime_half": masked(lambda v: 1 if v > 0 else (Fraction(1, 2) if v == 0
+                                                                     else 0)),
+                "mask_forgotten": C}
+    assert [[_fr(x) for x in row] for row in ex.value("gA")] == right
+    for name, value in expected.items():
+        assert [[[_fr(x) for x in row] for row in v] for v in got.get(name, [value])] == [
+            value], name
+
+
+@examples(15, slow=100)
+@given(st.integers(2, 3).flatmap(lambda n: _matrix(n, n)))
+def test_sums_over_the_other_axis_and_transposes_as_fractions(a):
+    """For a square A: sum(A, dim=1)'s wrong_axis value is its column sums, mean(v) of a
+    vector summed is B times it, and a square quantity's transpose is its transpose: each
+    computed here with Fractions."""
+    ex = Exercise({"A": a}, [("r", "sum(A, dim=1)", False), ("B2", "A * 2", False),
+                             ("m", "mean(r)", False)])
+    A = [[_fr(x) for x in row] for row in a]
+    cols = [sum(row[j] for row in A) for j in range(len(A))]
+    rows = [sum(row) for row in A]
+    got = _by_name(ex, "r")
+    assert [[_fr(x) for x in v] for v in got.get("wrong_axis", [cols])] == [cols]
+    if cols != rows:
+        assert "wrong_axis" in got
+    twice = [[2 * x for x in row] for row in A]
+    transposed = [list(col) for col in zip(*twice)]
+    got = _by_name(ex, "B2")
+    assert [[[_fr(x) for x in row] for row in v]
+            for v in got.get("transposed", [transposed])] == [transposed]
+    if transposed != twice:
+        assert "transposed" in got
+    got = _by_name(ex, "m")
+    assert [_fr(v) for v in got["batch_sum"]] == [sum(rows)]
