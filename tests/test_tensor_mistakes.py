@@ -262,13 +262,40 @@ def _mean_torch(reduce=torch.mean):
     return {"L": L.detach(), "gw": w.grad}
 
 
+CE_GIVEN = {
+    "Z": [[1, -0.5, 2], [0.5, 0, -1]],
+    "y": [2, 0],
+    "Yp": [[0.2, 0.3, 0.5], [1, 0, 0]],
+}
+
+
+def _ce_defines():
+    return [
+        ("L1", "cross_entropy(Z, y, label_smoothing=0.1)", False),
+        ("g1", "grad(L1, Z)", True),
+        ("L2", "cross_entropy(Z, Yp)", False),
+        ("g2", "grad(L2, Z)", True),
+    ]
+
+
+def _ce_torch(reduction="mean"):
+    Z = _t(CE_GIVEN["Z"]).requires_grad_()
+    L1 = F.cross_entropy(Z, torch.tensor(CE_GIVEN["y"]), label_smoothing=0.1,
+                         reduction=reduction)
+    (g1,) = torch.autograd.grad(L1, Z)
+    L2 = F.cross_entropy(Z, _t(CE_GIVEN["Yp"]), reduction=reduction)
+    (g2,) = torch.autograd.grad(L2, Z)
+    return {"L1": L1.detach(), "g1": g1, "L2": L2.detach(), "g2": g2,
+            "p/B": torch.softmax(Z.detach(), -1) / 2}
+
+
 _EXERCISES: dict[str, Exercise] = {}
 
 
 def exercise(name: str) -> Exercise:
     if name not in _EXERCISES:
         given, defines = {"mlp": (MLP_GIVEN, _mlp_defines), "soft": (SOFT_GIVEN, _soft_defines),
-                          "tie": (TIE_GIVEN, _mlp_defines),
+                          "tie": (TIE_GIVEN, _mlp_defines), "ce": (CE_GIVEN, _ce_defines),
                           "ln": (LN_GIVEN, _ln_defines),
                           "mean": (MEAN_GIVEN, _mean_defines)}[name]
         _EXERCISES[name] = Exercise(given, defines())
@@ -304,6 +331,10 @@ CASES = [
      lambda: _mlp_torch(dz2=lambda p, y: p / 3, mask=lambda z: (z > 0).double())["gW2"], "p/B"),
     ("onehot_not_subtracted", "mlp", "gW1",
      lambda: _mlp_torch(dz2=lambda p, y: p / 3, mask=lambda z: (z > 0).double())["gW1"], "p/B"),
+    ("onehot_not_subtracted", "ce", "g1", lambda: _ce_torch()["p/B"], "p/B"),
+    ("onehot_not_subtracted", "ce", "g2", lambda: _ce_torch()["p/B"], "p/B"),
+    ("batch_sum", "ce", "L1", lambda: _ce_torch("sum")["L1"], "cross-entropy"),
+    ("batch_sum", "ce", "g2", lambda: _ce_torch("sum")["g2"], "cross-entropy"),
     ("mask_forgotten", "mlp", "gW1", lambda: _mlp_torch(mask=lambda z: torch.ones_like(z))["gW1"],
      "mask"),
     ("mask_forgotten", "mlp", "gb1", lambda: _mlp_torch(mask=lambda z: torch.ones_like(z))["gb1"],
@@ -560,3 +591,19 @@ def test_sums_over_the_other_axis_and_transposes_as_fractions(a):
         assert "transposed" in got
     got = _by_name(ex, "m")
     assert [_fr(v) for v in got["batch_sum"]] == [sum(rows)]
+
+
+def test_the_recipes_quantities():
+    """quantities_of: a tensor quantity's shape and entry nodes from the recipe's tensors, a
+    number one node of its own name; a formula with grad( or d( takes a derivative."""
+    from types import SimpleNamespace
+
+    from derive.recipes.tensor_variants import quantities_of
+    got = quantities_of([("Z", "X @ W"), ("L", "mean(Z)"), ("g", "grad(L, W)"),
+                         ("s", "d(L)/d(w)")],
+                        {"Z": SimpleNamespace(shape=(1, 2), entries=("Z[1,1]", "Z[1,2]")),
+                         "g": SimpleNamespace(shape=(2,), entries=("g[1]", "g[2]"))})
+    assert got == (Quantity("Z", (1, 2), ("Z[1,1]", "Z[1,2]"), "X @ W", False),
+                   Quantity("L", (), ("L",), "mean(Z)", False),
+                   Quantity("g", (2,), ("g[1]", "g[2]"), "grad(L, W)", True),
+                   Quantity("s", (), ("s",), "d(L)/d(w)", True))

@@ -239,16 +239,16 @@ def _target_not_subtracted(ops, changed):
         rows = [list(_entries(z))[r * classes:(r + 1) * classes]
                 for r in range(len(z.entries) // classes)]
         if tuple(y.shape) == shape:  # class probabilities
-            ys = list(_entries(y))
-            targets = [ys[r * classes:(r + 1) * classes] for r in range(len(rows))]
-        else:  # class indices
-            targets = []
-            for e in _entries(y):
-                if not (isinstance(e, sp.Integer) and 0 <= int(e) < classes):
-                    return out  # the right operation has refused it
-                targets.append([sp.Integer(int(c == int(e))) for c in range(classes)])
-        term = sp.Add(*[((1 - smoothing) * q + smoothing / classes) * zc
-                        for row, qs in zip(rows, targets) for zc, q in zip(row, qs)])
+            q = y
+        else:  # class indices, as the exercise's own onehot reads them (a label is a value)
+            try:
+                q = ops.onehot(y, classes, column=kwargs.get("column"))
+            except FormulaError:
+                return out
+        qs = list(_entries(q))
+        targets = [qs[r * classes:(r + 1) * classes] for r in range(len(rows))]
+        term = sp.Add(*[((1 - smoothing) * t + smoothing / classes) * zc
+                        for row, trow in zip(rows, targets) for zc, t in zip(row, trow)])
         changed.append("cross_entropy")
         return _like(out, [out.entries[0] + term / len(rows)])
     return op

@@ -21,13 +21,32 @@ reads).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 
 from derive.graph.graph import Graph
 from derive.graph.tensor_mistakes import Build, Quantity, TensorVariant, variants
 from derive.recipes.base import Candidate, Mistake
 
 COURSE = "course"
+
+
+TAKES_DERIVATIVE = re.compile(r"\bgrad\s*\(|\bd\s*\(")
+"""A formula that takes a derivative: grad(L, W), or d(L)/d(w) in the scalar language."""
+
+
+def quantities_of(defines: Sequence[tuple[str, str]],
+                  tensors: Mapping[str, object]) -> tuple[Quantity, ...]:
+    """The hook's quantities of an exercise: `defines` its (name, formula) in derivation
+    order, `tensors` the recipe's tensor quantities (`Recipe.tensors`: each with `shape` and
+    `entries`, its entry nodes row-major); any other define is a number, one node of its own
+    name."""
+    out = []
+    for name, text in defines:
+        t = tensors.get(name)
+        shape, nodes = (tuple(t.shape), tuple(t.entries)) if t is not None else ((), (name,))
+        out.append(Quantity(name, shape, nodes, text, bool(TAKES_DERIVATIVE.search(text))))
+    return tuple(out)
 
 
 def nested(flat: list, shape: tuple[int, ...]):
