@@ -607,3 +607,18 @@ def test_the_recipes_quantities():
                    Quantity("L", (), ("L",), "mean(Z)", False),
                    Quantity("g", (2,), ("g[1]", "g[2]"), "grad(L, W)", True),
                    Quantity("s", (), ("s",), "d(L)/d(w)", True))
+
+
+def test_the_words_name_the_authors_temperature_and_scale():
+    """The temperature and the scale are the author's symbols (τ written tau), not T and d."""
+    ex = Exercise({"S": [[1, 2], [0.5, -1]], "tau": 3, "dk": 4},
+                  [("P", "softmax(S / tau)", False), ("R", "S / sqrt(dk)", False)])
+    by = {(m.name, m.target): m for m in ex.mistakes}
+    (t,) = by["temperature_multiplied", "P"].candidates(None)
+    assert str(t.en) == ("the temperature τ multiplied, not divided: the softmax of the logits "
+                         "times it, in place of the logits divided by it")
+    assert str(t.zh) == "温度 τ 乘了上去而不是除:算的是 logits 乘以它的 softmax,应为 logits 除以它"
+    (d,) = by["inv_d", "R"].candidates(None)
+    assert str(d.en) == "divided by dk in place of √dk (the square root of the scale forgotten)"
+    assert d.value == [[sp.Rational(1, 4), sp.Rational(1, 2)], [sp.Rational(1, 8),
+                                                                 sp.Rational(-1, 4)]]

@@ -42,9 +42,11 @@ from dataclasses import dataclass
 import sympy as sp
 
 from derive.graph.formula_limits import FormulaError
+from derive.graph.mutation_parts import plain_text, text
 from derive.graph.node import Node, leaves
+from derive.graph.notation import Notations, in_scope
 from derive.graph.tensor import Tensor
-from derive.graph.words import Words, said
+from derive.graph.words import Formula, Words, cat, filled, said
 from derive.kernel.functions import BY_CLASS, relu
 
 FORWARD, BACKWARD, VALUE = "forward", "backward", "value"
@@ -54,7 +56,11 @@ KINDS = (FORWARD, BACKWARD, VALUE)
 class _Changed(list):
     """What a mistaken operation records each time it computes something other than the right
     operation would (a softmax over the other axis of a matrix; never of a vector, where the
-    other axis does not exist): a rebuild in which nothing was recorded is the right graph."""
+    other axis does not exist): a rebuild in which nothing was recorded is the right graph.
+    `fill` holds what the site's words name (the temperature's symbol, the scale d), from the
+    first change."""
+
+    fill: tuple = ()
 
 
 Make = Callable[[object, _Changed], object]
@@ -345,6 +351,7 @@ def _temperature_multiplied(field: str) -> Make:
                 return right(a, *args, **kwargs)
             t = sorted(common, key=lambda s: s.name)[0]
             changed.append(field)
+            changed.fill = changed.fill or (text(t),)
             return right(_like(a, [e.xreplace({t ** -1: t}) for e in _entries(a)]),
                          *args, **kwargs)
         return op
@@ -361,9 +368,16 @@ def _inv_d(ops, changed):
             e = b.entries[0]
             if isinstance(e, sp.Pow) and e.exp == sp.S.Half:
                 changed.append("/")
+                changed.fill = changed.fill or (text(e.base), _root_text(e))
                 return right(kind, a, _like(b, [e.base]), *args, **kwargs)
         return right(kind, a, b, *args, **kwargs)
     return op
+
+
+def _root_text(e: sp.Pow) -> Words:
+    """√d as a math span: typeset by the derivation's printer, √d (√(a + b)) in plain text."""
+    inner = plain_text(e.base)
+    return cat(Formula.of(e, "√" + (inner if inner.isalnum() else f"({inner})")))
 
 
 def _layer_norm(variance: Callable, root: Callable) -> Make:
@@ -514,16 +528,27 @@ MISTAKES: tuple[TensorMistake, ...] = (
         said(r"the temperature multiplied, not divided: softmax of $z \cdot T$ in place of "
              r"softmax of $z/T$"),
         said(r"温度乘了上去而不是除:算成了 $z \cdot T$ 的 softmax,应为 $z/T$ 的 softmax"),
-        sites=(Site("softmax", _temperature_multiplied("softmax"), _call("softmax")),
+        sites=(Site("softmax", _temperature_multiplied("softmax"), _call("softmax"),
+                    said("the temperature {} multiplied, not divided: the softmax of the logits "
+                         "times it, in place of the logits divided by it"),
+                    said("温度 {} 乘了上去而不是除:算的是 logits 乘以它的 softmax,应为 logits "
+                         "除以它")),
                Site("log_softmax", _temperature_multiplied("log_softmax"),
-                    _call("log_softmax")))),
+                    _call("log_softmax"),
+                    said("the temperature {} multiplied, not divided: the log-softmax of the "
+                         "logits times it, in place of the logits divided by it"),
+                    said("温度 {} 乘了上去而不是除:算的是 logits 乘以它的 log-softmax,应为 "
+                         "logits 除以它")))),
     TensorMistake(
         "inv_d", FORWARD,
         said(r"divided by $d$ in place of $\sqrt{d}$ (the square root of the scale "
              r"forgotten: $1/d$ for $1/\sqrt{d}$)"),
         said(r"除以了 $d$ 而不是 $\sqrt{d}$(缩放因子忘了开平方:用 $1/d$ 代替了 "
              r"$1/\sqrt{d}$)"),
-        sites=(Site("binary", _inv_d, r"sqrt|√|\^|\*\*"),)),
+        sites=(Site("binary", _inv_d, r"sqrt|√|\^|\*\*",
+                    said("divided by {} in place of {} (the square root of the scale "
+                         "forgotten)"),
+                    said("除以了 {} 而不是 {}(缩放因子忘了开平方)")),)),
     TensorMistake(
         "eps_outside_sqrt", FORWARD,
         said(r"LayerNorm's $\epsilon$ added outside the square root: "
@@ -593,14 +618,19 @@ fits)."""
 
 
 def variants(quantities: Sequence[Quantity], build: Build, ops,
-             right: Sequence[Node] | None = None) -> tuple[TensorVariant, ...]:
+             right: Sequence[Node] | None = None,
+             notation: Notations | None = None) -> tuple[TensorVariant, ...]:
     """Every whole-tensor mistake that changes a quantity of the exercise, for each quantity
     it changes, in the order of `MISTAKES` and of the quantities. `build(ops)` rebuilds the
     exercise under mistaken operations; `right` is its nodes under `ops` (built when not
     given). A site whose operation the formulas never call, or that changes nothing (a
     softmax over the other axis of a vector), gives no variant; nor one under which the
     formulas no longer read (a sum over the other axis that no longer fits), nor one whose
-    target reads nothing it replaces."""
+    target reads nothing it replaces. A symbol the words name (the temperature) is written in
+    `notation`, the exercise's (the notation in force when None)."""
+    if notation is not None:
+        with in_scope(notation):
+            return variants(quantities, build, ops, right)
     right = tuple(build(ops) if right is None else right)
     defs = {n.name: n.expr for n in right}
     key_of = {n.key: n.name for n in right}
@@ -636,10 +666,12 @@ def variants(quantities: Sequence[Quantity], build: Build, ops,
             if not replace:
                 continue
             reads = _reads({**defs, **replace}, key_of)
+            en, zh = site.en or m.en, site.zh or m.zh
+            if changed.fill:
+                en, zh = filled(en, *changed.fill), filled(zh, *changed.fill)
             for q in quantities:
                 if _reaches(q.nodes, replace, reads):
-                    per_target.setdefault(q.name, []).append(
-                        Alternative(replace, site.en or m.en, site.zh or m.zh))
+                    per_target.setdefault(q.name, []).append(Alternative(replace, en, zh))
         for q in quantities:
             alts = per_target.get(q.name)
             if alts:

@@ -10,7 +10,8 @@ replaced definitions in place, everything downstream of them recomputed, the ent
 in the quantity's shape (a vector a list, a matrix a list of rows, a number a number).
 
     mistakes = Later(lambda: (*tensor_mistakes(lambda ctx: graph, quantities,
-                                               lambda ops: nodes_under(ops), OPS),
+                                               lambda ops: nodes_under(ops), OPS,
+                                               graph.nodes, graph.notation),
                               *mutation_mistakes(graphed, graph, names)))
 
 where `quantities` is one `derive.graph.tensor_mistakes.Quantity` per define (name, shape,
@@ -95,11 +96,12 @@ def mistake_of(graph_of: Callable[[object], Graph], q: Quantity, v: TensorVarian
 
 
 def tensor_mistakes(graph_of: Callable[[object], Graph], quantities: Sequence[Quantity],
-                    build: Build, ops, right=None) -> tuple[Mistake, ...]:
+                    build: Build, ops, right=None, notation=None) -> tuple[Mistake, ...]:
     """The recipe's whole-tensor mistakes: for each mistake of
     derive.graph.tensor_mistakes.MISTAKES that changes a quantity, one `Mistake` per quantity
     it changes. It rebuilds the formulas under each mistaken operation they call: make it in
-    the recipe's `Later`, so that a right exercise never does."""
+    the recipe's `Later`, so that a right exercise never does. `right` is the exercise's
+    nodes (rebuilt when None), `notation` the graph's (the words' symbols written in it)."""
     by_name = {q.name: q for q in quantities}
     return tuple(mistake_of(graph_of, by_name[v.target], v)
-                 for v in variants(quantities, build, ops, right))
+                 for v in variants(quantities, build, ops, right, notation))
