@@ -177,7 +177,7 @@ SOFT_GIVEN = {
     "Q": [[1, 0.5], [-1, 2], [0.5, 1]],
     "K": [[2, 1], [0.5, -1], [1, 1.5]],
     "d": 4,
-    "T": 2,
+    "tau": 2,
 }
 
 
@@ -187,7 +187,7 @@ def _soft_defines():
         ("A", "softmax(S)", False),
         ("G", "log_softmax(S, dim=-1)", False),
         ("lse", "logsumexp(S, dim=-1)", False),
-        ("P", "softmax(S / T)", False),
+        ("P", "softmax(S / tau)", False),
         ("rows", "sum(S, dim=1)", False),
         ("cols", "mean(S, dim=0)", False),
     ]
@@ -195,7 +195,7 @@ def _soft_defines():
 
 def _soft_torch(scale=None, temperature=None):
     Q, K = _t(SOFT_GIVEN["Q"]), _t(SOFT_GIVEN["K"])
-    d, T = SOFT_GIVEN["d"], SOFT_GIVEN["T"]
+    d, T = SOFT_GIVEN["d"], SOFT_GIVEN["tau"]
     S = Q @ K.T / (scale(d) if scale else d ** 0.5)
     return {"S": S, "A": torch.softmax(S, -1), "G": torch.log_softmax(S, -1),
             "lse": torch.logsumexp(S, -1),
