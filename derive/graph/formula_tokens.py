@@ -17,7 +17,9 @@ MAX_DECIMAL_EXPONENT = 30
 """Largest |e| in a literal such as 1e-30."""
 
 _SUBSCRIPT_DIGITS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
-_NAME_LETTERS = set("ηθεβμτλαγσℓŷ∇π")
+_NAME_LETTERS = set("ηθεβμτλαγσℓŷ∇πδ")
+_HAT = "\u0302"
+"""The combining circumflex: x̂ is x followed by it (Unicode has no precomposed x̂)."""
 
 
 @dataclass(frozen=True)
@@ -28,7 +30,14 @@ class _Token:
 
 
 def _is_letter(ch: str) -> bool:
-    return ch.isascii() and ch.isalpha() or ch in _NAME_LETTERS
+    return ch.isascii() and ch.isalpha() or ch in _NAME_LETTERS or _hatted(ch)
+
+
+def _hatted(ch: str) -> bool:
+    """A letter with a hat precomposed (ẑ, ŵ; formulas are read NFC, so z and a combining hat
+    is ẑ): an ASCII letter and U+0302 once decomposed."""
+    d = unicodedata.normalize("NFD", ch)
+    return len(d) == 2 and d[0].isascii() and d[0].isalpha() and d[1] == _HAT
 
 
 def _tokens(text: str) -> list[_Token]:
@@ -59,7 +68,9 @@ def _tokens(text: str) -> list[_Token]:
         if _is_letter(ch):
             j = i + 1
             while j < n and (_is_letter(text[j]) or text[j].isascii() and text[j].isdigit()
-                             or text[j] in "₀₁₂₃₄₅₆₇₈₉"):
+                             or text[j] in "₀₁₂₃₄₅₆₇₈₉"
+                             or text[j] == _HAT and text[j - 1].isascii()
+                             and text[j - 1].isalpha()):
                 j += 1
             out.append(_Token("name", text[i:j], col))
             i = j

@@ -80,6 +80,10 @@ ALIASES = {
 }
 """Unicode and ASCII spellings of one name: the canonical name is on the right."""
 
+SPELLINGS = {"δ": "delta"}
+"""Letters read as a name but never written back for it (unlike ALIASES, whose Greek letters
+print for their names): δ is delta, as lecturers write the backward pass's δ₁ = ∂L/∂z₁."""
+
 FUNCTIONS = {"sqrt": sp.sqrt, "abs": sp.Abs, "exp": sp.exp, "log": sp.log,
              **{name: d.func for name, d in DECLARED.items()}}
 """Functions of a fixed number of arguments (ARITY; one unless said): sqrt, abs, exp, log and
@@ -562,5 +566,10 @@ def written_name(head: str, rest: str = "") -> str:
 
 def _canonical(word: str) -> str:
     """The canonical spelling of a written name: η is eta, β₁ is beta1, ℓ is ell."""
+    if word in SPELLINGS:
+        return SPELLINGS[word]
+    hatted = unicodedata.normalize("NFD", word)
+    if len(hatted) == 2 and hatted[1] == "\u0302" and hatted[0].isascii():
+        return hatted[0] + "hat"  # x̂ (x and a combining hat) is xhat, ẑ is zhat
     plain = word.translate(_SUBSCRIPT_DIGITS) if word[0] in "β" else word
     return ALIASES.get(word, ALIASES.get(plain, plain))

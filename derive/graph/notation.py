@@ -244,7 +244,8 @@ def _sub_part(part: str) -> str:
 
 def written_as(name: str) -> Notation:
     """How an author's own name is written, from its spelling alone (docs/formulas.md, Names in
-    the working): w_new is w with the subscript "new", beta1 is β₁, yhat is ŷ, loss is an
+    the working): w_new is w with the subscript "new", beta1 is β₁, yhat is ŷ (a letter and
+    `hat`: xhat is x̂), loss is an
     upright word; of a compound, b_gradient is g_b (a word the course writes as a letter),
     loss_after the words "loss after", and mb_grad (a part shorter than three letters) the
     upright name mb_grad."""
@@ -257,7 +258,9 @@ def written_as(name: str) -> Notation:
     m = re.fullmatch(r"([A-Za-z]+?)(\d*)", head)
     letters, digits = m.group(1), m.group(2)
     letters = {"eps": "epsilon", "lambda_": "lambda"}.get(letters, letters)
-    if rest and len(letters) > 1 and letters not in GREEK and letters != "yhat":
+    hatted = re.fullmatch(r"([A-Za-z]|" + "|".join(sorted(GREEK, key=len, reverse=True))
+                          + r")hat", letters)
+    if rest and len(letters) > 1 and letters not in GREEK and not hatted:
         if not digits and all(len(p) >= 3 and p.isalpha() for p in parts):
             return Notation(" ".join(parts), upright=True)  # loss_after: words
         return Notation(name, upright=True)  # mb_grad: the name as written
@@ -265,8 +268,8 @@ def written_as(name: str) -> Notation:
     if rest:
         subs.append(r"\mathrm{" + rest.replace("_", r"\_") + "}")
     accent = ""
-    if letters == "yhat":
-        letters, accent = "y", "hat"
+    if hatted:  # yhat is ŷ, xhat x̂ (LayerNorm's normalised input), thetahat θ̂
+        letters, accent = hatted.group(1), "hat"
     upright = len(letters) > 1 and letters not in GREEK
     return Notation(letters, accent=accent, sub=",".join(subs), upright=upright)
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from derive.graph.formula_limits import FormulaError
-from derive.kernel.constants import written
+from derive.kernel.constants import AMax, Max, repeated
 from derive.kernel.functions import DECLARED
 
 MAX_DIMS = 4
@@ -275,7 +275,8 @@ def matmul(a: Tensor, b: Tensor, column: int | None = None) -> Tensor:
     A = a if a.ndim > 1 else Tensor((1, a.shape[0]), a.entries)
     B = b if b.ndim > 1 else Tensor((b.shape[0], 1), b.entries)
     inner(A.shape[-1], B.shape[-2])
-    batch = broadcast_shape(A.shape[:-2], B.shape[:-2], "'@' (batch dimensions)", column)
+    batch = broadcast_shape(A.shape[:-2], B.shape[:-2],
+                            f"'@' {shown(a.shape)} @ {shown(b.shape)}, batch dimensions", column)
     n, k, m = A.shape[-2], A.shape[-1], B.shape[-1]
     shape = (*batch, n, m)
     out = []
@@ -349,8 +350,15 @@ def _per_line(a: Tensor, dim: int, fn: Callable[[list[sp.Expr]], list[sp.Expr]])
 REDUCTIONS: dict[str, Callable[[list[sp.Expr]], sp.Expr]] = {
     "sum": lambda xs: sp.Add(*xs),
     "mean": lambda xs: sp.Add(*xs) / len(xs),
-    "max": lambda xs: xs[0] if len(xs) == 1 else written("max", list(xs)),
+    "max": lambda xs: xs[0] if len(xs) == 1 else _amax(xs),
 }
+
+
+def _amax(xs: list[sp.Expr]) -> sp.Expr:
+    """torch.amax of a line: a tie's gradient split evenly (derive.kernel.constants.AMax); an
+    argument written twice is RepeatedMax, through which no derivative is taken."""
+    cls = repeated(Max, xs)
+    return (AMax if cls is Max else cls)(*xs, evaluate=False)
 
 
 def reduce(kind: str, a: Tensor, dim: int | None = None, keepdim: bool = False,

@@ -125,6 +125,26 @@ RepeatedMin = type("Min", (Min,), {"__doc__": """min(…) written with an argume
     RepeatedMax).""", "__module__": __name__, "__qualname__": "RepeatedMin"})
 
 
+def _amax_fdiff(self, argindex=1):
+    """∂ amax/∂x_k = [x_k is a maximum] / (number of maxima): torch.amax's backward, which
+    splits a tie evenly (⅓ each at a tie of three, where SymPy's step gives ½ each), written
+    in Heaviside steps H(u, 1) = [u ≥ 0] so that it is exact at a tie."""
+    n = len(self.args)
+    if not 0 < argindex <= n:
+        raise sp.ArgumentIndexError(self, argindex)
+    x = self.args[argindex - 1]
+    others = [a for i, a in enumerate(self.args) if i != argindex - 1]
+    on_top = sp.Mul(*[sp.Heaviside(x - o, 1) for o in others])
+    ties = sp.Add(*[sp.Heaviside(x - o, 1) * sp.Heaviside(o - x, 1) for o in others])
+    return on_top / (1 + ties)
+
+
+AMax = type("Max", (Max,), {"__doc__": """max over a tensor's dimension (torch.amax): Max,
+    its derivative splitting a tie evenly among the maxima (`_amax_fdiff`). Named Max, so that
+    it prints as max.""", "__module__": __name__, "__qualname__": "AMax",
+                           "fdiff": _amax_fdiff})
+
+
 def repeated(func: type, args) -> type:
     """`func` (a Max or Min class), or RepeatedMax (RepeatedMin) when one of `args` is written
     twice (a nested max of max counted flat) and they are not all one."""
