@@ -124,13 +124,13 @@ def _per_line(t: Tensor, axis: int, f: Callable[[list], list]) -> Tensor:
     out = list(t.entries)
     rest = [range(s) for k, s in enumerate(t.shape) if k != axis]
     for ix in itertools.product(*rest):
-        where = [t_offset(t.shape, (*ix[:axis], m, *ix[axis:])) for m in range(t.shape[axis])]
+        where = [_offset(t.shape, (*ix[:axis], m, *ix[axis:])) for m in range(t.shape[axis])]
         for pos, e in zip(where, f([out[p] for p in where])):
             out[pos] = e
     return _like(t, out)
 
 
-def t_offset(shape: tuple[int, ...], index: tuple[int, ...]) -> int:
+def _offset(shape: tuple[int, ...], index: tuple[int, ...]) -> int:
     """The row-major position of a 0-based index."""
     off = 0
     for size, i in zip(shape, index, strict=True):
@@ -568,7 +568,7 @@ MISTAKES: tuple[TensorMistake, ...] = (
 BY_ID = {m.id: m for m in MISTAKES}
 
 
-def mistaken(mistake: TensorMistake, site: Site, ops) -> tuple[object, _Changed]:
+def mistaken(site: Site, ops) -> tuple[object, _Changed]:
     """`ops` with `site`'s operation replaced by the mistaken one, and the record of what it
     changed (empty until the formulas are read with it)."""
     changed = _Changed()
@@ -651,7 +651,7 @@ def variants(quantities: Sequence[Quantity], build: Build, ops,
         for site in m.sites:
             if not re.search(site.uses, texts):
                 continue
-            ops2, changed = mistaken(m, site, ops)
+            ops2, changed = mistaken(site, ops)
             try:
                 nodes = tuple(build(ops2))
             except (FormulaError, ZeroDivisionError, ValueError, TypeError):
