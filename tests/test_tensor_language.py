@@ -75,6 +75,7 @@ NAMES = {
     "gamma": _const([2, 3]),
     "beta": _const([1, 1]),
     "delta": _const([3, 4]),
+    "delta1": _const([1, -1]),
     "xhat": _const([5, 7]),
     "yhat": _const([1, 1]),
     "x3": _const([1, 3]),
@@ -138,6 +139,8 @@ MEANING = [  # (formula, its value by hand)
     ("x - lr*y", [Fraction(7, 10), Fraction(16, 10)]),
     ("W^{(1)} @ x", [-1, 3]),
     ("x^{(3)}", [1, 3]),
+    ("W₁ @ x", [-1, 3]),
+    ("δ1 + δ₁ + delta1", [3, -3]),
     # element-wise functions
     ("relu(z)", [0, 0, 2]),
     ("abs(z)", [1, 0, 2]),
@@ -255,11 +258,36 @@ def test_cross_entropy(Z, y, keywords, loss):
     assert _same(value(f"cross_entropy(Z, y{keywords})", **names), loss)
 
 
+def test_a_name_T_is_a_power():
+    """W^T is refused as the transpose a lecturer means, unless T is a name: then a power."""
+    assert value("x^T", T=_const(3)) == [1, 8]
+
+
 def test_grad_is_the_derivative_per_entry():
     got = parse_tensor("grad(sum(u * u) + u @ v, u)", NAMES)
     assert got.shape == (2,)
     assert [e.doit() for e in got.entries] == [2 * a1 + b1, 2 * a2 + b2]
     assert all(isinstance(e, sp.Derivative) for e in got.entries)
+
+
+def test_a_two_layer_network_backward_is_its_gradient():
+    """The lesson's backward pass written by hand in matrix form (δ₂ = (p − onehot(y))/B,
+    ∂L/∂W₁ = δ₁ᵀX with δ₁ = (δ₂W₂) ⊙ [z₁ > 0]) is grad(loss, W1), entry by entry, at
+    W1 = [[1, -1], [2, 1/2]] (no tie at z₁ = 0): the two differ by exactly 0."""
+    W1 = _sym("w", 2, 2)
+    at = dict(zip(W1.entries, (1, -1, 2, R(1, 2))))
+    names = {"X": _const([[1, 2], [0, -1], [2, 1]]), "W1": W1, "b1": _const([0, 1]),
+             "W2": _const([[1, 2], [-1, 1], [0, 1]]), "b2": _const([0, 0, 0]),
+             "y": _const([0, 2, 1])}
+    for name, text in [("z1", "X @ W^{(1)}ᵀ + b^{(1)}"), ("h1", "relu(z1)"),
+                       ("z2", "h1 @ W2.T + b2"), ("loss", "cross_entropy(z2, y)"),
+                       ("delta2", "(softmax(z2) - onehot(y, 3)) / 3"),
+                       ("delta1", "(δ₂ @ W2) ⊙ (z1 > 0)"), ("gW1", "δ1ᵀ @ X"),
+                       ("check", "grad(loss, W1)")]:
+        names[name] = parse_tensor(text, names)
+    assert names["gW1"].shape == names["check"].shape == (2, 2)
+    for mine, autograd in zip(names["gW1"].entries, names["check"].entries):
+        assert sp.simplify(mine.subs(at) - autograd.doit().subs(at)) == 0
 
 
 def test_every_function_is_read():
@@ -286,7 +314,7 @@ ERRORS = [  # (formula, error, its message by hand)
     ("W1 @", FormulaError, "expected an operand, not the end at column 5"),
     ("", FormulaError, "expected a formula at column 1"),
     ("V + x", FormulaError, "unknown name 'V' (names here: A, B, P, W1, a, b1, beta, c, "
-                             "delta, eps, eta, gamma, …) at column 1"),
+                             "delta, delta1, eps, eta, …) at column 1"),
     ("W_1", FormulaError, "unknown name 'W': W_1 is an entry of W; the name W1 is written W1 "
                           "or W^{(1)} at column 1"),
     ("sum(A, axis=0)", FormulaError, "sum has no keyword 'axis'; its keywords: dim, keepdim "
@@ -327,8 +355,18 @@ ERRORS = [  # (formula, error, its message by hand)
                               "column 5"),
     ("W1^{(1)}", FormulaError, "'W1' already ends in a number: write W^{(1)} or W1, not both "
                                "at column 3"),
+    ("B^T @ x", FormulaError, "a transpose is written W.T or Wᵀ (T is not a name here) at "
+                              "column 3"),
+    ("B^top", FormulaError, "a transpose is written W.T or Wᵀ (top is not a name here) at "
+                            "column 3"),
+    ("x ⊙ 1[z > 0]", FormulaError, "an indicator is written in round brackets, as in (z > 0): "
+                                   "1 where it holds, else 0 at column 6"),
+    ("x ⊙ [z > 0]", FormulaError, "an indicator is written in round brackets, as in (z > 0): "
+                                  "1 where it holds, else 0 at column 5"),
     ("exp x", FormulaError, "exp needs its arguments in brackets, as in exp(…) at column 5"),
-    ("x̂̂", FormulaError, "'x̂̂' is not a name: a hat goes on one letter, as in x̂ at column 1"),
+    ("x̂̂", FormulaError, "unexpected character '\u0302' (combining circumflex accent) at "
+                        "column 3"),
+    ("âb", FormulaError, "'âb' is not a name: a hat goes on one letter, as in x̂ at column 1"),
     ("x $ y", FormulaError, "unexpected character '$' (dollar sign) at column 3"),
     ("x ¹", FormulaError, "digits must be ASCII 0-9 at column 3"),
     ("z > 0 > 1", FormulaError, "unexpected '>': a comparison is not compared again; write "
@@ -366,6 +404,8 @@ ERRORS = [  # (formula, error, its message by hand)
                                                          f"{MAX_LENGTH:,}: not supported"),
     ("(" * (MAX_DEPTH + 5) + "x" + ")" * (MAX_DEPTH + 5), FormulaNotSupported,
      f"a formula nested more than {MAX_DEPTH} levels deep (column 21) is not supported"),
+    ("onehot(labels, 10^9)", FormulaNotSupported, "onehot of 1000000000 classes (column 16) is "
+                                                  "beyond 4,096: not supported"),
     ("__import__('os')", FormulaError, "unexpected character \"'\" (apostrophe) at column 12"),
 ]
 
@@ -474,37 +514,48 @@ def formulas(draw, depth=0):
         shape = draw(SHAPES)
         name = f"T{draw(st.integers(0, 99))}"
         return name, shape, {name: shape}
-    kind = draw(st.sampled_from(["+", "-", "*", "@", "T", "relu", "exp", "sum", "softmax",
-                                 ">", "neg", "index"]))
+    kind = draw(st.sampled_from(["+", "-", "*", "⊙", "/", "@", ">", "<=", "outer", "T", "ᵀ",
+                                 "relu", "exp", "neg", "index", "index0", "sum", "mean", "max",
+                                 "logsumexp", "softmax", "log_softmax"]))
     text, shape, names = draw(formulas(depth + 1))
-    if kind in ("+", "-", "*", "@", ">"):
+    if kind in ("+", "-", "*", "⊙", "/", "@", ">", "<=", "outer"):
         right, rshape, rnames = draw(formulas(depth + 1))
         if names.keys() & rnames.keys() and any(names[k] != rnames[k] for k in
                                                  names.keys() & rnames.keys()):
             right, rshape, rnames = text, shape, names
         both = {**names, **rnames}
+        written = f"outer({text}, {right})" if kind == "outer" else f"({text} {kind} {right})"
         if shape is None or rshape is None:
-            return f"({text} {kind} {right})", None, both
-        out = _matmul(shape, rshape) if kind == "@" else _broadcast(shape, rshape)
-        return f"({text} {kind} {right})", out, both
+            return written, None, both
+        if kind == "outer":  # torch.outer: two vectors
+            out = shape + rshape if len(shape) == len(rshape) == 1 else None
+        else:
+            out = _matmul(shape, rshape) if kind == "@" else _broadcast(shape, rshape)
+        return written, out, both
     if shape is None:
         return f"relu({text})", None, names
-    if kind == "T":
-        return f"({text}).T", shape[::-1], names
+    if kind in ("T", "ᵀ"):
+        return f"({text}){'.T' if kind == 'T' else 'ᵀ'}", shape[::-1], names
     if kind == "neg":
         return f"-({text})", shape, names
     if kind in ("relu", "exp"):
         return f"{kind}({text})", shape, names
-    if kind == "index":
+    if kind in ("index", "index0"):
         if not shape:
             return f"({text})[0]", None, names
         i = draw(st.integers(0, shape[0] - 1))
-        return f"({text})_{{{i + 1}}}", shape[1:], names
+        return (f"({text})_{{{i + 1}}}" if kind == "index" else f"({text})[{i}]"), shape[1:], \
+            names
     if not shape:
         return f"relu({text})", shape, names
     dim = draw(st.integers(-len(shape), len(shape) - 1))
-    out = shape if kind == "softmax" else shape[:dim % len(shape)] + shape[dim % len(shape) + 1:]
-    return f"{kind}({text}, dim={dim})", out, names
+    keep = kind in ("sum", "mean", "max", "logsumexp") and draw(st.booleans())
+    d = dim % len(shape)
+    if kind in ("softmax", "log_softmax"):
+        out = shape
+    else:
+        out = shape[:d] + ((1,) if keep else ()) + shape[d + 1:]
+    return f"{kind}({text}, dim={dim}{', keepdim=True' if keep else ''})", out, names
 
 
 @given(formulas())
@@ -516,8 +567,8 @@ def test_random_formulas_have_torchs_shape_or_a_formula_error(drawn):
         names[name] = Tensor(tuple(s), tuple(entries))
     try:
         got = parse_tensor(text, names)
-    except FormulaError:
-        assert shape is None, text
+    except FormulaError as refused:  # shapes, or a divisor that is 0 as written (T1 - T1)
+        assert shape is None or "division by zero" in str(refused), (text, str(refused))
         return
     assert shape is not None and tuple(got.shape) == shape, text
     assert len(got.entries) == sp.prod(shape)
@@ -542,3 +593,74 @@ def test_never_eval():
         parse_tensor("exec(x)", NAMES)
     with pytest.raises(TypeError):
         parse_tensor("x", {"x": [1, 2]})
+
+
+def test_entries_past_the_node_bound_are_refused_at_once():
+    """softmax or layer_norm nested grows every entry; past MAX_ENTRY_NODES it is refused
+    before anything walks the tree (layer_norm thrice over 4 × 4 took 6.3 s of CPU before the
+    bound, most of it re-evaluating the entries)."""
+    names = {"S": _sym("s", 4, 4)}
+    for text in ("layer_norm(layer_norm(layer_norm(S)))", "S" + " @ S" * 400):
+        with pytest.raises(FormulaNotSupported, match=r"^an entry of [\d,]+ nodes .* beyond "
+                                                      r"20,000: not supported; write the steps"):
+            parse_tensor(text, names)
+
+
+TOKENS = ["x", "B", "A", "zs", "eta", "δ", "x̂", "W1", "W", "1", "0", "2.5", "1e3", "+", "-", "*",
+          "/", "@", "⊙", "^", ".T", "ᵀ", "(", ")", "[", "]", "_", "{", "}", ",", "=", ">", ">=",
+          "<", "|", "√", "dim", "keepdim", "sum", "mean", "max", "softmax", "onehot", "grad",
+          "layer_norm", "cross_entropy", "relu", "exp", "log", "outer", "^{(1)}", " "]
+
+
+@given(st.lists(st.sampled_from(TOKENS), max_size=14))
+def test_token_soups_parse_or_are_refused(tokens):
+    """Any sequence of the language's tokens is parsed or refused with one line: a FormulaError
+    or a FormulaNotSupported, never another exception."""
+    text = "".join(tokens)
+    try:
+        got = parse_tensor(text, NAMES)
+    except (FormulaError, FormulaNotSupported) as refused:
+        assert "\n" not in str(refused)
+        return
+    assert isinstance(got, Tensor)
+
+
+SCALAR_FORMULAS = st.recursive(
+    st.sampled_from(["w", "x", "g", "2", "0.5", "3", "η", "lr"]),
+    lambda inner: st.one_of(
+        st.tuples(inner, st.sampled_from(["+", "-", "−", "*", "·", "×", "/", "^", "**"]),
+                  inner).map(lambda t: f"{t[0]} {t[1]} {t[2]}"),
+        st.tuples(st.sampled_from(["-", "+", "(", "|", "√(", "exp(", "relu(", "tanh(",
+                                   "sigmoid(", "abs("]), inner).map(
+            lambda t: t[0] + t[1] + {"(": ")", "|": "|", "-": "", "+": ""}.get(t[0], ")"))),
+    max_leaves=6)
+"""Formulas of the scalar language, most of them readable (a power may still be refused)."""
+
+
+@given(st.one_of(SCALAR_FORMULAS, st.text(alphabet="wxg()+-*/^|√ 0123.", max_size=14)))
+def test_a_scalar_formula_means_the_same_in_both_languages(text):
+    """The tensor language is a superset of the scalar one: a formula of scalars both read is
+    one SymPy value in both (the tensor one a Tensor of shape ())."""
+    w, x, g, eta = (sp.Symbol(n, real=True) for n in ("w", "x", "g", "eta"))
+    try:
+        scalar = evaluated(parse_formula(text))
+    except (FormulaError, FormulaNotSupported):
+        return
+    try:
+        got = parse_tensor(text, {"w": Tensor.scalar(w), "x": Tensor.scalar(x),
+                                  "g": Tensor.scalar(g), "eta": Tensor.scalar(eta)})
+    except FormulaError as refused:  # the scalar language reads any name (wx, g0)
+        assert str(refused).startswith("unknown name"), (text, str(refused))
+        return
+    assert got.shape == ()
+    assert evaluated(got.entries[0]) == scalar, text  # the same tree, not only the value
+
+
+@given(st.one_of(SCALAR_FORMULAS, st.text(alphabet="wxδx̂g_{}()+-*/^|√,ij 0123.", max_size=16)))
+def test_no_scalar_formula_of_the_grammar_reads_as_a_tensor(text):
+    """As above, with formulas of the scalar grammar and its names (δ, x̂, x_i, w_{t-1})."""
+    try:
+        parse_formula(text)
+    except (FormulaError, FormulaNotSupported):
+        return
+    assert not reads_tensor(text, {"W1", "X"})

@@ -24,8 +24,18 @@ Names are read as the scalar language reads them (its ALIASES: η, lr and eta; �
 - `W^{(1)}` is the name `W1`: a superscript in brackets numbers a layer, and a TOML key (the
   given, the define) is written `W1`, so both spellings reach one quantity. Only the exact form
   `^{(digits)}` is a name; `W^2` and `W^(2)` stay powers, and any other `^{…}` is refused.
-- `δ` is `delta`, and a letter with a combining hat (`x̂`, typed x then U+0302) is `xhat`,
-  as `ŷ` is `yhat`.
+- `δ` is `delta`, and a letter with a hat (`x̂`, typed x then U+0302) is `xhat`, as `ŷ` is
+  `yhat` (the scalar language's SPELLINGS and letters, formula_tokens.py); beyond it,
+  subscript digits are digits (`W₁` is `W1`) and a numbered Greek letter is its name numbered
+  (`δ₂` and `δ2` are `delta2`), as a backward pass numbers its layers.
+
+`W^T`, a lecturer's transpose, is refused with the spelling to use (W.T or Wᵀ) unless T is a
+name, when it stays a power: the language never guesses which was meant.
+
+Limits are the scalar language's (MAX_LENGTH, MAX_DEPTH, the digits and exponents of numbers
+and constants), checked after every operation rather than once on the whole: an entry's
+expression grows with each softmax or layer_norm over it, so each result's entries are held to
+MAX_ENTRY_NODES before the next operation reads them.
 
 The meaning of every operation is derive/graph/tensor.py's (torch's), reached through `Ops`:
 a whole-tensor mistake parses the same formula with one field replaced.
@@ -49,8 +59,8 @@ from derive.graph.formula_limits import (
     _is_zero_constant,
     evaluated,
 )
-from derive.graph.formula_tokens import _SUBSCRIPT_DIGITS, _number, _Token
-from derive.graph.language import ALIASES, FUNCTIONS, MAX_DEPTH, MAX_LENGTH
+from derive.graph.formula_tokens import _HAT, _SUBSCRIPT_DIGITS, _is_letter, _number, _Token
+from derive.graph.language import ALIASES, FUNCTIONS, MAX_DEPTH, MAX_LENGTH, SPELLINGS
 from derive.graph.tensor import Tensor
 from derive.kernel import functions
 from derive.kernel.constants import written
@@ -96,12 +106,12 @@ class _Function:
 
 _ELEMENTWISE = ("exp", "log", "sqrt", "abs", "tanh", "sigmoid", "relu", "sign")
 _REDUCTIONS = ("sum", "mean", "max")
-_ALONG = ("softmax", "log_softmax", "logsumexp")
+_ALONG = ("softmax", "log_softmax")
 
 SIGNATURES: dict[str, _Function] = {
     **{f: _Function(("x",)) for f in _ELEMENTWISE},
     **{f: _Function(("A",), (("dim", None), ("keepdim", False))) for f in _REDUCTIONS},
-    **{f: _Function(("A",), (("dim", -1),)) for f in ("softmax", "log_softmax")},
+    **{f: _Function(("A",), (("dim", -1),)) for f in _ALONG},
     "logsumexp": _Function(("A",), (("dim", -1), ("keepdim", False))),
     "onehot": _Function(("y", "C")),
     "outer": _Function(("a", "b")),
@@ -120,30 +130,19 @@ TENSOR_ONLY = frozenset({"softmax", "log_softmax", "logsumexp", "onehot", "outer
 """Functions the scalar language does not have: a define that calls one is a tensor formula
 (`sum(` and `mean(` with no index are too: the scalar language writes sum_i(…))."""
 
-TENSOR_ALIASES = {"δ": "delta", "Δ": "Delta"}
-"""Names the tensor language reads beyond the scalar language's ALIASES."""
+MAX_ENTRY_NODES = 20_000
+"""Most nodes in one entry's expression: a two-layer network's layer_norm(softmax(X @ W1.T +
+b1) @ W2.T) over 4 × 4 matrices has 6,506; layer_norm(layer_norm(layer_norm(X))) 35,366."""
 
-_GREEK = set("ηθεβμτλαγσℓŷ∇πδΔ")
-_HAT = "\u0302"  # combining circumflex: x̂ is x followed by it (no precomposed x̂ exists)
 _OPERATORS = {"−": "-", "·": "*", "×": "*", "⊙": "⊙", "≥": ">=", "≤": "<=", "ᵀ": "ᵀ"}
 
 
-def _hatted(ch: str) -> bool:
-    """A letter with a hat precomposed (ŷ, ŵ, ẑ): an ASCII letter and U+0302 once decomposed."""
-    d = unicodedata.normalize("NFD", ch)
-    return len(d) == 2 and d[0].isascii() and d[0].isalpha() and d[1] == _HAT
-
-
-def _is_letter(ch: str) -> bool:
-    return ch.isascii() and ch.isalpha() or ch in _GREEK or _hatted(ch)
-
-
 def _tokens(text: str, *, lenient: bool = False) -> list[_Token]:
-    """The tokens of a tensor formula: the scalar language's (formula_tokens.py, whose numbers
-    are read the same way) with @ ⊙ ᵀ [ ] = > >= < <= and `.` before T; δ and a letter with a
-    combining hat are letters. Its own tokenizer, so that no scalar formula's tokens or errors
-    change. `lenient` stops at the first character it cannot read (reads_tensor) instead of
-    refusing it."""
+    """The tokens of a tensor formula: the scalar language's (formula_tokens.py: the same
+    letters, numbers read the same way) with @ ⊙ ᵀ [ ] = > >= < <= ≥ ≤ and `.` before T. Its
+    own tokenizer, so that no scalar formula's tokens or errors change ('@' stays an
+    unexpected character there). `lenient` stops at the first character it cannot read
+    (reads_tensor) instead of refusing it."""
     out: list[_Token] = []
     i, n = 0, len(text)
     while i < n:
@@ -172,7 +171,9 @@ def _tokens(text: str, *, lenient: bool = False) -> list[_Token]:
         if _is_letter(ch):
             j = i + 1
             while j < n and (_is_letter(text[j]) or text[j].isascii() and text[j].isdigit()
-                             or text[j] in "₀₁₂₃₄₅₆₇₈₉" or text[j] == _HAT):
+                             or text[j] in "₀₁₂₃₄₅₆₇₈₉"
+                             or text[j] == _HAT and text[j - 1].isascii()
+                             and text[j - 1].isalpha()):
                 j += 1
             out.append(_Token("name", text[i:j], col))
             i = j
@@ -199,17 +200,23 @@ def _tokens(text: str, *, lenient: bool = False) -> list[_Token]:
 
 
 def _canonical(word: str) -> str:
-    """The canonical spelling of one written word: x̂ is xhat, δ is delta, η is eta (a word
-    with a hat anywhere but on its one letter is returned as written, and refused)."""
+    """The canonical spelling of one written word: x̂ is xhat, δ is delta, η is eta, W₁ is W1,
+    a Greek letter numbered is its name numbered (δ2 is delta2, β₁ is beta1); a word with a hat
+    anywhere but on its first letter is returned as written, and refused."""
+    written = word
+    word = word.translate(_SUBSCRIPT_DIGITS)
     decomposed = unicodedata.normalize("NFD", word)
     if _HAT in decomposed:
-        if not (len(decomposed) == 2 and decomposed[1] == _HAT):
-            return word
-        word = decomposed[0] + "hat"
-    if word in TENSOR_ALIASES:
-        return TENSOR_ALIASES[word]
-    plain = word.translate(_SUBSCRIPT_DIGITS) if word[0] in "β" else word
-    return ALIASES.get(word, ALIASES.get(plain, plain))
+        if not (decomposed[1:2] == _HAT and decomposed[0].isascii()
+                and (decomposed[2:].isdigit() or not decomposed[2:])):
+            return written
+        word = decomposed[0] + "hat" + decomposed[2:]
+    if word in SPELLINGS or word in ALIASES:
+        return SPELLINGS.get(word) or ALIASES[word]
+    head = word.rstrip("0123456789")
+    if head and head != word and not head.isascii():
+        return _canonical(head).rstrip("_") + word[len(head):]
+    return word
 
 
 def _joined(head: str, rest: str) -> str:
@@ -231,6 +238,7 @@ class _Parser:
         self.depth = 0
         self.names = names
         self.ops = ops
+        self.sizes: dict[sp.Basic, int] = {}
 
     # --------------------------------------------------------------------------- helpers
     @property
@@ -281,7 +289,8 @@ class _Parser:
         if self.tok.kind == "op" and self.tok.text in (">", ">=", "<", "<="):
             op = self._take()
             right = self.sum()
-            left = self.ops.compare(op.text, left, right, column=op.column)
+            left = self._checked(self.ops.compare(op.text, left, right, column=op.column),
+                                 op.column)
         self._leave()
         return left
 
@@ -326,6 +335,10 @@ class _Parser:
             if self._is("{"):
                 raise FormulaError("a superscript in braces names a layer, as in W^{(1)}; a "
                                    "power is written without braces: x^2", self.tok.column)
+            if (self.tok.kind == "name" and self.tok.text in ("T", "top")
+                    and self.tok.text not in self.names):  # W^T as a lecturer writes Wᵀ
+                raise FormulaError(f"a transpose is written W.T or Wᵀ ({self.tok.text} is "
+                                   "not a name here)", self.tok.column)
             self._enter()
             exp = self.unary()
             self._leave()
@@ -338,9 +351,15 @@ class _Parser:
     def _binary(self, op: str, a: Tensor, b: Tensor, column: int) -> Tensor:
         return self._checked(self.ops.binary(op, a, b, column=column), column)
 
-    @staticmethod
-    def _checked(t: Tensor, column: int) -> Tensor:
-        """A result whose constant entries are within MAX_CONSTANT_DIGITS and defined."""
+    def _checked(self, t: Tensor, column: int) -> Tensor:
+        """A result whose entries are defined, of at most MAX_ENTRY_NODES nodes each, and
+        whose constants are within MAX_CONSTANT_DIGITS: checked after every operation, as the
+        scalar language checks each operation's size, so nothing grows past them unseen."""
+        largest = max((self._nodes(e) for e in t.entries), default=0)
+        if largest > MAX_ENTRY_NODES:
+            raise FormulaNotSupported(f"an entry of {largest:,} nodes (before column {column}) "
+                                      f"is beyond {MAX_ENTRY_NODES:,}: not supported; write "
+                                      "the steps as quantities of their own")
         for e in t.entries:
             if e.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
                 raise FormulaError("the formula is undefined (a division by zero, or log 0)",
@@ -349,6 +368,14 @@ class _Parser:
                 raise FormulaNotSupported(f"a constant of more than {MAX_CONSTANT_DIGITS:,} "
                                           f"digits (before column {column}) is not supported")
         return t
+
+    def _nodes(self, e: sp.Expr) -> int:
+        """The nodes of e written out as a tree, counted once per distinct subexpression
+        (SymPy shares them): softmax(softmax(…)) is refused before anything walks its tree."""
+        known = self.sizes.get(e)
+        if known is None:
+            known = self.sizes[e] = 1 + sum(self._nodes(a) for a in e.args)
+        return known
 
     def postfix(self) -> Tensor:
         start = self.tok
@@ -364,6 +391,8 @@ class _Parser:
                 self._take()
                 t = self.ops.transpose(t, column=op.column)
             elif self._is("["):
+                if start.text == "1" and self.pos == self.toks.index(start) + 1:
+                    raise FormulaError(_IVERSON, self.tok.column)  # 1[z > 0]
                 t = self.entry(t, start, zero_based=True)
             elif self._is("_"):
                 t = self.entry(t, start, zero_based=False)
@@ -450,7 +479,7 @@ class _Parser:
             self._take()
             e = self.sum()
             self._expect("|", "a closing '|'")
-            return self.ops.elementwise("abs", e, column=t.column)
+            return self._checked(self.ops.elementwise("abs", e, column=t.column), t.column)
         if self._is("√"):
             self._take()
             self._enter()
@@ -459,6 +488,8 @@ class _Parser:
             return self._checked(self.ops.elementwise("sqrt", e, column=t.column), t.column)
         if t.kind == "end":
             raise FormulaError("expected an operand, not the end", t.column)
+        if self._is("["):  # [z > 0], Iverson's bracket
+            raise FormulaError(_IVERSON, t.column)
         raise FormulaError(f"expected an operand, not {t.text!r}", t.column)
 
     # --------------------------------------------------------------------------- names
@@ -599,6 +630,9 @@ class _Parser:
         return self.names[word]
 
     def call(self, t: _Token, word: str) -> Tensor:
+        return self._checked(self._call(t, word), t.column)
+
+    def _call(self, t: _Token, word: str) -> Tensor:
         col = t.column
         if word not in SIGNATURES:
             return self.scalar_call(t, word)
@@ -616,7 +650,7 @@ class _Parser:
         if word == "relu":
             return args[0].map(ops.relu)
         if word in _ELEMENTWISE:
-            return self._checked(ops.elementwise(word, args[0], column=col), col)
+            return ops.elementwise(word, args[0], column=col)
         if word in _REDUCTIONS:
             return ops.reduce(word, args[0], dim=kw["dim"], keepdim=kw["keepdim"], column=col)
         if word == "logsumexp":
@@ -628,12 +662,16 @@ class _Parser:
             if not (c.shape == () and c.entries[0].is_Integer and c.entries[0] > 0):
                 raise FormulaError("onehot's number of classes is a whole number, as in "
                                    "onehot(y, 3)", positional[1][1].column)
+            if c.entries[0] > tensor.MAX_ENTRIES:
+                raise FormulaNotSupported(f"onehot of {c.entries[0]} classes (column "
+                                          f"{positional[1][1].column}) is beyond "
+                                          f"{tensor.MAX_ENTRIES:,}: not supported")
             return ops.onehot(args[0], int(c.entries[0]), column=col)
         if word == "transpose":
             return ops.transpose(args[0], column=col)
         if word == "layer_norm":
-            return self._checked(ops.layer_norm(args[0], kw["eps"], weight=kw["weight"],
-                                                bias=kw["bias"], column=col), col)
+            return ops.layer_norm(args[0], kw["eps"], weight=kw["weight"], bias=kw["bias"],
+                                  column=col)
         if word == "cross_entropy":
             return ops.cross_entropy(args[0], args[1], label_smoothing=kw["label_smoothing"],
                                      column=col)
@@ -677,6 +715,11 @@ _CALLED = frozenset({*FUNCTIONS, *SIGNATURES, "min", "d"})
 """Words that are a function when '(' follows them."""
 
 
+_IVERSON = ("an indicator is written in round brackets, as in (z > 0): 1 where it holds, "
+            "else 0")
+"""The message for 1[z > 0] and [z > 0], as the lesson's words print the ReLU mask."""
+
+
 def _count(words: tuple[str, ...]) -> str:
     return {1: "one argument", 2: "two arguments"}.get(len(words), f"{len(words)} arguments")
 
@@ -696,10 +739,7 @@ def parse_tensor(text: str, names: Mapping[str, Tensor], *, ops: Ops = OPS) -> T
             raise TypeError(f"names maps a canonical name to a Tensor, not {name!r}: "
                             f"{value!r}")
     text = unicodedata.normalize("NFC", text)  # ŷ typed as y and a combining hat is ŷ
-    result = _Parser(text, names, ops).formula_all()
-    for e in set(result.entries):
-        evaluated(e)  # refuses, as the scalar language, what would blow up once evaluated
-    return result
+    return _Parser(text, names, ops).formula_all()
 
 
 def reads_tensor(text: str, tensor_names) -> bool:
