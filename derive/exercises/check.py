@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from derive.exercises.claims import UNDECIDED, WRONG, judge
+from derive.exercises.claims import UNDECIDED, WRONG, entry_statuses, judge, positions
 from derive.exercises.declared import warnings as declared_warnings
 from derive.exercises.diagnosis import Diagnosis, diagnose, formula_diagnosis
 from derive.exercises.errors import ExerciseError, ExerciseNotSupported, ExerciseUndecided
@@ -44,6 +44,16 @@ class ClaimResult:
     formula_read: str | None = None
     """The same form as a reader writes it, in the exercise's notation and the author's
     names (derive/graph/reader.py); None when the reader form cannot write it."""
+    shape: tuple[int, ...] | None = None
+    """For a claim of a tensor quantity: the tensor's shape (2, 3)."""
+    entries: list | None = None
+    """For a claim of a tensor quantity in its shape: each entry's status, nested as the
+    tensor is (None for a claim of another shape, which is wrong as a whole)."""
+
+    @property
+    def wrong_at(self) -> list[tuple[int, ...]]:
+        """The 1-based positions of the wrong entries of a tensor claim, row-major."""
+        return positions(self.entries) if self.entries is not None else []
 
 
 @dataclass(frozen=True)
@@ -187,13 +197,23 @@ def _check(ex: Exercise, seconds: float | None = None) -> Report:
             why = number_left_open(claim, values[name])
             diagnoses[name] = Diagnosis(name, explanation=f"undecided: {why}",
                                         args=("undecided", str(why), why.say("zh")))
+    tensors = getattr(ex.recipe, "tensors", {})
     results = tuple(
         ClaimResult(name, ex.claims[name].text, statuses[name],
                     None if name in forms else values[name], diagnoses.get(name),
-                    ex.claims[name].as_written(), forms.get(name), read.get(name))
+                    ex.claims[name].as_written(), forms.get(name), read.get(name),
+                    *_entries(tensors, name, ex.claims[name], values[name]))
         for name in sorted(ex.claims, key=order.index))
     return Report(ex, values, results, warnings=declared_warnings(
         ex.recipe, ex.given, ex.declared, values) if ex.declared else ())
+
+
+def _entries(tensors, name: str, claim, value) -> tuple:
+    """(shape, entry statuses) of a claim of a tensor quantity, (None, None) for any other
+    claim (a formula answer of a tensor is judged whole)."""
+    if name not in tensors or claim.formula is not None:
+        return None, None
+    return tensors[name].shape, entry_statuses(claim, value)
 
 
 def _formula(ex: Exercise, name: str, claim, left: float | None

@@ -240,6 +240,27 @@ def judge(claim: Claim, expected) -> str:
     return _scalar(claim, expected)
 
 
+def entry_statuses(claim: Claim, expected):
+    """A list claim's status entry by entry, nested as the claim (and the value) are: what
+    shows which entries of a tensor are wrong; None when the claim is not a list of the
+    value's shape (a shape mismatch is one status, `wrong`)."""
+    if not claim.is_list:
+        return None if isinstance(expected, (list, tuple)) else judge(claim, expected)
+    if not isinstance(expected, (list, tuple)) or len(expected) != len(claim.value):
+        return None
+    out = [entry_statuses(c, e) for c, e in zip(claim.value, expected)]
+    return None if any(x is None for x in out) else out
+
+
+def positions(statuses, status: str = WRONG) -> list[tuple[int, ...]]:
+    """The 1-based positions of the entries with `status` in nested statuses, row-major:
+    (1, 2) is row 1, column 2, as W_{1,2} is written."""
+    if not isinstance(statuses, list):
+        return [()] if statuses == status else []
+    return [(m, *rest) for m, inner in enumerate(statuses, 1)
+            for rest in positions(inner, status)]
+
+
 def holds(claim: Claim, value) -> bool:
     return judge(claim, value) != WRONG
 

@@ -174,7 +174,24 @@ def _rounded(value, places):
     return round_places(value, places)
 
 
+def _dims(value) -> tuple[int, ...] | None:
+    """The shape of a rectangular nested list ((2, 3) for two rows of three), None if
+    ragged; () for a number."""
+    if not isinstance(value, (list, tuple)):
+        return ()
+    inner = {_dims(v) for v in value}
+    if len(inner) != 1 or None in inner:
+        return None
+    return (len(value), *inner.pop())
+
+
 def _shape(value) -> str:
+    dims = _dims(value)
+    if dims is not None and len(dims) > 1:  # a matrix: of shape 2×3
+        return "of shape " + "×".join(map(str, dims))
+    if dims is None and all(isinstance(v, (list, tuple)) for v in value):
+        return "a ragged list (rows of " + joined(
+            [str(len(v)) for v in value]) + " entries)"
     if isinstance(value, (list, tuple)):
         inner = {_shape(v) for v in value}
         return f"a list of {plural(len(value), 'value')}" + (

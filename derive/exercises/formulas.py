@@ -233,6 +233,11 @@ def prepare(text: object, recipe: Recipe, given: dict, name: str, where: Where,
     if not isinstance(text, str):
         where.fail(key, "is not text", 'write the formula as a string: { formula = "(w*x - y)*x" }')
     ctx = Context(recipe, given)
+    tensor = getattr(recipe, "tensors", {}).get(name)
+    if tensor is not None:
+        not_supported(f"formula answers for {name}, a tensor of shape "
+                      f"{'×'.join(map(str, tensor.shape))}",
+                      "claim its value as a nested list, one number per entry")
     graph = recipe.graph(ctx) if recipe.graph is not None else None
     if graph is None or name not in graph.by_name:
         not_supported(f"formula answers for {recipe.name}'s {name} (it has no derivation "

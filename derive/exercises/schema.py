@@ -3,7 +3,9 @@
 Kinds of given inputs (see derive.recipes): `number`, `positive`, `nonnegative`, `count`
 (a positive whole number), `counts`, `numbers`, `nonnegatives`, `records` (a list of [x, y]),
 `microbatches` (a list of lists of [x, y]), `batches` (the same, one per optimizer step),
-`optimizer_state` (a saved torch.optim state: momentum buffers, Adam's step, m, v),
+`optimizer_state` (a saved torch.optim state: momentum buffers, Adam's step, m, v; of a vector
+w, each a list), `parameter` (a number, or a vector as a list of 1 to 8 numbers),
+`vector_records` and `vector_batches` (records and batches whose x may be such a vector),
 `gradients` (numbers, or vectors as lists) and
 `loss` ("half" or "squared").
 """
@@ -97,6 +99,30 @@ def _pair(value, where, key):
     return (number(value[0], where, f"{key}[0]"), number(value[1], where, f"{key}[1]"))
 
 
+MAX_ENTRIES = 8
+"""Most entries of a vector parameter w (and of a record's x) in `optimizer_steps`."""
+
+
+def _vector(value, where, key, what):
+    """A number, or a vector: a list of 1 to MAX_ENTRIES numbers."""
+    if not isinstance(value, list):
+        return number(value, where, key)
+    _list(value, where, key, "numbers")
+    if len(value) > MAX_ENTRIES:
+        where.fail(key, f"has {len(value)} entries", f"{what} of at most {MAX_ENTRIES} entries")
+    return [number(v, where, f"{key}[{j}]") for j, v in enumerate(value)]
+
+
+def _vector_pair(value, where, key):
+    """A record [x, y] whose x is a number or a vector [x1, …, xd]."""
+    if not isinstance(value, list) or len(value) != 2:
+        shown = kind_of(value) if not isinstance(value, list) else f"a list of {len(value)}"
+        where.fail(key, f"is {shown}", "write a record as [x, y], x a number or a list "
+                   "[x1, x2, …]")
+    return (_vector(value[0], where, f"{key}[0]", "a record's x"),
+            number(value[1], where, f"{key}[1]"))
+
+
 def _total_items(value) -> int:
     return sum(_total_items(v) for v in value) if isinstance(value, list) else 1
 
@@ -136,6 +162,17 @@ def convert(kind: str, value, where: Where, key: str):
     if kind == "records":
         return [_pair(v, where, f"{key}[{i}]")
                 for i, v in enumerate(_list(value, where, key, "[x, y] records"))]
+    if kind == "parameter":
+        return _vector(value, where, key, "a vector w")
+    if kind == "vector_records":
+        return [_vector_pair(v, where, f"{key}[{i}]")
+                for i, v in enumerate(_list(value, where, key, "[x, y] records"))]
+    if kind == "vector_batches":
+        batches = _list(value, where, key, "batches (lists of [x, y] records), one per step")
+        if _total_items(batches) > MAX_ITEMS:
+            where.fail(key, f"holds more than {MAX_ITEMS} numbers", "use fewer records")
+        return [convert("vector_records", batch, where, f"{key}[{t}]")
+                for t, batch in enumerate(batches)]
     if kind == "microbatches":
         mbs = _list(value, where, key, "microbatches (lists of [x, y] records)")
         if _total_items(mbs) > MAX_ITEMS:
@@ -172,6 +209,8 @@ def convert(kind: str, value, where: Where, key: str):
             raise ExerciseNotSupported(where.path, where.exercise, key, f"{steps} steps",
                                        f"at most {author.MAX_STEPS:,} steps")
         return steps
+    if kind == author.TENSOR:
+        return _tensor_given(value, where, key)
     if kind == "rows":
         return _rows(value, where, key)
     if kind == "row_groups":
@@ -195,6 +234,25 @@ OTHER_LOSSES = frozenset({
     "kl", "poisson", "softmax", "mse", "l2"})
 """Losses a course author may name that the built-in recipes do not have (`mse` and `l2` are
 the "squared" convention under another name: said as such)."""
+
+
+def _tensor_given(value, where, key):
+    """A tensor given of the formulas recipe as nested lists of exact numbers: its shape as
+    `formula_table.tensor_shape` reads it (a ragged list refused, naming the row), each entry
+    read as a scalar given is (`number`: 0.5 is 1/2, "1/3" a third)."""
+    try:
+        author.tensor_shape(value, key)
+    except author.DefineError as exc:
+        if exc.supported:
+            where.fail(exc.key, exc.problem, exc.expected)
+        raise ExerciseNotSupported(where.path, where.exercise, exc.key, exc.problem,
+                                   exc.expected) from None
+
+    def read(v, at):
+        if isinstance(v, list):
+            return [read(x, f"{at}[{m}]") for m, x in enumerate(v)]
+        return number(v, where, at)
+    return read(value, key)
 
 
 def _row(value, where, key, width):
@@ -316,6 +374,13 @@ def _optimizer_state(value, where, key):
                 where.fail(at, f"is {shown(raw) if not isinstance(raw, Written) else raw.text}",
                            "write the saved step count as a whole number such as 2")
             out[name] = raw
+        elif isinstance(raw, list):  # a vector w's: one value per entry
+            _list(raw, where, at, "numbers")
+            if len(raw) > MAX_ENTRIES:
+                where.fail(at, f"has {len(raw)} entries",
+                           f"a state tensor of at most {MAX_ENTRIES} entries, as w")
+            out[name] = [convert(STATE_KINDS[name], v, where, f"{at}[{j}]")
+                         for j, v in enumerate(raw)]
         else:
             out[name] = convert(STATE_KINDS[name], raw, where, at)
     return out

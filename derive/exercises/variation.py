@@ -140,7 +140,7 @@ def target_w(recipe: str, given: dict):
     w* = Σ x·(y − b) / Σ x² over its records. `optimizer_steps` with `batches`, a batch of its
     own at each step: the mean of the steps' batch losses (1/T) Σ_t L_t(w), each L_t a mean
     over its n_t records, so w* = Σ_t (1/n_t) Σ x·(y − b) / Σ_t (1/n_t) Σ x² (with batches
-    of one size, the least-squares w of all their records together)."""
+    of one size, the least-squares w of all their records together). None for a vector w."""
     if recipe == "formulas":
         batches = _xy_records(given.get("records"))
     elif recipe == "accumulation":
@@ -152,8 +152,9 @@ def target_w(recipe: str, given: dict):
         batches = [given.get("records")]
     if not isinstance(batches, (list, tuple)) or not batches or not all(
             isinstance(rs, (list, tuple)) and rs and all(
-                isinstance(r, (list, tuple)) and len(r) == 2 for r in rs) for rs in batches):
-        return None
+                isinstance(r, (list, tuple)) and len(r) == 2
+                and not isinstance(r[0], (list, tuple)) for r in rs) for rs in batches):
+        return None  # (a vector x, of a vector w: no one w* of this formula)
     b = to_expr(given.get("b") or 0)
     sxx = sum((sp.Rational(1, len(rs)) * sum((to_expr(x) ** 2 for x, _ in rs), sp.S.Zero)
                for rs in batches), sp.S.Zero)

@@ -185,7 +185,7 @@ class Values:
         self._ensure(n)
         v = self.env[n.key]
         if isinstance(v, _Members):
-            return sympy_value([v[m] for m in range(1, v.size + 1)])
+            return sympy_value(v.listed())
         return sympy_value(self.lists[n.key])
 
 
@@ -229,8 +229,7 @@ class Scope(Mapping):
 
     def _computed(self, name: str):
         if name in self.graph.recurrent and name not in self._cache:
-            members_ = self._recurrence(name)
-            self._cache[name] = [members_[m] for m in range(1, members_.size + 1)]
+            self._cache[name] = self._recurrence(name).listed()
         if name not in self._cache:
             n = self.graph.by_name[name]
             self._cache[name] = self.graph.value(n, self, self.replace.get(name))
@@ -266,13 +265,16 @@ class Scope(Mapping):
 class _Members(dict):
     """The members of a recurrent family node, each computed when first read (member 0 from
     the node's `start`); reading member m computes the members before it first, in order, so
-    that a long recurrence never nests deeply."""
+    that a long recurrence never nests deeply. A vector node's members are rows: key (m, j),
+    a whole row computed at once (w_{t,j} of every j at step t, each from step t − 1's)."""
 
     def __init__(self, scope: Scope, node: Node, expr: sp.Expr):
         super().__init__()
         self.scope, self.node = scope, node
         self.index = node.over.index.name
-        self.f = compiled(expr, frozenset({self.index}))
+        self.element = node.element.index.name if node.element is not None else None
+        self.f = compiled(expr, frozenset({self.index} | ({self.element} if self.element
+                                                             else set())))
         self._size: int | None = None
         self.next = 1
 
@@ -283,7 +285,21 @@ class _Members(dict):
             self._size = int(self.scope[self.node.over.size.name])
         return self._size
 
+    @property
+    def width(self) -> int:
+        """A vector node's number of elements d."""
+        return int(self.scope[self.node.element.size.name])
+
+    def listed(self) -> list:
+        """Every member in order (a vector node's as rows)."""
+        if self.element is None:
+            return [self[m] for m in range(1, self.size + 1)]
+        return [[self[(m, n)] for n in range(1, self.width + 1)]
+                for m in range(1, self.size + 1)]
+
     def __missing__(self, m):
+        if self.element is not None:
+            return self._entry(m)
         if m == 0 and self.node.start is not None:
             self[0] = compiled(self.node.start)(self.scope, {})
             return self[0]
@@ -293,6 +309,23 @@ class _Members(dict):
             j, self.next = self.next, self.next + 1
             self[j] = self.f(self.scope, {self.index: j})
         return dict.__getitem__(self, m)
+
+    def _entry(self, key):
+        if not (isinstance(key, tuple) and len(key) == 2):
+            raise KeyError(key)
+        m, n = key
+        if m == 0 and self.node.start is not None:
+            start = compiled(self.node.start, frozenset({self.element}))
+            for e in range(1, self.width + 1):
+                self[(0, e)] = start(self.scope, {self.element: e})
+            return dict.__getitem__(self, key)
+        if not (isinstance(m, int) and 1 <= m <= self.size):
+            raise KeyError(key)
+        while self.next <= m:
+            row, self.next = self.next, self.next + 1
+            for e in range(1, self.width + 1):
+                self[(row, e)] = self.f(self.scope, {self.index: row, self.element: e})
+        return dict.__getitem__(self, key)
 
     def get(self, m, default=None):
         try:

@@ -85,14 +85,18 @@ def mutations(graph: Graph, target: str, limit: int = MAX_MUTATIONS) -> list[Var
     return mutations_of(graph, (target,), limit)[target]
 
 
-def mutations_of(graph: Graph, targets, limit: int = MAX_MUTATIONS) -> dict[str, list[Variant]]:
+def mutations_of(graph: Graph, targets, limit: int = MAX_MUTATIONS,
+                 skip: frozenset[str] = frozenset()) -> dict[str, list[Variant]]:
     """`mutations(graph, target, limit)` for each target, each node's mutations generated
-    once for all of them (their words in the graph's notation)."""
+    once for all of them (their words in the graph's notation); none of the nodes in `skip`
+    (the entries of a tensor quantity: a scalar edit of one entry is no mistake a student
+    makes, and there would be hundreds)."""
     with in_scope(graph.notation):
-        return _mutations_of(graph, targets, limit)
+        return _mutations_of(graph, targets, limit, skip)
 
 
-def _mutations_of(graph: Graph, targets, limit: int) -> dict[str, list[Variant]]:
+def _mutations_of(graph: Graph, targets, limit: int,
+                  skip: frozenset[str] = frozenset()) -> dict[str, list[Variant]]:
     order = {n.name: p for p, n in enumerate(graph.nodes)}
     of_node: dict[str, list[tuple[str, Candidate]]] = {}
     originals: dict[str, sp.Expr | None] = {}
@@ -102,6 +106,8 @@ def _mutations_of(graph: Graph, targets, limit: int) -> dict[str, list[Variant]]
             raise KeyError(target)
         ranked = []
         for distance, node in _ancestors(graph, target):
+            if node.name in skip:
+                continue
             if node.name not in of_node:
                 of_node[node.name] = _of_node(graph, node)
                 originals[node.name] = _original(node)

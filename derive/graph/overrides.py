@@ -127,7 +127,8 @@ def restyle(scope: Notations, symbols: Mapping[str, Notation]) -> Notations:
 def _same_quantity(graph) -> set[frozenset[str]]:
     """Pairs that are one quantity, or a sequence and its start, printed with one letter on
     purpose: a node that is another symbol as it is given (∇L_k = the given ∇L_k), a family
-    whose member 0 is the scalar (w_0 = w), and the pairs the mathematics declares `kin`."""
+    whose member 0 is the scalar (w_0 = w; of a vector, w_{0,j} = w_j), and the pairs the
+    mathematics declares `kin`."""
     out = set(KIN)
     for n in graph.nodes:
         e = n.expr
@@ -137,6 +138,9 @@ def _same_quantity(graph) -> set[frozenset[str]]:
             out.add(frozenset((n.key, e.name)))
         if n.start is not None and isinstance(n.start, sp.Symbol):
             out.add(frozenset((n.key, n.start.name)))
+        elif (isinstance(n.start, sp.Indexed) and n.element is not None
+              and n.start.indices == (n.element.index,)):  # w_{0,j} = w_j
+            out.add(frozenset((n.key, n.start.base.label.name)))
     return out
 
 

@@ -141,9 +141,10 @@ minimal polynomial, the rewrite in exp) may take on one value; past it, no answe
 def _zero_by_sympy(value: sp.Expr) -> bool | None:
     """True when the minimal polynomial of the algebraic `value` is x, or when its rewrite in
     exp (sin, cos and tanh through e^(ix), e^x: identities) is 0 as a rational function of
-    the exponentials (sin(1)² + cos(1)² − 1); also by SymPy's structural reasoning (its
-    "nonzero" may come from evalf, a float: not trusted) and over a coprime base of the logs
-    of rationals; None otherwise."""
+    the exponentials (sin(1)² + cos(1)² − 1; a softmax's gradient against an upstream
+    gradient constant along its row, a sum of e^(√2/2)·… terms that is 0); also by SymPy's
+    structural reasoning (its "nonzero" may come from evalf, a float: not trusted) and over a
+    coprime base of the logs of rationals; None otherwise."""
     if value.is_zero or _zero_over_log_base(value):
         return True
     try:
@@ -152,7 +153,7 @@ def _zero_by_sympy(value: sp.Expr) -> bool | None:
             return True
     except Exception:  # noqa: BLE001 — not algebraic, or SymPy cannot tell: no answer
         pass
-    if not value.has(sp.sin, sp.cos, sp.tanh, *functions.OWN) or any(
+    if not value.has(sp.exp, sp.sin, sp.cos, sp.tanh, *functions.OWN) or any(
             p.exp.is_Integer and abs(int(p.exp)) > LOG_BASE_DEGREE
             for p in value.atoms(sp.Pow)):
         return None

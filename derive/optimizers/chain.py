@@ -1,6 +1,9 @@
 """The symbols every optimizer's update is written in: the steps t = 1…T, the learning rate
 η, the saved step count t_0, and one `Chain` per parameter (w, and b with its own state):
-θ_t, its gradient g_t and the families of its state."""
+θ_t, its gradient g_t and the families of its state. A vector w (entries j = 1…d) is one
+chain too, `WV`, whose families hold an entry per step (w_{t,j}, m_{t,j}): every registered
+optimizer updates element-wise, so its update rule, written for one coordinate, is each
+entry's as it stands."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ import sympy as sp
 
 from derive.graph import Family, Node, family, lesson, symbol
 from derive.graph.lesson import eta, t
+from derive.graph.notation import index
 
 T = symbol("opt_T", "T", integer=True, positive=True)
 STEPS = Family("steps", t, T)
@@ -23,14 +27,34 @@ eps = symbol("opt_eps", "varepsilon")
 mu = symbol("opt_mu", "mu")
 
 
+j = index("j")
+D = symbol("opt_dim", "d", integer=True, positive=True)
+ENTRIES = Family("entries", j, D)
+"""The entries j = 1…d of a vector parameter w."""
+
+
+class Entries(sp.IndexedBase):
+    """A family of a vector parameter's chain: one value per step and entry, θ_{t,j}. Indexed
+    by the step alone, as an optimizer's update rule is written (m[t − 1]), it is entry j of
+    that step (m_{t−1,j}), so the rule of one coordinate is every entry's."""
+
+    def __getitem__(self, indices, **kw_args):
+        if not isinstance(indices, tuple):
+            indices = (indices, j)
+        return super().__getitem__(indices, **kw_args)
+
+
 def _join(*parts: str) -> str:
     return ",".join(p for p in parts if p)
 
 
 @lru_cache(maxsize=None)
-def _declared_family(name: str, letter: str, accent: str, sub: str) -> sp.IndexedBase:
-    """A state family of the chains, declared the first time an optimizer asks for it."""
-    return family(name, letter, accent=accent, sub=sub)
+def _declared_family(name: str, letter: str, accent: str, sub: str,
+                     vector: bool = False) -> sp.IndexedBase:
+    """A state family of the chains, declared the first time an optimizer asks for it (of a
+    vector parameter: `Entries`, written m_{t,j})."""
+    base = family(name, letter, accent=accent, sub=sub, vector=vector)
+    return Entries(base.label) if vector else base
 
 
 @lru_cache(maxsize=None)
@@ -48,26 +72,41 @@ class Chain:
     grad: sp.IndexedBase
     prefix: str
     sub: str
-    start: sp.Symbol
+    start: sp.Expr
     param_node: str
+    vector: bool = False
+    """A vector parameter: its families are `Entries`, its nodes one value per entry j."""
 
     def name(self, node: str) -> str:
         """The node's name in this chain: m_steps, b_m_steps."""
         return self.prefix + node
 
+    @property
+    def _key(self) -> str:
+        """Its part of the internal names: "" for w, "_b" for b, "_v" for a vector w."""
+        return ("_" + self.sub if self.sub else "") + ("_v" if self.vector else "")
+
     def family(self, base: str, letter: str, accent: str = "", sub: str = "") -> sp.IndexedBase:
         """This chain's family `base` (opt_m, opt_m_b), written letter_{chain,sub}."""
-        key = "_" + self.sub if self.sub else ""
-        return _declared_family(f"opt_{base}{key}", letter, accent, _join(self.sub, sub))
+        return _declared_family(f"opt_{base}{self._key}", letter, accent, _join(self.sub, sub),
+                                self.vector)
 
     def state(self, slot) -> sp.IndexedBase:
         return self.family(slot.base, slot.letter, sub=slot.sub)
 
-    def saved(self, slot) -> sp.Symbol:
-        """The saved state a resumed run starts from: u_0, v_{max,0}, of b: u_{b,0}."""
-        key = "_" + self.sub if self.sub else ""
-        return _declared_symbol(f"opt_{slot.base}0{key}", slot.letter,
+    def saved(self, slot) -> sp.Expr:
+        """The saved state a resumed run starts from: u_0, v_{max,0}, of b: u_{b,0}; of a
+        vector w, entry j: u_{0,j}."""
+        if self.vector:  # written u_0 as a whole, u_{0,j} entry by entry
+            return _declared_family(f"opt_{slot.base}0{self._key}", slot.letter, "",
+                                    _join(slot.sub, "0"), True)[(j,)]
+        return _declared_symbol(f"opt_{slot.base}0{self._key}", slot.letter,
                                 _join(slot.sub, self.sub, "0"))
+
+    def saved_input(self, slot) -> str:
+        """The graph input that binds `saved(slot)` (the family's name for a vector)."""
+        s = self.saved(slot)
+        return s.base.label.name if isinstance(s, sp.Indexed) else s.name
 
     def state_key(self, slot) -> str:
         """Its key in the exercise's `state` table: m, b_m."""
@@ -80,6 +119,11 @@ class Chain:
 g, g_b = family("opt_g", "g"), family("opt_g_b", "g", sub="b")
 W = Chain(family("opt_w", "w"), g, "", "", lesson.w, "w_steps")
 B = Chain(family("opt_b", "b"), g_b, "b_", "b", lesson.b, "b_steps")
+W0V = family("opt_w0_v", "w", vector=True)
+"""The given vector w, entry j: w_j (w_{0,j} = w_j)."""
+WV = Chain(_declared_family("opt_w_v", "w", "", "", True),
+           _declared_family("opt_g_v", "g", "", "", True), "", "", W0V[j], "w_steps", True)
+"""A vector w's chain: w_{t,j} moved by g_{t,j}, its state m_{t,j}, v_{t,j}, … per entry."""
 
 
 # ---------------------------------------------------------------------------- expressions

@@ -198,6 +198,16 @@ class Context(Mapping):
 
 
 @dataclass(frozen=True)
+class TensorQuantity:
+    """A quantity whose value is a tensor: its shape, the formula its author wrote (text,
+    escaped by every renderer) and the graph nodes of its entries in row-major order."""
+
+    shape: tuple[int, ...]
+    formula: str
+    entries: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Recipe:
     """A derivation: inputs, quantities in derivation order, known mistakes."""
 
@@ -223,6 +233,14 @@ class Recipe:
     """Tables of the working shown before a node's formula: node name → the kind of table
     (`"components"`: the memory ledger, one row per component of a sum); the renderer
     draws them."""
+    tensors: Mapping[str, "TensorQuantity"] = field(default_factory=dict)
+    """The quantities whose value is a tensor (nested lists, row-major): a claim of one is
+    judged entry by entry and reported with the entries that are wrong; the working shows it
+    whole, not entry node by entry node."""
+    rebuild: Callable[[object], object] | None = None
+    """For a recipe with tensor quantities: its derivation graph rebuilt with other tensor
+    operations (derive.graph.tensor_language.Ops with one replaced), for a whole-tensor
+    mistake computed as a variant in that graph (`graphed.NamedMistake.graph`)."""
     members_shown: int | None = None
     """How many members of a family node the working writes out (None: the renderer's
     default); the rest are left to `working`."""

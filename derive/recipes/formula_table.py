@@ -169,13 +169,18 @@ def _defines(raw, taken: frozenset[str] = RESERVED) -> tuple[_Define, ...]:
 
 
 def _kinds(raw_given: Mapping) -> dict[str, str]:
-    """The kind of each given (derive.exercises.schema converts it)."""
+    """The kind of each given (derive.exercises.schema converts it): a (nested) list is a
+    tensor (`tensor_shape` reads its shape)."""
     out = {}
     for name, value in raw_given.items():
         if name == STEPS:
             out[name] = "steps"
         elif name in (RECORDS, MICROBATCHES):
             out[name] = "rows" if name == RECORDS else "row_groups"
+        elif isinstance(value, list):
+            check_name(name, f"given.{name}", "a given", reserved(raw_given))
+            tensor_shape(value, f"given.{name}")
+            out[name] = TENSOR
         else:
             check_name(name, f"given.{name}", "a given", reserved(raw_given))
             if isinstance(value, str) and not _looks_numeric(value):
@@ -186,6 +191,67 @@ def _kinds(raw_given: Mapping) -> dict[str, str]:
         raise DefineError("given.microbatches", "is given with records",
                           "give the records once: as records, or grouped as microbatches")
     return out
+
+
+TENSOR = "tensor"
+"""The kind of a given written as a (nested) list: a vector, a matrix, up to 4 dimensions."""
+MAX_DIMS = 4
+MAX_ENTRIES = 256
+"""Most dimensions and entries of one tensor given: every entry is a symbol of the graph, and
+every quantity that reads the tensor one node per entry."""
+
+
+def tensor_shape(raw: list, key: str) -> tuple[int, ...]:
+    """The shape of a given written as a nested list, read from the data: every row of one
+    level the same length (torch.tensor refuses a ragged list too), 1 to 4 dimensions, at most
+    256 entries; an entry is a number, read by derive.exercises.schema as a scalar given is."""
+    def shape_of(v, at: str) -> tuple[int, ...]:
+        if isinstance(v, dict):
+            raise DefineError(at, "is a table inside a tensor",
+                              "write a tensor as nested lists of numbers: [[1, -1], [2, 0.5]]")
+        if isinstance(v, bool):
+            raise DefineError(at, "is a boolean", "write a number such as 0.5 or \"1/3\"")
+        if not isinstance(v, list):
+            return ()
+        if not v:
+            raise DefineError(at, "is an empty list",
+                              "a tensor has at least one entry per dimension: x = [2, 1]")
+        first = shape_of(v[0], f"{at}[0]")
+        for m, row in enumerate(v[1:], 1):
+            got = shape_of(row, f"{at}[{m}]")
+            if got != first:
+                expected = ("every row of a matrix has the same length" if len(first) == 1
+                            and len(got) == 1 else "every row of a tensor has the same shape"
+                            if first and got else "a row holds numbers only or lists only")
+                raise DefineError(f"{at}[{m}]", _ragged(got, first, f"{at}[0]"), expected)
+        return (len(v), *first)
+
+    shape = shape_of(raw, key)
+    if len(shape) > MAX_DIMS:
+        raise DefineError(key, f"has {len(shape)} dimensions",
+                          f"at most {MAX_DIMS}", supported=False)
+    size = 1
+    for n in shape:
+        size *= n
+    if size > MAX_ENTRIES:
+        raise DefineError(key, f"has {size} entries", f"at most {MAX_ENTRIES} per tensor",
+                          supported=False)
+    return shape
+
+
+def _ragged(got: tuple[int, ...], first: tuple[int, ...], first_key: str) -> str:
+    """How a row differs from the first: a number for a list, its length, or its shape."""
+    if not got:
+        return f"is a number where {first_key} is a list of {first[0]}"
+    if not first:
+        return f"is a list of {got[0]} where {first_key} is a number"
+    if len(got) == len(first) == 1:
+        return f"has {got[0]} entries where {first_key} has {first[0]}"
+    return f"has shape {_dims(got)} where {first_key} has shape {_dims(first)}"
+
+
+def _dims(shape: tuple[int, ...]) -> str:
+    return "×".join(str(n) for n in shape) if shape else "()"
 
 
 def _looks_numeric(text: str) -> bool:

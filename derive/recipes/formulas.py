@@ -6,11 +6,14 @@ before it. A quantity with a free index is a family: one value per record (i), m
 or step (t); a step family with a `start` is a recurrence (w_t from w_{t−1}). Every derivative
 is taken by `sympy.diff` of the quantities it names, written out down to the givens (or to the
 quantity it is taken with respect to: ∂ℓ_i/∂ŷ_i). The result is one derivation graph, so such an
-exercise gets everything a built-in recipe gets.
+exercise gets everything a built-in recipe gets. A given written as a nested list is a
+tensor: a define that reads one is parsed by the tensor language (derive.graph.
+tensor_language) into one scalar node per entry, and claimed as a whole, entry by entry.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from functools import lru_cache
 
@@ -25,10 +28,19 @@ from derive.graph.language import (
     parse_formula,
 )
 from derive.graph.notation import DECLARED, Notations, written_as
+from derive.graph.tensor import Tensor, symbols
+from derive.graph.tensor_language import OPS, Ops, parse_tensor, reads_tensor
 from derive.kernel.constants import RepeatedMax, RepeatedMin
 from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.recipes import own_terms, partials
-from derive.recipes.base import Input, Later, Quantity, QuantityUndefined, Recipe
+from derive.recipes.base import (
+    Input,
+    Later,
+    Quantity,
+    QuantityUndefined,
+    Recipe,
+    TensorQuantity,
+)
 from derive.recipes.formula_table import (  # noqa: F401 (names other modules read here)
     DEFAULT_COLUMNS,
     DEFINE_KEYS,
@@ -44,6 +56,7 @@ from derive.recipes.formula_table import (  # noqa: F401 (names other modules re
     RESERVED,
     STEPS,
     TABLES,
+    TENSOR,
     DefineError,
     Rows,
     _Define,
@@ -57,6 +70,7 @@ from derive.recipes.formula_table import (  # noqa: F401 (names other modules re
     check_name,
     columns_of,
     reserved,
+    tensor_shape,
 )
 from derive.recipes.graphed import Graphed, mutation_mistakes, one_member_a_number
 
@@ -73,9 +87,29 @@ def recipe_for(raw_given: Mapping, raw_define) -> Recipe:
         if table in raw_given:
             columns = columns_of(raw_given[table], f"given.{table}", taken)
     defines = _defines(raw_define, taken)
+    tensors = tuple((n, tensor_shape(raw_given[n], f"given.{n}"), _labels(raw_given[n]))
+                    for n, k in sorted(kinds.items()) if k == TENSOR)
     key = (tuple(sorted(kinds.items())), columns,
-           tuple((d.name, d.text, d.start, d.title, d.title_zh) for d in defines))
+           tuple((d.name, d.text, d.start, d.title, d.title_zh) for d in defines), tensors)
     return _recipe(key)
+
+
+def _labels(raw) -> tuple | None:
+    """A tensor given's entries when every one is a TOML integer (class indices, 0-based, as
+    torch's targets are): onehot(y, C) and cross_entropy(Z, y) read them when the formula is
+    read, so they are part of the recipe's key; None for any other tensor."""
+    flat = []
+
+    def walk(v):
+        if isinstance(v, list):
+            for x in v:
+                walk(x)
+        else:
+            flat.append(v)
+    walk(raw)
+    if all(isinstance(v, int) and not isinstance(v, bool) and abs(v) < 2**31 for v in flat):
+        return tuple(flat)
+    return None
 
 
 WORDS = ("Quantity", "量")
@@ -96,28 +130,83 @@ def _claim_shape(ctx, node, value):
 
 @lru_cache(maxsize=256)
 def _recipe(key) -> Recipe:
-    kind_items, columns, define_items = key
+    kind_items, columns, define_items, tensor_items = key
     kinds = dict(kind_items)
     defines = tuple(_Define(*d) for d in define_items)
     try:
         with time_bound(BUILD_SECONDS):
-            graph = _Builder(kinds, columns).graph(defines)
+            builder = _Builder(kinds, columns, tensor_items)
+            graph = builder.graph(defines)
     except DecisionTimeout:
         raise DefineError("define", f"takes more than {BUILD_SECONDS:g} s to derive (its "
                           "derivatives grow too large)", "write smaller formulas",
                           supported=False) from None
     names = [d.name for d in defines]
-    graphed = Graphed(lambda ctx: graph, names, shape=_claim_shape)
+    tensors = {d.name: builder.tensors[canonical(d.name)] for d in defines
+               if canonical(d.name) in builder.quantity_tensors}
+    graphed = Graphed(lambda ctx: graph, names, shape=_claim_shape,
+                      stand_in=lambda ctx: _claimed_entries(ctx, tensors))
     quantities = tuple(
-        Quantity(d.name, "a quantity the exercise defines", _guarded(d.name, graphed.value(d.name)),
+        Quantity(d.name, "a quantity the exercise defines",
+                 _guarded(d.name, _tensor_value(graphed, tensors[d.name]) if d.name in tensors
+                          else graphed.value(d.name)),
                  words=WORDS)
         for d in defines)
     inputs = tuple(Input(name, kind, "a given of the exercise") for name, kind in kinds.items())
+    entries = frozenset(s.name for t in tensors.values() for s in t.entries)
     return Recipe(name="formulas", title=TITLE, doc=__doc__, inputs=inputs,
                   quantities=quantities,
-                  mistakes=Later(lambda: mutation_mistakes(graphed, graph, names)),
+                  mistakes=Later(lambda: mutation_mistakes(graphed, graph, names,
+                                                           skip=entries)),
+                  rebuild=_rebuild(kinds, columns, tensor_items, defines) if tensors else None,
+                  tensors={d.name: TensorQuantity(tensors[d.name].shape, d.text, tuple(
+                      e.name for e in tensors[d.name].entries)) for d in defines
+                      if d.name in tensors},
                   graph=lambda ctx: graph,
                   node_titles={d.name: (d.title, d.title_zh) for d in defines if d.title})
+
+
+def _rebuild(kinds, columns, tensor_items, defines):
+    """The exercise's graph with its tensor formulas parsed under other operations (`Ops` with
+    one replaced: a whole-tensor mistake, declared once as the operation the student got
+    wrong), every derivative taken again from them; one graph per Ops, built when first
+    asked for, under the same time bound as the exercise's own."""
+    @lru_cache(maxsize=32)
+    def rebuild(ops: Ops) -> Graph:
+        try:
+            with time_bound(BUILD_SECONDS):
+                return _Builder(kinds, columns, tensor_items, ops).graph(defines)
+        except DecisionTimeout:
+            raise DefineError("define", f"takes more than {BUILD_SECONDS:g} s to derive "
+                              "under a mistaken operation", "write smaller formulas",
+                              supported=False) from None
+    return rebuild
+
+
+def _tensor_value(graphed: Graphed, t: Tensor):
+    """A tensor quantity's value: its entry nodes' exact values as nested lists (a vector a
+    list, a matrix a list of rows), what a claim of it is judged against entry by entry."""
+    def compute(ctx):
+        scope = graphed.scope(ctx)
+        return Tensor(t.shape, tuple(scope.compute(e.name) for e in t.entries)).nested()
+    return compute
+
+
+def _claimed_entries(ctx, tensors: Mapping[str, Tensor]) -> dict[str, sp.Expr]:
+    """A claimed tensor standing in for its computed value (an error carried forward): each
+    entry node defined as the claimed entry. A claim of another shape stands in for nothing
+    (the diagnosis never carries one)."""
+    out = {}
+    for name, t in tensors.items():
+        if name not in ctx.overrides:
+            continue
+        try:
+            claimed = Tensor.of(ctx.overrides[name])
+        except (ValueError, TypeError):
+            continue
+        if claimed.shape == t.shape:
+            out.update({e.name: sp.sympify(v) for e, v in zip(t.entries, claimed.entries)})
+    return out
 
 
 def _guarded(name, compute):
@@ -149,8 +238,12 @@ def _guarded(name, compute):
 class _Builder:
     """Parses the author's formulas into the nodes of one graph, in order."""
 
-    def __init__(self, kinds: Mapping[str, str], columns: tuple[str, ...]):
+    def __init__(self, kinds: Mapping[str, str], columns: tuple[str, ...], tensors=(),
+                 ops: Ops = OPS):
         self.kinds = kinds
+        self.base_ops = ops
+        """The tensor operations formulas are parsed with: torch's, or one replaced (a
+        whole-tensor mistake, `Recipe.rebuild`)."""
         self.families = {}
         if RECORDS in kinds or MICROBATCHES in kinds:
             self.families["i"] = FAMILIES["i"]
@@ -176,6 +269,27 @@ class _Builder:
         """The exercise's own names, written from their spelling: never a recipe's."""
         for n in [*self.scalars, *self.columns]:
             self.notation.declare(n, written_as(n))
+        self.tensors: dict[str, Tensor] = {}
+        """Tensor givens and tensor quantities (canonical name → the Tensor of its entry
+        symbols, `W1[1,2]`)."""
+        self.tensor_givens: dict[str, tuple[str, tuple[int, ...]]] = {}
+        """A tensor given's written name and its shape, by canonical name."""
+        self.labels: dict[sp.Symbol, sp.Integer] = {}
+        """The entries of the tensor givens written as integers: the class indices onehot and
+        cross_entropy read when the formula is read."""
+        self.quantity_tensors: set[str] = set()
+        for n, shape, labels in tensors:
+            canon = canonical(n)
+            if canon in self.scalars or canon in self.tensors:
+                raise DefineError(f"given.{n}", "names a given twice (formulas read "
+                                  f"{n} as {canon})", "give it once")
+            t = symbols(canon, shape)
+            self.tensors[canon] = t
+            self.tensor_givens[canon] = (n, shape)
+            self.notation.declare(canon, written_as(canon))
+            self._declare_entries(canon, t)
+            if labels is not None:
+                self.labels.update(zip(t.entries, map(sp.Integer, labels)))
         self.step = None  # the index of the quantity being read, if it is per step
         self.nodes: dict[str, Node] = {}   # by canonical name
         self.bodies: dict[str, sp.Expr] = {}  # each node's definition, evaluated, for diff
@@ -193,6 +307,9 @@ class _Builder:
         inputs = {}
         for canon, written in self.scalars.items():
             inputs[canon] = (lambda w: lambda c: c.given[w])(written)
+        for canon, (written, _) in self.tensor_givens.items():
+            for ix, e in zip(self.tensors[canon].indices(), self.tensors[canon].entries):
+                inputs[e.name] = _entry(written, ix)
         table = RECORDS if RECORDS in self.kinds else MICROBATCHES
         for j, canon in enumerate(self.columns):
             inputs[canon] = _column(table, j)
@@ -260,9 +377,13 @@ class _Builder:
     def _define(self, d: _Define) -> None:
         key = f"define.{d.name}"
         canon = canonical(d.name)
-        if canon in self.nodes or canon in self.scalars or canon in self.columns:
+        if canon in self.nodes or canon in self.scalars or canon in self.columns or \
+                canon in self.tensors:
             raise DefineError(key, f"defines {d.name!r} again (a given, a column or an "
                               "earlier quantity has that name)", "give each quantity its own name")
+        if reads_tensor(d.text, frozenset(self.tensors)):
+            self._define_tensor(d, key, canon)
+            return
         expr = self._parse(key, d.text)
         _rebinding(key, expr)
         free = sorted({s.name for s in expr.free_symbols if s.name in self.families
@@ -290,6 +411,83 @@ class _Builder:
         expr = self._derivatives(key, expr)
         self.nodes[canon] = Node(d.name, sym, expr, over, start=start)
         self.bodies[canon] = expr
+
+    # ---------------------------------------------------------------- tensors
+    def _define_tensor(self, d: _Define, key: str, canon: str) -> None:
+        """A define that reads a tensor (or writes tensor syntax), parsed by the tensor
+        parser: a result of shape () is an ordinary scalar node under the define's name;
+        otherwise one scalar node per entry, `z1[1,2]`, each its entry's expression with its
+        derivatives taken as a scalar quantity's are (grad(L, W1) is sympy.diff of L written
+        out, entry by entry: W1.grad's layout)."""
+        if d.start is not None:
+            raise DefineError(f"{key}.start", "is given for a tensor quantity",
+                              "a recurrence over tensors is not supported: write each step",
+                              supported=False)
+        try:
+            t = parse_tensor(d.text, self._tensor_names(), ops=self._ops)
+        except FormulaNotSupported as exc:
+            raise DefineError(key, f"{_quoted(d.text)}: {exc}", "see docs/formulas.md",
+                              supported=False) from None
+        except FormulaError as exc:  # TensorShapeError too: both shapes, the operation
+            raise DefineError(key, f"{_quoted(d.text)}: {exc}", "see docs/formulas.md") from None
+        self.step = None
+        if t.is_scalar:
+            expr = self._derivatives(key, t.item)
+            self.notation.declare(canon, written_as(canon))
+            sym = sp.Symbol(canon, real=True)
+            self.nodes[canon] = Node(d.name, sym, expr)
+            self.bodies[canon] = expr
+            return
+        heads = symbols(canon, t.shape)
+        self.notation.declare(canon, written_as(canon))
+        self.tensors[canon] = heads
+        self.quantity_tensors.add(canon)
+        self._declare_entries(canon, heads)
+        for head, e in zip(heads.entries, t.entries):
+            expr = self._derivatives(key, e, refold=False)
+            self.nodes[head.name] = Node(head.name, head, expr)
+            self.bodies[head.name] = expr
+
+    def _tensor_names(self) -> dict[str, Tensor]:
+        """What a tensor formula may read: scalar givens and scalar quantities as shape-()
+        Tensors of their symbols, tensor givens and tensor quantities as Tensors of their
+        entry symbols (a family quantity or a column is not a tensor: not here)."""
+        out = {c: Tensor.scalar(sp.Symbol(c, real=True)) for c in self.scalars}
+        out.update({c: Tensor.scalar(n.symbol) for c, n in self.nodes.items()
+                    if n.over is None and n.element is None and isinstance(n.symbol, sp.Symbol)
+                    and n.symbol.name == c})
+        for c in ("N", "K", "T"):
+            out.pop(c, None)
+        out.update(self.tensors)
+        return out
+
+    @property
+    def _ops(self):
+        """torch's operations, with the class indices of onehot and cross_entropy read from
+        the tensor givens written as integers (a label is a value, not a symbol)."""
+        labels, base = self.labels, self.base_ops
+
+        def valued(t: Tensor) -> Tensor:
+            return t.map(lambda e: labels.get(e, e)) if labels else t
+
+        def onehot(y, classes, column=None):
+            return base.onehot(valued(y), classes, column=column)
+
+        def cross_entropy(z, y, label_smoothing=sp.S.Zero, column=None):
+            if y.shape != z.shape:
+                y = valued(y)
+            return base.cross_entropy(z, y, label_smoothing=label_smoothing, column=column)
+        return dataclasses.replace(base, onehot=onehot, cross_entropy=cross_entropy)
+
+    def _declare_entries(self, canon: str, t: Tensor) -> None:
+        """Each entry written as the tensor's name with its 1-based index as a subscript:
+        z[1,2] is z_{1,2}; a name with a subscript of its own keeps it first, apart from the
+        index (W1[1,2] is W_{1;1,2}: W_{1,1,2} would read as an entry of a 3-d tensor)."""
+        base = written_as(canon)
+        for ix, e in zip(t.indices(), t.entries):
+            at = ",".join(str(i + 1) for i in ix)
+            self.notation.declare(e.name, dataclasses.replace(
+                base, sub=f"{base.sub};{at}" if base.sub else at))
 
     def _check_names(self, key, expr, name, over, start: bool) -> None:
         """Every name the formula reads is a given, a column, an earlier quantity or a family's
@@ -373,7 +571,7 @@ class _Builder:
         return None
 
     # ---------------------------------------------------------------- derivatives
-    def _derivatives(self, key: str, expr: sp.Expr) -> sp.Expr:
+    def _derivatives(self, key: str, expr: sp.Expr, refold: bool = True) -> sp.Expr:
         """Each ∂f/∂v in the formula replaced by `sympy.diff` of f written out in the givens
         (every quantity inlined but v's own). Partial derivatives only where they are the
         derivative meant: see `_variable` and `_through`."""
@@ -395,7 +593,7 @@ class _Builder:
                     if sp.count_ops(out) > MAX_OPS:
                         raise DefineError(key, "has a derivative too large to write out",
                                           f"at most {MAX_OPS:,} operations", supported=False)
-                    out = self._refolded(out, v)
+                    out = self._refolded(out, v) if refold else out
                 return out
             if not e.args:
                 return e
@@ -550,6 +748,16 @@ def microbatch_meanings() -> dict:
     return {"blocks": {"B": _block}, "names": {"n": _n}}
 
 
+def _entry(written: str, index: tuple[int, ...]):
+    """One entry of a tensor given (0-based index into its nested lists)."""
+    def read(c):
+        v = c.given[written]
+        for i in index:
+            v = v[i]
+        return v
+    return read
+
+
 def _column(table: str, j: int):
     """Column j of the records as a family (member m is record m's value)."""
     return lambda c: members([r[j] for r in c.given[table].rows])
@@ -569,6 +777,9 @@ TITLE = "A derivation written as formulas (docs/authoring.md)"
 RECIPE = Recipe(
     name="formulas", title=TITLE, doc=__doc__, quantities=(), inputs=(
         Input("NAME", "number", "any number the formulas read: w = 0.5, lr = 0.1, eps = 1e-8",
+              required=False),
+        Input("NAME", TENSOR, "a vector or a matrix as nested lists: x = [2, 1], W1 = [[0.1, "
+              "-0.2], [0.4, 0.5]] (up to 4 dimensions, 256 entries); tensor formulas read it",
               required=False),
         Input(RECORDS, "rows", 'records: [[x, y], …], or { columns = ["x1", "x2", "y"], '
               "rows = [[…], …] }; each column is a family x1_i", required=False),

@@ -42,10 +42,15 @@ class Graphed:
     have, for values and mistakes alike."""
 
     def __init__(self, graph_of: GraphOf, claimable: Iterable[str] | Callable[[], Iterable[str]],
-                 shape: Shape = one_member_a_number):
+                 shape: Shape = one_member_a_number,
+                 stand_in: Callable[[object], Mapping[str, sp.Expr]] | None = None):
         self.graph_of = graph_of
         self._claimable = claimable
         self.shape = shape
+        self.stand_in = stand_in
+        """Nodes that are no quantity but take a claimed value (context → node name → that
+        value as a definition): a tensor quantity's claim stands in for its entry nodes, so
+        an error is carried forward entry by entry."""
 
     @cached_property
     def claimable(self) -> frozenset[str]:
@@ -59,8 +64,11 @@ class Graphed:
             graph = self.graph_of(c)
             if not c.overrides:
                 return Values(graph, c)
-            return graph.scope(c, shared=self.claimable.__contains__)
+            return graph.scope(c, self._stand_ins(c), shared=self.claimable.__contains__)
         return ctx.memo("graph-scope", make)
+
+    def _stand_ins(self, ctx) -> dict[str, sp.Expr]:
+        return dict(self.stand_in(ctx)) if self.stand_in is not None and ctx.overrides else {}
 
     def value(self, name: str) -> Callable:
         def compute(ctx):
@@ -81,7 +89,7 @@ class Graphed:
                            if n.name not in base.by_name or base.by_name[n.name].expr != n.expr}
                 for name in list(differs):
                     differs |= gr.depends(name)
-            scope = gr.scope(ctx, v.replace,
+            scope = gr.scope(ctx, {**self._stand_ins(ctx), **v.replace},
                              shared=lambda n: n in self.claimable and n not in differs)
             return self.shape(ctx, gr.by_name[v.target], scope.compute(v.target))
         return compute
@@ -139,12 +147,14 @@ def first_value(candidates):
 
 
 def mutation_mistakes(graphed: Graphed, graph: Graph, targets: Iterable[str],
-                      limit: int = MAX_MUTATIONS) -> tuple[Mistake, ...]:
+                      limit: int = MAX_MUTATIONS,
+                      skip: frozenset[str] = frozenset()) -> tuple[Mistake, ...]:
     """The mutations of `graph` (derive.graph.mutate) as a recipe's mistakes: for each target
     (a claimable quantity, in the order given), its mutations most specific first, each
     computed by `graphed.variant` in the exercise's graph. A mutation of a node that several
-    targets read is one mistake per target, all of one name."""
-    found = mutations_of(graph, [t for t in targets if t in graph.by_name], limit)
+    targets read is one mistake per target, all of one name. The nodes in `skip` are not
+    mutated (`mutations_of`)."""
+    found = mutations_of(graph, [t for t in targets if t in graph.by_name], limit, skip)
     return tuple(Mistake(v.name, v.target, v.en, graphed.variant(v), zh=v.zh,
                          origin="course" if v.kind in TAUGHT else "generic")
                  for variants in found.values() for v in variants)

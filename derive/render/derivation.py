@@ -11,6 +11,7 @@ from derive.graph.notation import in_scope, notation_of
 from derive.render.document import Author, Document, Heading, Items, Math, Paragraph, Table
 from derive.render.escape import escape_latex
 from derive.render.formula_tex import symbol_tex
+from derive.render.keys import wrong_entries
 from derive.render.labels import STATUS, explanation, in_language, words
 from derive.render.latex import number
 from derive.render.ledger import component_rows
@@ -104,6 +105,9 @@ def _claim_note(c, lang: str, declared: tuple[str, ...] = ()):
     author text (escaped), never prose read for formulas."""
     t = words(lang)
     note = f" — {STATUS[lang][c.status]}"
+    where = wrong_entries(c, lang)
+    if where:
+        note += f" {where}"
     said: tuple = ()
     if c.diagnosis:
         d = c.diagnosis
@@ -149,7 +153,17 @@ def graph_sections(report: Report, lang: str, claims: bool = True) -> list[tuple
     work = Working(ex.recipe, ex.given)
     claimed = {c.name: c for c in report.claims} if claims else {}
     sections: list[tuple[str, list]] = []
+    tensors = getattr(ex.recipe, "tensors", {})
+    last_entry = {t.entries[-1]: name for name, t in tensors.items()}
+    entries = {e for t in tensors.values() for e in t.entries}
     for node in work.graph.nodes:
+        if node.name in last_entry:  # a tensor quantity, whole, after its last entry
+            name = last_entry[node.name]
+            if name in report.values:
+                sections.append((name, _tensor_section(report, name, lang,
+                                                      claimed.get(name))))
+        if node.name in entries:
+            continue
         q = ex.recipe.quantity(node.name)
         if q is not None and node.name not in report.values:
             continue
@@ -174,6 +188,20 @@ def graph_sections(report: Report, lang: str, claims: bool = True) -> list[tuple
         columns = ex.recipe.steps_columns
         sections.append(("", steps_table(work, lang, tuple(columns), columns)))
     return sections
+
+
+def _tensor_section(report: Report, name: str, lang: str, claim) -> list:
+    """A tensor quantity's working: its heading, its formula as its author wrote it and its
+    exact value as a matrix (its entries' own formulas are sympy.diff written out: too long
+    to show one by one), then its claim."""
+    ex = report.exercise
+    q = ex.recipe.quantity(name)
+    line = _with_result(quantity_formula(ex, name), report.values[name])
+    blocks: list = [Paragraph(_heading(ex.recipe, name, q, lang)),
+                    Math((line,), source=(ex.path, ex.id, quantity_key(ex, name)))]
+    if claim is not None:
+        blocks.append(_claim_note(claim, lang, getattr(ex, "declared", ())))
+    return blocks
 
 
 def graph_blocks(report: Report, lang: str) -> list:

@@ -70,9 +70,37 @@ def check_json(report: Report) -> dict:
                       if c.expected is not None else c.formula),
          "decimal": decimal_text(c.expected) if c.expected is not None else None,
          "expected_text": _expected_text(c),
-         "diagnosis": c.diagnosis.as_dict() if c.diagnosis else None}
+         "diagnosis": c.diagnosis.as_dict() if c.diagnosis else None,
+         **({"shape": list(c.shape), "entries": c.entries} if c.shape is not None else {})}
         for c in report.claims]
     return out
+
+
+MAX_POSITIONS = 8
+"""Most wrong entries of a tensor claim the text report lists (then how many more)."""
+
+
+def wrong_entries(c, lang: str = "en") -> str:
+    """Which entries of a tensor claim are wrong, 1-based as W_{1,2} is written: `at (1,2),
+    (2,1) of 2×3` (`错在 (1,2)、(2,1)，共 2×3` in Chinese); "" for any other claim."""
+    at = c.wrong_at
+    if c.status != "wrong" or not at or c.shape is None:
+        return ""
+    sep = "、" if lang == "zh" else ", "
+    shown = sep.join("(" + ",".join(map(str, p)) + ")" for p in at[:MAX_POSITIONS])
+    dims = "×".join(map(str, c.shape))
+    if lang == "zh":
+        more = f" 等 {len(at)} 处" if len(at) > MAX_POSITIONS else ""
+        return f"错在 {shown}{more}，共 {dims}"
+    more = f" and {len(at) - MAX_POSITIONS} more" if len(at) > MAX_POSITIONS else ""
+    return f"at {shown}{more} of {dims}"
+
+
+def status_text(c) -> str:
+    """A claim's status as the text report writes it: for a tensor claim with wrong entries,
+    which ones (`wrong at (1,2), (2,1) of 2×3`)."""
+    where = wrong_entries(c)
+    return f"{c.status} {where}" if where else c.status
 
 
 def _expected_text(c) -> str | None:
@@ -112,7 +140,7 @@ def check_document(reports: list[Report]) -> Document:
                 diag = f"{name}: {d.explanation}" if name else d.explanation
             expected = (flat(c.expected) if c.expected is not None else
                         Author(c.formula_read or c.formula) if c.formula else "—")
-            rows.append((c.name, Author(c.claimed), c.status, expected, diag))
+            rows.append((c.name, Author(c.claimed), status_text(c), expected, diag))
         blocks.append(Table(CHECK_COLUMNS, tuple(rows)))
     n_claims = sum(counts.values())
     bad = sum(1 for r in reports if r.outcome == "wrong")

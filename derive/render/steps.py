@@ -17,7 +17,10 @@ a summary (30 SGD steps on 60-digit inputs have values of thousands of digits)."
 
 
 def _cell(v) -> tuple[str, str]:
-    """A value exact, or after ≈ rounded by the document's rule when it is too long."""
+    """A value exact, or after ≈ rounded by the document's rule when it is too long; a
+    vector's (a vector w's step: w_{t,1}, …, w_{t,d}) entry by entry, in brackets."""
+    if isinstance(v, (list, tuple)):
+        return ("math", r"\left[" + ", ".join(_cell(x)[1] for x in v) + r"\right]")
     e = to_expr(v)
     if e.is_Rational and max(abs(e.p), e.q).bit_length() > 4 * CELL_CHARS:
         # thousands of digits: never printed in full to find out

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import functools
 
+import sympy as sp
+
 from derive.exercises.working import Working as ComputedWorking
 from derive.exercises.working import given_node, graph_for
 from derive.graph.notation import in_scope
+from derive.render.escape import escape_latex
 from derive.render.formula_tex import Printer, formula, head, substituted
 from derive.render.latex import Tex
 
@@ -16,10 +19,21 @@ from derive.render.latex import Tex
 def formula_tex(recipe, given, name: str) -> str | None:
     """`head = formula` of a quantity, e.g. `w' = w - \\eta \\cdot g`; None without a graph."""
     graph = graph_for(recipe, given)
+    tensor = getattr(recipe, "tensors", {}).get(name)
+    if graph is not None and tensor is not None:
+        with in_scope(graph.notation):
+            return tensor_formula_tex(name, tensor.formula)
     if graph is None or name not in graph.by_name:
         return None
     with in_scope(graph.notation):
         return _formula_tex(graph, graph.by_name[name])
+
+
+def tensor_formula_tex(name: str, text: str) -> str:
+    """A tensor quantity as its author wrote it, `Z_1 = \texttt{X @ W1.T + b1}`: its entries'
+    formulas are the working of each entry (a gradient's is sympy.diff written out), which
+    the whole-tensor form stands for (in the graph's notation: in scope)."""
+    return head(sp.Symbol(name, real=True)).text + r" = \texttt{" + escape_latex(text) + "}"
 
 
 def _formula_tex(graph, node) -> str:
@@ -104,10 +118,30 @@ def _vector_lines(work: ComputedWorking, node) -> list[tuple[str, object]]:
         return [(f"{general} = {_column(work, node, {}).text}", values)]
     k = node.over.index.name
     out = [(general, None)]
+    if node.start is not None:
+        out.append(_vector_start_line(work, node))
     for m in range(1, min(len(values), work.shown) + 1):
         out.append((f"{_whole_head(node, m).text} = {_column(work, node, {k: m}).text}",
                     values[m - 1]))
     return out
+
+
+def _vector_start_line(work: ComputedWorking, node) -> tuple[str, object]:
+    """A vector recurrence's start, member 0, as its own line: w_0 = w = (1, −2)ᵀ, u_0 = 0
+    (the formula and its column only where they say more than the symbol; no result after
+    it, the column is the value)."""
+    line = _whole_head(node, 0).text
+    for shown in (formula(node.start, frozenset({node.element.index.name})).text,
+                  _column_of(work, node, node.start).text):
+        if shown != line.rsplit(" = ", 1)[-1] and shown != _whole_head(node, 0).text:
+            line += f" = {shown}"
+    return line, None
+
+
+@_scoped
+def _column_of(work: ComputedWorking, node, expr) -> Tex:
+    return Printer(work.value, {}, frozenset({node.element.index.name}),
+                   work.size(node)).tex(expr)
 
 
 class Working(ComputedWorking):

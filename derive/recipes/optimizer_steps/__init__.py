@@ -9,6 +9,10 @@ gradient at (w_{t−1}, b_{t−1}) by backward (`sympy.diff` through the predict
 over from step to step, starting from w_0 = w, b_0 = b and a fresh or saved state. Each
 optimizer configuration is its own graph, so each formula shows only the terms that apply; the
 order of operations is torch's (each optimizer's module, read from `_single_tensor_*`).
+
+w may be a vector of d entries, each record's x one too (ŷ_i = w·x_i + b): every optimizer
+updates element-wise, so each entry w_{t,j} is moved by the same rule with its own state, and
+a quantity of w is a row of d entries per step.
 """
 
 from __future__ import annotations
@@ -132,19 +136,23 @@ RECIPE = Recipe(
     title="Several torch.optim updates, fresh or resumed",
     doc=__doc__,
     inputs=(
-        *(Input(i.name, i.kind, "the batch of every step: a list of [x, y] pairs (or give "
-                "batches)", required=False) if i.name == "records" else i
+        *(Input(i.name, "vector_records", "the batch of every step: a list of [x, y] pairs, "
+                "x a vector [x1, …, xd] when w is one (or give batches)", required=False)
+          if i.name == "records" else
+          Input(i.name, "parameter", "the weight before the first step: a number, or a "
+                "vector [w1, …, wd] of 1 to 8 entries (ŷ = w·x + b)") if i.name == "w" else i
           for i in sgd.MODEL_INPUTS),
         Input("steps", "count", "how many steps (default 1; with batches, one per batch)",
               required=False),
-        Input("batches", "batches", "a batch of its own for each step, in place of records: "
-              "a list of lists of [x, y] pairs, steps = how many", required=False),
+        Input("batches", "vector_batches", "a batch of its own for each step, in place of "
+              "records: a list of lists of [x, y] pairs, steps = how many", required=False),
         Input("optimizer", "optimizer", f"{{ name = {' | '.join(map(repr, REGISTRY))}, "
               f"options }} with torch's option names ({_OPTIONS}); what is left out takes "
               "PyTorch's default", required=False),
         Input("state", "optimizer_state", "the saved optimizer state the run resumes from "
               "(torch's optimizer.state_dict()): its step and each parameter's state tensors "
-              f"(of b: b_…): {_STATES}; left out, a fresh optimizer", required=False),
+              f"(of b: b_…; of a vector w, lists of d): {_STATES}; left out, a fresh "
+              "optimizer", required=False),
     ),
     quantities=QUANTITIES,
     mistakes=mistakes(tuple(q.name for q in QUANTITIES)),

@@ -26,9 +26,49 @@ def check(given):
         problems.append(("records", "is missing",
                          "optimizer_steps needs records (the batch of every step) or batches "
                          "(one batch per step)"))
-    if given.get("state") is not None:
+    problems += _check_shapes(given)
+    if given.get("state") is not None and not problems:
         problems += _check_state(given)
     return problems
+
+
+def _shown(v) -> str:
+    return f"a list of {len(v)}" if isinstance(v, list) else "a number"
+
+
+def _check_shapes(given) -> list[tuple[str, str, str]]:
+    """w, every record's x and the saved state tensors of w of one shape: all numbers, or all
+    vectors of w's d entries (b and its state are numbers)."""
+    w = given.get("w")
+    d = len(w) if isinstance(w, list) else None
+    batches = given.get("batches")
+    where = ([(f"batches[{k}]", b) for k, b in enumerate(batches)] if batches is not None
+             else [("records", given.get("records") or [])])
+    xs = [(f"{at}[{n}][0]", x) for at, records in where for n, (x, _) in enumerate(records)]
+    for key, x in xs[1:]:
+        first_key, first = xs[0]
+        if _shown(x) != _shown(first):
+            return [(key, f"is {_shown(x)}, but {first_key} is {_shown(first)}",
+                     "every record's x of one shape: all numbers, or all vectors of w's "
+                     "entries")]
+    if xs:
+        key, x = xs[0]
+        if d is None and isinstance(x, list):
+            return [(key, f"is {_shown(x)}, but w is a number",
+                     f"write w as a vector of {len(x)} entries, or x as a number")]
+        if d is not None and _shown(x) != _shown(w):
+            return [("w", f"is {_shown(w)}, but {key} is {_shown(x)}",
+                     "one entry of w per entry of every record's x")]
+    for key, value in (given.get("state") or {}).items():
+        if key == "step":
+            continue
+        vector = d is not None and not key.startswith("b_")
+        if isinstance(value, list) != vector or (vector and len(value) != d):
+            what = f"w's {d} entries" if vector else "a number"
+            return [(f"state.{key}", f"is {_shown(value)}",
+                     f"one value per entry of its parameter: {what}" +
+                     ("" if vector or not key.startswith("b_") else " (b is a number)"))]
+    return []
 
 
 def state_keys(opt: Optimizer, with_b: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:

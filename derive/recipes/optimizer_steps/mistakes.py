@@ -12,7 +12,7 @@ import sympy as sp
 from derive.graph import Variant
 from derive.graph.words import cat, said
 from derive.optimizers import REGISTRY, OptimizerMistake
-from derive.optimizers.chain import B, W, t
+from derive.optimizers.chain import B, t
 from derive.optimizers.common import ONE
 from derive.recipes.base import Candidate, Example, Mistake
 from derive.recipes.graphed import first_value
@@ -46,7 +46,7 @@ STEP_MISTAKES = (
         said(r"the sum of the records' gradients, not their mean "
              r"($\sum_i \partial\ell_i/\partial w$ not divided by $N$)"),
         said(r"把各记录的梯度相加而没有取平均($\sum_i \partial\ell_i/\partial w$ 没有除以 $N$)"),
-        lambda cfg, cs: {"gradient_steps": gradient_summed(cfg, W.param[t - 1])},
+        lambda cfg, cs: {"gradient_steps": gradient_summed(cfg, cs[0].param[t - 1])},
         target="gradient_steps", spreads=True,
         example=(_TWO_RECORDS, {"gradient_steps": ["-6"]})),
     OptimizerMistake(
