@@ -25,11 +25,6 @@ from test_tensor_mistakes import (
 
 from derive.exercises.bank import load_file
 from derive.exercises.check import check_exercise
-from derive.recipes import formulas
-
-if not hasattr(formulas, "_tensor_mistakes"):  # until the recipe reads tensors and calls the hook
-    pytest.skip("the formulas recipe does not call derive.recipes.tensor_variants yet",
-                allow_module_level=True)
 
 GIVEN = {"mlp": (MLP_GIVEN, _mlp_defines), "soft": (SOFT_GIVEN, _soft_defines),
          "ln": (LN_GIVEN, _ln_defines), "mean": (MEAN_GIVEN, _mean_defines),
