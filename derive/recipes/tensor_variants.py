@@ -9,15 +9,12 @@ value is computed as the quantity's own: the target's nodes in the exercise's gr
 replaced definitions in place, everything downstream of them recomputed, the entries nested
 in the quantity's shape (a vector a list, a matrix a list of rows, a number a number).
 
-    mistakes = Later(lambda: (*tensor_mistakes(lambda ctx: graph, quantities,
-                                               lambda ops: nodes_under(ops), OPS,
-                                               graph.nodes, graph.notation),
-                              *mutation_mistakes(graphed, graph, names)))
+    tensor_mistakes(lambda ctx: graph, quantities_of(defines, recipe.tensors),
+                    lambda ops: rebuild(ops).nodes, OPS, graph.nodes, graph.notation)
 
-where `quantities` is one `derive.graph.tensor_mistakes.Quantity` per define (name, shape,
-node names row-major, formula text, whether it takes `grad`), and the build reads the whole
-define table again under the Ops it is given (raising FormulaError where it no longer
-reads).
+(derive/recipes/formulas.py, first in the recipe's `Later` mistakes): `defines` the
+exercise's (name, formula) in order, `rebuild` the recipe's graph read again under other
+Ops (`Recipe.rebuild`, which raises a ValueError where the formulas no longer read).
 """
 
 from __future__ import annotations
