@@ -148,7 +148,8 @@ _GLUED = frozenset({"epsilon", "partial", "nabla", "sum", "hat", "tilde", "bar",
 after an operator or a delimiter (‖ḡ‖ + ε, 2 · 2) a space written is kept."""
 _ACCENTS = {"hat": "\u0302", "tilde": "\u0303", "bar": "\u0304"}
 _WORDS = ("text", "mathrm", "operatorname", "mathit", "texttt")
-_OPS = {"-": "−", "<": "<", ">": ">"}
+_OPS = {"-": "−", "<": "<", ">": ">", "'": "′"}
+"""A prime is the course's ′ (relu′(0)), as the notation writes a derivative."""
 _SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 _BARE = re.compile(r"^\w[\u0300-\u036f]?(?:_\w|_\{[^{}]*\})?′?$")
 """A root or a power's operand written without brackets: a letter with one index (√v_t)."""

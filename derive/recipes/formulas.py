@@ -73,6 +73,7 @@ from derive.recipes.formula_table import (  # noqa: F401 (names other modules re
     tensor_shape,
 )
 from derive.recipes.graphed import Graphed, mutation_mistakes, one_member_a_number
+from derive.recipes.tensor_variants import quantities_of, tensor_mistakes
 
 
 def recipe_for(raw_given: Mapping, raw_define) -> Recipe:
@@ -154,14 +155,21 @@ def _recipe(key) -> Recipe:
         for d in defines)
     inputs = tuple(Input(name, kind, "a given of the exercise") for name, kind in kinds.items())
     entries = frozenset(s.name for t in tensors.values() for s in t.entries)
+    rebuild = _rebuild(kinds, columns, tensor_items, defines) if tensors else None
+    shown = {d.name: TensorQuantity(tensors[d.name].shape, d.text, tuple(
+        e.name for e in tensors[d.name].entries)) for d in defines if d.name in tensors}
+
+    def mistakes():
+        if rebuild is not None:  # the whole-tensor mistakes first: the course's own
+            yield from tensor_mistakes(
+                lambda ctx: graph, quantities_of([(d.name, d.text) for d in defines], shown),
+                lambda ops: rebuild(ops).nodes, OPS, graph.nodes, graph.notation)
+        yield from mutation_mistakes(graphed, graph, names, skip=entries)
     return Recipe(name="formulas", title=TITLE, doc=__doc__, inputs=inputs,
                   quantities=quantities,
-                  mistakes=Later(lambda: mutation_mistakes(graphed, graph, names,
-                                                           skip=entries)),
-                  rebuild=_rebuild(kinds, columns, tensor_items, defines) if tensors else None,
-                  tensors={d.name: TensorQuantity(tensors[d.name].shape, d.text, tuple(
-                      e.name for e in tensors[d.name].entries)) for d in defines
-                      if d.name in tensors},
+                  mistakes=Later(mistakes),
+                  rebuild=rebuild,
+                  tensors=shown,
                   graph=lambda ctx: graph,
                   node_titles={d.name: (d.title, d.title_zh) for d in defines if d.title})
 
