@@ -74,3 +74,12 @@ def test_the_tables_reserve_exactly_their_names():
     assert RESERVED == WORDS | BY_TABLE["records"] | BY_TABLE["microbatches"] | \
         BY_TABLE["steps"]
     assert {"d", "T", "c", "n"} & WORDS == set()
+
+
+def test_a_temperature_named_T_reads_in_a_tensor_formula(tmp_path, capsys):
+    """softmax(z / T) with T = 2 given (no steps): torch float64 gives (0.2918, 0.4810,
+    0.2272); the formulas recipe's tensor names had dropped T."""
+    code, out, err = run(tmp_path, capsys, "z = [1, 2, 0.5]\nT = 2", 'p = "softmax(z / T)"',
+                         'p = ["0.2918", "0.4810", "0.2272"]')
+    assert code == 0, err
+    assert json.loads(out)["exercises"][0]["claims"][0]["status"] == "rounded"

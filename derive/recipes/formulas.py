@@ -464,8 +464,8 @@ class _Builder:
         out.update({c: Tensor.scalar(n.symbol) for c, n in self.nodes.items()
                     if n.over is None and n.element is None and isinstance(n.symbol, sp.Symbol)
                     and n.symbol.name == c})
-        for c in ("N", "K", "T"):
-            out.pop(c, None)
+        for family in self.families.values():  # a family's size (N, K, T) is no tensor; an
+            out.pop(family.size.name, None)     # exercise without steps may name its own T
         out.update(self.tensors)
         return out
 
