@@ -7,6 +7,7 @@ from derive.exercises.check import Report, quantity_key
 from derive.exercises.errors import ExerciseNotSupported
 from derive.exercises.report import Rows
 from derive.exercises.working import TooLarge, Working, given_symbols
+from derive.graph.language import ALIASES
 from derive.graph.notation import in_scope, notation_of
 from derive.render.document import Author, Document, Heading, Items, Math, Paragraph, Table
 from derive.render.escape import escape_latex
@@ -20,16 +21,18 @@ from derive.render.numbers import (
     exact_latex,
     exact_plain,
     given_latex,
+    given_matrix_latex,
     key_rounding_rule,
     result_latex,
     rounding_rule,
+    tensor_result_latex,
     writable,
 )
 from derive.render.printer import latex
 from derive.render.said import typeset
 from derive.render.steps import steps_table
 from derive.render.symbols import math_symbols
-from derive.render.working import formula_tex
+from derive.render.working import formula_tex, tensor_line, tensor_symbols
 from derive.render.working import lines as working_lines
 from derive.statements import Outcome
 
@@ -44,6 +47,7 @@ def input_symbols(ex) -> dict[str, str]:
     columns = {c for v in ex.given.values() if isinstance(v, Rows) for c in v.columns}
     with in_scope(graph.notation):
         out = {name: symbol_tex(symbol).text for name, symbol in symbols.items()}
+        out.update(tensor_symbols(ex.recipe, ex.given))
         for c in columns:  # a record's column is the family its formulas index (x1 is x_{1,i})
             if c in graph.inputs and c not in out and notation_of(c) is not None:
                 out[c] = symbol_tex(c).text
@@ -59,6 +63,7 @@ def given_math(ex) -> Math:
     values shown as text are escaped for `\\text{…}` in math (LaTeX and KaTeX)."""
     parts, sizes = [], {}
     symbols = input_symbols(ex)
+    tensors = {i.name for i in getattr(ex.recipe, "inputs", ()) if i.kind == "tensor"}
     raw = ex.raw.get("given", {}) if isinstance(ex.raw, dict) else {}
     for name, v in ex.given.items():
         if v is None:
@@ -81,6 +86,8 @@ def given_math(ex) -> Math:
             shown = r",\ ".join(rf"\texttt{{{escape_latex(c, math=True)}}} = {exact_latex(b)}"
                                 for c, b in v.items())
             shown = rf"\{{ {shown} \}}"
+        elif name in tensors:  # a vector or a matrix: a column or a bmatrix
+            shown = given_matrix_latex(written, _lists(v))
         elif isinstance(v, (list, tuple, int)) or hasattr(v, "is_number"):
             shown = given_latex(written, _lists(v))
         else:  # a loss convention or an optimizer table, shown as text
@@ -191,12 +198,18 @@ def graph_sections(report: Report, lang: str, claims: bool = True) -> list[tuple
 
 
 def _tensor_section(report: Report, name: str, lang: str, claim) -> list:
-    """A tensor quantity's working: its heading, its formula as its author wrote it and its
-    exact value as a matrix (its entries' own formulas are sympy.diff written out: too long
-    to show one by one), then its claim."""
+    """A tensor quantity's working: its heading, then its formula in matrix form, the same
+    with the numbers of its givens and earlier quantities substituted where short, and its
+    value as a matrix (its entries' own formulas are sympy.diff written out: too long to show
+    one by one), then its claim."""
     ex = report.exercise
     q = ex.recipe.quantity(name)
-    line = _with_result(quantity_formula(ex, name), report.values[name])
+    values = {ALIASES.get(n, n): v for n, v in ex.given.items()
+              if isinstance(v, (list, tuple)) or hasattr(v, "is_number")}
+    values.update((ALIASES.get(n, n), v) for n, v in report.values.items() if n != name)
+    line = tensor_line(ex.recipe, ex.given, name, values)
+    result = tensor_result_latex(report.values[name])
+    line += (" " if result.startswith(r"\approx") else " = ") + result
     blocks: list = [Paragraph(_heading(ex.recipe, name, q, lang)),
                     Math((line,), source=(ex.path, ex.id, quantity_key(ex, name)))]
     if claim is not None:
