@@ -229,6 +229,11 @@ def exported_md(tmp_path_factory) -> dict[str, str]:
         code, tex_, err = derive("export", str(path), "--standalone", "--lang", lang)
         assert code == 0, err
         out[f"tex {lang}"] = tex_
+        code, key, err = derive("key", str(path), "--format", "tex", "--lang", lang)
+        assert code == 0, err
+        out[f"key {lang}"] = key
+    code, out["key md"], err = derive("key", str(path), "--format", "md")
+    assert code == 0, err
     return out
 
 
@@ -271,13 +276,21 @@ def test_the_lesson_s_backward_pass_is_written_in_matrix_form(exported_md):
     assert r"\texttt{" not in md.split("Given")[1]
 
 
+def test_the_key_s_exact_column_is_a_matrix(exported_md):
+    """Z_1's exact value in the key (Fractions above), H = relu(Z_1) by hand."""
+    md = exported_md["key md"]
+    assert f"| ${_bmatrix(Z1)}$ |" in md
+    assert r"$\begin{bmatrix} 0 & 1.9 \\ 0.95 & 0 \\ 0.25 & 0 \end{bmatrix}$" in md
+    assert r"\left[\left[" not in md
+
+
 def test_chinese_export_has_the_same_matrices(exported_md):
     assert r"Z_{1} = X {W_{1}}^{\top} + b_{1}" in exported_md["zh"]
     assert r"\begin{bmatrix} 0.1 \\ -0.1 \end{bmatrix}" in exported_md["zh"]
 
 
 def test_every_math_span_renders_with_katex(exported_md):
-    spans = [s for lang in ("en", "zh") for s in math_spans(exported_md[lang], lang)]
+    spans = [s for doc in ("en", "zh", "key md") for s in math_spans(exported_md[doc], doc)]
     assert sum(r"\begin{bmatrix}" in s["tex"] for s in spans) >= 8
     failures = katex_failures(spans)
     assert not failures, failures[:3]
@@ -286,3 +299,10 @@ def test_every_math_span_renders_with_katex(exported_md):
 @pytest.mark.parametrize("lang,engine", [("en", "pdflatex"), ("zh", "xelatex")])
 def test_the_export_compiles(exported_md, tmp_path, lang, engine):
     compile_tex(exported_md[f"tex {lang}"], engine, tmp_path)
+
+
+@pytest.mark.parametrize("lang,engine", [("en", "pdflatex"), ("zh", "xelatex")])
+def test_the_key_compiles(exported_md, tmp_path, lang, engine):
+    """The key's table holds matrices in its cells (and its notes)."""
+    assert r"\begin{bmatrix}" in exported_md[f"key {lang}"]
+    compile_tex(exported_md[f"key {lang}"], engine, tmp_path)

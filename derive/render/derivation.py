@@ -19,6 +19,7 @@ from derive.render.ledger import component_rows
 from derive.render.numbers import (
     decimal_line,
     exact_latex,
+    exact_matrix_latex,
     exact_plain,
     given_latex,
     given_matrix_latex,
@@ -282,8 +283,10 @@ def key_document(reports: list[Report], lang: str = "en") -> Document:
             zh = ex.recipe.words_of(name)[1]
             label = f"{zh} (`{name}`)" if lang == "zh" and zh else f"`{name}`"
             label += f" ({t['wrong_scheme']})" if q.wrong else ""
+            exact = (exact_matrix_latex(v) if name in getattr(ex.recipe, "tensors", {})
+                     else exact_latex(v))
             rows.append((label, ("math", quantity_formula(ex, name)),
-                         ("math", exact_latex(v), exact_plain(v)), decimal_line(v)))
+                         ("math", exact, exact_plain(v)), decimal_line(v)))
         blocks.append(Table((t["quantity"], t["formula"], t["exact"], t["decimal"]),
                             tuple(rows)))
     return Document(t["key"], tuple(blocks), lang)

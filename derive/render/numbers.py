@@ -342,6 +342,12 @@ def given_matrix_latex(raw, value, style: Style = STYLE) -> str:
                 return [texts(a, b) for a, b in zip(r, v)]
             return given_latex(r, v, style)
         return matrix_latex(texts(raw, value))
+    return exact_matrix_latex(value, style)
+
+
+def exact_matrix_latex(value, style: Style = STYLE) -> str:
+    """A tensor's exact value as a matrix (an answer key's exact column): `exact_latex` of
+    each entry, a large closed form by its decimal after ≈."""
     return matrix_latex(_nested(lambda v: exact_latex(v, style), value))
 
 
@@ -357,7 +363,7 @@ def tensor_result_latex(value, style: Style = STYLE) -> str:
         return exact_latex(v, style) if text is None else latex_decimal(text)
     decimals = matrix_latex(_nested(approx, value))
     if all(e.is_Rational for e in leaves):
-        exact = matrix_latex(_nested(lambda v: exact_latex(v, style), value))
+        exact = exact_matrix_latex(value, style)
         return exact if exact == decimals else rf"{exact} \approx {decimals}"
     return rf"\approx {decimals}"
 
