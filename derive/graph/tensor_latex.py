@@ -145,7 +145,7 @@ class _Printer(_Parser):
             if self._is("ᵀ") or self._is("."):
                 if self._take().text == ".":
                     self._take()  # the T of .T
-                t = _Tex(rf"{{{_wrap(t, _ATOM)}}}^{{\top}}", _POWER, t.scalar)
+                t = _transposed(t)
             elif self._is("[") or self._is("_"):
                 t = self._entry(t)
             else:
@@ -183,7 +183,9 @@ class _Printer(_Parser):
         t = self.tok
         if t.kind == "number":
             self._take()
-            return _Tex(_number_tex(t.text), _ATOM, True)
+            text = _number_tex(t.text)  # 10^{-5} is a power, 2.5 \times 10^{-3} a product
+            binding = _ATOM if "^" not in text else _POWER if "times" not in text else _PRODUCT
+            return _Tex(text, binding, True)
         if t.kind == "name":
             return self.name_or_call()
         if self._is("("):
@@ -232,7 +234,7 @@ class _Printer(_Parser):
         if word == "abs":
             return _Tex(rf"\left|{_bare(first)}\right|", _ATOM, scalar)
         if word == "transpose":
-            return _Tex(rf"{{{_wrap(first, _ATOM)}}}^{{\top}}", _POWER, scalar)
+            return _transposed(first)
         if word == "outer":
             return _Tex(rf"{_wrap(first, _PRODUCT)} \otimes {_wrap(positional[1], _PRODUCT + 1)}",
                         _PRODUCT, False)
@@ -287,6 +289,15 @@ class _Printer(_Parser):
         if of.binding == _ATOM and not of.text.startswith(r"\left("):
             return _Tex(rf"\frac{{\partial {of.text}}}{{\partial {by}}}", _ATOM, False)
         return _Tex(rf"\frac{{\partial}}{{\partial {by}}} {_wrap(of, _ATOM)}", _PRODUCT, False)
+
+
+def _transposed(t: _Tex) -> _Tex:
+    """t^⊤: W_{1}^{\\top} on a name, in braces on what has a superscript already or is a
+    matrix of numbers ({\\begin{bmatrix}…\\end{bmatrix}}^{\\top})."""
+    text = _wrap(t, _ATOM)
+    if "^" in text or text.startswith(r"\begin"):
+        text = f"{{{text}}}"
+    return _Tex(rf"{text}^{{\top}}", _POWER, t.scalar)
 
 
 def _wrap(t: _Tex, binding: int) -> str:
