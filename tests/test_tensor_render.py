@@ -307,3 +307,20 @@ def test_the_key_compiles(exported_md, tmp_path, lang, engine):
     """The key's table holds matrices in its cells (and its notes)."""
     assert r"\begin{bmatrix}" in exported_md[f"key {lang}"]
     compile_tex(exported_md[f"key {lang}"], engine, tmp_path)
+
+
+def test_the_site_s_pages_render_the_matrices(tmp_path):
+    """`derive build`: the self-check page (en, zh) draws the working with its matrices,
+    rendered by KaTeX (no katex-error; a matrix is a KaTeX mtable)."""
+    src = tmp_path / "bank"
+    src.mkdir()
+    (src / "two-layer.toml").write_text(EXERCISE, encoding="utf-8")
+    code, _, err = derive("build", str(src), "-o", str(tmp_path / "site"))
+    assert code == 0, err
+    for lang in ("en", "zh"):
+        page = (tmp_path / "site" / "two-layer" / "two-layer" / f"page.{lang}.html").read_text(
+            encoding="utf-8")
+        assert "katex-error" not in page
+        assert (r"\begin{bmatrix} 0.1 &amp; -0.2 &amp; 0.3 \\ 0.4 &amp; 0.5 &amp; -0.6 "
+                r"\end{bmatrix}") in page
+        assert page.count("mtable") >= 8
