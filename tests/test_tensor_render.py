@@ -324,3 +324,28 @@ def test_the_site_s_pages_render_the_matrices(tmp_path):
         assert (r"\begin{bmatrix} 0.1 &amp; -0.2 &amp; 0.3 \\ 0.4 &amp; 0.5 &amp; -0.6 "
                 r"\end{bmatrix}") in page
         assert page.count("mtable") >= 8
+
+
+@pytest.mark.parametrize("lang,engine", [("en", "pdflatex"), ("zh", "xelatex")])
+def test_a_hostile_tensor_exercise_exports_as_text(tmp_path, lang, engine):
+    """The two-layer exercise with every author string hostile (tests/test_bank_exports.py's
+    hostile_text: its id, its title, each define's title and title_zh) and a claim of Z1 wrong
+    at (2,2): the export compiles, renders with KaTeX, shows the hostile pieces escaped as
+    written by hand there, and gains no control sequence."""
+    from test_bank_exports import MD, TEX, hostile_text, no_author_markup_tex, shows
+
+    plain = tmp_path / "plain.toml"
+    plain.write_text(EXERCISE.replace("[0.95, -1.6]", "[0.95, 1.6]"), encoding="utf-8")
+    path = tmp_path / "hostile.toml"
+    path.write_text(hostile_text(plain), encoding="utf-8")
+    code, tex_, err = derive("export", str(path), "--standalone", "--lang", lang)
+    assert code == 0, err
+    assert r"\begin{bmatrix}" in tex_ and "(2,2)" in tex_
+    no_author_markup_tex(tex_)
+    shows(tex_, TEX, f"export {lang}")
+    compile_tex(tex_, engine, tmp_path)
+    code, md, err = derive("export", str(path), "--format", "md", "--lang", lang)
+    assert code == 0, err
+    shows(md, MD, f"export md {lang}")
+    failures = katex_failures(math_spans(md, lang))
+    assert not failures, failures[:3]
