@@ -349,3 +349,40 @@ def test_a_hostile_tensor_exercise_exports_as_text(tmp_path, lang, engine):
     shows(md, MD, f"export md {lang}")
     failures = katex_failures(math_spans(md, lang))
     assert not failures, failures[:3]
+
+
+CLAIMS = """\
+[[exercise]]
+id = "claims"
+recipe = "formulas"
+
+[exercise.given]
+X = [[1, 2], [0.5, -1]]
+b = [0.1, -0.1]
+
+[exercise.define]
+Z = "X + b"
+v = "b * 2"
+w = "X @ b"
+
+[exercise.claims]
+Z = [[1.1, 1.9], ["0.6", "-1.1"]]
+v = ["1/5", -0.2]
+w = [[0.1, 0.2]]
+"""
+
+
+def test_a_claimed_tensor_is_a_matrix_of_its_entries_as_written(tmp_path):
+    """A claim in the tensor's shape is a matrix of its entries as the author wrote them (a
+    vector a column: 1/5 stays 1/5); a claim of another shape is shown as written, text."""
+    path = tmp_path / "claims.toml"
+    path.write_text(CLAIMS, encoding="utf-8")
+    code, md, err = derive("export", str(path), "--format", "md")
+    assert code == 0, err
+    assert r"*claimed: $\begin{bmatrix} 1.1 & 1.9 \\ 0.6 & -1.1 \end{bmatrix}$ — exact*" in md
+    assert r"*claimed: $\begin{bmatrix} 1/5 \\ -0.2 \end{bmatrix}$ — exact*" in md
+    assert r"*claimed: \[\[0.1, 0.2\]\] — wrong" in md
+    code, tex_, err = derive("export", str(path), "--standalone")
+    assert code == 0, err
+    compile_tex(tex_, "pdflatex", tmp_path)
+    assert not katex_failures(math_spans(md, "claims"))

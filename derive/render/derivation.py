@@ -3,13 +3,24 @@ derivation shows; `document` decides how it looks."""
 
 from __future__ import annotations
 
+import re
+
 from derive.exercises.check import Report, quantity_key
 from derive.exercises.errors import ExerciseNotSupported
 from derive.exercises.report import Rows
 from derive.exercises.working import TooLarge, Working, given_symbols
 from derive.graph.language import ALIASES
 from derive.graph.notation import in_scope, notation_of
-from derive.render.document import Author, Document, Heading, Items, Math, Paragraph, Table
+from derive.render.document import (
+    Author,
+    Document,
+    Heading,
+    InlineMath,
+    Items,
+    Math,
+    Paragraph,
+    Table,
+)
 from derive.render.escape import escape_latex
 from derive.render.formula_tex import symbol_tex
 from derive.render.keys import wrong_entries
@@ -24,6 +35,7 @@ from derive.render.numbers import (
     given_latex,
     given_matrix_latex,
     key_rounding_rule,
+    matrix_latex,
     result_latex,
     rounding_rule,
     tensor_result_latex,
@@ -124,8 +136,37 @@ def _claim_note(c, lang: str, declared: tuple[str, ...] = ()):
         author = d.mistake in declared or any(  # a tie or offer quotes declared words too
             m in declared for m in getattr(d, "candidates", ()))
         said = typeset(explanation(d, lang), author=author)
-    return Paragraph((f"{t['claimed']}: ", Author(c.claimed, number=True), note, *said),
-                     emphasis=True)
+    shown = _claimed_matrix(c)
+    claimed = Author(c.claimed, number=True) if shown is None else InlineMath(shown, c.claimed)
+    return Paragraph((f"{t['claimed']}: ", claimed, note, *said), emphasis=True)
+
+
+_WRITTEN_NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?(/[0-9]+)?")
+"""A claim's entry that is a plain number as written (-0.5, 14/3): set in math as it is."""
+
+
+def _claimed_matrix(c) -> str | None:
+    """A claim of a tensor in the tensor's shape as a matrix (a vector a column) of its
+    entries as written: a plain number in math, anything else escaped text; None for any
+    other claim (a table per entry, another shape), which is shown as written."""
+    if c.shape is None or c.entries is None or len(c.shape) > 2:
+        return None
+
+    def entries(v, shape):
+        if shape:
+            if not isinstance(v, list) or len(v) != shape[0]:
+                raise ValueError
+            return [entries(x, shape[1:]) for x in v]
+        if not isinstance(v, (str, int)) or isinstance(v, bool):
+            raise ValueError
+        text = str(v).strip()
+        if _WRITTEN_NUMBER.fullmatch(text):
+            return text
+        return rf"\text{{{escape_latex(text, math=True)}}}"
+    try:
+        return matrix_latex(entries(c.claimed_json, c.shape))
+    except ValueError:
+        return None
 
 
 def _with_result(line: str, v) -> str:
