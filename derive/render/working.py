@@ -10,6 +10,7 @@ import sympy as sp
 
 from derive.exercises.working import Working as ComputedWorking
 from derive.exercises.working import given_node, graph_for
+from derive.graph.formula_limits import FormulaError
 from derive.graph.language import ALIASES
 from derive.graph.notation import in_scope
 from derive.graph.tensor_latex import tensor_latex
@@ -37,7 +38,11 @@ def tensor_formula_tex(name: str, text: str, scalars: frozenset[str] = frozenset
     Z_{1} = X {W_{1}}^{\\top} + b_{1} (derive/graph/tensor_latex.py); its entries' formulas
     are the working of each entry (a gradient's is sympy.diff written out), which the
     whole-tensor form stands for (in the graph's notation: in scope)."""
-    return f"{_name_tex(name)} = {tensor_latex(text, _name_tex, scalars=scalars)}"
+    try:
+        shown = tensor_latex(text, _name_tex, scalars=scalars)
+    except FormulaError:  # the printer reads what the parser read; if ever not, as written
+        shown = r"\texttt{" + escape_latex(text) + "}"
+    return f"{_name_tex(name)} = {shown}"
 
 
 def tensor_line(recipe, given, name: str, values: dict[str, object]) -> str:
@@ -55,7 +60,10 @@ def tensor_line(recipe, given, name: str, values: dict[str, object]) -> str:
         def shown(word: str) -> str:
             v = values.get(word)
             return (None if v is None else _substituted(v)) or _name_tex(word)
-        sub = tensor_latex(text, shown, scalars=scalars, symbol=_name_tex)
+        try:
+            sub = tensor_latex(text, shown, scalars=scalars, symbol=_name_tex)
+        except FormulaError:
+            return line
     return line if sub == line.split(" = ", 1)[1] else f"{line} = {sub}"
 
 
