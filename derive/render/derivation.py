@@ -3,12 +3,24 @@ derivation shows; `document` decides how it looks."""
 
 from __future__ import annotations
 
+import re
+
 from derive.exercises.check import Report, quantity_key
 from derive.exercises.errors import ExerciseNotSupported
 from derive.exercises.report import Rows
 from derive.exercises.working import TooLarge, Working, given_symbols
+from derive.graph.language import ALIASES
 from derive.graph.notation import in_scope, notation_of
-from derive.render.document import Author, Document, Heading, Items, Math, Paragraph, Table
+from derive.render.document import (
+    Author,
+    Document,
+    Heading,
+    InlineMath,
+    Items,
+    Math,
+    Paragraph,
+    Table,
+)
 from derive.render.escape import escape_latex
 from derive.render.formula_tex import symbol_tex
 from derive.render.keys import wrong_entries
@@ -18,18 +30,22 @@ from derive.render.ledger import component_rows
 from derive.render.numbers import (
     decimal_line,
     exact_latex,
+    exact_matrix_latex,
     exact_plain,
     given_latex,
+    given_matrix_latex,
     key_rounding_rule,
+    matrix_latex,
     result_latex,
     rounding_rule,
+    tensor_result_latex,
     writable,
 )
 from derive.render.printer import latex
 from derive.render.said import typeset
 from derive.render.steps import steps_table
 from derive.render.symbols import math_symbols
-from derive.render.working import formula_tex
+from derive.render.working import formula_tex, tensor_line, tensor_symbols
 from derive.render.working import lines as working_lines
 from derive.statements import Outcome
 
@@ -44,6 +60,7 @@ def input_symbols(ex) -> dict[str, str]:
     columns = {c for v in ex.given.values() if isinstance(v, Rows) for c in v.columns}
     with in_scope(graph.notation):
         out = {name: symbol_tex(symbol).text for name, symbol in symbols.items()}
+        out.update(tensor_symbols(ex.recipe, ex.given))
         for c in columns:  # a record's column is the family its formulas index (x1 is x_{1,i})
             if c in graph.inputs and c not in out and notation_of(c) is not None:
                 out[c] = symbol_tex(c).text
@@ -59,6 +76,7 @@ def given_math(ex) -> Math:
     values shown as text are escaped for `\\text{…}` in math (LaTeX and KaTeX)."""
     parts, sizes = [], {}
     symbols = input_symbols(ex)
+    tensors = {i.name for i in getattr(ex.recipe, "inputs", ()) if i.kind == "tensor"}
     raw = ex.raw.get("given", {}) if isinstance(ex.raw, dict) else {}
     for name, v in ex.given.items():
         if v is None:
@@ -81,6 +99,8 @@ def given_math(ex) -> Math:
             shown = r",\ ".join(rf"\texttt{{{escape_latex(c, math=True)}}} = {exact_latex(b)}"
                                 for c, b in v.items())
             shown = rf"\{{ {shown} \}}"
+        elif name in tensors:  # a vector or a matrix: a column or a bmatrix
+            shown = given_matrix_latex(written, _lists(v))
         elif isinstance(v, (list, tuple, int)) or hasattr(v, "is_number"):
             shown = given_latex(written, _lists(v))
         else:  # a loss convention or an optimizer table, shown as text
@@ -116,8 +136,37 @@ def _claim_note(c, lang: str, declared: tuple[str, ...] = ()):
         author = d.mistake in declared or any(  # a tie or offer quotes declared words too
             m in declared for m in getattr(d, "candidates", ()))
         said = typeset(explanation(d, lang), author=author)
-    return Paragraph((f"{t['claimed']}: ", Author(c.claimed, number=True), note, *said),
-                     emphasis=True)
+    shown = _claimed_matrix(c)
+    claimed = Author(c.claimed, number=True) if shown is None else InlineMath(shown, c.claimed)
+    return Paragraph((f"{t['claimed']}: ", claimed, note, *said), emphasis=True)
+
+
+_WRITTEN_NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?(/[0-9]+)?")
+"""A claim's entry that is a plain number as written (-0.5, 14/3): set in math as it is."""
+
+
+def _claimed_matrix(c) -> str | None:
+    """A claim of a tensor in the tensor's shape as a matrix (a vector a column) of its
+    entries as written: a plain number in math, anything else escaped text; None for any
+    other claim (a table per entry, another shape), which is shown as written."""
+    if c.shape is None or c.entries is None or len(c.shape) > 2:
+        return None
+
+    def entries(v, shape):
+        if shape:
+            if not isinstance(v, list) or len(v) != shape[0]:
+                raise ValueError
+            return [entries(x, shape[1:]) for x in v]
+        if not isinstance(v, (str, int)) or isinstance(v, bool):
+            raise ValueError
+        text = str(v).strip()
+        if _WRITTEN_NUMBER.fullmatch(text):
+            return text
+        return rf"\text{{{escape_latex(text, math=True)}}}"
+    try:
+        return matrix_latex(entries(c.claimed_json, c.shape))
+    except ValueError:
+        return None
 
 
 def _with_result(line: str, v) -> str:
@@ -191,12 +240,18 @@ def graph_sections(report: Report, lang: str, claims: bool = True) -> list[tuple
 
 
 def _tensor_section(report: Report, name: str, lang: str, claim) -> list:
-    """A tensor quantity's working: its heading, its formula as its author wrote it and its
-    exact value as a matrix (its entries' own formulas are sympy.diff written out: too long
-    to show one by one), then its claim."""
+    """A tensor quantity's working: its heading, then its formula in matrix form, the same
+    with the numbers of its givens and earlier quantities substituted where short, and its
+    value as a matrix (its entries' own formulas are sympy.diff written out: too long to show
+    one by one), then its claim."""
     ex = report.exercise
     q = ex.recipe.quantity(name)
-    line = _with_result(quantity_formula(ex, name), report.values[name])
+    values = {ALIASES.get(n, n): v for n, v in ex.given.items()
+              if isinstance(v, (list, tuple)) or hasattr(v, "is_number")}
+    values.update((ALIASES.get(n, n), v) for n, v in report.values.items() if n != name)
+    line = tensor_line(ex.recipe, ex.given, name, values)
+    result = tensor_result_latex(report.values[name])
+    line += (" " if result.startswith(r"\approx") else " = ") + result
     blocks: list = [Paragraph(_heading(ex.recipe, name, q, lang)),
                     Math((line,), source=(ex.path, ex.id, quantity_key(ex, name)))]
     if claim is not None:
@@ -269,8 +324,10 @@ def key_document(reports: list[Report], lang: str = "en") -> Document:
             zh = ex.recipe.words_of(name)[1]
             label = f"{zh} (`{name}`)" if lang == "zh" and zh else f"`{name}`"
             label += f" ({t['wrong_scheme']})" if q.wrong else ""
+            exact = (exact_matrix_latex(v) if name in getattr(ex.recipe, "tensors", {})
+                     else exact_latex(v))
             rows.append((label, ("math", quantity_formula(ex, name)),
-                         ("math", exact_latex(v), exact_plain(v)), decimal_line(v)))
+                         ("math", exact, exact_plain(v)), decimal_line(v)))
         blocks.append(Table((t["quantity"], t["formula"], t["exact"], t["decimal"]),
                             tuple(rows)))
     return Document(t["key"], tuple(blocks), lang)

@@ -14,6 +14,10 @@ The rules, from `STYLE`:
 - A decimal column (answer keys, `check` reports, JSON) is good to `significant` significant
   digits: exact when the decimal ends within them, else rounded half away from zero.
 - Lists are bracketed, nested lists keep every level: [1, [2, 3]].
+- A tensor (a given or a quantity of the tensor language) is a matrix in LaTeX: a matrix
+  \\begin{bmatrix} a & b \\\\ c & d \\end{bmatrix}, a vector a column, as the course writes
+  x = (2, 1)ᵀ and W x (torch's 1-D tensor, added to every row of a batch as a bias is); more
+  than two dimensions a bracketed list of matrices. Its numbers are shown as any number is.
 
 Each document states the rule it uses once (`rounding_rule`, `key_rounding_rule`).
 """
@@ -307,6 +311,61 @@ def given_latex(raw, value, style: Style = STYLE) -> str:
     if _is_list(raw) and _is_list(value) and len(raw) == len(value):
         return _latex_list([given_latex(r, v, style) for r, v in zip(raw, value)], style)
     return exact_latex(value, style)
+
+
+def matrix_latex(texts) -> str:
+    """Nested lists of LaTeX numbers as a matrix: a list of rows a bmatrix, a list of
+    numbers a column (the course's x = (2, 1)ᵀ), deeper a bracketed list of matrices."""
+    if not _is_list(texts) or not texts:
+        return str(texts)
+    if not any(_is_list(t) for t in texts):
+        return r"\begin{bmatrix} " + r" \\ ".join(texts) + r" \end{bmatrix}"
+    if all(_is_list(t) and t and not any(_is_list(x) for x in t) for t in texts):
+        rows = (" & ".join(row) for row in texts)
+        return r"\begin{bmatrix} " + r" \\ ".join(rows) + r" \end{bmatrix}"
+    return _latex_list([matrix_latex(t) for t in texts], STYLE)
+
+
+def _nested(fn, value):
+    return [_nested(fn, v) for v in value] if _is_list(value) else fn(value)
+
+
+def _leaves(value) -> list:
+    return [x for v in value for x in _leaves(v)] if _is_list(value) else [value]
+
+
+def given_matrix_latex(raw, value, style: Style = STYLE) -> str:
+    """A tensor given as a matrix (a vector a column), each number as the file writes it."""
+    if _is_list(raw) and _is_list(value) and len(raw) == len(value):
+        def texts(r, v):
+            if _is_list(r) and _is_list(v) and len(r) == len(v):
+                return [texts(a, b) for a, b in zip(r, v)]
+            return given_latex(r, v, style)
+        return matrix_latex(texts(raw, value))
+    return exact_matrix_latex(value, style)
+
+
+def exact_matrix_latex(value, style: Style = STYLE) -> str:
+    """A tensor's exact value as a matrix (an answer key's exact column): `exact_latex` of
+    each entry, a large closed form by its decimal after ≈."""
+    return matrix_latex(_nested(lambda v: exact_latex(v, style), value))
+
+
+def tensor_result_latex(value, style: Style = STYLE) -> str:
+    """A tensor's value as a derivation shows it, one matrix per form: the exact matrix when
+    every entry is rational (then ≈ the matrix of decimals, if one does not end within
+    `style.terminating` places); ≈ the matrix of decimals when an entry is irrational (a
+    softmax's exponentials), its short decimals exact inside it."""
+    leaves = [to_expr(v) for v in _leaves(value)]
+
+    def approx(v):
+        text = approx_decimal(v, style)
+        return exact_latex(v, style) if text is None else latex_decimal(text)
+    decimals = matrix_latex(_nested(approx, value))
+    if all(e.is_Rational for e in leaves):
+        exact = exact_matrix_latex(value, style)
+        return exact if exact == decimals else rf"{exact} \approx {decimals}"
+    return rf"\approx {decimals}"
 
 
 def exact_latex(value, style: Style = STYLE) -> str:

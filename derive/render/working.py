@@ -10,10 +10,14 @@ import sympy as sp
 
 from derive.exercises.working import Working as ComputedWorking
 from derive.exercises.working import given_node, graph_for
+from derive.graph.formula_limits import FormulaError
+from derive.graph.language import ALIASES
 from derive.graph.notation import in_scope
+from derive.graph.tensor_latex import tensor_latex
 from derive.render.escape import escape_latex
 from derive.render.formula_tex import Printer, formula, head, substituted
 from derive.render.latex import Tex
+from derive.render.numbers import exact_latex, matrix_latex
 
 
 def formula_tex(recipe, given, name: str) -> str | None:
@@ -22,18 +26,101 @@ def formula_tex(recipe, given, name: str) -> str | None:
     tensor = getattr(recipe, "tensors", {}).get(name)
     if graph is not None and tensor is not None:
         with in_scope(graph.notation):
-            return tensor_formula_tex(name, tensor.formula)
+            return tensor_formula_tex(name, tensor.formula, _scalars(recipe, given))
     if graph is None or name not in graph.by_name:
         return None
     with in_scope(graph.notation):
         return _formula_tex(graph, graph.by_name[name])
 
 
-def tensor_formula_tex(name: str, text: str) -> str:
-    """A tensor quantity as its author wrote it, `Z_1 = \texttt{X @ W1.T + b1}`: its entries'
-    formulas are the working of each entry (a gradient's is sympy.diff written out), which
-    the whole-tensor form stands for (in the graph's notation: in scope)."""
-    return head(sp.Symbol(name, real=True)).text + r" = \texttt{" + escape_latex(text) + "}"
+def tensor_formula_tex(name: str, text: str, scalars: frozenset[str] = frozenset()) -> str:
+    """A tensor quantity as its author wrote it, in the lecture's notation: `X @ W1.T + b1` is
+    Z_{1} = X {W_{1}}^{\\top} + b_{1} (derive/graph/tensor_latex.py); its entries' formulas
+    are the working of each entry (a gradient's is sympy.diff written out), which the
+    whole-tensor form stands for (in the graph's notation: in scope)."""
+    try:
+        shown = tensor_latex(text, _name_tex, scalars=scalars)
+    except FormulaError:  # the printer reads what the parser read; if ever not, as written
+        shown = r"\texttt{" + escape_latex(text) + "}"
+    return f"{_name_tex(name)} = {shown}"
+
+
+def tensor_line(recipe, given, name: str, values: dict[str, object]) -> str:
+    """A tensor quantity's derivation line without its result: its formula, then the same
+    formula with the matrices of its givens and earlier quantities substituted (`values`, by
+    canonical name), each where it is short (at most MAX_SUBSTITUTED rows and columns) and
+    exact (an irrational matrix stays its symbol: its decimals are not its value):
+    Z_1 = X W_1^⊤ + b_1 = [X][W_1]^⊤ + [b_1]."""
+    graph = graph_for(recipe, given)
+    text = recipe.tensors[name].formula
+    scalars = _scalars(recipe, given)
+    with in_scope(graph.notation):
+        line = tensor_formula_tex(name, text, scalars)
+
+        def shown(word: str) -> str:
+            v = values.get(word)
+            return (None if v is None else _substituted(v)) or _name_tex(word)
+        try:
+            sub = tensor_latex(text, shown, scalars=scalars, symbol=_name_tex)
+        except FormulaError:
+            return line
+    return line if sub == line.split(" = ", 1)[1] else f"{line} = {sub}"
+
+
+MAX_SUBSTITUTED = 4
+"""A matrix of more rows or columns than this stays its symbol in a substituted line."""
+
+
+def _substituted(v) -> str | None:
+    """A value as it stands in a substituted tensor formula: a short exact matrix, an exact
+    number (negative in brackets); None (the symbol) for anything else."""
+    if isinstance(v, (list, tuple)):
+        shape, level = [], v
+        while isinstance(level, (list, tuple)):
+            shape.append(len(level))
+            level = level[0] if level else None
+        leaves = _leaves(v)
+        if len(shape) > 2 or max(shape) > MAX_SUBSTITUTED or not all(
+                sp.sympify(x).is_Rational for x in leaves):
+            return None
+        return matrix_latex(_exact_nested(v))
+    e = sp.sympify(v)
+    if not e.is_Rational:
+        return None
+    text = exact_latex(e)
+    return rf"\left({text}\right)" if e < 0 else text
+
+
+def _leaves(v) -> list:
+    return [x for y in v for x in _leaves(y)] if isinstance(v, (list, tuple)) else [v]
+
+
+def _exact_nested(v):
+    return [_exact_nested(x) for x in v] if isinstance(v, (list, tuple)) else exact_latex(v)
+
+
+def _name_tex(word: str) -> str:
+    """A canonical name as the graph's notation writes it (W1 is W_{1}, delta is \\delta);
+    a name the notation does not know is its text, escaped."""
+    try:
+        return head(sp.Symbol(word, real=True)).text
+    except KeyError:
+        return rf"\text{{{escape_latex(word, math=True)}}}"
+
+
+def tensor_symbols(recipe, given) -> dict[str, str]:
+    """Each tensor given as the tensor formulas write it (W1 is W_{1}; in scope)."""
+    return {i.name: _name_tex(ALIASES.get(i.name, i.name))
+            for i in getattr(recipe, "inputs", ()) if i.kind == "tensor" and i.name in given}
+
+
+def _scalars(recipe, given) -> frozenset[str]:
+    """The canonical names of shape () an exercise's tensor formulas may read: every given
+    and quantity that is not a tensor (for them `*` is a product, not ⊙)."""
+    tensors = set(getattr(recipe, "tensors", {}))
+    tensors |= {i.name for i in getattr(recipe, "inputs", ()) if i.kind == "tensor"}
+    names = set(given) | {q.name for q in getattr(recipe, "quantities", ())}
+    return frozenset(ALIASES.get(n, n) for n in names - tensors)
 
 
 def _formula_tex(graph, node) -> str:
