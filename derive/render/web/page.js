@@ -9,6 +9,9 @@
  * {n: BigInt, d: BigInt} with d > 0 and gcd(n, d) = 1. Plain JavaScript numbers are used only
  * for counts (places, lengths, indices), the FNV-1a hash, and to ask whether a typed decimal is
  * exactly what a program prints for some double (float_artefact; compared as rationals).
+ * A vector's or a matrix's question is a grid of inputs, one per entry, read row-major as the
+ * list of its entries (the data's `shape`): each entry judged as an element of a list claim,
+ * each wrong one marked.
  * No eval, no HTML writing (text goes through textContent and text nodes; a mistake's words
  * with math are a copy of an inert <template> derive typeset at export time, cloned, never
  * HTML read from data), no network. The one storage is
