@@ -33,6 +33,7 @@ X = [1, 2, -1, Fraction(1, 2)]
 Y = [1, 0, 2]
 A = [[1, 2], [3, 4]]
 B = [[0, 1], [-1, 2]]
+C = [[2, 0], [1, 1]]
 
 GRID = """
 [[exercise]]
@@ -46,11 +47,13 @@ x = [1, 2, -1, 0.5]
 y = [1, 0, 2]
 A = [[1, 2], [3, 4]]
 B = [[0, 1], [-1, 2]]
+C = [[2, 0], [1, 1]]
 
 [exercise.define]
 z = "W @ x"
 gW = "grad(mse_loss(z, y), W)"
 M = "A @ B"
+N = "M @ C"
 
 [[exercise.mistakes]]
 name = "product_transposed"
@@ -62,6 +65,7 @@ define = { M = "(A @ B).T" }
 z = [3, 2, -1]
 gW = [["4/3", "8/3", "-4/3", "2/3"], ["4/3", "8/3", "-4/3", "2/3"], [-2, -4, 2, -1]]
 M = [[-2, 5], [-4, 11]]
+N = [[1, 5], [3, 11]]
 """
 
 
@@ -187,6 +191,23 @@ def test_a_transposed_matrix_is_named(browser, pages):
     with open_page(browser, pages["zh"], lang="zh") as opened:
         assert fill_grid(opened.page, keys["M"], [_text(v) for v in _flat(transposed)]) == (
             "wrong", "不正确。这是一个已知错误给出的值:乘积被转置了", [1, 2])
+
+
+def test_carried_from_a_wrong_matrix_names_nothing(browser, pages):
+    """N = M C computed from the student's own wrong M: derive check says carried from M; the
+    page cannot evaluate a form in a matrix's entries yet, so it names nothing (neither
+    carried nor a mistake), and marks N's wrong entries."""
+    keys = _keys(pages["en"])
+    m = _matmul(A, B)
+    assert _matmul(m, C) == [[1, 5], [3, 11]]
+    wrong_m = [row[:] for row in m]
+    wrong_m[0][0] += 1
+    n = _matmul(wrong_m, C)
+    with open_page(browser, pages["en"]) as opened:
+        page = opened.page
+        assert fill_grid(page, keys["M"], [_text(v) for v in _flat(wrong_m)])[2] == [0]
+        assert fill_grid(page, keys["N"], [_text(v) for v in _flat(n)]) == (
+            "wrong", "Not right: the marked entry is wrong: (1,1).", [0])
 
 
 def test_a_3x4_matrix_fits_a_375px_phone(browser, pages):
