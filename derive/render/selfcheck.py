@@ -122,8 +122,11 @@ def _shape(v) -> tuple[int, ...] | None:
     if not isinstance(v, list):
         return ()
     inner = {_shape(x) for x in v}
-    return (len(v), *inner.pop()) if len(inner) == 1 and None not in inner else \
-        ((len(v),) if not v else None)
+    if not inner:
+        return (0,)
+    if len(inner) > 1 or None in inner:
+        return None
+    return (len(v), *inner.pop())
 
 
 def _entries(v, shape):
