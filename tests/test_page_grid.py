@@ -284,3 +284,25 @@ def test_each_wrong_entry_and_only_it_is_marked(rows, cols, data):
         f"{json.dumps(json.dumps(q))})"))
     assert cells == sorted(changed)
     assert status == ("wrong" if changed else "right")
+
+
+def test_a_cell_label_is_escaped(tmp_path):
+    """An author's title of a tensor quantity reaches each cell's aria-label as text."""
+    (tmp_path / "h.toml").write_text("""
+[[exercise]]
+id = "h"
+recipe = "formulas"
+[exercise.given]
+A = [[1, 2], [3, 4]]
+[exercise.define]
+M = { formula = "A @ A", title = "M \\"><img src=x onerror=alert(1)> & <b>" }
+[exercise.claims]
+M = [[7, 10], [15, 22]]
+""", encoding="utf-8")
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        assert main(["export", str(tmp_path / "h.toml"), "--format", "html", "-o",
+                     str(tmp_path / "h.html"), "--no-cache"]) == 0
+    text = (tmp_path / "h.html").read_text(encoding="utf-8")
+    assert "<img src=x" not in text
+    assert text.count('aria-label="M &quot;&gt;&lt;img src=x onerror=alert(1)&gt; &amp; '
+                      '&lt;b&gt;, row 2, column 1"') == 1
