@@ -11,7 +11,7 @@ import sympy as sp
 
 from derive.exercises.claims import Claim
 
-__all__ = ["STATIC", "Asked", "Carried", "Early", "Known", "Rule", "rule_of"]
+__all__ = ["STATIC", "Asked", "Carried", "Early", "Known", "Rule", "flat", "rule_of"]
 
 
 @dataclass(frozen=True)
@@ -83,6 +83,17 @@ class Asked:
     double's printout of the value may take (derive.exercises.artefacts), or None."""
     words: tuple[str, str] = ("", "")
     """The quantity's words (English, Chinese), as its question names it."""
+    shape: tuple[int, ...] | None = None
+    """A tensor quantity's shape (derive.recipes.base.TensorQuantity), else None: a page asks
+    for a vector or a matrix as a grid of entries, each judged as an element of a list."""
+
+
+def flat(value):
+    """A tensor's nested list of entries as one list, row-major (as a page's grid numbers its
+    cells); a number or a flat list as it is."""
+    if isinstance(value, list) and any(isinstance(v, list) for v in value):
+        return [e for v in value for e in (flat(v) if isinstance(v, list) else [v])]
+    return value
 
 
 def rule_of(claim: Claim | None) -> Rule:

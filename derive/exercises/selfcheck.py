@@ -16,7 +16,7 @@ from derive.exercises.artefacts import artefact_window
 from derive.exercises.check import Report
 from derive.exercises.diagnosis import EARLY_ROUNDING_PLACES, _rounded, _try
 from derive.exercises.diagnosis import _mistakes as known_mistakes
-from derive.exercises.page import STATIC, Asked, Carried, Early, Known, Rule
+from derive.exercises.page import STATIC, Asked, Carried, Early, Known, Rule, flat
 from derive.kernel.dag import tree_size
 from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.recipes.base import Context
@@ -48,7 +48,7 @@ def _symbols(name: str, value):
 def _rational_form(value) -> bool:
     """Whether a page can evaluate the form: sums, products, integer powers and square roots
     (powers k/2) of rationals and symbols, not too large (a root is bounded by enclosures)."""
-    items = value if isinstance(value, list) else [value]
+    items = flat(value) if isinstance(value, list) else [value]
     left = MAX_FORM_NODES
     for v in items:
         if not isinstance(v, sp.Basic):
@@ -68,7 +68,9 @@ def _rational_form(value) -> bool:
 
 
 def _moves(value) -> bool:
-    items = value if isinstance(value, list) else [value]
+    """Whether a form reads a symbol (a matrix's entries too: a nested form that moves is
+    never taken as static)."""
+    items = flat(value) if isinstance(value, list) else [value]
     return any(isinstance(v, sp.Basic) and v.free_symbols for v in items)
 
 
@@ -94,7 +96,7 @@ def _carried(report: Report, name: str, earlier: list[str]) -> tuple[Carried, ..
                     found[group] = STATIC
                 elif (_rational_form(form)
                       and isinstance(form, list) == isinstance(report.values[name], list)):
-                    found[group] = form
+                    found[group] = flat(form)
     except _GIVE_UP:  # this bound, or the command's: that one fires again at once
         pass
     return tuple(Carried(g, found.get(g)) for g in groups)
@@ -181,7 +183,9 @@ def asked_questions(report: Report, names: list[str], rules: dict[str, Rule]) ->
     ex = report.exercise
     for i, name in enumerate(names):
         earlier = names[:i]
+        tensor = ex.recipe.tensors.get(name)
         out.append(Asked(name, report.values[name], rules[name], _known(report, name),
                          _carried(report, name, earlier), _early(report, name),
-                         _artefact(report.values[name]), quantity_words(ex.recipe, name)))
+                         _artefact(report.values[name]), quantity_words(ex.recipe, name),
+                         tensor.shape if tensor is not None and tensor.shape else None))
     return out

@@ -112,6 +112,12 @@ WORDS = {
                     "only the number (or the numbers, separated by commas).",
         "hint_one": "A number: an integer, a decimal or a fraction (14/3).",
         "hint_list": "{n} {n:number|numbers} separated by commas.",
+        "hint_matrix": "A {rows}\u00d7{cols} matrix: one number in each box.",
+        "hint_vector": "A vector of {n} {n:entry|entries}: one number in each box.",
+        "cell": "{name}, row {r}, column {c}",
+        "cell_vector": "{name}, entry {i}",
+        "wrong_entries": "Not right: the marked {n:entry is|entries are} wrong: {at}.",
+        "grid_empty": "Write a number in every box: {n} {n:is|are} empty.",
         "ask_exact": "Give the exact value (an integer, a fraction or a decimal that "
                      "terminates).",
         "ask_places": "Give it rounded to {places} decimal {places:place|places}.",
@@ -169,6 +175,12 @@ WORDS = {
         "too_long": "这个答案超过 {max} 个字符:只写数(或用逗号分隔的几个数)。",
         "hint_one": "一个数:整数、小数或分数(14/3)。",
         "hint_list": "{n} 个数,用逗号分隔。",
+        "hint_matrix": "一个 {rows}\u00d7{cols} 矩阵:每格填一个数。",
+        "hint_vector": "一个含 {n} 个分量的向量:每格填一个数。",
+        "cell": "{name},第 {r} 行第 {c} 列",
+        "cell_vector": "{name},第 {i} 个分量",
+        "wrong_entries": "不正确:标记的 {n} 个元素有误:{at}。",
+        "grid_empty": "每一格都要填数:还有 {n} 格是空的。",
         "ask_exact": "写精确值(整数、分数或有限小数)。",
         "ask_places": "四舍五入(远离零)到 {places} 位小数。",
         "ask_sig": "保留 {tol} 位有效数字。",
@@ -293,6 +305,27 @@ def _(block: Table) -> str:
             f"<tbody>{body}</tbody></table></div>")
 
 
+def _grid(k: str, q: Question, words: dict) -> str:
+    """A vector's or a matrix's answer as a grid of inputs, one per entry (a vector one column,
+    as it is written), row-major as the page's data lists its entries: `{key}-cell-{i}`. Each
+    is labelled with its row and column; the script marks a wrong one (aria-invalid)."""
+    shape = q.check["shape"]
+    rows, cols = (shape[0], 1) if len(shape) == 1 else shape
+    name = q.check["label"]
+    cells = []
+    for i in range(rows * cols):
+        label = (fill(words["cell_vector"], name=name, i=i + 1) if len(shape) == 1 else
+                 fill(words["cell"], name=name, r=i // cols + 1, c=i % cols + 1))
+        cells.append(f'<span class="cell"><input id="{k}-cell-{i}" type="text" '
+                     'inputmode="decimal" autocomplete="off" autocapitalize="off" '
+                     f'spellcheck="false" aria-label="{escape_html(label)}"></span>')
+    return (f'<div class="answer grid-answer"><div id="{k}-input" class="grid" role="group" '
+            f'aria-labelledby="{k}-label" aria-describedby="{k}-hint {k}-feedback" '
+            f'data-rows="{rows}" data-cols="{cols}" style="--cols: {cols}">{"".join(cells)}'
+            f'</div><button type="button" class="check" data-q="{k}">'
+            f'{escape_html(words["check"])}</button></div>')
+
+
 def _question(q: Question, words: dict) -> str:
     k = escape_html(q.key)
     working = "".join(html_block(b) for b in q.working)
@@ -301,12 +334,17 @@ def _question(q: Question, words: dict) -> str:
         reveal = (f'<button type="button" class="reveal" data-q="{k}" aria-expanded="false" '
                   f'aria-controls="{k}-working" disabled>{escape_html(words["show_working"])}'
                   f'</button><div id="{k}-working" class="working" hidden>{working}</div>')
-    return (f'<li class="question" data-q="{k}">'
-            f'<label for="{k}-input">{inline_html(q.label)}</label>'
-            f'<div class="answer"><input id="{k}-input" type="text" autocomplete="off" '
-            f'autocapitalize="off" spellcheck="false" aria-describedby="{k}-hint {k}-feedback">'
-            f'<button type="button" class="check" data-q="{k}">{escape_html(words["check"])}'
-            f'</button></div><p id="{k}-hint" class="hint">{escape_html(q.hint)}</p>'
+    if isinstance(q.check, dict) and q.check.get("shape"):
+        label = f'<span class="label" id="{k}-label">{inline_html(q.label)}</span>'
+        answer = _grid(k, q, words)
+    else:
+        label = f'<label for="{k}-input">{inline_html(q.label)}</label>'
+        answer = (f'<div class="answer"><input id="{k}-input" type="text" autocomplete="off" '
+                  'autocapitalize="off" spellcheck="false" '
+                  f'aria-describedby="{k}-hint {k}-feedback"><button type="button" '
+                  f'class="check" data-q="{k}">{escape_html(words["check"])}</button></div>')
+    return (f'<li class="question" data-q="{k}">{label}{answer}'
+            f'<p id="{k}-hint" class="hint">{escape_html(q.hint)}</p>'
             f'<p id="{k}-feedback" class="feedback" role="status" aria-live="polite"></p>'
             f"{reveal}</li>")
 

@@ -14,7 +14,7 @@ import sympy as sp
 
 from derive.exercises.check import Report
 from derive.exercises.evidence import DECLARED
-from derive.exercises.page import STATIC, Asked, Rule
+from derive.exercises.page import STATIC, Asked, Rule, flat
 from derive.exercises.report import PageExercise
 from derive.kernel import intervals
 from derive.kernel.exact import decimal_str, terminating_places
@@ -117,11 +117,37 @@ def _encoded_form(form, keys: dict[str, str]):
     return [_form(f, keys) for f in form] if isinstance(form, list) else _form(form, keys)
 
 
+def _shape(v) -> tuple[int, ...] | None:
+    """The shape of a nested list (() for a number), None for a ragged one."""
+    if not isinstance(v, list):
+        return ()
+    inner = {_shape(x) for x in v}
+    if not inner:
+        return (0,)
+    if len(inner) > 1 or None in inner:
+        return None
+    return (len(v), *inner.pop())
+
+
+def _entries(v, shape):
+    """A value of a tensor quantity as the page's grid reads it: its entries row-major, when
+    it has the quantity's shape (a transposed non-square matrix does not: it is not a value
+    a grid of this shape can be typed as); None otherwise."""
+    if shape is None:
+        return v
+    return flat(v) if _shape(v) == tuple(shape) else None
+
+
 def encode_check(a: Asked, keys: dict[str, str], label: str, lang: str) -> dict:
     """What the page's script needs for one question (`keys`: question keys by name, in the
     exercise's order): the data of `derive check`'s diagnosis (derive.exercises.diagnosis),
-    each part in its order, so that the script names what derive check would name."""
-    value = encode_value(a.value)
+    each part in its order, so that the script names what derive check would name. A tensor
+    quantity (a vector or a matrix: `shape`) is a list of its entries row-major, as its grid
+    of inputs is read; each of its known mistakes and early roundings too, where it has the
+    quantity's shape."""
+    if a.shape is not None and len(a.shape) > 2:
+        raise ValueError(f"{a.name}: a tensor of {len(a.shape)} dimensions has no grid")
+    value = encode_value(_entries(a.value, a.shape))
     if value is None:
         raise ValueError(f"{a.name}: a value the page cannot bound")
     is_list = isinstance(value, list)
@@ -140,13 +166,13 @@ def encode_check(a: Asked, keys: dict[str, str], label: str, lang: str) -> dict:
         return encoded[-1][1]
 
     for k in a.known:
-        v = encode_once(k.value)
+        v = encode_once(_entries(k.value, a.shape))
         if fits(v):
             mistakes.append({"name": k.mistake, "value": v, "origin": k.origin,
                              "text": k.zh if lang == "zh" and k.zh else k.en})
     early = []
     for e in a.early:
-        v = encode_value(e.value)
+        v = encode_value(_entries(e.value, a.shape))
         if fits(v):
             early.append({"source": e.source, "from": keys.get(e.source), "places": e.places,
                           "value": v, "text": e.zh if lang == "zh" and e.zh else e.en})
@@ -156,10 +182,11 @@ def encode_check(a: Asked, keys: dict[str, str], label: str, lang: str) -> dict:
             single[keys[c.sources[0]]] = _encoded_form(c.form, keys)
         else:
             together = _encoded_form(c.form, keys)
-    artefact = a.artefact if isinstance(a.artefact, list) else [a.artefact]
+    artefact = flat(a.artefact) if isinstance(a.artefact, list) else [a.artefact]
     names = list(keys)
+    grid = {} if a.shape is None else {"shape": list(a.shape)}
     return {"name": a.name, "label": label, "number": names.index(a.name) + 1,
-            "size": len(a.value) if isinstance(a.value, list) else None, "value": value,
+            "size": len(value) if is_list else None, **grid, "value": value,
             "rule": _rule(a.rule), "earlier": [keys[n] for n in names[: names.index(a.name)]],
             "artefact": [_window(w) for w in artefact], "mistakes": mistakes, "early": early,
             "carried": {"single": single, "all": together}}
@@ -208,7 +235,13 @@ def asked_precision(rule: Rule, lang: str) -> str:
 
 def _hint(a: Asked, lang: str) -> str:
     w = PAGE_WORDS[lang]
-    kind = fill(w["hint_list"], n=len(a.value)) if isinstance(a.value, list) else w["hint_one"]
+    if a.shape is not None and len(a.shape) == 2:
+        kind = fill(w["hint_matrix"], rows=a.shape[0], cols=a.shape[1])
+    elif a.shape is not None:
+        kind = fill(w["hint_vector"], n=a.shape[0])
+    else:
+        kind = fill(w["hint_list"], n=len(a.value)) if isinstance(a.value, list) else \
+            w["hint_one"]
     return f"{kind} {asked_precision(a.rule, lang)}"
 
 

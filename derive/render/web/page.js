@@ -9,6 +9,9 @@
  * {n: BigInt, d: BigInt} with d > 0 and gcd(n, d) = 1. Plain JavaScript numbers are used only
  * for counts (places, lengths, indices), the FNV-1a hash, and to ask whether a typed decimal is
  * exactly what a program prints for some double (float_artefact; compared as rationals).
+ * A vector's or a matrix's question is a grid of inputs, one per entry, read row-major as the
+ * list of its entries (the data's `shape`): each entry judged as an element of a list claim,
+ * each wrong one marked.
  * No eval, no HTML writing (text goes through textContent and text nodes; a mistake's words
  * with math are a copy of an inert <template> derive typeset at export time, cloned, never
  * HTML read from data), no network. The one storage is
@@ -805,17 +808,59 @@ var DeriveCheck = (function () {
   // classify(answer, Q, answersByKey[, words[, questions]]): {status, message, parts, key,
   // values, verdict, mistake, carried, unsure}; words default to the page's data.words, questions (every
   // question of the page by key, for the earlier ones) to the page's. The answer is read once.
+  // A grid's cells (a vector's or a matrix's entries, row-major), each read as one number:
+  // {ok: true, values} | {ok: false, reason: "empty" | "nan" | "long", cells: [index, ...],
+  // text} (the cells that are not a number; text: the first one's).
+  function parseGrid(texts, size) {
+    if (!Array.isArray(texts) || texts.length !== size) return { ok: false, reason: "empty", cells: [] };
+    var values = [], empty = [], bad = [], long = [], first = null;
+    for (var i = 0; i < texts.length; i++) {
+      if (tooLong(texts[i])) { long.push(i); continue; }
+      var s = clean(texts[i]);
+      if (s === "") { empty.push(i); continue; }
+      var x = parse(s);
+      if (x === null) { bad.push(i); if (first === null) first = s; continue; }
+      values.push(x);
+    }
+    if (long.length) return { ok: false, reason: "long", cells: long };
+    if (bad.length) {
+      return { ok: false, reason: "nan", cells: bad.concat(empty).sort(function (a, b) { return a - b; }),
+               text: first };
+    }
+    if (empty.length) return { ok: false, reason: "empty", cells: empty };
+    return { ok: true, values: values };
+  }
+  function gridText(texts, Q) { // the typed grid as one line: rows separated by "; "
+    var cols = Q.shape.length === 2 ? Q.shape[1] : 1, rows = [];
+    for (var i = 0; i < texts.length; i += cols) {
+      rows.push(texts.slice(i, i + cols).map(function (t) { return clean(t); }).join(", "));
+    }
+    return rows.join("; ");
+  }
+  function entryName(Q, i) { // entry i (0-based, row-major) as derive check writes it: (2,3)
+    if (Q.shape.length === 1) return "(" + (i + 1) + ")";
+    var cols = Q.shape[1];
+    return "(" + ((i - i % cols) / cols + 1) + "," + (i % cols + 1) + ")";
+  }
+
   function classify(answer, Q, answersByKey, words, questions) {
     if (words === undefined) words = pageWords;
     if (questions === undefined) questions = pageQuestions;
     answersByKey = answersByKey || {};
     var isList = !(Q.size === null || Q.size === undefined);
-    var capped = tooLong(answer);
-    var text = capped ? String(answer).slice(0, 20) + "\u2026" : clean(answer);
-    var parsed = capped ? { ok: false, reason: "long" } : parseCleaned(text, isList ? Q.size : null);
+    var grid = Array.isArray(Q.shape) && Array.isArray(answer);
+    var capped = !grid && tooLong(answer), parsed, text;
+    if (grid) {
+      parsed = parseGrid(answer, Q.size);
+      text = parsed.reason === "long" ? "" : gridText(answer, Q);
+    } else {
+      text = capped ? String(answer).slice(0, 20) + "\u2026" : clean(answer);
+      parsed = capped ? { ok: false, reason: "long" } : parseCleaned(text, isList ? Q.size : null);
+    }
     var params = { answer: text, name: Q.name };
     var values = parsed.ok ? (isList ? parsed.values : parsed.values[0]) : undefined;
     var verdict = null, mistake = null, carriedNames = null, unsure = false;
+    var cells = grid ? (parsed.ok ? [] : parsed.cells) : null;
     function out(status, key, extra) {
       var p = {};
       for (var a in params) p[a] = params[a];
@@ -823,9 +868,13 @@ var DeriveCheck = (function () {
       var parts = fillParts(words, key, p);
       return { status: status, message: partsText(parts), parts: parts, key: key,
                values: values, verdict: verdict, mistake: mistake, carried: carriedNames,
-               unsure: unsure };
+               unsure: unsure, cells: cells };
     }
     if (!parsed.ok) {
+      if (parsed.reason === "empty" && grid && parsed.cells.length < Q.size) {
+        return out("nan", "grid_empty", { n: parsed.cells.length });
+      }
+      if (parsed.reason === "empty" && grid) cells = []; // nothing typed: no attempt, no mark
       if (parsed.reason === "empty") return out("nan", "empty");
       if (parsed.reason === "long") return out("nan", "too_long", { max: MAX_ANSWER_TEXT });
       if (parsed.reason === "count") {
@@ -836,6 +885,9 @@ var DeriveCheck = (function () {
     }
     var xs = parsed.values, expected = expectedList(Q), rule = Q.rule || EXACT_RULE;
     var statuses = judgeEach(xs, expected, claimRule(rule)), overall = worst(statuses), i;
+    if (grid) { // each wrong entry, judged as derive check judges it (claims.judge)
+      for (i = 0; i < statuses.length; i++) if (statuses[i] === "wrong") cells.push(i);
+    }
     if (overall === "undecided") { verdict = "undecided"; return out("undecided", "undecided"); }
     if (overall !== "wrong") {
       verdict = "holds";
@@ -906,6 +958,10 @@ var DeriveCheck = (function () {
     if (allRounded && nearRounding !== null) return out("rounded", "rounded_other", nearRounding);
     if (allRounded) return roundedMessage(out, rule);
     if (!isList) return out("wrong", "wrong");
+    if (grid) {
+      return out("wrong", "wrong_entries", { n: cells.length,
+        at: cells.map(function (k) { return entryName(Q, k); }).join(", ") });
+    }
     return out("wrong", "wrong_element", { i: statuses.indexOf("wrong") + 1 });
   }
   function roundedMessage(out, rule) {
@@ -975,7 +1031,7 @@ var DeriveCheck = (function () {
       setAnswer: function (v, key, text) {
         var a = get("v" + v);
         if (!a || typeof a !== "object") a = {};
-        a[key] = String(text);
+        a[key] = Array.isArray(text) ? text.map(String) : String(text);
         put("v" + v, a);
       },
       clear: function (n) { drop("variant"); for (var i = 0; i < n; i++) drop("v" + i); }
@@ -1085,15 +1141,41 @@ var DeriveCheck = (function () {
       });
     }
 
+    // A vector's or a matrix's grid of inputs (row-major), or null for a one-line answer.
+    function cellsOf(key) {
+      var grid = doc.getElementById(key + "-input");
+      if (!grid || !grid.classList || !grid.classList.contains("grid")) return null;
+      return Array.prototype.slice.call(grid.querySelectorAll("input"));
+    }
+    function typedIn(key, input) {
+      var cells = cellsOf(key);
+      return cells ? cells.map(function (c) { return String(c.value); }) : input.value;
+    }
+    // Each cell the judgement found wrong (or not a number, or empty) is marked: aria-invalid
+    // for a screen reader, and its box's data-wrong, which the stylesheet shows as a mark
+    // beside the entry and a dashed border (not by colour alone); the others are cleared.
+    function mark(key, wrong) {
+      var cells = cellsOf(key);
+      if (!cells) return;
+      cells.forEach(function (c, i) {
+        var bad = !!wrong && wrong.indexOf(i) >= 0, box = c.parentNode;
+        if (bad) c.setAttribute("aria-invalid", "true"); else c.removeAttribute("aria-invalid");
+        if (box && box.classList && box.classList.contains("cell")) {
+          if (bad) box.setAttribute("data-wrong", "true"); else box.removeAttribute("data-wrong");
+        }
+      });
+    }
+
     // A message the same as the last one is said again with its count ("(checked 2 times)"):
     // the live region's text changes, so a screen reader announces it again.
     function check(key, restoring) {
       var Q = questions[key], input = doc.getElementById(key + "-input");
       if (!Q || !input) return;
-      var text = input.value;
+      var text = typedIn(key, input);
       answersByKey[key] = undefined; // an answer never carries forward from itself
       var result = classify(text, Q, answersByKey, words, questions);
       answersByKey[key] = result.values;
+      mark(key, result.cells);
       var feedback = doc.getElementById(key + "-feedback");
       if (feedback) {
         var last = attempts[key];
@@ -1116,9 +1198,15 @@ var DeriveCheck = (function () {
     function restore(v) {
       var kept = saved.answers(v);
       Object.keys((variants[v] || {}).questions || {}).forEach(function (key) {
-        var input = doc.getElementById(key + "-input");
-        if (!input || typeof kept[key] !== "string") return;
-        input.value = kept[key];
+        var input = doc.getElementById(key + "-input"), cells = cellsOf(key), got = kept[key];
+        if (!input) return;
+        if (cells) {
+          if (!Array.isArray(got) || got.length !== cells.length) return;
+          cells.forEach(function (c, i) { c.value = String(got[i]); });
+        } else {
+          if (typeof got !== "string") return;
+          input.value = got;
+        }
         check(key, true);
       });
     }
@@ -1128,6 +1216,8 @@ var DeriveCheck = (function () {
       Object.keys(questions).forEach(function (key) {
         var input = doc.getElementById(key + "-input"), feedback = doc.getElementById(key + "-feedback");
         if (input) input.value = "";
+        (cellsOf(key) || []).forEach(function (c) { c.value = ""; });
+        mark(key, []);
         if (feedback) { feedback.textContent = ""; feedback.removeAttribute("data-status"); }
         var working = doc.getElementById(key + "-working"), reveal = revealOf[key];
         if (working) working.hidden = true;
@@ -1150,11 +1240,11 @@ var DeriveCheck = (function () {
       var key = button.getAttribute("data-q");
       button.addEventListener("click", function () { check(key); });
       var input = doc.getElementById(key + "-input");
-      if (input) {
-        input.addEventListener("keydown", function (ev) {
+      (cellsOf(key) || (input ? [input] : [])).forEach(function (field) {
+        field.addEventListener("keydown", function (ev) {
           if (ev.key === "Enter") { ev.preventDefault(); check(key); }
         });
-      }
+      });
     });
 
     var again = doc.getElementById("derive-start-over");
