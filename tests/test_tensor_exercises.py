@@ -582,3 +582,32 @@ gQ = [["0.1463", "0.4389"], ["0.0000", "0.0000"]]
     assert abs(q.grad[1]).max() < 1e-15
     capsys.readouterr()
     assert main(["check", str(f)]) == 0, capsys.readouterr()
+
+
+def test_a_wrong_tensor_claim_is_named_as_what_feeds_a_later_wrong_claim(tmp_path, capsys):
+    """loss = mse_loss(W @ x, y) reads z's entries: with z claimed wrong and loss wrong in a way
+    no mistake explains (7; the right 5/2, from z's claim 5), the loss's line names z as the
+    first wrong quantity it depends on (it said z 'is not used in computing it': the tensor
+    quantity's entries were not traced); q = sum(x) does not read z."""
+    from derive.cli.main import main
+    f = tmp_path / "f.toml"
+    f.write_text("""
+[[exercise]]
+id = "f"
+recipe = "formulas"
+[exercise.given]
+W = [[1, 2], [3, 4]]
+x = [1, -1]
+y = [0, 1]
+[exercise.define]
+z = "W @ x"
+loss = "mse_loss(z, y)"
+[exercise.claims]
+z = ["-1", "-2"]
+loss = "7"
+""", encoding="utf-8")
+    capsys.readouterr()
+    main(["check", str(f), "--format", "json"])
+    claims = {c["name"]: c for c in json.loads(capsys.readouterr().out)["exercises"][0]["claims"]}
+    assert claims["loss"]["status"] == "wrong"
+    assert "the first wrong quantity is z" in claims["loss"]["diagnosis"]["explanation"]

@@ -789,11 +789,17 @@ def _feeder(recipe: Recipe, given, name: str, order: list[str], wrong) -> str | 
     wrong quantity is, None when the recipe has no graph to tell."""
     if recipe.graph is None:
         return None
+    tensors = recipe.tensors or {}
+
+    def nodes(q: str) -> tuple[str, ...]:  # a tensor quantity is its entries' nodes
+        return tensors[q].entries if q in tensors else (q,)
+
     try:
         graph = recipe.graph(Context(recipe, given))
         feeds = [p for p in sorted(set(wrong), key=order.index)
-                 if order.index(p) < order.index(name) and p in graph.by_name
-                 and name in graph.depends(p)]
+                 if order.index(p) < order.index(name)
+                 and all(n in graph.by_name for n in nodes(p))
+                 and any(set(nodes(name)) & graph.depends(n) for n in nodes(p))]
     except (KeyError, ValueError, NotEvaluable):
         return None
     return feeds[0] if feeds else ""
