@@ -611,3 +611,31 @@ loss = "7"
     claims = {c["name"]: c for c in json.loads(capsys.readouterr().out)["exercises"][0]["claims"]}
     assert claims["loss"]["status"] == "wrong"
     assert "the first wrong quantity is z" in claims["loss"]["diagnosis"]["explanation"]
+
+
+def test_log_sum_exp_replaced_by_the_max_inside_log_softmax_is_named(tmp_path, capsys):
+    """log_softmax(z) written z − max(z) (the student's torch: z - z.amax(-1, keepdim=True)):
+    lse_max is named at log_softmax too, not only at logsumexp; one entry off is not."""
+    from derive.cli.main import main
+    z = torch.tensor([[0.4172, -1.3306, 0.9518], [2.0, 0.5, -0.25]], dtype=f64)
+    wrong = (z - z.amax(-1, keepdim=True)).tolist()
+    for rows, named in ((wrong, True), ([wrong[0], [round(v, 6) + 0.01 for v in wrong[1]]],
+                                        False)):
+        f = tmp_path / "l.toml"
+        claim = "[" + ", ".join("[" + ", ".join(f'"{v:.6f}"' for v in r) + "]" for r in rows) + "]"
+        f.write_text(f"""
+[[exercise]]
+id = "l"
+recipe = "formulas"
+[exercise.given]
+z = [[0.4172, -1.3306, 0.9518], [2.0, 0.5, -0.25]]
+[exercise.define]
+L = "log_softmax(z, dim=-1)"
+[exercise.claims]
+L = {claim}
+""", encoding="utf-8")
+        capsys.readouterr()
+        main(["check", str(f), "--format", "json"])
+        c = json.loads(capsys.readouterr().out)["exercises"][0]["claims"][0]
+        assert c["status"] == "wrong"
+        assert (c["diagnosis"]["mistake"] == "lse_max") is named, c["diagnosis"]

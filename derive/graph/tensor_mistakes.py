@@ -332,6 +332,19 @@ def _lse_max(ops, changed):
     return op
 
 
+def _lse_max_in_log_softmax(ops, changed):
+    """log_softmax(z) = z − logsumexp(z) with the log-sum-exp taken as the max: z − max(z)
+    along the same dim."""
+    def op(a, *args, **kwargs):
+        ops.log_softmax(a, *args, **kwargs)  # the right operation's checks
+        dim, _ = _dim_of(args, kwargs)
+        column = kwargs.get("column")
+        changed.append("log_softmax")
+        top = ops.reduce("max", a, dim=dim, keepdim=True, column=column)
+        return ops.binary("-", a, top, column)
+    return op
+
+
 def _temperature_multiplied(field: str) -> Make:
     """softmax (or log_softmax) of z/T, each entry a product with the factor T^(−1) of a
     scalar name T, computed as softmax(z·T): the factor T^(−1) replaced by T in every entry.
@@ -522,7 +535,12 @@ MISTAKES: tuple[TensorMistake, ...] = (
         said(r"log-sum-exp replaced by the maximum: $\max_j z_j$ in place of "
              r"$\log \sum_j e^{z_j}$"),
         said(r"用最大值 $\max_j z_j$ 代替了 log-sum-exp $\log \sum_j e^{z_j}$"),
-        sites=(Site("logsumexp", _lse_max, _call("logsumexp")),)),
+        sites=(Site("logsumexp", _lse_max, _call("logsumexp")),
+               Site("log_softmax", _lse_max_in_log_softmax, _call("log_softmax"),
+                    said(r"log-sum-exp replaced by the maximum inside log-softmax: "
+                         r"$z - \max_j z_j$ in place of $z - \log \sum_j e^{z_j}$"),
+                    said(r"log-softmax 里用最大值代替了 log-sum-exp:算成了 "
+                         r"$z - \max_j z_j$,应为 $z - \log \sum_j e^{z_j}$")))),
     TensorMistake(
         "temperature_multiplied", FORWARD,
         said(r"the temperature multiplied, not divided: softmax of $z \cdot T$ in place of "
