@@ -639,3 +639,29 @@ L = {claim}
         c = json.loads(capsys.readouterr().out)["exercises"][0]["claims"][0]
         assert c["status"] == "wrong"
         assert (c["diagnosis"]["mistake"] == "lse_max") is named, c["diagnosis"]
+
+
+def test_layer_norm_without_eps_on_a_constant_row_has_no_value(tmp_path, capsys):
+    """(x − mean)/√(var + 0) on (2, 2, 2) is 0/0: torch gives nan, and derive has no value
+    (exit 2, one line). The evaluator had taken 0·(1/√0) as 0 and called the claim (0, 0, 0)
+    exact."""
+    from derive.cli.main import main
+    x = torch.tensor([2.0, 2.0, 2.0], dtype=f64)
+    assert torch.isnan(torch.nn.functional.layer_norm(x, (3,), eps=0.0)).all()
+    f = tmp_path / "ln.toml"
+    f.write_text("""
+[[exercise]]
+id = "ln0"
+recipe = "formulas"
+[exercise.given]
+x = [2, 2, 2]
+eps = 0
+[exercise.define]
+y = "layer_norm(x, eps=eps)"
+[exercise.claims]
+y = ["0", "0", "0"]
+""", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["check", str(f)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "define.y" in err and "division by zero" in err

@@ -222,6 +222,9 @@ def _pow(a, n):
         raise TooLarge(f"a power with the exponent {n}, beyond 10,000")
     if n == 1:
         return a
+    if isinstance(a, Fraction) and a == 0 and isinstance(n, Fraction) and n < 0:
+        raise ZeroDivisionError("division by zero")  # 1/√0 (layer_norm with eps = 0 on a
+        # constant row: torch's nan), never 0·zoo taken as 0
     _real_root(a, n)
     if isinstance(a, Fraction) and a == 0:
         return _exact(_sym(a) ** _sym(n))
