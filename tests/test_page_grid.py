@@ -55,12 +55,6 @@ gW = "grad(mse_loss(z, y), W)"
 M = "A @ B"
 N = "M @ C"
 
-[[exercise.mistakes]]
-name = "product_transposed"
-en = "the product transposed"
-zh = "乘积被转置了"
-define = { M = "(A @ B).T" }
-
 [exercise.claims]
 z = [3, 2, -1]
 gW = [["4/3", "8/3", "-4/3", "2/3"], ["4/3", "8/3", "-4/3", "2/3"], [-2, -4, 2, -1]]
@@ -175,22 +169,25 @@ def test_right_matrix_and_one_wrong_cell(browser, pages):
 
 
 def test_a_transposed_matrix_is_named(browser, pages):
-    """The declared mistake (the product transposed) is named for the whole matrix, as
-    derive check names it; its wrong cells are marked: the two off the diagonal."""
+    """The built-in whole-tensor mistake `transposed` is named for the whole matrix, as derive
+    check names it (an author's own "the product transposed" declared beside it would give the
+    same value: a tie, named by neither); its wrong cells are marked: the two off the
+    diagonal."""
     product = _matmul(A, B)
     transposed = [[product[j][i] for j in range(2)] for i in range(2)]
     assert transposed != product
     keys = _keys(pages["en"])
     with open_page(browser, pages["en"]) as opened:
         assert fill_grid(opened.page, keys["M"], [_text(v) for v in _flat(transposed)]) == (
-            "wrong", "Not right. This is the value of a known mistake: the product transposed",
-            [1, 2])
+            "wrong", "Not right. This is the value of a known mistake: the transpose of the right "
+            "matrix (entry (i, j) written at (j, i))", [1, 2])
         assert fill_grid(opened.page, keys["M"], [_text(v) for v in _flat(product)]) == (
             "right", "Right.", [])
     keys = _keys(pages["zh"])
     with open_page(browser, pages["zh"], lang="zh") as opened:
         assert fill_grid(opened.page, keys["M"], [_text(v) for v in _flat(transposed)]) == (
-            "wrong", "不正确。这是一个已知错误给出的值:乘积被转置了", [1, 2])
+            "wrong", "不正确。这是一个已知错误给出的值:写成了正确矩阵的转置(第 (i, j) 个元素写在了 "
+            "(j, i) 处)", [1, 2])
 
 
 def test_carried_from_a_wrong_matrix_names_nothing(browser, pages):
