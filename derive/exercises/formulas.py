@@ -411,7 +411,7 @@ def _witness(decision, member: int | None, case: tuple = ()) -> dict:
     have = {label for label, _ in named}
     for s, e in case:
         if s.name not in have:
-            named.append((s.name, sp.sympify(e).xreplace(at)))
+            named.append((s.name, to_expr(e).xreplace(at)))
     for label, value in sorted(named, key=lambda lv: _natural(lv[0])):
         out[label] = exact_str(value)
     out["claimed"] = exact_str(w.lhs)

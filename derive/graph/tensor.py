@@ -70,7 +70,7 @@ class Tensor:
 
     @classmethod
     def scalar(cls, e: sp.Expr) -> "Tensor":
-        return cls((), (sp.sympify(e) if isinstance(e, int) else e,))
+        return cls((), (sp.Integer(e) if isinstance(e, int) else e,))
 
     @classmethod
     def of(cls, nested) -> "Tensor":

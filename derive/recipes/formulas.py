@@ -31,6 +31,7 @@ from derive.graph.notation import DECLARED, Notations, written_as
 from derive.graph.tensor import Tensor, symbols
 from derive.graph.tensor_language import OPS, Ops, parse_tensor, reads_tensor
 from derive.kernel.constants import RepeatedMax, RepeatedMin
+from derive.kernel.exact import to_expr
 from derive.kernel.timebound import DecisionTimeout, time_bound
 from derive.recipes import own_terms, partials
 from derive.recipes.base import (
@@ -213,7 +214,10 @@ def _claimed_entries(ctx, tensors: Mapping[str, Tensor]) -> dict[str, sp.Expr]:
         except (ValueError, TypeError):
             continue
         if claimed.shape == t.shape:
-            out.update({e.name: sp.sympify(v) for e, v in zip(t.entries, claimed.entries)})
+            try:  # exact values only (a claim's Rationals): text is never parsed
+                out.update({e.name: to_expr(v) for e, v in zip(t.entries, claimed.entries)})
+            except TypeError:
+                continue
     return out
 
 

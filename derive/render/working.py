@@ -14,6 +14,7 @@ from derive.graph.formula_limits import FormulaError
 from derive.graph.language import ALIASES
 from derive.graph.notation import in_scope
 from derive.graph.tensor_latex import tensor_latex
+from derive.kernel.exact import to_expr
 from derive.render.escape import escape_latex
 from derive.render.formula_tex import Printer, formula, head, substituted
 from derive.render.latex import Tex
@@ -81,18 +82,27 @@ def _substituted(v) -> str | None:
             level = level[0] if level else None
         leaves = _leaves(v)
         if len(shape) > 2 or max(shape) > MAX_SUBSTITUTED or not all(
-                sp.sympify(x).is_Rational for x in leaves):
+                _rational(x) for x in leaves):
             return None
         return matrix_latex(_exact_nested(v))
-    e = sp.sympify(v)
-    if not e.is_Rational:
+    if not _rational(v):
         return None
+    e = to_expr(v)
     text = exact_latex(e)
     return rf"\left({text}\right)" if e < 0 else text
 
 
 def _leaves(v) -> list:
     return [x for y in v for x in _leaves(y)] if isinstance(v, (list, tuple)) else [v]
+
+
+def _rational(x) -> bool:
+    """Whether a value is an exact rational (a SymPy Rational, an int or a Fraction; anything
+    else, text included, is not, and is never parsed)."""
+    try:
+        return to_expr(x).is_Rational
+    except TypeError:
+        return False
 
 
 def _exact_nested(v):
