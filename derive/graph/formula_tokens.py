@@ -40,6 +40,71 @@ def _hatted(ch: str) -> bool:
     return len(d) == 2 and d[0].isascii() and d[0].isalpha() and d[1] == _HAT
 
 
+class _Cursor:
+    """A recursive-descent parser's place in its tokens and its depth, shared by the scalar
+    language (derive/graph/language.py) and the tensor one (tensor_language.py): `toks`, `pos`
+    and `depth` set by the parser; nesting past `max_depth` is not supported."""
+
+    toks: list[_Token]
+    pos: int
+    depth: int
+    max_depth: int
+
+    @property
+    def tok(self) -> _Token:
+        return self.toks[self.pos]
+
+    def _take(self) -> _Token:
+        t = self.toks[self.pos]
+        self.pos += 1
+        return t
+
+    def _is(self, text: str) -> bool:
+        return self.tok.kind == "op" and self.tok.text == text
+
+    def _enter(self) -> None:
+        self.depth += 1
+        if self.depth > self.max_depth:
+            raise FormulaNotSupported(f"a formula nested more than {self.max_depth} levels "
+                                      f"deep (column {self.tok.column}) is not supported")
+
+    def _leave(self) -> None:
+        self.depth -= 1
+
+
+def _starts_number(text: str, i: int) -> bool:
+    """Whether a number literal starts at i: a digit, or a point before one (.5)."""
+    ch = text[i]
+    return ch.isascii() and ch.isdigit() or (ch == "." and i + 1 < len(text)
+                                             and text[i + 1].isdigit())
+
+
+def _number_end(text: str, i: int) -> int:
+    """Where the number literal starting at i ends: digits and points, then an exponent
+    e±d only when digits follow it (2e is 2 and the name e)."""
+    n, j = len(text), i
+    while j < n and text[j].isascii() and (text[j].isdigit() or text[j] == "."):
+        j += 1
+    if j < n and text[j] in "eE" and j + 1 < n and (
+            text[j + 1].isdigit() or text[j + 1] in "+-" and j + 2 < n
+            and text[j + 2].isdigit()):
+        j += 2
+        while j < n and text[j].isascii() and text[j].isdigit():
+            j += 1
+    return j
+
+
+def _name_end(text: str, i: int) -> int:
+    """Where the name starting at the letter i ends: letters, ASCII and subscript digits, and
+    a combining hat on an ASCII letter (x̂)."""
+    n, j = len(text), i + 1
+    while j < n and (_is_letter(text[j]) or text[j].isascii() and text[j].isdigit()
+                     or text[j] in "₀₁₂₃₄₅₆₇₈₉"
+                     or text[j] == _HAT and text[j - 1].isascii() and text[j - 1].isalpha()):
+        j += 1
+    return j
+
+
 def _tokens(text: str) -> list[_Token]:
     """The tokens of a formula: numbers, names (with Unicode subscript digits), operators."""
     out: list[_Token] = []
@@ -52,26 +117,13 @@ def _tokens(text: str) -> list[_Token]:
             continue
         if ch.isdigit() and not ch.isascii():
             raise FormulaError("digits must be ASCII 0-9", col)
-        if ch.isascii() and ch.isdigit() or (ch == "." and i + 1 < n and text[i + 1].isdigit()):
-            j = i
-            while j < n and text[j].isascii() and (text[j].isdigit() or text[j] == "."):
-                j += 1
-            if j < n and text[j] in "eE" and j + 1 < n and (
-                    text[j + 1].isdigit() or text[j + 1] in "+-" and j + 2 < n
-                    and text[j + 2].isdigit()):
-                j += 2
-                while j < n and text[j].isascii() and text[j].isdigit():
-                    j += 1
+        if _starts_number(text, i):
+            j = _number_end(text, i)
             out.append(_Token("number", text[i:j], col))
             i = j
             continue
         if _is_letter(ch):
-            j = i + 1
-            while j < n and (_is_letter(text[j]) or text[j].isascii() and text[j].isdigit()
-                             or text[j] in "₀₁₂₃₄₅₆₇₈₉"
-                             or text[j] == _HAT and text[j - 1].isascii()
-                             and text[j - 1].isalpha()):
-                j += 1
+            j = _name_end(text, i)
             out.append(_Token("name", text[i:j], col))
             i = j
             continue

@@ -59,6 +59,7 @@ from derive.graph.formula_tokens import (  # noqa: F401 — the tokens' names, k
     _SUBSCRIPT_DIGITS,
     MAX_DECIMAL_EXPONENT,
     MAX_DIGITS,
+    _Cursor,
     _number,
     _Token,
     _tokens,
@@ -101,7 +102,9 @@ Block = Callable[[sp.Symbol, sp.Expr], tuple[sp.Expr, sp.Expr, sp.Expr]]
 _ARGUMENTS = {1: "one argument", 3: "three arguments: clamp(x, lo, hi)"}
 
 
-class _Parser:
+class _Parser(_Cursor):
+    max_depth = MAX_DEPTH
+
     def __init__(self, text: str, indices: Mapping[str, sp.Expr],
                  blocks: Mapping[str, Block] | None = None,
                  functions: Mapping[str, sp.FunctionClass] | None = None,
@@ -116,31 +119,10 @@ class _Parser:
         self.bound: list[str] = []
 
     # --------------------------------------------------------------------------- helpers
-    @property
-    def tok(self) -> _Token:
-        return self.toks[self.pos]
-
-    def _take(self) -> _Token:
-        t = self.toks[self.pos]
-        self.pos += 1
-        return t
-
-    def _is(self, text: str) -> bool:
-        return self.tok.kind == "op" and self.tok.text == text
-
     def _expect(self, text: str, what: str) -> _Token:
         if not self._is(text):
             raise FormulaError(f"expected {what}", self.tok.column)
         return self._take()
-
-    def _enter(self) -> None:
-        self.depth += 1
-        if self.depth > MAX_DEPTH:
-            raise FormulaNotSupported(f"a formula nested more than {MAX_DEPTH} levels deep "
-                                      f"(column {self.tok.column}) is not supported")
-
-    def _leave(self) -> None:
-        self.depth -= 1
 
     # ------------------------------------------------------------------------- grammar
     def formula(self) -> sp.Expr:

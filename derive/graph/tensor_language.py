@@ -59,7 +59,17 @@ from derive.graph.formula_limits import (
     _is_zero_constant,
     evaluated,
 )
-from derive.graph.formula_tokens import _HAT, _SUBSCRIPT_DIGITS, _is_letter, _number, _Token
+from derive.graph.formula_tokens import (
+    _HAT,
+    _SUBSCRIPT_DIGITS,
+    _Cursor,
+    _is_letter,
+    _name_end,
+    _number,
+    _number_end,
+    _starts_number,
+    _Token,
+)
 from derive.graph.language import ALIASES, FUNCTIONS, MAX_DEPTH, MAX_LENGTH, SPELLINGS
 from derive.graph.tensor import Tensor
 from derive.kernel import functions
@@ -155,26 +165,13 @@ def _tokens(text: str, *, lenient: bool = False) -> list[_Token]:
             if lenient:
                 break
             raise FormulaError("digits must be ASCII 0-9", col)
-        if ch.isascii() and ch.isdigit() or (ch == "." and i + 1 < n and text[i + 1].isdigit()):
-            j = i
-            while j < n and text[j].isascii() and (text[j].isdigit() or text[j] == "."):
-                j += 1
-            if j < n and text[j] in "eE" and j + 1 < n and (
-                    text[j + 1].isdigit() or text[j + 1] in "+-" and j + 2 < n
-                    and text[j + 2].isdigit()):
-                j += 2
-                while j < n and text[j].isascii() and text[j].isdigit():
-                    j += 1
+        if _starts_number(text, i):
+            j = _number_end(text, i)
             out.append(_Token("number", text[i:j], col))
             i = j
             continue
         if _is_letter(ch):
-            j = i + 1
-            while j < n and (_is_letter(text[j]) or text[j].isascii() and text[j].isdigit()
-                             or text[j] in "₀₁₂₃₄₅₆₇₈₉"
-                             or text[j] == _HAT and text[j - 1].isascii()
-                             and text[j - 1].isalpha()):
-                j += 1
+            j = _name_end(text, i)
             out.append(_Token("name", text[i:j], col))
             i = j
             continue
@@ -231,7 +228,9 @@ def _shape(t: Tensor) -> str:
     return tensor.shown(t.shape)
 
 
-class _Parser:
+class _Parser(_Cursor):
+    max_depth = MAX_DEPTH
+
     def __init__(self, text: str, names: Mapping[str, Tensor], ops: Ops):
         self.toks = _tokens(text)
         self.pos = 0
@@ -241,35 +240,14 @@ class _Parser:
         self.sizes: dict[sp.Basic, int] = {}
 
     # --------------------------------------------------------------------------- helpers
-    @property
-    def tok(self) -> _Token:
-        return self.toks[self.pos]
-
     def _peek(self, k: int = 1) -> _Token:
         return self.toks[min(self.pos + k, len(self.toks) - 1)]
-
-    def _take(self) -> _Token:
-        t = self.toks[self.pos]
-        self.pos += 1
-        return t
-
-    def _is(self, text: str) -> bool:
-        return self.tok.kind == "op" and self.tok.text == text
 
     def _expect(self, text: str, what: str) -> _Token:
         if not self._is(text):
             got = repr(self.tok.text) if self.tok.kind != "end" else "the end"
             raise FormulaError(f"expected {what}, not {got}", self.tok.column)
         return self._take()
-
-    def _enter(self) -> None:
-        self.depth += 1
-        if self.depth > MAX_DEPTH:
-            raise FormulaNotSupported(f"a formula nested more than {MAX_DEPTH} levels deep "
-                                      f"(column {self.tok.column}) is not supported")
-
-    def _leave(self) -> None:
-        self.depth -= 1
 
     # ------------------------------------------------------------------------- grammar
     def formula_all(self) -> Tensor:
