@@ -74,11 +74,28 @@ def satisfies(assumptions: dict, value: sp.Expr) -> bool:
 
 @lru_cache(maxsize=65536)
 def _satisfies(assumptions: tuple, value: sp.Expr) -> bool:
+    known = _rational_facts(value) if isinstance(value, sp.Rational) else {}
     for key, wanted in assumptions:
-        got = getattr(value, f"is_{key}", None)
+        got = known[key] if key in known else getattr(value, f"is_{key}", None)
         if got is None or bool(got) != bool(wanted):
             return False
     return True
+
+
+def _rational_facts(q: sp.Rational) -> dict[str, bool]:
+    """What SymPy's assumptions say of a rational number, read off its sign and denominator:
+    asking SymPy builds a fresh assumptions object for each new number (deduce_all_facts), which
+    took 2.7 s of a LayerNorm refutation's 3.4 s over 4,000 candidates per domain."""
+    sign, whole = (q.p > 0) - (q.p < 0), q.q == 1
+    facts = dict.fromkeys(("real", "rational", "algebraic", "complex", "finite", "hermitian",
+                           "commutative", "extended_real"), True)
+    facts.update(dict.fromkeys(("irrational", "transcendental", "infinite", "imaginary"), False))
+    facts.update(integer=whole, noninteger=not whole, zero=sign == 0, nonzero=sign != 0,
+                 positive=sign > 0, negative=sign < 0, nonnegative=sign >= 0,
+                 nonpositive=sign <= 0)
+    facts.update({f"extended_{k}": facts[k] for k in ("positive", "negative", "nonnegative",
+                                                      "nonpositive", "nonzero")})
+    return facts
 
 
 def assumptions_of(x) -> dict:
