@@ -344,3 +344,19 @@ def test_proved_on_concrete_sizes(name, data):
     proved target: both sides agree exactly (SymPy's simplification of the difference)."""
     left, right = _concrete(name, data)
     assert sp.simplify(left - right) == 0, (name, left, right)
+
+
+def test_delta_outside_a_sum():
+    """δ(p, q) outside a Σ: chosen by the facts (p > q written as p − q − 1 ≥ 0), else proved
+    in the cases p > q, p < q, p = q; a wrong claim about it refuted."""
+    cases = [
+        (KD(p, q) * x[p], KD(p, q) * x[q], [], PROVED),
+        (KD(p, q) * x[p], 0, [hypothesis(p - q - 1, "p > q")], PROVED),
+        (KD(p, q) * x[p], x[q], [hypothesis(p - q, "p ≥ q"), hypothesis(q - p, "p ≤ q")], PROVED),
+        (KD(p, q) * x[p], KD(p, q) * x[q + 1], [], REFUTED),
+        (KD(p, q) * x[p], 0, [hypothesis(p - q, "p ≥ q")], REFUTED),
+    ]
+    for lhs, rhs, facts, verdict in cases:
+        assert decide(lhs, rhs, facts).verdict is verdict, (lhs, rhs, facts)
+    assert any(rule.startswith("cases on the sign of") for rule in
+               decide(KD(p, q) * x[p], KD(p, q) * x[q]).rules)
