@@ -277,6 +277,21 @@ ADVERSARIAL = {
                                     within(j, C) + labels + [eps_le_1]),
     "LayerNorm mean with unbiased variance is not 1": (
         S(((x[k] - mu) / sp.sqrt(var + eps)) ** 2, (k, 1, n)) / n, 1, []),
+    "δ sum reversed": (S(KD(k, q) * x[k], (k, n, 1)), x[q], within(q, n)),
+    "δ sum taken as 0 with q ≥ n only": (S(KD(k, q) * x[k], (k, 1, n)), 0,
+                                         [hypothesis(q - n, "q ≥ n")]),
+    "Σy = 1 given over one label short": (S(y[c], (c, 1, C)), 1,
+                                          list(equal(S(y[c], (c, 1, C - 1)) - 1, "short"))),
+    "Heaviside(z, 0) = Heaviside(z) where z may be 0": (sp.Heaviside(x[p], 0),
+                                                       sp.Heaviside(x[p]), []),
+    "d(W_12·W_21)/dW_pq = W_qp": (dx(W[1, 2] * W[2, 1], W[p, q]), W[q, p], []),
+    "d(x_p²)/dx_q = 2x_p": (dx(x[p] ** 2, x[q]), 2 * x[p], []),
+    "every W ≥ 0 with a column short": (
+        S(S(sp.Abs(W[i, k]), (k, 1, n)), (i, 1, m)), S(S(W[i, k], (k, 1, n)), (i, 1, m)),
+        [every(hypothesis(W[i, k], "W ≥ 0 but column 1"), (i, 1, m), (k, 2, n))]),
+    "every W ≥ 0 read transposed": (
+        S(S(sp.Abs(W[i, k]), (k, 1, n)), (i, 1, m)), S(S(W[i, k], (k, 1, n)), (i, 1, m)),
+        [every(hypothesis(W[k, i], "Wᵀ ≥ 0"), (i, 1, m), (k, 1, n))]),
     "attention row over one column too many": (
         S(sp.exp(score(i, t)) / S(sp.exp(score(i, s)), (s, 1, T)), (t, 1, T + 1)), 1, []),
 }
@@ -290,7 +305,7 @@ def test_adversarial_never_proved(name):
 
 
 def test_adversarial_all_refuted():
-    """Every false statement of the table is refuted (27 of 27 when written), each with a
+    """Every false statement of the table is refuted (35 of 35 when written), each with a
     witness the kernel confirmed on the claim itself."""
     unrefuted = [name for name in ADVERSARIAL if decide(*ADVERSARIAL[name]).verdict
                  is not REFUTED]
@@ -344,6 +359,19 @@ def test_proved_on_concrete_sizes(name, data):
     proved target: both sides agree exactly (SymPy's simplification of the difference)."""
     left, right = _concrete(name, data)
     assert sp.simplify(left - right) == 0, (name, left, right)
+
+
+def test_more_proved():
+    """A δ sum that is 0 (q > n), a fact over two ranges, the derivative of an entry by
+    another; and a kink past a fact's range that stays unknown."""
+    assert decide(S(KD(k, q) * x[k], (k, 1, n)), 0, [hypothesis(q - n - 1, "q > n")]).proved
+    assert decide(S(S(sp.Abs(W[i, k]), (k, 1, n)), (i, 1, m)),
+                  S(S(W[i, k], (k, 1, n)), (i, 1, m)),
+                  [every(hypothesis(W[i, k], "W ≥ 0"), (i, 1, m), (k, 1, n))]).proved
+    assert decide(dx(x[p] ** 2, x[q]), 2 * x[p] * KD(p, q)).proved
+    beyond = S(dx(S(V[i, j] * relu(z1[j]), (j, 1, h + 1)), z1[p]), (i, 1, m))
+    assert decide(beyond, sp.Heaviside(z1[p], 0) * S(V[i, p], (i, 1, m)),
+                  within(p, h) + [z1_nonzero]).verdict is UNKNOWN
 
 
 def test_delta_outside_a_sum():

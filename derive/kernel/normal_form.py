@@ -51,7 +51,8 @@ def take_derivatives(e: sp.Expr, ctx: Context, rules: set[str]) -> sp.Expr:
     take = _lazily if isinstance(e, (sp.Piecewise, sp.Sum)) else take_derivatives
     if isinstance(e, sp.Sum):  # its terms have their index in its range (when not reversed)
         inner = _terms_context(e, ctx)
-        args = [_lazily(e.function, inner, rules)] + list(e.args[1:])
+        args = [_lazily(e.function, inner, rules)] + [_lazily(lim, ctx, rules)
+                                                       for lim in e.args[1:]]
     else:
         args = [take(a, ctx, rules) if isinstance(a, sp.Basic) else a for a in e.args]
     if args != list(e.args):
