@@ -127,6 +127,7 @@ def test_rules_are_named():
     assert "the labels sum to 1" in got.facts
     lhs, rhs, facts, _, _ = TARGETS["P4 two layers"]
     assert "every entry of z1 is nonzero" in decide(lhs, rhs, facts).facts
+    assert z1_nonzero.describe() == "z1[i] ≠ 0 for every 1 ≤ i ≤ h"
     lhs, rhs, facts, _, _ = TARGETS["P5 softmax shift"]
     assert "exp(u + a) = exp(u)·exp(a)" in decide(lhs, rhs, facts).rules
 
