@@ -391,3 +391,36 @@ def test_delta_outside_a_sum():
         assert decide(lhs, rhs, facts).verdict is verdict, (lhs, rhs, facts)
     assert any(rule.startswith("cases on the sign of") for rule in
                decide(KD(p, q) * x[p], KD(p, q) * x[q]).rules)
+
+
+def test_relu_at_the_kink_torch_convention():
+    """δ₁ as torch's backward writes it, relu′(0) = 0 (Heaviside(u, 0)), needs no fact about
+    z1; relu′(0) = 1 (Heaviside(u, 1)) is refuted at z1 = 0."""
+    backward = S(d2[i] * S(V[i, j] * sp.Heaviside(z1[j], 0) * KD(j, p), (j, 1, h)), (i, 1, m))
+    mask = S(V[i, p] * d2[i], (i, 1, m))
+    assert decide(backward, sp.Heaviside(z1[p], 0) * mask, within(p, h)).proved
+    got = decide(backward, sp.Heaviside(z1[p], 1) * mask, within(p, h))
+    assert got.verdict is REFUTED
+    symbols, functions = _witness_values(got.witness)
+    assert functions[z1](symbols[p]) == 0
+
+
+def test_accumulation_for_a_matrix_parameter():
+    """A1 for an entry of a matrix gradient: the batch mean (1/N)·Σ_r D_rp·X_rq over N = Σ_k n_k
+    records is the count-weighted mean of the microbatch means; the mean of the microbatch
+    means (the 1/K mistake) is refuted with K = 2 microbatches of unequal size."""
+    K = sp.Symbol("K", **SIZE)
+    kk, tt = sp.symbols("kk tt", integer=True)
+    count = sp.Function("n", integer=True, positive=True)
+    upto = lambda e: S(count(tt), (tt, 1, e))  # noqa: E731
+    entry = D[r, p] * X[r, q]
+    micro = lambda e: S(entry, (r, upto(e - 1) + 1, upto(e)))  # noqa: E731
+    mean = S(entry, (r, 1, upto(K))) / upto(K)
+    facts = within(p, m) + within(q, n)
+    weighted = S(count(kk) / upto(K) * micro(kk) / count(kk), (kk, 1, K))
+    assert decide(mean, weighted, facts).proved
+    got = decide(mean, S(micro(kk) / count(kk), (kk, 1, K)) / K, facts)
+    assert got.verdict is REFUTED
+    symbols, functions = _witness_values(got.witness)
+    sizes = [functions[count](v) for v in (1, 2)]
+    assert symbols[K] == 2 and sizes[0] != sizes[1]
