@@ -202,6 +202,12 @@ LEFT_OVER_CHARS = 200
 """Longest normal form an `unknown` verdict's detail writes (in the reader form)."""
 
 
+VACUOUS = frozenset({"no point of the domain", "no derivative at a kink"})
+"""Rules that prove a claim only because it has no point at all: `relu′(0) = 7` given u = 0
+(d relu(u)/du exists nowhere there) would be proved as well as `relu′(0) = 0`. A proof made of
+these alone is no proof (`unknown`); within cases, the other cases must carry it."""
+
+
 def left_over(nf: sp.Expr) -> str:
     """What an `unknown` verdict leaves, for the statement's author: the normal form of the
     difference as a reader writes it (x·(w·x − y), not SymPy's x*(w*x - y)) when it is short,
@@ -249,6 +255,11 @@ def decide(
                         zero, rules, ctx = True, cases[0], cases[1]
             except NotSupported as exc:  # beyond a bound of the proof: a witness may be cheap
                 return _refute_instead(lhs, rhs, facts, deadline, family, search, exc)
+            if zero and set(rules) <= VACUOUS:  # no point where the sides have a value
+                return Decision(Verdict.UNKNOWN, rules[0], detail=(
+                    "the sides have no value at any point the facts allow (" + rules[0]
+                    + "): the claim says nothing there, so there is nothing to prove; state "
+                    "it where its sides are defined"))
             if zero and equal_by:
                 rules = ["equalities from the facts", *rules]
                 ctx.used |= set(equal_by)

@@ -318,6 +318,7 @@ def _prove_in_cases(lhs, rhs, facts, whole: Context, open_args: list[sp.Expr]
             (positive(u, f"case {what} > 0"),),
             (positive(-u, f"case {what} < 0"),),
             (hypothesis(u, f"case {what} = 0"), hypothesis(-u, f"case {what} = 0")))]
+    carried = 0  # cases with a point of the domain: at least one must be proved
     for case in cases:
         extra = tuple(f for group in case for f in group)
         if _empty(Context(known + extra, whole.guards)):
@@ -338,8 +339,11 @@ def _prove_in_cases(lhs, rhs, facts, whole: Context, open_args: list[sp.Expr]
         case_rules |= set(more)
         if not zero:
             return None
+        carried += 1
         rules |= set(case_rules)
         merged.used |= ctx.used
         merged.discharged |= ctx.discharged
+    if not carried:  # every case without a point: nothing was proved (decide.VACUOUS)
+        return None
     rules.add("cases on the sign of " + ", ".join(sp.sstr(u) for u in open_args))
     return sorted(rules), merged
