@@ -118,6 +118,16 @@ class Statement:
     notes: tuple[str, ...] = field(default=())
     title_zh: str = ""
     """The title in Chinese, for `--lang zh` exports."""
+    sizes: tuple[str, ...] = ()
+    """The symbolic sizes of a statement over tensors (C, m, n): positive integers."""
+    indices: tuple[str, ...] = ()
+    """The free indices of an entry-wise claim with their ranges ("1 ≤ p ≤ C"): the identity
+    of two tensors is that of their entries at every such index."""
+    written: tuple[str, str] | None = None
+    """The two sides as the author wrote them in the tensor language, for the exports (the
+    entries lhs and rhs are what the kernel decides)."""
+    names: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """A statement over tensors: each declared name with its shape's sizes, () a number."""
 
     def __post_init__(self):
         if not ID_PATTERN.match(self.id):
