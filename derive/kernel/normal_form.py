@@ -26,8 +26,8 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from derive.kernel.algebra import rational_zero
-from derive.kernel.branches import resolve_branches
-from derive.kernel.definedness import kinks, unwrapped
+from derive.kernel.branches import in_range, resolve_branches
+from derive.kernel.definedness import depends, node_kinks, unwrapped
 from derive.kernel.kinks import NoDerivative, derivative_at_kink, same_up_to_sign
 from derive.kernel.signs import ZERO, Context
 from derive.kernel.sums import canon_args, relate_offsets, split_powers, sums_normal_form
@@ -47,19 +47,27 @@ def take_derivatives(e: sp.Expr, ctx: Context, rules: set[str]) -> sp.Expr:
         done = sp.Subs(expr, e.variables, e.point).doit(deep=False)
         return done if isinstance(done, sp.Subs) else take_derivatives(done, ctx, rules)
     take = _lazily if isinstance(e, (sp.Piecewise, sp.Sum)) else take_derivatives
-    args = [take(a, ctx, rules) if isinstance(a, sp.Basic) else a for a in e.args]
+    if isinstance(e, sp.Sum):  # its terms have their index in its range (when not reversed)
+        inner = _terms_context(e, ctx)
+        args = [_lazily(e.function, inner, rules)] + list(e.args[1:])
+    else:
+        args = [take(a, ctx, rules) if isinstance(a, sp.Basic) else a for a in e.args]
     if args != list(e.args):
         e = e.func(*args)
     if isinstance(e, sp.Derivative):
         variables = tuple(v for v, _ in e.variable_count)
-        if not all(isinstance(v, sp.Symbol) for v in variables):
+        if not all(isinstance(v, sp.Symbol) or _subscript(v) for v in variables):
             return e  # with respect to f(x), say: not taken
-        found = kinks(e.expr, variables)
-        if found is None:
+        located = _located_kinks(e.expr, variables, ctx)
+        if located is None:
             return e
         # a kink's expression may itself hold branches the facts choose
-        found = [resolve_branches(k, ctx) for k in found]
-        away = [k for k in found if ctx.nonzero(k)]
+        located = [(resolve_branches(k, where), where) for k, where in located]
+        away = [k for k, where in located if where.nonzero(k)]
+        bound_open = [k for k, where in located if where is not ctx and k not in away]
+        if bound_open:
+            return e  # a kink inside a Σ the facts do not keep away: no case split reaches it
+        found = [k for k, _ in located]
         at = [k for k in found if k not in away]
         if at:
             zero = at[0]
@@ -75,6 +83,40 @@ def take_derivatives(e: sp.Expr, ctx: Context, rules: set[str]) -> sp.Expr:
         rules.add("sympy.diff")
         return take_derivatives(done, ctx, rules) if done != e else e
     return e
+
+
+def _subscript(v) -> bool:
+    """A subscript W[p, q] of a real base (a derivative's variable: every W[i, k] is it where
+    i = p and k = q, which sympy.diff writes with Kronecker deltas)."""
+    return isinstance(v, sp.Indexed) and v.is_real is True
+
+
+def _terms_context(e: sp.Sum, ctx: Context) -> Context:
+    """The context of a Σ's terms: each index within its limits (branches.in_range)."""
+    inner = ctx
+    for i, a, b in reversed(e.limits):
+        inner = in_range(inner.without(i), i, a, b)
+    return inner
+
+
+def _located_kinks(e: sp.Basic, variables: tuple, ctx: Context):
+    """The kinks of `e` in `variables` (definedness.kinks), each with the context it lies in:
+    inside Σ_k, the one where k is in the Σ's range, so that relu(z1[k]) in Σ_{k=1}^{h} is
+    differentiable when every entry of z1 is ≠ 0. None where a part is not known smooth."""
+    out: list = []
+
+    def walk(x, where) -> bool:
+        found = node_kinks(x, variables)
+        if found is None:
+            return False
+        out.extend((k, where) for k in found)
+        if not isinstance(x, sp.Basic) or x.is_Atom or not depends(x, variables):
+            return True
+        if isinstance(x, sp.Sum):
+            return walk(x.function, _terms_context(x, where))
+        return all(walk(a, where) for a in x.args)
+
+    return out if walk(e, ctx) else None
 
 
 def _lazily(e: sp.Basic, ctx: Context, rules: set[str]) -> sp.Basic:
