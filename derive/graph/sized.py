@@ -171,7 +171,7 @@ def compare(op: str, a: Sized, b: Sized) -> Sized:
 
 
 def elementwise(fname: str, a: Sized) -> Sized:
-    fn = DECLARED[fname].sympy if fname in DECLARED else getattr(sp, fname)
+    fn = DECLARED[fname].func if fname in DECLARED else getattr(sp, fname)
     return a.map(fn)
 
 
@@ -349,6 +349,31 @@ def grad(loss: Sized, wrt: Sized) -> Sized:
     L = loss.item
     base_of(wrt)
     return Sized(wrt.shape, lambda *i: sp.Derivative(L, wrt.at(*i)))
+
+
+def backward(upstream: Sized, out: Sized, wrt: Sized) -> Sized:
+    """The chain rule as the board writes it: entry (p, …) is Σ over out's entries of
+    upstream[i, …]·∂out[i, …]/∂wrt[p, …], the derivatives left unevaluated (for the kernel's
+    sympy.diff). With upstream = ∂L/∂out this is ∂L/∂wrt for any L that depends on wrt only
+    through out; the statements take upstream as a given (δ), so L itself is never written."""
+    if upstream.shape != out.shape:
+        raise TensorShapeError(f"backward: the upstream gradient has shape "
+                               f"{_shown(upstream.shape)}, the output {_shown(out.shape)}")
+    base_of(wrt)
+
+    def at(*p):
+        bound = tuple(_bound("i") for _ in out.shape)
+        term = upstream.at(*bound) * sp.Derivative(out.at(*bound), wrt.at(*p))
+        for b, n in reversed(tuple(zip(bound, out.shape))):
+            term = sp.Sum(term, (b, 1, n))
+        return term
+    return Sized(wrt.shape, at)
+
+
+def attention_scores(q: Sized, k: Sized, scale: sp.Expr) -> Sized:
+    """softmax(Q Kᵀ·scale) along the keys: Q of shape (T, d), K of shape (S, d); the lecture's
+    scale is 1/√d."""
+    return softmax((q @ k.T) * scale, dim=-1)
 
 
 # ------------------------------------------------------------------ statements and instances
