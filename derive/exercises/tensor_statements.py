@@ -23,7 +23,6 @@ import sympy as sp
 from derive.exercises.values import kind_of, shown
 from derive.graph import sized
 from derive.graph.formula_limits import FormulaError, FormulaNotSupported
-from derive.graph.language import FUNCTIONS, RESERVED
 from derive.graph.sized import Sized
 from derive.graph.sized_language import (
     MAX_SIZES,
@@ -33,7 +32,7 @@ from derive.graph.sized_language import (
     parse_sized,
     read_shape,
 )
-from derive.graph.tensor_language import SIGNATURES
+from derive.graph.tensor_language import _CALLED
 from derive.kernel import InvalidClaim, NotSupported, hypothesis, nonzero, positive
 from derive.kernel import facts as kernel_facts
 
@@ -45,7 +44,9 @@ DOCS = "see docs/writing-statements.md#tensor-statements-in-toml"
 FORMULAS = "see docs/formulas.md#vectors-and-matrices"
 
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9]{0,30}")
-_TAKEN = frozenset({*RESERVED, *FUNCTIONS, *SIGNATURES, "pi", "True", "False", "T"})
+_TAKEN = frozenset({*_CALLED, "pi", "True", "False"}) - {"d"}
+"""Words a declared name may not be: the tensor language's functions; d (d(…)/d(…) in the
+scalar language) is the attention's dimension, a name when no bracket follows it."""
 _INDEX_LETTERS = "pqrsjlituvwabcdefgh"
 """The free indices of an entry-wise claim, the first letters no declared name takes."""
 
@@ -125,6 +126,15 @@ def _parsed(text: object, key: str, at, names: dict, whole: str | None = None,
         at.unsupported(key, f"{shown(whole or text)}: {type(exc).__name__}: {exc}", FORMULAS)
 
 
+def _expanded(t: Sized, shape: tuple) -> Sized:
+    """t broadcast to `shape` as torch does: a size 1 or a missing dimension repeats."""
+    if t.shape == shape:
+        return t
+    lead = len(shape) - t.ndim
+    return Sized(shape, lambda *i: t.at(*(sp.S.One if s == 1 else j
+                                           for s, j in zip(t.shape, i[lead:]))))
+
+
 def _shape(shape) -> str:
     return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
 
@@ -162,7 +172,7 @@ def _equal(difference, text: str):
     has one, else the two inequalities it reads as one equality."""
     equal = getattr(kernel_facts, "equal", None)
     if equal is not None:
-        return [equal(difference, text)]
+        return list(equal(difference, text))
     return [hypothesis(difference, text), hypothesis(-difference, text)]
 
 
@@ -229,9 +239,13 @@ def tensor_statement(table: dict, at, consistent: Callable, most: int) -> dict:
     names = _names(sizes, tensors)
     lhs = _parsed(table.get("lhs"), "lhs", at, names)
     rhs = _parsed(table.get("rhs"), "rhs", at, names)
-    if lhs.shape != rhs.shape:
+    try:
+        shape = SIZED_OPS.binary("-", lhs, rhs).shape  # torch's broadcasting: "= 1" per row
+    except FormulaError:
         at.fail("rhs", f"has shape {_shape(rhs.shape)} and lhs {_shape(lhs.shape)}",
-                "write two sides of one shape: the identity holds entry by entry")
+                "write two sides of one shape (or one a number): the identity holds entry "
+                "by entry")
+    lhs, rhs = _expanded(lhs, shape), _expanded(rhs, shape)
     taken = set(sizes) | set(tensors)
     idx = _free(lhs.shape, taken)
     ranges = _ranges(idx, lhs.shape)
