@@ -9,6 +9,7 @@ import sympy as sp
 
 from derive.graph import sized
 from derive.kernel import exact
+from derive.statements import hypothesis
 
 B, m, n, h, C, d, T = (sized.size(s) for s in ("B", "m", "n", "h", "C", "d", "T"))
 
@@ -22,6 +23,8 @@ X, D = sized.given("X", B, n), sized.given("D", B, m)
 Z = X @ W.T + b
 
 # two layers: z₁ = W₁ x + b₁ (h hidden units), ŷ = W₂ relu(z₁) + b₂, δ₂ = ∂L/∂ŷ
+W1, b1 = sized.given("W_1", h, n), sized.given("b_1", h)
+first = W1 @ x + b1
 z1, W2, b2, delta2 = (sized.given("z_1", h), sized.given("W_2", m, h), sized.given("b_2", m),
                       sized.given("delta_2", m))
 out2 = W2 @ sized.relu(z1) + b2
@@ -41,10 +44,11 @@ Q, K_ = sized.given("Q", T, d), sized.given("K", T, d)
 
 
 def numbers(data):
-    """The lesson's printed text ("0.9674", nested lists) as exact rationals."""
+    """The lesson's printed text ("0.9674", nested lists) as exact rationals (an exact value
+    already computed is kept)."""
     if isinstance(data, list):
         return [numbers(v) for v in data]
-    return exact(data)
+    return data if isinstance(data, sp.Basic) else exact(data)
 
 
 def sizes_of(value, *dims):
@@ -63,3 +67,10 @@ def write_out(t, sizes, values):
 
 def rows_summed(matrix):
     return [sp.Add(*row) for row in matrix]
+
+
+def sums_to_one(t, reason):
+    """Σ_c t[c] = 1 as the two facts Σ_c t[c] − 1 ≥ 0 and 1 − Σ_c t[c] ≥ 0 (a target
+    distribution: one-hot rows in particular)."""
+    total = sized.reduce("sum", t, 0).item
+    return (hypothesis(total - 1, reason), hypothesis(1 - total, reason))
