@@ -368,7 +368,8 @@ REFUSED = [  # (file text, "not supported"?, the words of the one line, written 
      "key 'assumptions[0]': \"z\" has no comparisons"),
     (_table(lhs="z", rhs="z", assumptions=["W > 0"], given=CE), False,
      "key 'assumptions[0]': \"W > 0\": unknown name 'W'"),
-    (_table(lhs="z", rhs="z", assumptions=["z >= W @ z"], given=TENSOR | CE), False,
+    (_table(lhs="z", rhs="z", assumptions=["z >= W @ z"],
+            given={"sizes": ["m", "n", "C"], "tensors": {"W": "(m, n)", "z": "(C,)"}}), False,
      "key 'assumptions[0]': \"z >= W @ z\": '@': shapes (m, n) @ (C,): the inner sizes n and "
      "C differ at column 8"),
     (_table(lhs="z", rhs="z", assumptions=["z > 0", "z < 0"], given=CE), False,

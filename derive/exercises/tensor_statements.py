@@ -176,13 +176,16 @@ def _equal(difference, text: str):
     return [hypothesis(difference, text), hypothesis(-difference, text)]
 
 
-def _assumptions(raw: object, at, names: dict, taken: set[str], most: int) -> list:
+def _assumptions(raw: object, at, names: dict, taken: set[str], most: int):
+    """The facts of the assumptions, and each every-entry fact at one entry (with its
+    range), so that facts that cannot hold together at one entry are refused as such."""
     if not isinstance(raw, list) or not all(isinstance(a, str) for a in raw):
         at.fail("assumptions", f"is {kind_of(raw)}",
                 "write a list of facts as text, such as assumptions = [\"sum(y) = 1\"]")
     if len(raw) > most:
         at.fail("assumptions", f"has {len(raw)} facts", f"at most {most}")
     facts: list = []
+    instances: list = []  # each every-entry fact at one entry: z > 0 and z < 0 clash there
     for n, text in enumerate(raw):
         key = f"assumptions[{n}]"
         found = _COMPARISON.findall(text)
@@ -212,13 +215,16 @@ def _assumptions(raw: object, at, names: dict, taken: set[str], most: int) -> li
             make = {">=": hypothesis, "<=": hypothesis, ">": positive, "<": positive,
                     "!=": nonzero}[relation]
             fact = make(entry, text)
-            facts.append(_every(fact, idx, difference.shape, text, key, at)
-                         if difference.shape else fact)
+            if difference.shape:
+                facts.append(_every(fact, idx, difference.shape, text, key, at))
+                instances += [fact, *_ranges(idx, difference.shape)]
+            else:
+                facts.append(fact)
         except NotSupported as exc:
             at.unsupported(key, f"{shown(text)}: {exc}")
         except (InvalidClaim, ValueError) as exc:
             at.fail(key, f"{shown(text)}: {exc}", "write a fact that can hold")
-    return facts
+    return facts, instances
 
 
 def tensor_statement(table: dict, at, consistent: Callable, most: int) -> dict:
@@ -250,8 +256,9 @@ def tensor_statement(table: dict, at, consistent: Callable, most: int) -> dict:
     idx = _free(lhs.shape, taken)
     ranges = _ranges(idx, lhs.shape)
     every = taken | {i.name for i in idx}  # an every-entry fact's indices are its own
-    facts = ranges + _assumptions(table.get("assumptions", []), at, names, every, most)
-    consistent(tuple(facts), at)
+    stated, instances = _assumptions(table.get("assumptions", []), at, names, every, most)
+    facts = ranges + stated
+    consistent(tuple(facts + instances), at)
     try:
         left, right = lhs.at(*idx), rhs.at(*idx)
     except (ValueError, TypeError) as exc:
