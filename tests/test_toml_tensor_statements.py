@@ -57,7 +57,8 @@ def _toml(value) -> str:
 
 
 def _table(id_="x", expect="proved", **keys) -> str:
-    lines = ["[[statement]]", f'id = "{id_}"', 'title = "t"', f'expect = "{expect}"']
+    lines = ["[[statement]]", f'id = "{id_}"', f'expect = "{expect}"']
+    keys.setdefault("title", "t")
     given_ = keys.pop("given", None)
     lines += [f"{k} = {_toml(v)}" for k, v in keys.items()]
     if given_ is not None:
@@ -437,3 +438,80 @@ def test_the_file_is_read_by_load_statements():
     assert dict(s.names) == {"C": (), "z": ("C",), "y": ("C",)}
     assert s.sizes == ("C",) and s.indices == ("1 ≤ p ≤ C",)
 
+
+
+# ------------------------------------------------------------------------------- exports
+
+@pytest.fixture(scope="module")
+def exported() -> dict[str, str]:
+    out = {}
+    for fmt in ("md", "tex"):
+        for lang in ("en", "zh"):
+            code, text, err = run("export", str(FILE), "--format", fmt, "--lang", lang,
+                                  *(["--standalone"] if fmt == "tex" else []))
+            assert code == 0 and err == "", err
+            out[f"{fmt} {lang}"] = text
+    return out
+
+
+WRITTEN = {  # each side as the lecture writes it, by hand
+    "relu-backward": r"\left(W_{2}^{\top} \delta_{2}\right) \odot \mathbf{1}\left[z_{1} > 0\right]",
+    "batch-mean-weight-gradient": r"\frac{D^{\top} X}{B}",
+    "linear-input-gradient": r"W^{\top} \delta",
+    "attention-scale-d": r"\operatorname{softmax}\left(\frac{Q K^{\top}}{d}\right)",
+    "label-smoothing-gradient": r"\left(1 - \varepsilon\right) \cdot y + \frac{\varepsilon}{C}",
+}
+
+
+@pytest.mark.parametrize("id_", sorted(WRITTEN))
+def test_the_export_writes_the_formula_as_the_lecturer_wrote_it(exported, id_):
+    for lang in ("en", "zh"):
+        md = exported[f"md {lang}"]
+        section = md[md.index(f"## {id_} — "):]
+        assert WRITTEN[id_] in section.split("\n## ", 1)[0], (lang, section[:600])
+
+
+def test_the_export_shows_sizes_entries_and_the_witness(exported):
+    en, zh = exported["md en"], exported["md zh"]
+    assert "- Sizes (any positive integers): m, n" in en and "- 维数(任意正整数): m, n" in zh
+    section = en[en.index("## linear-weight-gradient-transposed — "):].split("\n## ", 1)[0]
+    assert "Witness: n = 2, p = 1, q = 2" in section
+    assert r"\delta_{1} = 0, \delta_{2} = 1, x_{1} = 1, x_{2} = 0: \quad 0 \neq 1" in section
+    assert "## cross-entropy-gradient — 目标 y 之和为 1 时 ∂CE/∂z = softmax(z) − y" in zh
+    assert "Sum(" not in en and "Derivative(" not in en and "_k" not in en
+
+
+def test_every_math_span_of_the_exports_renders_with_katex(exported):
+    from test_export import katex_failures, math_spans
+
+    spans = [s for lang in ("en", "zh") for s in math_spans(exported[f"md {lang}"], lang)]
+    assert len(spans) >= 2 * 22
+    failures = katex_failures(spans)
+    assert not failures, failures[:3]
+
+
+@pytest.mark.parametrize("lang,engine", [("en", "pdflatex"), ("zh", "xelatex")])
+def test_the_export_compiles(exported, tmp_path, lang, engine):
+    from test_export import compile_tex
+
+    compile_tex(exported[f"tex {lang}"], engine, tmp_path)
+
+
+HOSTILE = "<img src=x onerror=alert(1)> $\\input{/etc/passwd}$ & % _ # ~ ^ {"
+
+
+@pytest.mark.parametrize("lang,engine", [("en", "pdflatex"), ("zh", "xelatex")])
+def test_author_strings_are_escaped_in_the_export(tmp_path, lang, engine):
+    from test_export import compile_tex, katex_failures, math_spans
+
+    text = _table(title=HOSTILE, title_zh=HOSTILE, lhs="softmax(z + a)", rhs="softmax(z)",
+                  assumptions=["a >= 0"],
+                  given={"sizes": ["C"], "tensors": {"z": "(C,)", "a": "()"}})
+    path = _file(tmp_path, text)
+    code, md, err = run("export", path, "--format", "md", "--lang", lang)
+    assert code == 0 and err == ""
+    assert "<img" not in md and "\\input" not in md.replace("\\\\input", "")
+    assert not katex_failures(math_spans(md, lang))
+    code, tex, err = run("export", path, "--format", "tex", "--lang", lang, "--standalone")
+    assert code == 0 and err == "" and "\\input{/etc" not in tex
+    compile_tex(tex, engine, tmp_path)
