@@ -515,3 +515,11 @@ def test_author_strings_are_escaped_in_the_export(tmp_path, lang, engine):
     code, tex, err = run("export", path, "--format", "tex", "--lang", lang, "--standalone")
     assert code == 0 and err == "" and "\\input{/etc" not in tex
     compile_tex(tex, engine, tmp_path)
+
+
+def test_a_scalar_statements_title_is_escaped_in_the_export(tmp_path):
+    """derive export FILE.toml takes the scalar statements of a file too: its title is the
+    author's, escaped."""
+    path = _file(tmp_path, _table(title=HOSTILE, lhs="2*eta", rhs="eta + eta"))
+    code, md, err = run("export", path, "--format", "md")
+    assert code == 0 and err == "" and "<img" not in md and "&lt;img" in md

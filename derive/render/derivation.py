@@ -473,6 +473,9 @@ def statements_document(outcomes: list[Outcome], lang: str = "en", name: str = "
     """The statements of a file, one section each (`derive export FILE.toml`)."""
     blocks: list = []
     for o in outcomes:
-        doc = statement_document(o, lang)
-        blocks += [Heading(doc.title, 1), *doc.blocks]
+        s = o.statement
+        title = s.title_zh if lang == "zh" and s.title_zh else s.title
+        # a file's id and title are its author's words, escaped as such (proofs/ are ours)
+        blocks += [Heading((Author(s.id), " — ", Author(title)), 1),
+                   *statement_document(o, lang).blocks]
     return Document(Author(name) if name else words(lang)["statements"], tuple(blocks), lang)
