@@ -105,6 +105,11 @@ def scalar(e: sp.Expr) -> Sized:
     return Sized((), lambda: e)
 
 
+def ones(*shape: sp.Expr) -> Sized:
+    """torch.ones(shape): the rhs of "every row sums to 1"."""
+    return Sized(tuple(shape), lambda *i: sp.S.One)
+
+
 def given(name: str, *shape: sp.Expr) -> Sized:
     """A given of that shape: entries `name[i, k]` (a real symbol `name` for shape ())."""
     if not shape:
