@@ -104,7 +104,7 @@ def _prepare_facts(facts) -> tuple[Fact, ...]:
     order = [f for f in facts if f.relation is not Relation.NONZERO and f.origin != "domain"]
     found = contradicting([(f.expr, f.relation is Relation.POSITIVE) for f in order])
     facts = tuple(Fact(parity(rename_bound(known_terms(f.expr))), f.reason, f.relation,
-                       f.origin, f.uses)
+                       f.origin, f.uses, f.over)
                   for f in facts)
     if found is not None:
         reasons = tuple(order[n].reason for n in found)

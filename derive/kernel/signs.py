@@ -237,6 +237,11 @@ class Context:
     def _from_facts(self, e: sp.Expr) -> frozenset[int] | None:
         out = None
         for f in self.facts:
+            if f.over:
+                s = self._from_every(e, f)
+                if s is not None:
+                    out = s if out is None else out & s
+                continue
             q = self._ratio(e, f.expr)
             if q is None:
                 continue
@@ -244,6 +249,40 @@ class Context:
             out = s if out is None else out & s
             self.used.add(f.reason)
         return out
+
+    def _from_every(self, e: sp.Expr, f: Fact) -> frozenset[int] | None:
+        """The signs a fact over index ranges (facts.every) gives `e`: e is a rational
+        multiple of the fact's expression at index values each known to lie in its range
+        (a bound Σ index by the range of its Σ, branches.in_range; a free index by facts)."""
+        if not isinstance(e, sp.Basic) or not e.has(sp.Indexed):
+            return None
+        indices = {i for i, _, _ in f.over}
+        mine = [a for a in f.expr.atoms(sp.Indexed) if set(a.indices) & indices]
+        if not mine:
+            return None
+        theirs = e.atoms(sp.Indexed)
+        for pattern in mine:
+            for atom in theirs:
+                if atom.base != pattern.base or len(atom.indices) != len(pattern.indices):
+                    continue
+                sub: dict = {}
+                for want, got in zip(pattern.indices, atom.indices):
+                    if want in indices and sub.setdefault(want, got) != got:
+                        break
+                else:
+                    if set(sub) != indices or any(v.has(*indices) for v in sub.values()):
+                        continue
+                    if not all(self.nonnegative(sub[i] - lo.xreplace(sub))
+                               and self.nonnegative(hi.xreplace(sub) - sub[i])
+                               for i, lo, hi in f.over):
+                        continue
+                    q = self._ratio(e, f.expr.xreplace(sub))
+                    if q is None:
+                        continue
+                    self.used.add(f.reason)
+                    return f.relation.signs if q > 0 else frozenset(
+                        -x for x in f.relation.signs)
+        return None
 
     def _signs(self, e: sp.Expr) -> frozenset[int] | None:
         structural = self._structural(e)
