@@ -12,7 +12,7 @@ from .lessons_data import ATT_A, ATT_A_A, ATT_A_D
 from .tensors import K_, Q, T, d, numbers, rows_summed
 
 weights = sized.attention_scores(Q, K_, 1 / sp.sqrt(d))
-lhs, rhs, (i,), facts = sized.entrywise(sized.reduce("sum", weights, 1), sized.ones(T))
+lhs, rhs, (i,), facts = sized.entrywise(sized.reduce("sum", weights, 1), sized.ones(T), "i")
 
 
 def att_a():

@@ -11,7 +11,7 @@ from derive.statements import REFUTED, Statement
 from .tensors import K_, Q, d
 
 lhs, rhs, (i, t), facts = sized.entrywise(sized.attention_scores(Q, K_, 1 / sp.sqrt(d)),
-                                          sized.attention_scores(Q, K_, 1 / d))
+                                          sized.attention_scores(Q, K_, 1 / d), "it")
 
 STATEMENT = Statement(
     id="attention-scale-inverse-d",

@@ -13,7 +13,7 @@ from .lessons_data import LN_D, LN_D_Y_UNBIASED
 from .tensors import B, features, ln_eps, n, numbers, sizes_of
 
 lhs, rhs, (j,), facts = sized.entrywise(sized.layer_norm(features, eps=ln_eps, unbiased=True),
-                                        sized.layer_norm(features, eps=ln_eps))
+                                        sized.layer_norm(features, eps=ln_eps), "j")
 
 
 def ln_d():
