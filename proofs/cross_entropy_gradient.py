@@ -12,7 +12,8 @@ from .lessons_data import CE_F, CE_F_GZ
 from .tensors import B, C, logits, numbers, sizes_of, sums_to_one, target
 
 loss = sized.cross_entropy(logits, target)
-lhs, rhs, (j,), facts = sized.entrywise(sized.grad(loss, logits), sized.softmax(logits) - target)
+lhs, rhs, (j,), facts = sized.entrywise(sized.grad(loss, logits), sized.softmax(logits) - target,
+                                         "j")
 distribution = sums_to_one(target, "Σ_c y_c = 1: y is a distribution (one-hot in particular)")
 c, k = sp.Dummy("c", integer=True), sp.Dummy("k", integer=True)
 total = sp.Sum(sp.exp(logits[k]), (k, 1, C))

@@ -9,7 +9,7 @@ from derive.statements import REFUTED, Statement
 from .cross_entropy_gradient import distribution, lhs
 from .tensors import logits
 
-_, rhs, (j,), facts = sized.entrywise(sized.softmax(logits), sized.softmax(logits))
+_, rhs, (j,), facts = sized.entrywise(sized.softmax(logits), sized.softmax(logits), "j")
 
 STATEMENT = Statement(
     id="cross-entropy-gradient-p",

@@ -14,9 +14,9 @@ from .tensors import logits, numbers, smoothing, target
 loss = sized.cross_entropy(logits, target, label_smoothing=smoothing)
 smoothed = sized.smoothed(target, smoothing)
 lhs, rhs, (j,), facts = sized.entrywise(sized.grad(loss, logits),
-                                        sized.softmax(logits) - smoothed)
+                                        sized.softmax(logits) - smoothed, "j")
 as_plain = sized.entrywise(sized.grad(sized.cross_entropy(logits, smoothed), logits),
-                           sized.softmax(logits))[0]
+                           sized.softmax(logits), "j")[0]
 
 STATEMENT = Statement(
     id="label-smoothing-gradient",

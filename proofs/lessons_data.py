@@ -2,7 +2,8 @@
 printed values of the exercises of benchmarks/lessons07/exercises.toml that the tensor
 statements instantiate (each block names its exercise id). The values were computed by torch
 float64 and printed to 4 places; tests/test_tensor_statements.py checks every entry here against
-the bank's file, so a copy that drifts fails.
+the bank's file (a planted wrong claim against expected.json's right value), so a copy that
+drifts fails.
 """
 
 # lin-a: a linear layer z = W x + b, 2×3, mse_loss
@@ -58,7 +59,9 @@ CE_E_GZ = [["-0.1191", "0.0823", "0.0368"], ["0.0890", "0.2993", "-0.3883"]]
 # ln-d: LayerNorm of a 2×3 batch, no affine, eps 1e-5; upstream gradient G
 LN_D = {"X": [["1", "2", "4"], ["-0.5", "0.25", "1.5"]],
         "G": [["0.5", "-1", "0.25"], ["0.2", "0.3", "-0.6"]]}
-LN_D_Y = [["-0.8729", "-0.2182", "1.0911"], ["-0.9073", "-0.1650", "1.0722"]]
+LN_D_Y = [["-1.0690", "-0.2673", "1.3363"], ["-1.1112", "-0.2020", "1.3132"]]
+# ln-d's claimed Y is the bank's planted mistake unbiased_variance (the student's x.var()):
+LN_D_Y_UNBIASED = [["-0.8729", "-0.2182", "1.0911"], ["-0.9073", "-0.1650", "1.0722"]]
 LN_D_GX = [["0.4868", "-0.7302", "0.2434"], ["-0.1979", "0.3167", "-0.1188"]]
 
 # ln-c: LayerNorm of a 3×3 batch, with weight and bias, eps 1e-5; upstream gradient G

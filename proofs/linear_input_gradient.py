@@ -8,7 +8,7 @@ from derive.statements import PROVED, Statement, calc
 
 from .tensors import W, delta, x, z
 
-lhs, rhs, (q,), facts = sized.entrywise(sized.backward(delta, z, x), W.T @ delta)
+lhs, rhs, (q,), facts = sized.entrywise(sized.backward(delta, z, x), W.T @ delta, "q")
 
 STATEMENT = Statement(
     id="linear-input-gradient",

@@ -12,7 +12,7 @@ from .lessons_data import SM_A, SM_A_P
 from .tensors import C, logits, numbers
 
 lse = sized.logsumexp(logits)
-lhs, rhs, (j,), facts = sized.entrywise(sized.grad(lse, logits), sized.softmax(logits))
+lhs, rhs, (j,), facts = sized.entrywise(sized.grad(lse, logits), sized.softmax(logits), "j")
 k = sp.Dummy("k", integer=True)
 total = sp.Sum(sp.exp(logits[k]), (k, 1, C))
 

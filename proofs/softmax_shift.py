@@ -11,7 +11,7 @@ from derive.statements import PROVED, Instance, Rounded, Statement, calc
 from .lessons_data import SM_D, SM_D_P
 from .tensors import B, C, logits, numbers, shift, sizes_of
 
-lhs, rhs, (j,), facts = sized.entrywise(sized.softmax(logits + shift), sized.softmax(logits))
+lhs, rhs, (j,), facts = sized.entrywise(sized.softmax(logits + shift), sized.softmax(logits), "j")
 k = sp.Dummy("k", integer=True)
 scaled = sp.exp(shift) * sp.exp(logits[j]) / (sp.exp(shift) * sp.Sum(sp.exp(logits[k]), (k, 1, C)))
 

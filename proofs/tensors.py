@@ -9,7 +9,7 @@ import sympy as sp
 
 from derive.graph import sized
 from derive.kernel import exact
-from derive.statements import hypothesis
+from derive.statements import equal
 
 B, m, n, h, C, d, T = (sized.size(s) for s in ("B", "m", "n", "h", "C", "d", "T"))
 
@@ -70,7 +70,6 @@ def rows_summed(matrix):
 
 
 def sums_to_one(t, reason):
-    """Σ_c t[c] = 1 as the two facts Σ_c t[c] − 1 ≥ 0 and 1 − Σ_c t[c] ≥ 0 (a target
-    distribution: one-hot rows in particular)."""
-    total = sized.reduce("sum", t, 0).item
-    return (hypothesis(total - 1, reason), hypothesis(1 - total, reason))
+    """Σ_c t[c] = 1 (a target distribution: one-hot rows in particular), as the kernel's
+    equal(): the two facts Σ_c t[c] − 1 ≥ 0 and 1 − Σ_c t[c] ≥ 0."""
+    return equal(sized.reduce("sum", t, 0).item - 1, reason)

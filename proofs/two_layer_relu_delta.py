@@ -5,14 +5,15 @@
 """
 
 from derive.graph import sized
-from derive.statements import PROVED, Instance, Rounded, Statement, calc, nonzero
+from derive.statements import PROVED, Instance, Rounded, Statement, calc, every, nonzero
 
 from .lessons_data import MLP_B, MLP_B_GB1
 from .tensors import W2, delta2, first, h, m, n, numbers, out2, write_out, z1
 
 mask = sized.compare(">", z1, sized.scalar(sized.sp.S.Zero))
 lhs, rhs, (p,), facts = sized.entrywise(sized.backward(delta2, out2, z1), (W2.T @ delta2) * mask)
-no_kink = (nonzero(z1[p], "z₁_p ≠ 0: no hidden pre-activation is at ReLU's kink"),)
+j = sized.index("j")
+no_kink = (every(nonzero(z1[j], "no hidden pre-activation is at ReLU's kink"), (j, 1, h)),)
 
 
 def mlp_b():

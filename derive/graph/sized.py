@@ -105,6 +105,11 @@ def scalar(e: sp.Expr) -> Sized:
     return Sized((), lambda: e)
 
 
+def ones(*shape: sp.Expr) -> Sized:
+    """torch.ones(shape): the rhs of "every row sums to 1"."""
+    return Sized(tuple(shape), lambda *i: sp.S.One)
+
+
 def given(name: str, *shape: sp.Expr) -> Sized:
     """A given of that shape: entries `name[i, k]` (a real symbol `name` for shape ())."""
     if not shape:
@@ -390,14 +395,44 @@ def entrywise(lhs: Sized, rhs: Sized, names: str = "pqrs"):
     return lhs.at(*idx), rhs.at(*idx), idx, tuple(facts)
 
 
+def _written_out(e: sp.Basic, sub: dict) -> sp.Basic:
+    """e at the sizes `sub`, every Σ with integer limits replaced by the sum of its terms,
+    rebuilt from the leaves up: a Σ is written out before the power or product holding it is
+    rebuilt, so SymPy never asks a symbolic Σ whether it is zero (its closed-form search made
+    a LayerNorm row 5× slower). The same value as xreplace(sub).doit() on the Σ."""
+    if e in sub:
+        return sub[e]
+    if isinstance(e, sp.Sum) and len(e.limits) == 1:
+        k, lo, hi = e.limits[0]
+        lo, hi = _written_out(lo, sub), _written_out(hi, sub)
+        if lo.is_Integer and hi.is_Integer:
+            term = _written_out(e.function, sub)
+            return sp.Add(*(term.xreplace({k: sp.Integer(v)})
+                            for v in range(int(lo), int(hi) + 1)))
+    if not e.args or isinstance(e, (sp.Indexed, sp.Dummy)):
+        return e.xreplace(sub) if e.free_symbols & set(sub) else e
+    args = [_written_out(a, sub) for a in e.args]
+    return e.func(*args) if any(a is not b for a, b in zip(args, e.args)) else e
+
+
 def concrete(t: Sized, sizes: dict, values: dict | None = None) -> list | sp.Expr:
     """t written out at concrete sizes ({n: 2}) as nested lists (0-based, as torch), Σ done;
     `values` maps a given's name to its nested list (or number), entries substituted."""
     sub = {s: sp.Integer(v) for s, v in sizes.items()}
     shape = [int(sp.Integer(s) if isinstance(s, int) else s.xreplace(sub)) for s in t.shape]
 
+    written: dict = {}
+
+    def derivative(d: sp.Derivative) -> sp.Expr:
+        """grad's entries share one loss: it is written out (its Σ done) once, then
+        differentiated by each entry's variable."""
+        if d.expr not in written:
+            written[d.expr] = _written_out(d.expr, sub)
+        return sp.diff(written[d.expr], *(_written_out(v, sub) for v in d.variables))
+
     def value(e: sp.Expr) -> sp.Expr:
-        e = e.xreplace(sub).doit()
+        e = _written_out(e, sub)
+        e = e.replace(lambda a: isinstance(a, sp.Derivative), derivative).doit()
         if values:
             repl = {}
             for x in e.atoms(sp.Indexed):
