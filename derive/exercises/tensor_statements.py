@@ -228,9 +228,10 @@ def _assumptions(raw: object, at, names: dict, taken: set[str], most: int):
 
 
 def tensor_statement(table: dict, at, consistent: Callable, most: int) -> dict:
-    """The parts of a Statement over tensors: lhs, rhs (one entry each), facts, assumptions in
-    words, notes, sizes and free indices. `consistent(facts, at)` refuses facts that cannot
-    hold together."""
+    """The parts of a Statement over tensors: lhs, rhs (one entry each), facts, notes (the
+    declarations and the entry decided, in words), sizes, free indices, the sides as written
+    and the declared names; its assumptions are the author's own. `consistent(facts, at)`
+    refuses facts that cannot hold together."""
     given = table["given"]
     for key in given:
         if key not in KEYS:
@@ -267,10 +268,10 @@ def tensor_statement(table: dict, at, consistent: Callable, most: int) -> dict:
     words = ([f"sizes {', '.join(sizes)}: positive integers"] if sizes else []) + (
         [", ".join(declared) + ": real entries"] if declared else [])
     ranges_text = tuple(f"1 ≤ {i} ≤ {n}" for i, n in zip(idx, lhs.shape))
-    notes = ((f"entry-wise: the entry [{', '.join(map(str, idx))}] of each side, "
-              f"{', '.join(ranges_text)}",) if idx else ())
+    notes = tuple(words) + ((f"entry-wise: the entry [{', '.join(map(str, idx))}] of each "
+                             f"side, {', '.join(ranges_text)}",) if idx else ())
     shapes = {**{n: () for n in sizes}, **{n: tuple(map(str, t.shape))
                                            for n, t in tensors.items()}}
-    return dict(lhs=left, rhs=right, facts=tuple(facts), assumptions=tuple(words),
+    return dict(lhs=left, rhs=right, facts=tuple(facts), assumptions=(),
                 notes=notes, sizes=tuple(sizes), indices=ranges_text,
                 written=(table["lhs"], table["rhs"]), names=tuple(shapes.items()))

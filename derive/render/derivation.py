@@ -412,10 +412,16 @@ def _written_document(outcome: Outcome, lang: str) -> Document:
     blocks: list = [Paragraph((f"{t['claim']}: ", Author(s.claim))),
                     Math((f"{lhs} = {rhs}",))]
     shapes = [(f"{t['sizes']}: ", ", ".join(s.sizes))] if s.sizes else []
+    declared = [f"{name} {_shape_text(shape)}" for name, shape in s.names
+                if name not in s.sizes]
+    if declared:
+        shapes.append((f"{t['shapes']}: ", ", ".join(declared)))
     if s.indices:
         shapes.append((f"{t['entrywise']}: ", ", ".join(s.indices)))
     blocks += [Items(tuple(shapes))] if shapes else []
-    blocks += [Heading(t["assumptions"], 2), Items(tuple(Author(a) for a in s.assumptions))]
+    if s.assumptions:
+        blocks += [Heading(t["assumptions"], 2),
+                   Items(tuple(Author(a) for a in s.assumptions))]
     verdict = t[outcome.verdict.value]
     blocks += [Heading(t["verdict"], 2),
                Paragraph(f"{verdict} ({t['expected']}: {t[s.expect.value]}; "
@@ -430,6 +436,10 @@ def _written_document(outcome: Outcome, lang: str) -> Document:
                             rf"{number(w.rhs, decimals=False).text}",)))
     title = s.title_zh if lang == "zh" and s.title_zh else s.title
     return Document((Author(s.id), " — ", Author(title)), tuple(blocks), lang)
+
+
+def _shape_text(shape: tuple[str, ...]) -> str:
+    return "(" + ", ".join(shape) + ("," if len(shape) == 1 else "") + ")"
 
 
 _ENTRY = re.compile(r"([A-Za-z][A-Za-z0-9]*)\[([0-9, ]+)\]")
