@@ -206,6 +206,13 @@ IN_PROOFS = {  # the file's id: the module of proofs/ stating the same identity
     "cross-entropy-gradient-any-targets": "cross_entropy_gradient_any_target",
     "cross-entropy-gradient-p": "cross_entropy_gradient_p",
     "label-smoothing-gradient": "label_smoothing_gradient",
+    "relu-backward": "two_layer_relu_delta",
+    "layer-norm-mean-zero": "layernorm_mean_zero",
+    "layer-norm-gradient-sums-to-zero": "layernorm_gradient_sums_to_zero",
+    "layer-norm-affine-gradient-sums-to-zero": "layernorm_affine_gradient_sums_to_zero",
+    "layer-norm-unbiased-variance": "layernorm_unbiased",
+    "attention-rows-sum-to-one": "attention_rows_sum_to_one",
+    "attention-scale-d": "attention_scale_inverse_d",
 }
 
 
