@@ -530,3 +530,57 @@ def test_a_scalar_statements_title_is_escaped_in_the_export(tmp_path):
     path = _file(tmp_path, _table(title=HOSTILE, lhs="2*eta", rhs="eta + eta"))
     code, md, err = run("export", path, "--format", "md")
     assert code == 0 and err == "" and "<img" not in md and "&lt;img" in md
+
+
+# --------------------------------------------------------- adversarial: false, never proved
+
+FALSE = {  # (lhs, rhs, given, assumptions): each false for some sizes and entries, by hand
+    "softmax-wrong-axis": ("sum(softmax(Z, dim=0), dim=-1)", "1",
+                           {"sizes": ["B", "C"], "tensors": {"Z": "(B, C)"}}, []),
+    "attention-columns": ("sum(softmax(Q @ K.T / sqrt(d)), dim=0)", "1",
+                          {"sizes": ["T", "d"], "tensors": {"Q": "(T, d)", "K": "(T, d)"}}, []),
+    "mean-over-every-entry": ("grad(mean(D * (X @ W.T)), W)", "D.T @ X / B",
+                              {"sizes": ["B", "m", "n"], "tensors": {
+                                  "W": "(m, n)", "X": "(B, n)", "D": "(B, m)"}}, []),
+    "batch-off-by-one": ("grad(sum(D * (X @ W.T)) / B, W)", "D.T @ X / (B + 1)",
+                         {"sizes": ["B", "m", "n"], "tensors": {
+                             "W": "(m, n)", "X": "(B, n)", "D": "(B, m)"}}, []),
+    "shift-by-the-entries": ("softmax(z + a * z)", "softmax(z)",
+                             {"sizes": ["C"], "tensors": {"z": "(C,)", "a": "()"}}, []),
+    "logsumexp-sign": ("logsumexp(z)", "m + logsumexp(z + m)",
+                       {"sizes": ["C"], "tensors": {"z": "(C,)", "m": "()"}}, []),
+    "logsumexp-gradient-exp": ("grad(logsumexp(z), z)", "exp(z)",
+                               {"sizes": ["C"], "tensors": {"z": "(C,)"}}, []),
+    "smoothing-without-uniform": ("grad(cross_entropy(z, y, label_smoothing=eps), z)",
+                                  "softmax(z) - (1 - eps) * y",
+                                  {"sizes": ["C"], "tensors": {"z": "(C,)", "y": "(C,)",
+                                                               "eps": "()"}},
+                                  ["sum(y) = 1", "eps > 0", "eps <= 1"]),
+    "layer-norm-weight-mean": ("mean(layer_norm(x, weight=gamma))", "0",
+                               {"sizes": ["n"], "tensors": {"x": "(n,)", "gamma": "(n,)"}}, []),
+    "layer-norm-gradient-sum-g": ("sum(grad(g @ layer_norm(x), x))", "sum(g)",
+                                  {"sizes": ["n"], "tensors": {"x": "(n,)", "g": "(n,)"}}, []),
+    "outer-swapped": ("outer(delta, x)", "outer(x, delta)",
+                      {"sizes": ["n"], "tensors": {"x": "(n,)", "delta": "(n,)"}}, []),
+    "input-gradient-untransposed": ("grad(delta @ (W @ x), x)", "W @ delta",
+                                    {"sizes": ["n"], "tensors": {"W": "(n, n)", "x": "(n,)",
+                                                                 "delta": "(n,)"}}, []),
+    "mean-by-n-minus-1": ("mean(x)", "sum(x) / (n - 1)",
+                          {"sizes": ["n"], "tensors": {"x": "(n,)"}}, []),
+    "cross-entropy-y-signed": ("grad(cross_entropy(z, y), z)", "softmax(z) - y",
+                               {"sizes": ["C"], "tensors": {"z": "(C,)", "y": "(C,)"}},
+                               ["sum(y) >= 1"]),
+}
+
+
+def test_no_false_tensor_statement_is_proved(tmp_path):
+    text = "".join(_table(id_, "refuted", lhs=lhs, rhs=rhs, given=g,
+                          **({"assumptions": facts} if facts else {}))
+                   for id_, (lhs, rhs, g, facts) in FALSE.items())
+    code, out, err = run("prove", "--no-cache", "--format", "json", _file(tmp_path, text))
+    assert err == "" and code in (0, 1), err
+    verdicts = {r["id"]: r["verdict"] for r in json.loads(out)["statements"]}
+    assert set(verdicts) == set(FALSE)
+    assert "proved" not in verdicts.values(), verdicts
+    refuted = sum(v == "refuted" for v in verdicts.values())
+    assert refuted >= 12, verdicts  # measured: 14 of 14 refuted, none unknown
