@@ -584,3 +584,67 @@ def test_no_false_tensor_statement_is_proved(tmp_path):
     assert "proved" not in verdicts.values(), verdicts
     refuted = sum(v == "refuted" for v in verdicts.values())
     assert refuted >= 12, verdicts  # measured: 14 of 14 refuted, none unknown
+
+
+# ------------------------------------------------- every witness confirmed by torch float64
+
+def _torch_sides(id_: str, s: dict, a: dict):
+    """The two sides at the witness, written as a student writes them in torch (autograd for
+    a gradient); an entry the witness leaves out is 0."""
+    torch = pytest.importorskip("torch")
+    F = torch.nn.functional
+
+    def t(name, *shape, grad=False):
+        out = torch.zeros(shape, dtype=torch.float64)
+        for key, v in a.items():
+            m = re.fullmatch(rf"{name}\[([0-9, ]+)\]", key)
+            if m:
+                out[tuple(int(k) - 1 for k in m.group(1).split(","))] = float(v)
+            elif key == name and not shape:
+                out = torch.tensor(float(v), dtype=torch.float64)
+        return out.requires_grad_(grad)
+
+    p, q = s.get("p", 1) - 1, s.get("q", 1) - 1
+    if id_ == "linear-weight-gradient-transposed":
+        n = s["n"]
+        W, x, b, delta = t("W", n, n, grad=True), t("x", n), t("b", n), t("delta", n)
+        (delta @ (W @ x + b)).backward()
+        return W.grad[p, q], torch.outer(x, delta)[p, q]
+    if id_ == "batch-sum-for-mean":
+        B, m, n = s["B"], s["m"], s["n"]
+        W, X, b, D = t("W", m, n, grad=True), t("X", B, n), t("b", m), t("D", B, m)
+        ((D * (X @ W.T + b)).sum() / B).backward()
+        return W.grad[p, q], (D.T @ X)[p, q]
+    if id_ == "relu-mask-on-wrong-layer":
+        h, m = s["h"], s["m"]
+        W2, b2, z1, d2 = t("W2", m, h), t("b2", m), t("z1", h, grad=True), t("delta2", m)
+        out = W2 @ torch.relu(z1) + b2
+        (d2 @ out).backward()
+        return z1.grad[p], (W2.T @ (d2 * (out > 0)))[p]
+    if id_ in ("cross-entropy-gradient-any-targets", "cross-entropy-gradient-p"):
+        C = s["C"]
+        z, y = t("z", C, grad=True), t("y", C)
+        F.cross_entropy(z, y).backward()
+        p_ = torch.softmax(z, -1)
+        return z.grad[p], (p_ - y if id_.endswith("targets") else p_)[p]
+    if id_ == "layer-norm-unbiased-variance":
+        n = s["n"]
+        x, eps = t("x", n), t("eps")
+        unbiased = (x - x.mean()) / torch.sqrt(x.var(unbiased=True) + eps)
+        return unbiased[p], F.layer_norm(x, (n,), eps=float(eps))[p]
+    if id_ == "attention-scale-d":
+        T, d = s["T"], s["d"]
+        Q, K = t("Q", T, d), t("K", T, d)
+        return (torch.softmax(Q @ K.T / d ** 0.5, -1)[p, q],
+                torch.softmax(Q @ K.T / d, -1)[p, q])
+    raise AssertionError(id_)
+
+
+@pytest.mark.parametrize("id_", sorted(i for i, e in EXPECTED.items() if e == "refuted"))
+def test_torch_confirms_the_witness(decided, id_):
+    w = decided[id_]["witness"]
+    left, right = _torch_sides(id_, _sizes(w), _entries(w))
+    assert abs(float(left) - float(right)) > 1e-9
+    for side, exact in ((left, w["lhs"]), (right, w["rhs"])):
+        if re.fullmatch(r"-?\d+(/\d+)?", exact):
+            assert float(side) == pytest.approx(float(Fraction(exact)), abs=1e-12)
