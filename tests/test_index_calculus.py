@@ -186,6 +186,8 @@ REFUTED_TARGETS = {
                            sp.exp(z[j] / d) / S(sp.exp(z[k] / d), (k, 1, C)), within(j, C),
                            {d: 2, C: 2}),
     "R7 unbiased variance": (var_unbiased, var, [], {n: 2}),
+    # the witness keeps Σ y = 1 at C = 2 (y = (−1, 2)): at C = 1, y = (1) makes both sides 1
+    "Σ y² = 1 given Σ y = 1": (S(y[c] ** 2, (c, 1, C)), 1, labels, {C: 2}),
 }
 
 
