@@ -648,3 +648,29 @@ def test_torch_confirms_the_witness(decided, id_):
     for side, exact in ((left, w["lhs"]), (right, w["rhs"])):
         if re.fullmatch(r"-?\d+(/\d+)?", exact):
             assert side == pytest.approx(float(Fraction(exact)), abs=1e-12)
+
+
+# ---------------------------------------------------------------------------- row facts
+
+def test_a_keyword_inside_a_call_is_not_a_comparison(tmp_path):
+    """sum(Y, dim=1) = 1 is one equation (each row of Y sums to 1), not two comparisons: the
+    per-row fact is read; without it the batch gradient is refuted at B = C = 1."""
+    given_ = {"sizes": ["B", "C"], "tensors": {"Z": "(B, C)", "Y": "(B, C)"}}
+    text = (_table("rows", "refuted", lhs="grad(cross_entropy(Z, Y), Z)", rhs="softmax(Z) / B",
+                   assumptions=["sum(Y, dim=1) = 1"], given=given_)
+            + _table("none", "refuted", lhs="grad(cross_entropy(Z, Y), Z)",
+                     rhs="(softmax(Z) - Y) / B", given=given_))
+    code, out, err = run("prove", "--no-cache", "--format", "json", _file(tmp_path, text))
+    assert err == "" and code == 0, (code, err)
+    rows, none = json.loads(out)["statements"]
+    assert rows["verdict"] == "refuted"
+    assert none["verdict"] == "refuted"
+    assert _sizes(none["witness"]) == {"B": 1, "C": 1, "p": 1, "q": 1}
+    assert any(f["reason"] == "sum(Y, dim=1) = 1" for f in rows["facts"]), rows["facts"]
+
+
+def test_two_comparisons_outside_brackets_are_still_refused(tmp_path):
+    given_ = {"sizes": ["C"], "tensors": {"y": "(C,)"}}
+    text = _table("two", lhs="sum(y)", rhs="1", assumptions=["0 <= sum(y) <= 1"], given=given_)
+    code, _, err = run("prove", "--no-cache", _file(tmp_path, text))
+    assert code == 2 and "has 2 comparisons" in err, err

@@ -157,6 +157,16 @@ _RELATIONS = {">=": ">=", "≥": ">=", ">": ">", "!=": "!=", "≠": "!=", "<=": 
               "<": "<", "=": "=", "==": "="}
 
 
+def _outside_brackets(text: str) -> list[re.Match]:
+    """The comparisons of a fact outside brackets: the = of a keyword (sum(Y, dim=1) = 1) is
+    not one."""
+    depth, marks = 0, []
+    for ch in text:
+        depth += (ch in "([{") - (ch in ")]}")
+        marks.append(depth)
+    return [m for m in _COMPARISON.finditer(text) if marks[m.start()] == 0]
+
+
 def _every(fact, idx, shape, text: str, key: str, at):
     """A fact about every entry: the kernel's every-entry fact over the indices' ranges."""
     every = getattr(kernel_facts, "every", None)
@@ -188,11 +198,11 @@ def _assumptions(raw: object, at, names: dict, taken: set[str], most: int):
     instances: list = []  # each every-entry fact at one entry: z > 0 and z < 0 clash there
     for n, text in enumerate(raw):
         key = f"assumptions[{n}]"
-        found = _COMPARISON.findall(text)
+        found = _outside_brackets(text)
         if len(found) != 1:
             at.fail(key, f"{shown(text)} has {len(found) or 'no'} comparisons",
                     "write one comparison, such as \"sum(y) = 1\", \"z1 != 0\" or \"eps > 0\"")
-        m = _COMPARISON.search(text)
+        m = found[0]
         left = _parsed(text[:m.start()], key, at, names, whole=text)
         right = _parsed(text[m.end():], key, at, names, whole=text, offset=m.end())
         relation = _RELATIONS[m.group()]
@@ -202,15 +212,16 @@ def _assumptions(raw: object, at, names: dict, taken: set[str], most: int):
         except FormulaError as exc:
             at.fail(key, f"{shown(text)}: {str(exc).rsplit(' at column ', 1)[0]}",
                     "compare a tensor with a number or with a tensor of its shape")
-        if relation == "=" and difference.shape:
-            at.unsupported(key, f"{shown(text)}: an equation between tensors of shape "
-                           f"{_shape(difference.shape)}",
-                           "write an equation of numbers, such as \"sum(y) = 1\"")
         idx = _free(difference.shape, taken)
         entry = difference.at(*idx)
         try:
-            if relation == "=":
-                facts += _equal(entry, text)
+            if relation == "=":  # per entry (each row of Y sums to 1) when it has a shape
+                pair = _equal(entry, text)
+                if difference.shape:
+                    facts += [_every(f, idx, difference.shape, text, key, at) for f in pair]
+                    instances += [*pair, *_ranges(idx, difference.shape)]
+                else:
+                    facts += pair
                 continue
             make = {">=": hypothesis, "<=": hypothesis, ">": positive, "<": positive,
                     "!=": nonzero}[relation]
