@@ -371,10 +371,12 @@ def node_kinks(node: sp.Basic, variables: tuple) -> list[sp.Expr] | None:
                 return None
             out.append(cond.lhs - cond.rhs)
         return out
-    if isinstance(node, (AppliedUndef, sp.Derivative, sp.Subs, sp.Sum, sp.KroneckerDelta,
+    if isinstance(node, sp.KroneckerDelta):  # δ(i, p) of integers: constant in W[p, q]
+        return None if depends(sp.Tuple(*node.args), variables) else []
+    if isinstance(node, (AppliedUndef, sp.Derivative, sp.Subs, sp.Sum,
                          sp.core.relational.Relational, sp.logic.boolalg.Boolean,
                          sp.Tuple) + SMOOTH_FUNCTIONS):
-        return []  # δ(i, p) of integers: constant in every real variable
+        return []
     return None
 
 

@@ -55,7 +55,12 @@ class Fact:
     over: tuple[tuple[sp.Symbol, sp.Expr, sp.Expr], ...] = ()
 
     def describe(self) -> str:
-        return f"{sp.sstr(self.expr)} {self.relation.value.replace('>=', '≥').replace('!=', '≠')} 0"
+        names = {i: sp.Symbol(i.name) for i, _, _ in self.over}  # the Dummy by its own name
+        text = (f"{sp.sstr(self.expr.xreplace(names))} "
+                f"{self.relation.value.replace('>=', '≥').replace('!=', '≠')} 0")
+        ranges = ", ".join(f"{sp.sstr(lo.xreplace(names))} ≤ {i.name} ≤ "
+                           f"{sp.sstr(hi.xreplace(names))}" for i, lo, hi in self.over)
+        return f"{text} for every {ranges}" if ranges else text
 
 
 def _fact(expr, reason: str, relation: Relation) -> Fact:

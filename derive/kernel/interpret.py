@@ -292,8 +292,27 @@ def _free_symbols(exprs) -> set[sp.Symbol]:
     where it occurs outside its Σ), without subscript bases and subscripted names."""
     exprs = [sp.S(e) for e in exprs]
     labels = {x.label for e in exprs for x in e.atoms(sp.IndexedBase)}
-    return {s for e in exprs for s in e.free_symbols
+    return {s for e in exprs for s in e.free_symbols | _entry_indices(e)
             if isinstance(s, sp.Symbol) and s not in labels}
+
+
+def _entry_indices(e: sp.Basic, bound: frozenset = frozenset()) -> set:
+    """The free symbols in the indices of a derivative's variable W[p, q], which SymPy leaves
+    out of a Derivative's free_symbols (p and q need values as much as any other symbol)."""
+    if not isinstance(e, sp.Basic) or e.is_Atom or not e.has(sp.Derivative):
+        return set()
+    out: set = set()
+    if isinstance(e, sp.Sum):
+        out |= _entry_indices(e.function, bound | {i for i, _, _ in e.limits})
+        return out | {s for _, a, b in e.limits for s in (_entry_indices(a, bound)
+                                                          | _entry_indices(b, bound))}
+    if isinstance(e, sp.Derivative):
+        for v, _ in e.variable_count:
+            if isinstance(v, sp.Indexed):
+                out |= {s for i in v.indices for s in i.free_symbols} - bound
+    for a in e.args:
+        out |= _entry_indices(a, bound)
+    return out
 
 
 def _structure(lhs, rhs, facts):

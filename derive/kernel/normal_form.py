@@ -51,7 +51,8 @@ def take_derivatives(e: sp.Expr, ctx: Context, rules: set[str]) -> sp.Expr:
     take = _lazily if isinstance(e, (sp.Piecewise, sp.Sum)) else take_derivatives
     if isinstance(e, sp.Sum):  # its terms have their index in its range (when not reversed)
         inner = _terms_context(e, ctx)
-        args = [_lazily(e.function, inner, rules)] + list(e.args[1:])
+        args = [_lazily(e.function, inner, rules)] + [_lazily(lim, ctx, rules)
+                                                       for lim in e.args[1:]]
     else:
         args = [take(a, ctx, rules) if isinstance(a, sp.Basic) else a for a in e.args]
     if args != list(e.args):
@@ -64,12 +65,11 @@ def take_derivatives(e: sp.Expr, ctx: Context, rules: set[str]) -> sp.Expr:
         if located is None:
             return e
         # a kink's expression may itself hold branches the facts choose
-        located = [(resolve_branches(k, where), where) for k, where in located]
-        away = [k for k, where in located if where.nonzero(k)]
-        bound_open = [k for k, where in located if where is not ctx and k not in away]
-        if bound_open:
+        located = [(resolve_branches(k, where), where, inside) for k, where, inside in located]
+        away = [k for k, where, _ in located if where.nonzero(k)]
+        if any(inside and k not in away for k, _, inside in located):
             return e  # a kink inside a Σ the facts do not keep away: no case split reaches it
-        found = [k for k, _ in located]
+        found = [k for k, _, _ in located]
         at = [k for k in found if k not in away]
         if at:
             zero = at[0]
@@ -102,23 +102,24 @@ def _terms_context(e: sp.Sum, ctx: Context) -> Context:
 
 
 def _located_kinks(e: sp.Basic, variables: tuple, ctx: Context):
-    """The kinks of `e` in `variables` (definedness.kinks), each with the context it lies in:
-    inside Σ_k, the one where k is in the Σ's range, so that relu(z1[k]) in Σ_{k=1}^{h} is
-    differentiable when every entry of z1 is ≠ 0. None where a part is not known smooth."""
+    """The kinks of `e` in `variables` (definedness.kinks), each with the context it lies in
+    and whether it is inside a Σ: inside Σ_k, the context where k is in the Σ's range, so that
+    relu(z1[k]) in Σ_{k=1}^{h} is differentiable when every entry of z1 is ≠ 0. None where a
+    part is not known smooth."""
     out: list = []
 
-    def walk(x, where) -> bool:
+    def walk(x, where, inside: bool) -> bool:
         found = node_kinks(x, variables)
         if found is None:
             return False
-        out.extend((k, where) for k in found)
+        out.extend((k, where, inside) for k in found)
         if not isinstance(x, sp.Basic) or x.is_Atom or not depends(x, variables):
             return True
         if isinstance(x, sp.Sum):
-            return walk(x.function, _terms_context(x, where))
-        return all(walk(a, where) for a in x.args)
+            return walk(x.function, _terms_context(x, where), True)
+        return all(walk(a, where, inside) for a in x.args)
 
-    return out if walk(e, ctx) else None
+    return out if walk(e, ctx, False) else None
 
 
 def _lazily(e: sp.Basic, ctx: Context, rules: set[str]) -> sp.Basic:

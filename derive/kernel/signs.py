@@ -151,6 +151,18 @@ def _ratio(e: sp.Expr, other: sp.Expr) -> sp.Rational | None:
     return q if q != 0 else None
 
 
+@lru_cache(maxsize=16384)
+def _shift(e: sp.Expr, other: sp.Expr) -> sp.Rational | None:
+    """c with e = other + c for a rational c, or None."""
+    if _symbols(e) != _symbols(other):
+        return None
+    try:
+        c = expand(e - other)
+    except Exception:  # noqa: BLE001 — no match is always safe
+        return None
+    return c if c.is_Rational else None
+
+
 @dataclass
 class Context:
     """The facts and guards a decision may use, and what it used."""
@@ -244,11 +256,29 @@ class Context:
                 continue
             q = self._ratio(e, f.expr)
             if q is None:
+                s = self._offset(e, f)
+                if s is not None:
+                    out = s if out is None else out & s
+                    self.used.add(f.reason)
                 continue
             s = f.relation.signs if q > 0 else frozenset(-x for x in f.relation.signs)
             out = s if out is None else out & s
             self.used.add(f.reason)
         return out
+
+    def _offset(self, e: sp.Expr, f: Fact) -> frozenset[int] | None:
+        """The signs `e` has when it is a fact's expression u ≥ 0 (or > 0) plus or minus a
+        rational: e = u + c with c ≥ 0 is ≥ 0 (> 0 when c > 0 or u > 0); e = −u + c with
+        c ≤ 0 is ≤ 0 (p − q with p − q − 1 ≥ 0 is > 0)."""
+        if f.relation is Relation.NONZERO or not e.is_Add or not f.expr.is_Add:
+            return None
+        strict = f.relation is Relation.POSITIVE
+        up, down = _shift(e, f.expr), _shift(e, -f.expr)
+        if up is not None and up >= 0:
+            return POS if (up > 0 or strict) else NONNEG
+        if down is not None and down <= 0:
+            return NEG if (down < 0 or strict) else NONPOS
+        return None
 
     def _from_every(self, e: sp.Expr, f: Fact) -> frozenset[int] | None:
         """The signs a fact over index ranges (facts.every) gives `e`: e is a rational
