@@ -3,8 +3,6 @@
     (x_j − μ)/√(Σ_k (x_k − μ)²/(n − 1) + ε) = (x_j − μ)/√(Σ_k (x_k − μ)²/n + ε)   is false
 """
 
-import sympy as sp
-
 from derive.graph import sized
 from derive.graph.tensor import LAYER_NORM_EPS
 from derive.statements import REFUTED, Instance, Rounded, Statement

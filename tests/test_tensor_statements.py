@@ -21,7 +21,7 @@ from derive.graph import sized
 from derive.kernel import Verdict, decide, equal, every, hypothesis, nonzero
 from derive.kernel.functions import relu
 from derive.statements import prove
-from derive.statements.registry import select
+from derive.statements.registry import proofs_module, select
 
 ROOT = Path(__file__).resolve().parent.parent
 BANK = ROOT / "benchmarks" / "lessons07"
@@ -292,7 +292,6 @@ def _table():
     out2 = W2 @ sized.relu(z1) + b2
     jj = sized.index("j")
     no_kink = (every(nonzero(z1[jj], "z₁ ≠ 0"), (jj, 1, h_)),)
-    mask = sized.compare(">", z1, sized.scalar(sp.S.Zero))
     add("mask forgotten", sized.backward(d2, out2, z1), W2.T @ d2, facts=no_kink)
     add("mask on the output layer", sized.backward(d2, out2, z1),
         W2.T @ (d2 * sized.compare(">", out2, sized.scalar(sp.S.Zero))), facts=no_kink)
@@ -387,9 +386,8 @@ def _text(v):
 
 
 def test_the_lessons_data_are_the_banks_numbers():
-    from derive.proofs import lessons_data as L
-
     from derive.kernel import exact
+    L = proofs_module("lessons_data")
     exercises, expected = _bank()
 
     def given(ex, name):
