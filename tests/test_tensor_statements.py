@@ -400,7 +400,7 @@ def test_the_lessons_data_are_the_banks_numbers():
         return exact(ours) == exact(_text(theirs))
 
     checks = [
-        (L.LIN_A, "lin-a"), (L.LINB_B, "linb-b"), (L.MLP_B, "mlp-b"), (L.SM_A, "sm-a"),
+        (L.LIN_A, "lin-a"), (L.LINB_B, "linb-b"), (L.MLP_B, "mlp-b"), (L.MLP_E, "mlp-e"), (L.SM_A, "sm-a"),
         (L.SM_D, "sm-d"), (L.LN_D, "ln-d"), (L.LN_C, "ln-c"),
     ]
     for data, ex in checks:
@@ -418,7 +418,7 @@ def test_the_lessons_data_are_the_banks_numbers():
     assert "label_smoothing=0.2" in exercises["ce-e"]["define"]["loss"]
     right = {
         ("lin-a", "gW"): L.LIN_A_GW, ("lin-a", "gb"): L.LIN_A_GB, ("linb-b", "gW"): L.LINB_B_GW,
-        ("mlp-b", "gb1"): L.MLP_B_GB1, ("sm-a", "P"): L.SM_A_P, ("sm-a", "S"): L.SM_A_S,
+        ("mlp-b", "gb1"): L.MLP_B_GB1, ("mlp-e", "gb1"): L.MLP_E_GB1, ("sm-a", "P"): L.SM_A_P, ("sm-a", "S"): L.SM_A_S,
         ("sm-d", "P"): L.SM_D_P, ("sm-d", "S"): L.SM_D_S, ("ce-f", "gZ"): L.CE_F_GZ,
         ("ce-e", "gZ"): L.CE_E_GZ, ("ln-d", "Y"): L.LN_D_Y, ("ln-d", "gX"): L.LN_D_GX,
         ("ln-c", "gX"): L.LN_C_GX, ("att-a", "A"): L.ATT_A_A,
