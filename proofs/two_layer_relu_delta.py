@@ -17,8 +17,9 @@ no_kink = (every(nonzero(z1[j], "no hidden pre-activation is at ReLU's kink"), (
 
 
 def bias_gradient(data):
-    """∂L/∂b₁ = (1/B)·Σ_r (δ₁)_r (∂z₁/∂b₁ is the identity), (δ₁)_r = (W₂ᵀ (δ₂)_r) ⊙ 1[(z₁)_r > 0] with
-    (δ₂)_r = ∂ mse(ŷ_r, y_r)/∂ŷ_r: mse_loss over B records of one output is (1/B) Σ_r ℓ_r."""
+    """∂L/∂b₁ = (1/B)·Σ_r (δ₁)_r (∂z₁/∂b₁ is the identity), with the record r's
+    (δ₁)_r = (W₂ᵀ (δ₂)_r) ⊙ 1[(z₁)_r > 0] and (δ₂)_r = ∂ mse(ŷ_r, y_r)/∂ŷ_r: mse_loss over B
+    records of one output is (1/B) Σ_r ℓ_r."""
     sizes = {h: len(data["W1"]), n: len(data["X"][0]), m: len(data["W2"])}
     layers = {"W_1": data["W1"], "b_1": data["b1"], "W_2": data["W2"], "b_2": data["b2"]}
     yhat, y = sized.given("yhat", m), sized.given("y", m)
