@@ -32,6 +32,7 @@ PROVED_IDS = (
     "softmax-sums-to-one", "softmax-shift", "logsumexp-shift", "logsumexp-gradient",
     "cross-entropy-gradient", "label-smoothing-gradient", "layernorm-mean-zero",
     "layernorm-gradient-sums-to-zero", "layernorm-affine-gradient-sums-to-zero", "a2-matrix",
+    "a3-matrix",
     "attention-rows-sum-to-one",
 )
 REFUTED_IDS = (
@@ -229,6 +230,11 @@ def torch_sides(sid, rng):
         parts = [list(range(bounds[k], bounds[k + 1])) for k in range(len(sizes))]
         weighted = sum(len(p) / sum(sizes) * mean_grad(p) for p in parts)
         return mean_grad(list(range(sum(sizes)))), weighted
+    if sid == "a3-matrix":
+        lr = rng.choice([0.1, 0.05])
+        full, weighted = torch_sides("a2-matrix", rng)
+        W0 = torch.full_like(full, 0.5)
+        return W0 - lr * weighted, W0 - lr * full
     if sid == "attention-rows-sum-to-one":
         T = rng.randint(1, 4)
         Q, K = r(T, d), r(T, d)
