@@ -59,6 +59,7 @@ MODULES = (
     "layernorm_affine_gradient_sums_to_zero",
     "layernorm_unbiased",
     "a2_matrix",
+    "a3_matrix",
     "mean_of_means_matrix",
     "attention_rows_sum_to_one",
     "attention_scale_inverse_d",
