@@ -1,5 +1,5 @@
 """Statements over tensors of symbolic size in TOML (issue 36): the issue's identities written as
-a lecturer writes them (proofs/course/tensor-statements.toml) get their verdicts through
+a lecturer writes them (proofs/statements/tensors.toml) get their verdicts through
 `derive prove FILE`, the same as the statements of proofs/ built with derive/graph/sized.py;
 every refutation's witness is re-checked here in Fraction arithmetic; what a formula means is
 checked against Fraction arithmetic written by hand; every malformed table is one line and
