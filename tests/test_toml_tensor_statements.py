@@ -32,7 +32,7 @@ from derive.statements import Statement
 from derive.statements.prove import prove
 
 ROOT = Path(__file__).resolve().parents[1]
-FILE = ROOT / "proofs" / "course" / "tensor-statements.toml"
+FILE = ROOT / "proofs" / "statements" / "tensors.toml"
 CONTRACT_FIELDS = {"id", "title", "expect", "verdict", "witness", "seconds"}
 
 
