@@ -71,6 +71,11 @@ def document_for(target: str, lang: str, seconds: float = EXERCISE_SECONDS,
     from derive.exercises.bank import on_disk
 
     if on_disk(target) and not _may_be_an_id(target) or _written_as_a_file(target):
+        if _statements_only(target):
+            if questions or page is not None:
+                raise UsageError(f"'{quoted(target)}' holds statements, which have no "
+                                 "question sheet nor page; export it without --questions")
+            return _statements_document(target, lang, total), [Path(target)]
         return _exercises_document(target, lang, seconds, total, questions, page, cache)
     # start-up: the statements' layer only for an argument that may be an id
     from derive.statements import prove, registry
@@ -101,6 +106,31 @@ def document_for(target: str, lang: str, seconds: float = EXERCISE_SECONDS,
         return _exercises_document(target, lang, seconds, total, questions, page, cache)
     raise UsageError(f"'{quoted(target)}' is neither a statement id nor a file"
                      f"{did_you_mean(target, ids)} (`derive prove` lists the ids)")
+
+
+def _statements_only(target: str) -> bool:
+    """Whether `target` is one file of [[statement]] tables and no [[exercise]] table: its
+    export is its statements, decided (`derive prove FILE` decides the same)."""
+    # start-up: the bank's reader only, before SymPy
+    from derive.exercises.bank import examine
+    from derive.exercises.reader import read_toml
+
+    if examine(target) != "file":
+        return False
+    doc = read_toml(Path(target))
+    return "statement" in doc and "exercise" not in doc
+
+
+def _statements_document(target: str, lang: str, total: float):
+    # start-up: only `derive export FILE.toml` of statements loads these layers
+    from derive.exercises.statement_files import read_paths
+    from derive.exercises.statements import statements_in
+    from derive.render.derivation import statements_document
+    from derive.statements.parallel import prove_all
+
+    statements = [s for s, _ in statements_in(read_paths([target]))]
+    outcomes = prove_all(statements, None, total)
+    return statements_document(outcomes, lang, Path(target).name)
 
 
 def _exercises_document(target: str, lang: str, seconds: float, total: float,

@@ -68,6 +68,8 @@ def outcome_json(o: Outcome) -> dict:
         "facts_used": sorted({f for d in o.steps for f in d.facts}),
         "holds_when": list(s.holds_when),
         "notes": list(s.notes),
+        "sizes": list(s.sizes),
+        "indices": list(s.indices),
         "steps": [{"reason": st.reason, "verdict": d.verdict.value, "rules": list(d.rules),
                    "facts": list(d.facts), "conditions": list(d.conditions)}
                   for st, d in zip(s.proof.steps if s.proof else (), o.steps)],
@@ -91,6 +93,10 @@ def text_report(outcomes: list[Outcome]) -> str:
         mark = "" if o.ok else "  ✗"
         lines.append(f"{s.id:<{width}}  {o.verdict.value:<8} {s.expect.value:<8} "
                      f"{good:>2}/{len(o.instances):<3} {o.seconds:>6.2f}s  {s.title}{mark}")
+        if s.sizes or s.indices:
+            lines.append(f"{'':<{width}}  " + "; ".join(
+                ([f"sizes {', '.join(s.sizes)}"] if s.sizes else [])
+                + ([f"entry-wise at {', '.join(s.indices)}"] if s.indices else [])))
         if o.witness:
             lines.append(f"{'':<{width}}  witness: {o.witness.describe()}")
         if o.verdict is not s.expect:

@@ -27,6 +27,8 @@ from derive.exercises.statement_files import (
     StatementNotSupported,
     read_paths,
 )
+from derive.exercises.tensor_statements import DOCS as TENSOR_DOCS
+from derive.exercises.tensor_statements import is_tensor_statement, tensor_statement
 from derive.exercises.values import id_problem, kind_of, shown
 from derive.graph.language import (
     ALIASES,
@@ -49,7 +51,7 @@ from derive.statements.statement import ID_PATTERN, Statement
 STATEMENT_KEYS = ("id", "title", "title_zh", "expect", "lhs", "rhs", "assumptions", "given",
                   "search")
 """The keys of a [[statement]] table."""
-GIVEN_KEYS = ("window", "functions")
+GIVEN_KEYS = ("window", "functions", "sizes", "tensors")
 """The keys of its [statement.given] table."""
 FILE_KEYS = ("statement", "exercise", "notation")  # [notation]: derive.exercises.notation
 """Top-level keys of a file `derive prove` reads (its exercises are for `derive check`)."""
@@ -213,6 +215,18 @@ def statement(table: dict, path: str, index: int) -> Statement:
     if not isinstance(expect, str) or expect not in EXPECTS:
         at.fail("expect", "is missing" if expect is None else f"is {shown(expect)}",
                 "write expect = \"proved\" or \"refuted\"")
+    if is_tensor_statement(table.get("given")):
+        parts = tensor_statement(table, at, lambda facts, where: _consistent(facts, where, False),
+                                 MAX_ASSUMPTIONS)
+        try:
+            return Statement(id=sid, title=title, title_zh=title_zh, expect=EXPECTS[expect],
+                             claim=f"{table['lhs']} = {table['rhs']}",
+                             assumptions=parts.pop("assumptions") + tuple(
+                                 table.get("assumptions", [])), **parts)
+        except NotSupported as exc:
+            at.unsupported(None, str(exc))
+        except (InvalidClaim, ValueError) as exc:
+            at.fail(None, str(exc), TENSOR_DOCS)
     window, functions = _given(table.get("given", {}), at)
     meaning = _meaning(window, functions)
     written: list = []

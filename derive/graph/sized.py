@@ -29,6 +29,12 @@ from derive.kernel.functions import DECLARED
 Entry = Callable[..., sp.Expr]
 
 
+def _shape_error(message: str) -> TensorShapeError:
+    """tensor.py's error (one line naming the operation and both shapes); a statement is not
+    read from a file, so there is no column."""
+    return TensorShapeError(message, None)
+
+
 def size(name: str) -> sp.Symbol:
     """A symbolic size: a positive integer (B, n, m, C, d, h, T)."""
     return sp.Symbol(name, integer=True, positive=True)
@@ -64,7 +70,7 @@ class Sized:
     @property
     def item(self) -> sp.Expr:
         if self.shape:
-            raise TensorShapeError(f"a tensor of shape {_shown(self.shape)} is not a number")
+            raise _shape_error(f"a tensor of shape {_shown(self.shape)} is not a number")
         return self.at()
 
     def __getitem__(self, idx) -> sp.Expr:
@@ -105,6 +111,11 @@ def scalar(e: sp.Expr) -> Sized:
     return Sized((), lambda: e)
 
 
+def ones(*shape: sp.Expr) -> Sized:
+    """torch.ones(shape): the rhs of "every row sums to 1"."""
+    return Sized(tuple(shape), lambda *i: sp.S.One)
+
+
 def given(name: str, *shape: sp.Expr) -> Sized:
     """A given of that shape: entries `name[i, k]` (a real symbol `name` for shape ())."""
     if not shape:
@@ -121,7 +132,7 @@ def base_of(t: Sized) -> sp.IndexedBase | sp.Symbol:
         return probe.base
     if isinstance(probe, sp.Symbol):
         return probe
-    raise TensorShapeError("grad(L, W) and facts about entries take W a given, by name")
+    raise _shape_error("grad(L, W) and facts about entries take W a given, by name")
 
 
 # ------------------------------------------------------------------ broadcasting, element-wise
@@ -136,7 +147,7 @@ def broadcast(a: tuple, b: tuple, what: str) -> tuple:
         elif x == 1:
             out.append(y)
         else:
-            raise TensorShapeError(f"{what}: shapes {_shown(a)} and {_shown(b)} do not "
+            raise _shape_error(f"{what}: shapes {_shown(a)} and {_shown(b)} do not "
                                    f"broadcast (sizes {x} and {y})")
     return tuple(reversed(out))
 
@@ -167,11 +178,11 @@ def compare(op: str, a: Sized, b: Sized) -> Sized:
         return Sized(shape, lambda *i: sp.Heaviside(fa(*i) - fb(*i), 0 if op == ">" else 1))
     if op in ("<", "<="):
         return Sized(shape, lambda *i: sp.Heaviside(fb(*i) - fa(*i), 0 if op == "<" else 1))
-    raise TensorShapeError(f"comparison {op!r} is not supported on tensors of symbolic size")
+    raise _shape_error(f"comparison {op!r} is not supported on tensors of symbolic size")
 
 
 def elementwise(fname: str, a: Sized) -> Sized:
-    fn = DECLARED[fname].sympy if fname in DECLARED else getattr(sp, fname)
+    fn = DECLARED[fname].func if fname in DECLARED else getattr(sp, fname)
     return a.map(fn)
 
 
@@ -188,7 +199,7 @@ def transpose(a: Sized) -> Sized:
     if a.ndim < 2:
         return a
     if a.ndim != 2:
-        raise TensorShapeError(f".T of a tensor of shape {_shown(a.shape)}: 2 dimensions")
+        raise _shape_error(f".T of a tensor of shape {_shown(a.shape)}: 2 dimensions")
     return Sized((a.shape[1], a.shape[0]), lambda i, j: a.at(j, i))
 
 
@@ -200,11 +211,11 @@ def _inner(n, f: Callable[[sp.Expr], sp.Expr]) -> sp.Expr:
 def matmul(a: Sized, b: Sized) -> Sized:
     """torch.matmul for 1-d and 2-d operands: the inner sizes must be the same symbol."""
     if a.ndim == 0 or b.ndim == 0 or a.ndim > 2 or b.ndim > 2:
-        raise TensorShapeError(f"'@': shapes {_shown(a.shape)} @ {_shown(b.shape)}: 1 or 2 "
+        raise _shape_error(f"'@': shapes {_shown(a.shape)} @ {_shown(b.shape)}: 1 or 2 "
                                "dimensions each")
     n = a.shape[-1]
     if (b.shape[0] if b.ndim == 1 else b.shape[-2]) != n:
-        raise TensorShapeError(f"'@': {_shown(a.shape)} @ {_shown(b.shape)}: the inner sizes "
+        raise _shape_error(f"'@': {_shown(a.shape)} @ {_shown(b.shape)}: the inner sizes "
                                "differ")
     if a.ndim == 1 and b.ndim == 1:
         return Sized((), lambda: _inner(n, lambda k: a.at(k) * b.at(k)))
@@ -218,7 +229,7 @@ def matmul(a: Sized, b: Sized) -> Sized:
 
 def outer(a: Sized, b: Sized) -> Sized:
     if a.ndim != 1 or b.ndim != 1:
-        raise TensorShapeError("outer(a, b) takes two vectors")
+        raise _shape_error("outer(a, b) takes two vectors")
     return Sized((a.shape[0], b.shape[0]), lambda i, j: a.at(i) * b.at(j))
 
 
@@ -226,7 +237,7 @@ def outer(a: Sized, b: Sized) -> Sized:
 def _dim(a: Sized, dim: int | None) -> int:
     d = -1 if dim is None else dim
     if not -a.ndim <= d < a.ndim:
-        raise TensorShapeError(f"dim={dim} of a tensor of shape {_shown(a.shape)}")
+        raise _shape_error(f"dim={dim} of a tensor of shape {_shown(a.shape)}")
     return d % a.ndim
 
 
@@ -261,7 +272,7 @@ def reduce(kind: str, a: Sized, dim: int | None = None, keepdim: bool = False) -
     """sum / mean over one dimension (dim=None: every entry)."""
     if dim is None:
         if kind not in ("sum", "mean"):
-            raise TensorShapeError(f"{kind} of every entry is not supported at symbolic size")
+            raise _shape_error(f"{kind} of every entry is not supported at symbolic size")
         out = a
         for _ in range(a.ndim):
             out = reduce(kind, out, 0)
@@ -271,7 +282,7 @@ def reduce(kind: str, a: Sized, dim: int | None = None, keepdim: bool = False) -
         return _along(a, d, total, keepdim)
     if kind == "mean":
         return _along(a, d, lambda line, n: total(line, n) / n, keepdim)
-    raise TensorShapeError(f"{kind} along a dimension is not supported at symbolic size")
+    raise _shape_error(f"{kind} along a dimension is not supported at symbolic size")
 
 
 def logsumexp(a: Sized, dim: int = -1, keepdim: bool = False) -> Sized:
@@ -300,7 +311,7 @@ def cross_entropy(z: Sized, q: Sized, label_smoothing: sp.Expr = sp.S.Zero) -> S
     """torch.nn.functional.cross_entropy with probability targets q (z's shape), mean over the
     batch: (1/B)·Σ_b −Σ_c q[b, c]·log_softmax(z)[b, c]."""
     if z.ndim not in (1, 2) or q.shape != z.shape:
-        raise TensorShapeError(f"cross_entropy at symbolic size takes logits of shape (B, C) or "
+        raise _shape_error(f"cross_entropy at symbolic size takes logits of shape (B, C) or "
                                f"(C,) and probability targets of the same shape, not "
                                f"{_shown(z.shape)} and {_shown(q.shape)}")
     if label_smoothing != 0:
@@ -313,7 +324,7 @@ def cross_entropy(z: Sized, q: Sized, label_smoothing: sp.Expr = sp.S.Zero) -> S
 
 def mse_loss(a: Sized, b: Sized) -> Sized:
     if a.shape != b.shape:
-        raise TensorShapeError(f"mse_loss: the shapes {_shown(a.shape)} and {_shown(b.shape)} "
+        raise _shape_error(f"mse_loss: the shapes {_shown(a.shape)} and {_shown(b.shape)} "
                                "differ")
     return reduce("mean", binary("^", a - b, scalar(sp.Integer(2))))
 
@@ -324,7 +335,7 @@ def layer_norm(x: Sized, eps: sp.Expr = LAYER_NORM_EPS, weight: Sized | None = N
     the biased (1/n) variance; `unbiased=True` is the mistake (1/(n − 1)), for refutations."""
     d = x.ndim - 1
     if d < 0:
-        raise TensorShapeError("layer_norm of a number (shape ())")
+        raise _shape_error("layer_norm of a number (shape ())")
     n = x.shape[-1]
 
     def entry(line, n, c):
@@ -334,7 +345,7 @@ def layer_norm(x: Sized, eps: sp.Expr = LAYER_NORM_EPS, weight: Sized | None = N
     out = _per_line(x, d, entry)
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and t.shape != (n,):
-            raise TensorShapeError(f"layer_norm: {name} of shape {_shown(t.shape)} (it must be "
+            raise _shape_error(f"layer_norm: {name} of shape {_shown(t.shape)} (it must be "
                                    f"({n},))")
     if weight is not None:
         out = out * weight
@@ -351,12 +362,37 @@ def grad(loss: Sized, wrt: Sized) -> Sized:
     return Sized(wrt.shape, lambda *i: sp.Derivative(L, wrt.at(*i)))
 
 
+def backward(upstream: Sized, out: Sized, wrt: Sized) -> Sized:
+    """The chain rule as the board writes it: entry (p, …) is Σ over out's entries of
+    upstream[i, …]·∂out[i, …]/∂wrt[p, …], the derivatives left unevaluated (for the kernel's
+    sympy.diff). With upstream = ∂L/∂out this is ∂L/∂wrt for any L that depends on wrt only
+    through out; the statements take upstream as a given (δ), so L itself is never written."""
+    if upstream.shape != out.shape:
+        raise _shape_error(f"backward: the upstream gradient has shape "
+                               f"{_shown(upstream.shape)}, the output {_shown(out.shape)}")
+    base_of(wrt)
+
+    def at(*p):
+        bound = tuple(_bound("i") for _ in out.shape)
+        term = upstream.at(*bound) * sp.Derivative(out.at(*bound), wrt.at(*p))
+        for b, n in reversed(tuple(zip(bound, out.shape))):
+            term = sp.Sum(term, (b, 1, n))
+        return term
+    return Sized(wrt.shape, at)
+
+
+def attention_scores(q: Sized, k: Sized, scale: sp.Expr) -> Sized:
+    """softmax(Q Kᵀ·scale) along the keys: Q of shape (T, d), K of shape (S, d); the lecture's
+    scale is 1/√d."""
+    return softmax((q @ k.T) * scale, dim=-1)
+
+
 # ------------------------------------------------------------------ statements and instances
 def entrywise(lhs: Sized, rhs: Sized, names: str = "pqrs"):
     """The identity lhs = rhs as one entry with free indices, and their range facts: (lhs
     entry, rhs entry, indices, facts)."""
     if lhs.shape != rhs.shape:
-        raise TensorShapeError(f"the two sides have shapes {_shown(lhs.shape)} and "
+        raise _shape_error(f"the two sides have shapes {_shown(lhs.shape)} and "
                                f"{_shown(rhs.shape)}")
     idx = tuple(index(names[k]) for k in range(lhs.ndim))
     facts = []
@@ -365,14 +401,44 @@ def entrywise(lhs: Sized, rhs: Sized, names: str = "pqrs"):
     return lhs.at(*idx), rhs.at(*idx), idx, tuple(facts)
 
 
+def _written_out(e: sp.Basic, sub: dict) -> sp.Basic:
+    """e at the sizes `sub`, every Σ with integer limits replaced by the sum of its terms,
+    rebuilt from the leaves up: a Σ is written out before the power or product holding it is
+    rebuilt, so SymPy never asks a symbolic Σ whether it is zero (its closed-form search made
+    a LayerNorm row 5× slower). The same value as xreplace(sub).doit() on the Σ."""
+    if e in sub:
+        return sub[e]
+    if isinstance(e, sp.Sum) and len(e.limits) == 1:
+        k, lo, hi = e.limits[0]
+        lo, hi = _written_out(lo, sub), _written_out(hi, sub)
+        if lo.is_Integer and hi.is_Integer:
+            term = _written_out(e.function, sub)
+            return sp.Add(*(term.xreplace({k: sp.Integer(v)})
+                            for v in range(int(lo), int(hi) + 1)))
+    if not e.args or isinstance(e, (sp.Indexed, sp.Dummy)):
+        return e.xreplace(sub) if e.free_symbols & set(sub) else e
+    args = [_written_out(a, sub) for a in e.args]
+    return e.func(*args) if any(a is not b for a, b in zip(args, e.args)) else e
+
+
 def concrete(t: Sized, sizes: dict, values: dict | None = None) -> list | sp.Expr:
     """t written out at concrete sizes ({n: 2}) as nested lists (0-based, as torch), Σ done;
     `values` maps a given's name to its nested list (or number), entries substituted."""
     sub = {s: sp.Integer(v) for s, v in sizes.items()}
     shape = [int(sp.Integer(s) if isinstance(s, int) else s.xreplace(sub)) for s in t.shape]
 
+    written: dict = {}
+
+    def derivative(d: sp.Derivative) -> sp.Expr:
+        """grad's entries share one loss: it is written out (its Σ done) once, then
+        differentiated by each entry's variable."""
+        if d.expr not in written:
+            written[d.expr] = _written_out(d.expr, sub)
+        return sp.diff(written[d.expr], *(_written_out(v, sub) for v in d.variables))
+
     def value(e: sp.Expr) -> sp.Expr:
-        e = e.xreplace(sub).doit()
+        e = _written_out(e, sub)
+        e = e.replace(lambda a: isinstance(a, sp.Derivative), derivative).doit()
         if values:
             repl = {}
             for x in e.atoms(sp.Indexed):

@@ -76,6 +76,10 @@ from derive.kernel import functions
 from derive.kernel.constants import written
 
 
+def _entries(t: Tensor) -> tuple[sp.Expr, ...]:
+    return t.entries
+
+
 @dataclass(frozen=True)
 class Ops:
     """The operations a tensor formula is built with, one field per operation of
@@ -99,6 +103,15 @@ class Ops:
     cross_entropy: Callable = tensor.cross_entropy
     mse_loss: Callable = tensor.mse_loss
     grad: Callable = tensor.grad
+    scalar: Callable = Tensor.scalar
+    """A number or a scalar's expression as a tensor of shape ()."""
+    negate: Callable = tensor.negate
+    entries: Callable = _entries
+    """The entries the parser's checks read (a division by a literal 0, the size of a power,
+    of an entry, a keyword's number): every entry of a Tensor, one entry at free indices of a
+    tensor of symbolic size (derive/graph/sized_language.py)."""
+    kind: type = Tensor
+    """What `names` maps to."""
 
 
 OPS = Ops()
@@ -291,7 +304,8 @@ class _Parser(_Cursor):
             if op.text == "@":
                 out = self._checked(self.ops.matmul(out, right, column=op.column), op.column)
                 continue
-            if op.text == "/" and any(_is_zero_constant(e) for e in set(right.entries)):
+            if op.text == "/" and any(_is_zero_constant(e)
+                                      for e in set(self.ops.entries(right))):
                 raise FormulaError("division by zero", at)
             out = self._binary("*" if op.text == "⊙" else op.text, out, right, op.column)
         self._leave()
@@ -303,7 +317,7 @@ class _Parser(_Cursor):
             self._enter()
             inner = self.unary()
             self._leave()
-            return inner if sign == "+" else tensor.negate(inner)
+            return inner if sign == "+" else self.ops.negate(inner)
         return self.power()
 
     def power(self) -> Tensor:
@@ -320,8 +334,9 @@ class _Parser(_Cursor):
             self._enter()
             exp = self.unary()
             self._leave()
-            for e in set(exp.entries):
-                for b in {b for b in base.entries if not b.free_symbols} or {sp.Symbol("x")}:
+            for e in set(self.ops.entries(exp)):
+                constants = {b for b in self.ops.entries(base) if not b.free_symbols}
+                for b in constants or {sp.Symbol("x")}:
                     _check_size(b, e, self.tok.column)
             return self._binary("^", base, exp, op.column)
         return base
@@ -333,12 +348,12 @@ class _Parser(_Cursor):
         """A result whose entries are defined, of at most MAX_ENTRY_NODES nodes each, and
         whose constants are within MAX_CONSTANT_DIGITS: checked after every operation, as the
         scalar language checks each operation's size, so nothing grows past them unseen."""
-        largest = max((self._nodes(e) for e in t.entries), default=0)
+        largest = max((self._nodes(e) for e in self.ops.entries(t)), default=0)
         if largest > MAX_ENTRY_NODES:
             raise FormulaNotSupported(f"an entry of {largest:,} nodes (before column {column}) "
                                       f"is beyond {MAX_ENTRY_NODES:,}: not supported; write "
                                       "the steps as quantities of their own")
-        for e in t.entries:
+        for e in self.ops.entries(t):
             if e.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
                 raise FormulaError("the formula is undefined (a division by zero, or log 0)",
                                    column)
@@ -445,7 +460,7 @@ class _Parser(_Cursor):
         t = self.tok
         if t.kind == "number":
             self._take()
-            return Tensor.scalar(_number(t))
+            return self.ops.scalar(_number(t))
         if t.kind == "name":
             return self.name_or_call()
         if self._is("("):
@@ -506,7 +521,7 @@ class _Parser(_Cursor):
         if word in self.names:
             return self.names[word]
         if word == "pi":
-            return Tensor.scalar(sp.pi)
+            return self.ops.scalar(sp.pi)
         if word in SIGNATURES or word in FUNCTIONS:
             raise FormulaError(f"{word} needs its arguments in brackets, as in {word}(…)",
                                self.tok.column)
@@ -584,7 +599,7 @@ class _Parser(_Cursor):
         if value.shape != ():
             raise FormulaError(f"{kw} is a number or a scalar name, not a tensor of shape "
                                f"{_shape(value)}", at.column)
-        e = value.entries[0]
+        e = self.ops.entries(value)[0]
         if kw == "dim":
             if not e.is_Integer:
                 raise FormulaError("dim is a whole number, as in dim=0 or dim=-1", at.column)
@@ -637,14 +652,15 @@ class _Parser(_Cursor):
             return getattr(ops, word)(args[0], kw["dim"], column=col)
         if word == "onehot":
             c = args[1]
-            if not (c.shape == () and c.entries[0].is_Integer and c.entries[0] > 0):
+            n = self.ops.entries(c)[0] if c.shape == () else None
+            if not (n is not None and n.is_Integer and n > 0):
                 raise FormulaError("onehot's number of classes is a whole number, as in "
                                    "onehot(y, 3)", positional[1][1].column)
-            if c.entries[0] > tensor.MAX_ENTRIES:
-                raise FormulaNotSupported(f"onehot of {c.entries[0]} classes (column "
+            if n > tensor.MAX_ENTRIES:
+                raise FormulaNotSupported(f"onehot of {n} classes (column "
                                           f"{positional[1][1].column}) is beyond "
                                           f"{tensor.MAX_ENTRIES:,}: not supported")
-            return ops.onehot(args[0], int(c.entries[0]), column=col)
+            return ops.onehot(args[0], int(n), column=col)
         if word == "transpose":
             return ops.transpose(args[0], column=col)
         if word == "layer_norm":
@@ -669,15 +685,14 @@ class _Parser(_Cursor):
         if len(args) != arity:
             takes = "three arguments: clamp(x, lo, hi)" if arity == 3 else "one argument"
             raise FormulaError(f"{word} takes {takes}", t.column)
-        return Tensor.scalar(evaluated(FUNCTIONS[word](*args, evaluate=False)))
+        return self.ops.scalar(evaluated(FUNCTIONS[word](*args, evaluate=False)))
 
     def scalar_max(self, t: _Token, word: str, positional) -> Tensor:
         if len(positional) < 2:
             raise FormulaError(f"{word} of scalars takes two or more arguments", t.column)
-        return Tensor.scalar(evaluated(written(word, self._scalars(t, word, positional))))
+        return self.ops.scalar(evaluated(written(word, self._scalars(t, word, positional))))
 
-    @staticmethod
-    def _scalars(t: _Token, word: str, positional) -> list[sp.Expr]:
+    def _scalars(self, t: _Token, word: str, positional) -> list[sp.Expr]:
         for a, first in positional:
             if a.shape != ():
                 hint = ("; relu(z) is max(z, 0) entry by entry, and max(A, dim=…) the largest "
@@ -686,7 +701,7 @@ class _Parser(_Cursor):
                     f"{word} of a tensor (shape {_shape(a)}, column {first.column}) is not "
                     f"supported: entry by entry the language has {', '.join(_ELEMENTWISE)}"
                     + hint)
-        return [a.entries[0] for a, _ in positional]
+        return [self.ops.entries(a)[0] for a, _ in positional]
 
 
 _CALLED = frozenset({*FUNCTIONS, *SIGNATURES, "min", "d"})
@@ -702,22 +717,24 @@ def _count(words: tuple[str, ...]) -> str:
     return {1: "one argument", 2: "two arguments"}.get(len(words), f"{len(words)} arguments")
 
 
-def parse_tensor(text: str, names: Mapping[str, Tensor], *, ops: Ops = OPS) -> Tensor:
+def parse_tensor(text: str, names: Mapping[str, Tensor], *, ops: Ops = OPS,
+                 parser: type | None = None) -> Tensor:
     """The Tensor a formula writes, its entries SymPy expressions over the entries of `names`
     (canonical name → Tensor; a scalar is a Tensor of shape ()). Raises FormulaError (invalid,
     with the column; TensorShapeError for shapes that do not fit) or FormulaNotSupported
-    (valid, beyond the language or its limits)."""
+    (valid, beyond the language or its limits). `ops` and `parser` read it over other
+    tensors: derive/graph/sized_language.py's, of symbolic size."""
     if not isinstance(text, str):
         raise FormulaError("a formula is a string", 1)
     if len(text) > MAX_LENGTH:
         raise FormulaNotSupported(f"a formula of {len(text):,} characters is beyond "
                                   f"{MAX_LENGTH:,}: not supported")
     for name, value in names.items():
-        if not (isinstance(name, str) and isinstance(value, Tensor)):
-            raise TypeError(f"names maps a canonical name to a Tensor, not {name!r}: "
-                            f"{value!r}")
+        if not (isinstance(name, str) and isinstance(value, ops.kind)):
+            raise TypeError(f"names maps a canonical name to a {ops.kind.__name__}, not "
+                            f"{name!r}: {value!r}")
     text = unicodedata.normalize("NFC", text)  # ŷ typed as y and a combining hat is ŷ
-    return _Parser(text, names, ops).formula_all()
+    return (parser or _Parser)(text, names, ops).formula_all()
 
 
 def reads_tensor(text: str, tensor_names) -> bool:

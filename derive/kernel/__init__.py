@@ -7,7 +7,7 @@ from derive.kernel.certificates import CertificateError, certify
 from derive.kernel.claims import InvalidClaim, NotSupported
 from derive.kernel.decide import decide, decide_chain, refute, refute_schema
 from derive.kernel.exact import decimal_str, exact, exact_str, is_zero_exact
-from derive.kernel.facts import Fact, Relation, hypothesis, nonzero, positive
+from derive.kernel.facts import Fact, Relation, equal, every, hypothesis, nonzero, positive
 from derive.kernel.interpret import Family, Interpretation, Schema, table
 from derive.kernel.verdict import Decision, Verdict, Witness
 from derive.kernel.witness import Instantiation, search_point
@@ -30,6 +30,8 @@ __all__ = [
     "decide_chain",
     "decimal_str",
     "exact",
+    "equal",
+    "every",
     "exact_str",
     "hypothesis",
     "is_zero_exact",

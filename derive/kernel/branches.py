@@ -133,5 +133,14 @@ def resolve_branches(e: sp.Expr, ctx: Context) -> sp.Expr:
             return sp.S.One
         if s is not None and s <= NEG:
             return sp.S.Zero
+        if len(args) == 2 and ctx.nonzero(args[0]):  # its value at 0 is never taken
+            return sp.Heaviside(args[0])
+        return e.func(*args)
+    if isinstance(e, sp.KroneckerDelta):
+        s = ctx.signs(sp.expand(args[0] - args[1]))
+        if s is not None and s <= ZERO:
+            return sp.S.One
+        if s is not None and 0 not in s:
+            return sp.S.Zero
         return e.func(*args)
     return e.func(*args) if args != list(e.args) else e

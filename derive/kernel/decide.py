@@ -104,7 +104,7 @@ def _prepare_facts(facts) -> tuple[Fact, ...]:
     order = [f for f in facts if f.relation is not Relation.NONZERO and f.origin != "domain"]
     found = contradicting([(f.expr, f.relation is Relation.POSITIVE) for f in order])
     facts = tuple(Fact(parity(rename_bound(known_terms(f.expr))), f.reason, f.relation,
-                       f.origin, f.uses)
+                       f.origin, f.uses, f.over)
                   for f in facts)
     if found is not None:
         reasons = tuple(order[n].reason for n in found)
@@ -145,9 +145,9 @@ def _search_interpretation(lhs, rhs, facts, interp: Interpretation, deadline) ->
     if found is None and interp.quick:
         return None
     if found is None:
-        try:
-            if equal(inst.lhs, inst.rhs)[0]:
-                return None  # equal on this shape: no witness here
+        try:  # a witness is away from every kink of the shape (evaluate.value_at): nonzero
+            if equal(inst.lhs, inst.rhs, Context(guards=tuple(inst.kinks)))[0]:
+                return None  # equal on this shape wherever it is defined: no witness here
         except DecisionTimeout:
             raise
         except Exception:  # noqa: BLE001 — the check only saves time

@@ -332,46 +332,68 @@ SMOOTH_FUNCTIONS = (sp.exp, sp.sin, sp.cos)
 """Functions differentiable at every argument."""
 
 
+def depends(e: sp.Basic, variables: tuple) -> bool:
+    """Whether `e` may depend on one of `variables`: a Symbol by occurring in it; a subscript
+    W[p, q] by any subscript of its base (W[i, k] is W[p, q] where i = p and k = q)."""
+    for v in variables:
+        if isinstance(v, sp.Indexed):
+            if e.has(v.base):
+                return True
+        elif v in e.free_symbols:
+            return True
+    return False
+
+
+def node_kinks(node: sp.Basic, variables: tuple) -> list[sp.Expr] | None:
+    """The kinks of one node of an expression (not of its arguments): see `kinks`."""
+    if not isinstance(node, sp.Basic) or not depends(node, variables):
+        return []
+    if node.is_Atom or isinstance(node, (sp.Symbol, sp.Indexed)) or node.is_Add or node.is_Mul:
+        return []
+    if node.is_Pow:
+        return [] if node.exp.is_Integer and node.exp >= 0 else [node.base]
+    if isinstance(node, sp.log):
+        return [node.args[0]]
+    if isinstance(node, (sp.Abs, sp.sign, sp.Heaviside, sp.DiracDelta)):
+        return [node.args[0]]
+    if isinstance(node, (sp.Max, sp.Min)):
+        args = node.args
+        return [a - b for n, a in enumerate(args) for b in args[n + 1:]]
+    if isinstance(node, sp.Piecewise):
+        out = []
+        for _, cond in node.args:
+            if cond is sp.true or cond is sp.false:
+                continue
+            if not depends(cond, variables):
+                continue
+            if not isinstance(cond, sp.core.relational.Relational) or isinstance(
+                    cond, (sp.Eq, sp.Ne)):
+                return None
+            out.append(cond.lhs - cond.rhs)
+        return out
+    if isinstance(node, sp.KroneckerDelta):  # δ(i, p) of integers: constant in W[p, q]
+        return None if depends(sp.Tuple(*node.args), variables) else []
+    if isinstance(node, (AppliedUndef, sp.Derivative, sp.Subs, sp.Sum,
+                         sp.core.relational.Relational, sp.logic.boolalg.Boolean,
+                         sp.Tuple) + SMOOTH_FUNCTIONS):
+        return []
+    return None
+
+
 def kinks(e: sp.Expr, variables: tuple[sp.Symbol, ...]) -> list[sp.Expr] | None:
     """Where `e` may fail to be differentiable in `variables`: expressions that must be nonzero
     (the argument of |·|, sign, Heaviside and DiracDelta, the difference of the arguments of max
     and min, the two sides of a Piecewise condition, the base of a power that is not a
     nonnegative integer power, the argument of a logarithm); None when `e` has a part the kernel
     does not know to be differentiable (floor, atan2, a condition that is not a comparison, any
-    function not listed here). Undefined functions are differentiable by assumption."""
+    function not listed here). Undefined functions are differentiable by assumption. A variable
+    may be a subscript W[p, q] (`depends`)."""
     out: list[sp.Expr] = []
     for node in sp.preorder_traversal(e):
-        if not isinstance(node, sp.Basic) or not any(v in node.free_symbols for v in variables):
-            continue
-        if node.is_Atom or isinstance(node, (sp.Symbol, sp.Indexed)) or node.is_Add \
-                or node.is_Mul:
-            continue
-        if node.is_Pow:
-            if not (node.exp.is_Integer and node.exp >= 0):
-                out.append(node.base)
-        elif isinstance(node, sp.log):
-            out.append(node.args[0])
-        elif isinstance(node, (sp.Abs, sp.sign, sp.Heaviside, sp.DiracDelta)):
-            out.append(node.args[0])
-        elif isinstance(node, (sp.Max, sp.Min)):
-            args = node.args
-            out.extend(a - b for n, a in enumerate(args) for b in args[n + 1:])
-        elif isinstance(node, sp.Piecewise):
-            for _, cond in node.args:
-                if cond is sp.true or cond is sp.false:
-                    continue
-                if not any(v in cond.free_symbols for v in variables):
-                    continue
-                if not isinstance(cond, sp.core.relational.Relational) or isinstance(
-                        cond, (sp.Eq, sp.Ne)):
-                    return None
-                out.append(cond.lhs - cond.rhs)
-        elif isinstance(node, (AppliedUndef, sp.Derivative, sp.Subs, sp.Sum,
-                               sp.core.relational.Relational, sp.logic.boolalg.Boolean,
-                               sp.Tuple) + SMOOTH_FUNCTIONS):
-            continue
-        else:
+        found = node_kinks(node, variables)
+        if found is None:
             return None
+        out.extend(found)
     return out
 
 

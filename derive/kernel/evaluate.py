@@ -200,8 +200,11 @@ class _Writer:
 
     def _derivative(self, e, env, held):
         variables = tuple(v for v, _ in e.variable_count)
-        if not all(isinstance(v, sp.Symbol) for v in variables):
+        if not all(isinstance(v, sp.Symbol) or (isinstance(v, sp.Indexed) and v.is_real)
+                   for v in variables):
             raise NotConcrete("a derivative with respect to something other than a symbol")
+        if any(isinstance(v, sp.Indexed) for v in variables):
+            return self._derivative_by_entry(e, env, held)
         first = len(self.apps)
         inner = self.run(e.expr, env, held | set(variables))
         found = kinks(inner, variables)
@@ -217,6 +220,38 @@ class _Writer:
             return done.xreplace(sub) if sub else done
         except ValueError:  # a derivative of an undefined function at a number
             raise NotConcrete("a derivative of an undefined function at a number") from None
+
+
+    def _derivative_by_entry(self, e, env, held):
+        """∂E/∂W[p, q] on concrete indices: E written out with W's entries left as subscripts
+        (W[1, 2] a variable of its own), differentiated by sympy.diff, then every entry of W
+        given its value; its kinks and E itself must be defined at the point."""
+        bases = {v.base for v, _ in e.variable_count if isinstance(v, sp.Indexed)}
+        plain = {v for v, _ in e.variable_count if isinstance(v, sp.Symbol)}
+        if plain:
+            raise NotConcrete("a derivative with respect to a symbol and a subscript at once")
+        hidden = {b: self.functions.pop(b) for b in bases if b in self.functions}
+        try:
+            inner = self.run(e.expr, env, held)
+            counts = [(v.base[tuple(self.run(i, env, held) for i in v.indices)], n)
+                      for v, n in e.variable_count]
+        finally:
+            self.functions.update(hidden)
+        if not all(i.is_Integer for v, _ in counts for i in v.indices):
+            raise NotConcrete("a derivative with respect to an entry of no concrete index")
+        found = kinks(inner, tuple(v for v, _ in counts))
+        if found is None:
+            raise NotConcrete("a derivative of a non-smooth part the kernel does not model")
+        done = sp.diff(inner, *counts)
+        entries = {}
+        for atom in inner.atoms(sp.Indexed) | done.atoms(sp.Indexed):
+            if atom.base in hidden:
+                value = self.run(hidden[atom.base](*atom.indices), env, held)
+                self.apps.append((atom, value))
+                entries[atom] = value
+        self.kinks.extend(k.xreplace(entries) for k in found)
+        self.defined.append(AtPoint(inner.xreplace(entries)))
+        return done.xreplace(entries)
 
 
 def instantiate(expr: sp.Expr, symbols: dict, functions: dict,

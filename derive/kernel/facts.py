@@ -40,6 +40,11 @@ class Fact:
 
     `origin` is "hypothesis" for an assumption of the statement or "certificate" for a fact the
     kernel derived and checked; a certificate lists the facts it used in `uses`.
+
+    `over` quantifies it: ((i, lo, hi), …) says the fact holds for every integer i with
+    lo ≤ i ≤ hi ("every entry of z1 is ≠ 0"). Its index is a fresh Dummy (`every`), so a step
+    that rebuilds the fact without `over` is left with a fact about a symbol nothing else
+    mentions: it can only lose the fact, never misapply it.
     """
 
     expr: sp.Expr
@@ -47,9 +52,15 @@ class Fact:
     relation: Relation = Relation.NONNEGATIVE
     origin: str = "hypothesis"
     uses: tuple[str, ...] = ()
+    over: tuple[tuple[sp.Symbol, sp.Expr, sp.Expr], ...] = ()
 
     def describe(self) -> str:
-        return f"{sp.sstr(self.expr)} {self.relation.value.replace('>=', '≥').replace('!=', '≠')} 0"
+        names = {i: sp.Symbol(i.name) for i, _, _ in self.over}  # the Dummy by its own name
+        text = (f"{sp.sstr(self.expr.xreplace(names))} "
+                f"{self.relation.value.replace('>=', '≥').replace('!=', '≠')} 0")
+        ranges = ", ".join(f"{sp.sstr(lo.xreplace(names))} ≤ {i.name} ≤ "
+                           f"{sp.sstr(hi.xreplace(names))}" for i, lo, hi in self.over)
+        return f"{text} for every {ranges}" if ranges else text
 
 
 def _fact(expr, reason: str, relation: Relation) -> Fact:
@@ -75,3 +86,33 @@ def positive(expr: sp.Expr, reason: str) -> Fact:
 def nonzero(expr: sp.Expr, reason: str) -> Fact:
     """An assumption of the statement: `expr ≠ 0` (for example x − 1 ≠ 0 for a geometric sum)."""
     return _fact(expr, reason, Relation.NONZERO)
+
+
+def equal(expr: sp.Expr, reason: str) -> tuple[Fact, Fact]:
+    """An assumption of the statement: `expr = 0`, as its two facts expr ≥ 0 and −expr ≥ 0
+    (spliced into a list of facts: [*equal(Σ_c y_c − 1, "the labels sum to 1"), …]). The
+    sign rules read the pair as expr = 0; a Σ in expr is used as a substitution in the normal
+    form (normal_form.equalities); a witness satisfies both."""
+    first = _fact(expr, reason, Relation.NONNEGATIVE)
+    return first, _fact(-first.expr, reason, Relation.NONNEGATIVE)
+
+
+def every(fact: Fact, *ranges: tuple) -> Fact:
+    """`fact` for every integer index in each range (i, lo, hi), lo ≤ i ≤ hi: every entry of
+    z1 is ≠ 0 is every(nonzero(z1[i], "…"), (i, 1, h)). The index is replaced by a fresh
+    integer Dummy, so the fact never speaks of a symbol of the claim that shares its name."""
+    if not isinstance(fact, Fact) or fact.over:
+        raise InvalidClaim("every() takes one fact (hypothesis(), positive(), nonzero())")
+    over, sub = [], {}
+    for rng in ranges:
+        if not (isinstance(rng, tuple) and len(rng) == 3 and isinstance(rng[0], sp.Symbol)):
+            raise InvalidClaim("a range of every() is (index, lo, hi) with an index symbol")
+        i, lo, hi = rng
+        lo, hi = (check_expr(v, "a range's limit") for v in (lo, hi))
+        fresh = sp.Dummy(i.name, integer=True)
+        sub[i] = fresh
+        over.append((fresh, lo.xreplace(sub), hi.xreplace(sub)))
+    if not over:
+        raise InvalidClaim("every() needs at least one range")
+    return Fact(fact.expr.xreplace(sub), fact.reason, fact.relation, fact.origin, fact.uses,
+                tuple(over))

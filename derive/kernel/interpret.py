@@ -137,8 +137,51 @@ def _free_variables(interp: Interpretation, lhs, rhs, facts) -> tuple[sp.Symbol,
     return tuple(interp.variables) + tuple(rest)
 
 
+MAX_EVERY_INSTANCES = 256
+"""Most instances a fact over index ranges (facts.every) is written out to on one shape."""
+
+
+def instances(facts: tuple[Fact, ...], symbols: dict) -> tuple[Fact, ...]:
+    """The facts with each fact over index ranges (facts.every) replaced by its instances at
+    every index of its ranges, once the symbols' concrete values make the limits integers
+    (an empty range gives none: the fact says nothing there). NotConcrete otherwise."""
+    out: list[Fact] = []
+    for f in facts:
+        if not f.over:
+            out.append(f)
+            continue
+        subs: list[dict] = [{}]
+        for i, lo, hi in f.over:
+            grown = []
+            for sub in subs:
+                a, b = (sp.S(x).xreplace(symbols).xreplace(sub) for x in (lo, hi))
+                if not (a.is_Integer and b.is_Integer):
+                    raise NotConcrete(f"the range of {f.reason!r} is not concrete")
+                grown += [{**sub, i: sp.Integer(v)} for v in range(int(a), int(b) + 1)]
+            subs = grown
+            if len(subs) > MAX_EVERY_INSTANCES:
+                raise NotConcrete(f"more than {MAX_EVERY_INSTANCES} instances of {f.reason!r}")
+        out += [Fact(f.expr.xreplace(sub), f.reason, f.relation, f.origin, f.uses)
+                for sub in subs]
+    return tuple(out)
+
+
+def _integer_facts_hold(facts: tuple[Fact, ...], symbols: dict) -> bool:
+    """Whether every fact about the integer symbols alone (1 ≤ p ≤ m) holds at their values:
+    a shape where one fails has no witness, so it is not built."""
+    for f in facts:
+        if f.over or f.expr.atoms(sp.Indexed, AppliedUndef, sp.Sum):
+            continue
+        if not f.expr.free_symbols or not f.expr.free_symbols <= set(symbols):
+            continue
+        if not f.relation.holds(f.expr.xreplace(symbols)):
+            return False
+    return True
+
+
 def write_out(lhs, rhs, facts: tuple[Fact, ...], interp: Interpretation) -> Instantiation:
     """The claim's own sides and facts written out under an interpretation."""
+    facts = instances(facts, interp.symbols)
     budget = [5000]
     parts = [instantiate(e, interp.symbols, interp.functions, budget)
              for e in (lhs, rhs, *(f.expr for f in facts))]
@@ -167,9 +210,13 @@ def confirm(lhs, rhs, facts: tuple[Fact, ...], interp: Interpretation,
     """The witness at `point`, after evaluating the claim's own sides and facts again with every
     value concrete, and checking every symbol's and every used function value's domain."""
     symbols, functions = _concrete(interp, point)
-    for v in _free_variables(interp, lhs, rhs, facts):
+    for v in _free_variables(interp, lhs, rhs, [f for f in facts if not f.over]):
         if v not in interp.variables and v in point:
             symbols[v] = point[v]
+    try:
+        facts = instances(facts, symbols)
+    except NotConcrete:
+        return None
     exprs = [sp.S(e) for e in (lhs, rhs, *(f.expr for f in facts))]
     for app in {a for e in exprs for a in e.atoms(AppliedUndef, sp.Indexed)}:
         key = app.base if isinstance(app, sp.Indexed) else app.func
@@ -245,13 +292,34 @@ def _free_symbols(exprs) -> set[sp.Symbol]:
     where it occurs outside its Σ), without subscript bases and subscripted names."""
     exprs = [sp.S(e) for e in exprs]
     labels = {x.label for e in exprs for x in e.atoms(sp.IndexedBase)}
-    return {s for e in exprs for s in e.free_symbols
+    return {s for e in exprs for s in e.free_symbols | _entry_indices(e)
             if isinstance(s, sp.Symbol) and s not in labels}
+
+
+def _entry_indices(e: sp.Basic, bound: frozenset = frozenset()) -> set:
+    """The free symbols in the indices of a derivative's variable W[p, q], which SymPy leaves
+    out of a Derivative's free_symbols (p and q need values as much as any other symbol)."""
+    if not isinstance(e, sp.Basic) or e.is_Atom or not e.has(sp.Derivative):
+        return set()
+    out: set = set()
+    if isinstance(e, sp.Sum):
+        out |= _entry_indices(e.function, bound | {i for i, _, _ in e.limits})
+        return out | {s for _, a, b in e.limits for s in (_entry_indices(a, bound)
+                                                          | _entry_indices(b, bound))}
+    if isinstance(e, sp.Derivative):
+        for v, _ in e.variable_count:
+            if isinstance(v, sp.Indexed):
+                out |= {s for i in v.indices for s in i.free_symbols} - bound
+    for a in e.args:
+        out |= _entry_indices(a, bound)
+    return out
 
 
 def _structure(lhs, rhs, facts):
     exprs = [sp.S(e) for e in (lhs, rhs, *(f.expr for f in facts))]
-    free = _free_symbols(exprs)
+    bound = {i for f in facts for i, _, _ in f.over}
+    limits = [x for f in facts for _, lo, hi in f.over for x in (lo, hi)]
+    free = _free_symbols(exprs + limits) - bound
     integers = sorted((s for s in free if s.is_integer), key=lambda s: s.name)
     functions = sorted({a.func for e in exprs for a in e.atoms(AppliedUndef)}, key=str)
     bases = sorted({x.base for e in exprs for x in e.atoms(sp.Indexed)}, key=str)
@@ -296,6 +364,8 @@ def automatic(lhs, rhs, facts: tuple[Fact, ...]) -> Iterator[Interpretation]:
 
     def combinations():
         for ints in _by_height(int_choices):
+            if not _integer_facts_hold(facts, dict(zip(integers, ints))):
+                continue
             for tables in islice(_by_height(table_choices), MAX_TABLES):
                 symbols = dict(zip(integers, ints))
                 labels = [f"{s} = {exact_str(v)}" for s, v in symbols.items()]
@@ -304,9 +374,20 @@ def automatic(lhs, rhs, facts: tuple[Fact, ...]) -> Iterator[Interpretation]:
                            for f, (_, rule) in zip(int_funcs, tables)}
                 yield symbols, int_fns, ", ".join(labels)
 
+    def written(symbols):  # the claim's expressions, each fact over ranges as its instances
+        if not any(f.over for f in facts):
+            return exprs
+        try:
+            return [sp.S(lhs), sp.S(rhs), *(f.expr for f in instances(facts, symbols))]
+        except NotConcrete:
+            return None
+
     built = []
     for symbols, int_fns, label in combinations():
-        interp = _free_functions(exprs, symbols, int_fns, other_funcs, bases, label)
+        here = written(symbols)
+        if here is None:
+            continue
+        interp = _free_functions(here, symbols, int_fns, other_funcs, bases, label)
         if interp is None:
             continue
         yield interp
@@ -314,7 +395,8 @@ def automatic(lhs, rhs, facts: tuple[Fact, ...]) -> Iterator[Interpretation]:
         if len(built) >= MAX_AUTO_SHAPES:
             break
     for symbols, int_fns, label in built[:MAX_CURVED_SHAPES]:
-        interp = _free_functions(exprs, symbols, int_fns, other_funcs, bases, label, degree=2)
+        interp = _free_functions(written(symbols), symbols, int_fns, other_funcs, bases, label,
+                                 degree=2)
         if interp is not None:
             yield interp
 

@@ -26,9 +26,11 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from derive.kernel.algebra import rational_zero
-from derive.kernel.branches import resolve_branches
-from derive.kernel.definedness import kinks, unwrapped
+from derive.kernel.branches import in_range, resolve_branches
+from derive.kernel.definedness import depends, node_kinks, unwrapped
+from derive.kernel.facts import Relation
 from derive.kernel.kinks import NoDerivative, derivative_at_kink, same_up_to_sign
+from derive.kernel.prefix import Prefix
 from derive.kernel.signs import ZERO, Context
 from derive.kernel.sums import canon_args, relate_offsets, split_powers, sums_normal_form
 
@@ -47,19 +49,27 @@ def take_derivatives(e: sp.Expr, ctx: Context, rules: set[str]) -> sp.Expr:
         done = sp.Subs(expr, e.variables, e.point).doit(deep=False)
         return done if isinstance(done, sp.Subs) else take_derivatives(done, ctx, rules)
     take = _lazily if isinstance(e, (sp.Piecewise, sp.Sum)) else take_derivatives
-    args = [take(a, ctx, rules) if isinstance(a, sp.Basic) else a for a in e.args]
+    if isinstance(e, sp.Sum):  # its terms have their index in its range (when not reversed)
+        inner = _terms_context(e, ctx)
+        args = [_lazily(e.function, inner, rules)] + [_lazily(lim, ctx, rules)
+                                                       for lim in e.args[1:]]
+    else:
+        args = [take(a, ctx, rules) if isinstance(a, sp.Basic) else a for a in e.args]
     if args != list(e.args):
         e = e.func(*args)
     if isinstance(e, sp.Derivative):
         variables = tuple(v for v, _ in e.variable_count)
-        if not all(isinstance(v, sp.Symbol) for v in variables):
+        if not all(isinstance(v, sp.Symbol) or _subscript(v) for v in variables):
             return e  # with respect to f(x), say: not taken
-        found = kinks(e.expr, variables)
-        if found is None:
+        located = _located_kinks(e.expr, variables, ctx)
+        if located is None:
             return e
         # a kink's expression may itself hold branches the facts choose
-        found = [resolve_branches(k, ctx) for k in found]
-        away = [k for k in found if ctx.nonzero(k)]
+        located = [(resolve_branches(k, where), where, inside) for k, where, inside in located]
+        away = [k for k, where, _ in located if where.nonzero(k)]
+        if any(inside and k not in away for k, _, inside in located):
+            return e  # a kink inside a Σ the facts do not keep away: no case split reaches it
+        found = [k for k, _, _ in located]
         at = [k for k in found if k not in away]
         if at:
             zero = at[0]
@@ -75,6 +85,41 @@ def take_derivatives(e: sp.Expr, ctx: Context, rules: set[str]) -> sp.Expr:
         rules.add("sympy.diff")
         return take_derivatives(done, ctx, rules) if done != e else e
     return e
+
+
+def _subscript(v) -> bool:
+    """A subscript W[p, q] of a real base (a derivative's variable: every W[i, k] is it where
+    i = p and k = q, which sympy.diff writes with Kronecker deltas)."""
+    return isinstance(v, sp.Indexed) and v.is_real is True
+
+
+def _terms_context(e: sp.Sum, ctx: Context) -> Context:
+    """The context of a Σ's terms: each index within its limits (branches.in_range)."""
+    inner = ctx
+    for i, a, b in reversed(e.limits):
+        inner = in_range(inner.without(i), i, a, b)
+    return inner
+
+
+def _located_kinks(e: sp.Basic, variables: tuple, ctx: Context):
+    """The kinks of `e` in `variables` (definedness.kinks), each with the context it lies in
+    and whether it is inside a Σ: inside Σ_k, the context where k is in the Σ's range, so that
+    relu(z1[k]) in Σ_{k=1}^{h} is differentiable when every entry of z1 is ≠ 0. None where a
+    part is not known smooth."""
+    out: list = []
+
+    def walk(x, where, inside: bool) -> bool:
+        found = node_kinks(x, variables)
+        if found is None:
+            return False
+        out.extend((k, where, inside) for k in found)
+        if not isinstance(x, sp.Basic) or x.is_Atom or not depends(x, variables):
+            return True
+        if isinstance(x, sp.Sum):
+            return walk(x.function, _terms_context(x, where), True)
+        return all(walk(a, where, inside) for a in x.args)
+
+    return out if walk(e, ctx, False) else None
 
 
 def _lazily(e: sp.Basic, ctx: Context, rules: set[str]) -> sp.Basic:
@@ -183,12 +228,16 @@ def _factored(e: sp.Expr) -> sp.Expr:
     return out if out.is_Mul else e
 
 
+EXP_OF_SUM = "exp(u + a) = exp(u)·exp(a)"
+
+
 def elementary(e: sp.Expr, ctx: Context, rules: set[str]) -> sp.Expr:
     """Logarithms, roots and real powers rewritten where the claim's domain and facts allow,
     each an identity at every point where the expression it rewrites is defined:
     log(a·b) = log a + log b for a, b > 0 (or both < 0, as −a, −b) and log(aʳ) = r·log a for
     a > 0; (a·b)ʳ = aʳ·bʳ for a, b ≥ 0 (or both ≤ 0) and real r; (aⁿ)ʳ = a^(n·r) for a ≥ 0;
-    aᵖ·a^q = a^(p+q) (where both factors are real, so is their product's power)."""
+    aᵖ·a^q = a^(p+q) (where both factors are real, so is their product's power);
+    exp(u + a) = exp(u)·exp(a) (every argument is real wherever the claim is defined)."""
     def log_rule(x):
         arg = _factored(x.args[0])
         if arg.is_Mul:
@@ -249,10 +298,13 @@ def elementary(e: sp.Expr, ctx: Context, rules: set[str]) -> sp.Expr:
                 powers.append(logs.args[0] ** c)
             else:
                 rest.append(term)
-        if not powers:
+        if len(rest) > 1:  # e^(u + a) = e^u·e^a for real u, a: a factor free of a Σ's
+            rules.add(EXP_OF_SUM)  # index then leaves the Σ by linearity
+        if powers:
+            rules.add("powers of positive bases")
+        if not powers and len(rest) <= 1:
             return x
-        rules.add("powers of positive bases")
-        return sp.exp(sp.Add(*rest)) * sp.Mul(*powers)
+        return sp.Mul(*[sp.exp(t) for t in rest]) * sp.Mul(*powers)
 
     def walk(x):
         if not isinstance(x, sp.Basic) or x.is_Atom or not x.args or isinstance(x, sp.Subs):
@@ -307,6 +359,12 @@ def equal(lhs: sp.Expr, rhs: sp.Expr, ctx: Context | None = None
     nf, rules = _difference(lhs, rhs, ctx)
     if rational_zero(nf):
         return True, tuple(sorted(rules)) + ("rational normal form",), nf
+    by_facts = sum_equalities(nf, ctx)
+    if by_facts is not None and rational_zero(by_facts[0]):
+        ctx.used |= by_facts[1]
+        return True, tuple(sorted(rules)) + (SUM_EQUALITY, "rational normal form"), nf
+    if by_facts is not None:
+        nf = by_facts[0]
     trial = Context(ctx.facts, ctx.guards)  # what the fallback uses counts only if it proves
     quotients = signs_as_quotients(nf, trial)
     if quotients is not nf and rational_zero(quotients):
@@ -317,6 +375,38 @@ def equal(lhs: sp.Expr, rhs: sp.Expr, ctx: Context | None = None
 
 
 SIGN_QUOTIENT = "sign(u) = |u|/u where u ≠ 0"
+SUM_EQUALITY = "equalities with Σ from the facts"
+
+
+def sum_equalities(e: sp.Expr, ctx: Context) -> tuple[sp.Expr, set[str]] | None:
+    """`e` with each prefix sum that an equality of the facts fixes replaced by its value:
+    Σ_{c=1}^{C} y_c = 1 (facts.equal: the two facts E ≥ 0 and −E ≥ 0, here in normal form,
+    P_y(C) − 1) makes P_y(C) = 1 at every point the facts allow, so wherever the claim is
+    considered. E must be linear in the prefix sum with a rational coefficient, and the
+    value free of it. None when no equality applies; else the new form and the facts used."""
+    atoms = e.atoms(Prefix)
+    if not atoms:
+        return None
+    plain = [f for f in ctx.facts if not f.over and f.relation is Relation.NONNEGATIVE
+             and f.expr.has(Prefix)]
+    sub: dict = {}
+    used: set[str] = set()
+    for n, f in enumerate(plain):
+        if not any(sp.expand(f.expr + g.expr) == 0 for g in plain[n + 1:]):
+            continue
+        E = sp.expand(f.expr)
+        for atom in sorted(E.atoms(Prefix) & atoms, key=sp.default_sort_key):
+            if atom in sub:
+                continue
+            alpha = E.coeff(atom)
+            rest = sp.expand(E - alpha * atom)
+            if alpha.is_Rational and alpha != 0 and not rest.has(atom):
+                sub[atom] = -rest / alpha
+                used.add(f.reason)
+                break
+    if not sub:
+        return None
+    return sp.expand(e.xreplace(sub)), used
 
 
 def signs_as_quotients(e: sp.Expr, ctx: Context) -> sp.Expr:

@@ -188,6 +188,8 @@ def _case_arguments(e: sp.Expr, ctx: Context) -> list[sp.Expr]:
             return
         if isinstance(x, (sp.Abs, sp.sign, sp.Heaviside)):
             branches.append(x.args[0])
+        elif isinstance(x, sp.KroneckerDelta):  # δ(p, q): the cases p = q and p ≠ q
+            branches.append(x.args[0] - x.args[1])
         elif isinstance(x, (sp.Max, sp.Min)) and len(x.args) == 2:
             branches.append(x.args[0] - x.args[1])
         elif isinstance(x, sp.Piecewise):

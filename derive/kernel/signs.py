@@ -151,6 +151,18 @@ def _ratio(e: sp.Expr, other: sp.Expr) -> sp.Rational | None:
     return q if q != 0 else None
 
 
+@lru_cache(maxsize=16384)
+def _shift(e: sp.Expr, other: sp.Expr) -> sp.Rational | None:
+    """c with e = other + c for a rational c, or None."""
+    if _symbols(e) != _symbols(other):
+        return None
+    try:
+        c = expand(e - other)
+    except Exception:  # noqa: BLE001 — no match is always safe
+        return None
+    return c if c.is_Rational else None
+
+
 @dataclass
 class Context:
     """The facts and guards a decision may use, and what it used."""
@@ -237,13 +249,70 @@ class Context:
     def _from_facts(self, e: sp.Expr) -> frozenset[int] | None:
         out = None
         for f in self.facts:
+            if f.over:
+                s = self._from_every(e, f)
+                if s is not None:
+                    out = s if out is None else out & s
+                continue
             q = self._ratio(e, f.expr)
             if q is None:
+                s = self._offset(e, f)
+                if s is not None:
+                    out = s if out is None else out & s
+                    self.used.add(f.reason)
                 continue
             s = f.relation.signs if q > 0 else frozenset(-x for x in f.relation.signs)
             out = s if out is None else out & s
             self.used.add(f.reason)
         return out
+
+    def _offset(self, e: sp.Expr, f: Fact) -> frozenset[int] | None:
+        """The signs `e` has when it is a fact's expression u ≥ 0 (or > 0) plus or minus a
+        rational: e = u + c with c ≥ 0 is ≥ 0 (> 0 when c > 0 or u > 0); e = −u + c with
+        c ≤ 0 is ≤ 0 (p − q with p − q − 1 ≥ 0 is > 0)."""
+        if f.relation is Relation.NONZERO or not e.is_Add or not f.expr.is_Add:
+            return None
+        strict = f.relation is Relation.POSITIVE
+        up, down = _shift(e, f.expr), _shift(e, -f.expr)
+        if up is not None and up >= 0:
+            return POS if (up > 0 or strict) else NONNEG
+        if down is not None and down <= 0:
+            return NEG if (down < 0 or strict) else NONPOS
+        return None
+
+    def _from_every(self, e: sp.Expr, f: Fact) -> frozenset[int] | None:
+        """The signs a fact over index ranges (facts.every) gives `e`: e is a rational
+        multiple of the fact's expression at index values each known to lie in its range
+        (a bound Σ index by the range of its Σ, branches.in_range; a free index by facts)."""
+        if not isinstance(e, sp.Basic) or not e.has(sp.Indexed):
+            return None
+        indices = {i for i, _, _ in f.over}
+        mine = [a for a in f.expr.atoms(sp.Indexed) if set(a.indices) & indices]
+        if not mine:
+            return None
+        theirs = e.atoms(sp.Indexed)
+        for pattern in mine:
+            for atom in theirs:
+                if atom.base != pattern.base or len(atom.indices) != len(pattern.indices):
+                    continue
+                sub: dict = {}
+                for want, got in zip(pattern.indices, atom.indices):
+                    if want in indices and sub.setdefault(want, got) != got:
+                        break
+                else:
+                    if set(sub) != indices or any(v.has(*indices) for v in sub.values()):
+                        continue
+                    if not all(self.nonnegative(sub[i] - lo.xreplace(sub))
+                               and self.nonnegative(hi.xreplace(sub) - sub[i])
+                               for i, lo, hi in f.over):
+                        continue
+                    q = self._ratio(e, f.expr.xreplace(sub))
+                    if q is None:
+                        continue
+                    self.used.add(f.reason)
+                    return f.relation.signs if q > 0 else frozenset(
+                        -x for x in f.relation.signs)
+        return None
 
     def _signs(self, e: sp.Expr) -> frozenset[int] | None:
         structural = self._structural(e)

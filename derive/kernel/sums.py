@@ -23,6 +23,7 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from derive.kernel.algebra import expand, rational_zero
+from derive.kernel.branches import in_range
 from derive.kernel.definedness import UnknownDomain, conditions, describe_condition
 from derive.kernel.prefix import _INDEX, Prefix, integer_valued, prefix_class
 
@@ -250,6 +251,37 @@ def _telescoping(terms: list[sp.Expr], i: sp.Symbol) -> sp.Expr | None:
     return sp.Add(*h) if h else None
 
 
+DELTA = "Σ of a Kronecker δ (the index's one term)"
+
+
+def _delta_term(g: sp.Expr, i: sp.Symbol, a: sp.Expr, b: sp.Expr, ctx, rules: set[str]
+                ) -> sp.Expr | None:
+    """Σ_{i=a}^{b} δ(i + s, e)·h(i) for a factor δ of g whose one argument is i + s (s an
+    integer free of i) and whose other, e, is an integer free of i: h(e − s) when the facts
+    give a ≤ e − s ≤ b (the one term where δ = 1, the others 0); 0 when they put e − s
+    outside [a, b] and the range is not reversed (b ≥ a − 1: Karr's reversed sums evaluate
+    other terms). None when neither is known (the Σ is left to the other rules)."""
+    for f in sp.Mul.make_args(g):
+        if not isinstance(f, sp.KroneckerDelta):
+            continue
+        for this, other in (f.args, f.args[::-1]):
+            if other.has(i) or not integer_valued(other):
+                continue
+            shift = sp.expand(this - i)
+            if shift.has(i) or not integer_valued(shift):
+                continue
+            value = sp.expand(other - shift)
+            if ctx.nonnegative(value - a) and ctx.nonnegative(b - value):
+                rules.add(DELTA)
+                ctx.discharged.add(f"{sp.sstr(a)} ≤ {sp.sstr(value)} ≤ {sp.sstr(b)}")
+                return (g / f).xreplace({i: value})
+            if ctx.nonnegative(b - a + 1) and (ctx.positive(a - value)
+                                               or ctx.positive(value - b)):
+                rules.add(DELTA)
+                return sp.S.Zero
+    return None
+
+
 def sum_one(f: sp.Expr, i: sp.Symbol, a: sp.Expr, b: sp.Expr, ctx, rules: set[str]) -> sp.Expr:
     """Σ_{i=a}^{b} f with no Σ left over i (or the Σ itself, when its limits are not integers)."""
     if f == 0:
@@ -278,6 +310,10 @@ def sum_one(f: sp.Expr, i: sp.Symbol, a: sp.Expr, b: sp.Expr, ctx, rules: set[st
         terms = [] if rest == 0 else list(sp.Add.make_args(rest))
     for term in terms:
         coeff, g = term.as_independent(i, as_Add=False)
+        picked = _delta_term(g, i, a, b, ctx, rules)
+        if picked is not None:
+            result += coeff * picked
+            continue
         if coeff != 1 and not never_empty and not _defined(coeff, ctx):
             coeff, g = sp.S.One, term  # Σ of c·g over an empty range is 0 even where c is not
         if g == 1:
@@ -410,15 +446,15 @@ def rewrite_sums(e: sp.Expr, ctx, rules: set[str]) -> sp.Expr:
             if split is not None:
                 return rewrite_sums(split, ctx, rules)
             limits = _canonical_order(body, limits, rules)
-        inner_ctx = ctx
-        for i, _, _ in limits:
-            inner_ctx = inner_ctx.without(i)
+        inner_ctx = ctx  # each index within its limits (branches.in_range)
+        for i, a, b in limits:
+            inner_ctx = in_range(inner_ctx.without(i), i, a, b)
         f = rewrite_sums(body, inner_ctx, rules)
         for n in range(len(limits) - 1, -1, -1):
             i, a, b = limits[n]
             level_ctx = ctx
-            for k, _, _ in limits[:n]:
-                level_ctx = level_ctx.without(k)
+            for k, lo, hi in limits[:n]:
+                level_ctx = in_range(level_ctx.without(k), k, lo, hi)
             f = sum_one(f, i, rewrite_sums(a, level_ctx, rules),
                         rewrite_sums(b, level_ctx, rules), level_ctx, rules)
         return f

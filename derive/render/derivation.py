@@ -4,13 +4,16 @@ derivation shows; `document` decides how it looks."""
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from derive.exercises.check import Report, quantity_key
 from derive.exercises.errors import ExerciseNotSupported
 from derive.exercises.report import Rows
 from derive.exercises.working import TooLarge, Working, given_symbols
+from derive.graph.formula_limits import FormulaError
 from derive.graph.language import ALIASES
-from derive.graph.notation import in_scope, notation_of
+from derive.graph.notation import GREEK_LATEX, in_scope, notation_of
+from derive.graph.tensor_latex import tensor_latex
 from derive.render.document import (
     Author,
     Document,
@@ -340,6 +343,8 @@ def statement_document(outcome: Outcome, lang: str = "en") -> Document:
     reasons, the verdict (and witness), and the course's numbers."""
     t = words(lang)
     s = outcome.statement
+    if s.written is not None:  # a file's statement over tensors: the author's own words
+        return _written_document(outcome, lang)
     blocks: list = [Paragraph(f"{t['claim']}: {s.claim}")]
     if s.lhs is not None and s.rhs is not None:
         blocks.append(Math((f"{latex(s.lhs)} = {latex(s.rhs)}",)))
@@ -383,3 +388,104 @@ def statement_document(outcome: Outcome, lang: str = "en") -> Document:
                        Table((t["quantity"], t["computed"], ""), tuple(rows))]
     title = s.title_zh if lang == "zh" and s.title_zh else s.title
     return Document(f"{s.id} — {title}", tuple(blocks), lang)
+
+
+def written_tensor_tex(text: str, scalars) -> str:
+    """A side of a statement over tensors as the author wrote it, in the lecture's notation
+    (derive/graph/tensor_latex.py: W.T is W^{\\top}, grad(L, W) a fraction of ∂); a text the
+    printer cannot read (none known: the statement was read with the same grammar) in
+    \\texttt, as written."""
+    try:
+        return tensor_latex(text, statement_name_tex, scalars=scalars)
+    except FormulaError:
+        return r"\texttt{" + escape_latex(text) + "}"
+
+
+def _written_document(outcome: Outcome, lang: str) -> Document:
+    """A statement of a file over tensors of symbolic size: its claim as the author wrote it,
+    in the lecture's notation, the sizes and the entry it is decided at, the assumptions in
+    the author's words, the verdict and its witness. Every author string is Author text."""
+    t = words(lang)
+    s = outcome.statement
+    scalars = {name for name, shape in s.names if not shape}
+    lhs, rhs = (written_tensor_tex(side, scalars) for side in s.written)
+    blocks: list = [Paragraph((f"{t['claim']}: ", Author(s.claim))),
+                    Math((f"{lhs} = {rhs}",))]
+    shapes = [(f"{t['sizes']}: ", ", ".join(s.sizes))] if s.sizes else []
+    declared = [f"{name} {_shape_text(shape)}" for name, shape in s.names
+                if name not in s.sizes]
+    if declared:
+        shapes.append((f"{t['shapes']}: ", ", ".join(declared)))
+    if s.indices:
+        shapes.append((f"{t['entrywise']}: ", ", ".join(s.indices)))
+    blocks += [Items(tuple(shapes))] if shapes else []
+    if s.assumptions:
+        blocks += [Heading(t["assumptions"], 2),
+                   Items(tuple(Author(a) for a in s.assumptions))]
+    verdict = t[outcome.verdict.value]
+    blocks += [Heading(t["verdict"], 2),
+               Paragraph(f"{verdict} ({t['expected']}: {t[s.expect.value]}; "
+                         f"{t['strategy']}: {outcome.strategy})")]
+    if outcome.witness is not None:
+        w = outcome.witness
+        blocks += [Paragraph((f"{t['witness']}: ", Author(w.shape)) if w.shape
+                             else t["witness"] + ":")]
+        entries = ", ".join(f"{_entry_tex(n)} = {number(v, decimals=False).text}"
+                            for n, v in w.assignment)
+        blocks.append(Math((rf"{entries}: \quad {number(w.lhs, decimals=False).text} \neq "
+                            rf"{number(w.rhs, decimals=False).text}",)))
+    title = s.title_zh if lang == "zh" and s.title_zh else s.title
+    return Document((Author(s.id), " — ", Author(title)), tuple(blocks), lang)
+
+
+def _shape_text(shape: tuple[str, ...]) -> str:
+    return "(" + ", ".join(shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+_ENTRY = re.compile(r"([A-Za-z][A-Za-z0-9]*)\[([0-9, ]+)\]")
+
+
+def _entry_tex(text: str) -> str:
+    """A witness's entry `W[1, 2]` as W_{1,2}, a number `eps` as the notation writes it."""
+    m = _ENTRY.fullmatch(text)
+    if m is None:
+        return statement_name_tex(text)
+    core = statement_name_tex(m.group(1))
+    if "_" in core:  # W_{1} at [1, 2]: (W_{1})_{1,2}
+        core = f"({core})"
+    return f"{core}_{{{m.group(2).replace(' ', '')}}}"
+
+
+_NAMED = re.compile(r"([A-Za-z]+?)([0-9]*)")
+_GREEK_NAMES = {"eps": "epsilon", "lambda": "lamda"}  # Unicode spells λ LAMDA
+
+
+def statement_name_tex(word: str) -> str:
+    """A declared name of a statement as the board writes it: delta2 is δ_{2}, W1 is W_{1},
+    gamma is γ, eps is ε, x is x; another word upright (\\mathrm{loss}). Declared names are
+    ASCII letters and digits (tensor_statements.py), anything else is set as escaped text."""
+    m = _NAMED.fullmatch(word)
+    if m is None:
+        return r"\text{" + escape_latex(word, math=True) + "}"
+    head, digits = m.groups()
+    greek = None
+    if len(head) > 1 and head.islower():
+        try:
+            greek = GREEK_LATEX.get(unicodedata.lookup(
+                f"GREEK SMALL LETTER {_GREEK_NAMES.get(head, head).upper()}"))
+        except KeyError:
+            greek = None
+    core = greek or (head if len(head) == 1 else rf"\mathrm{{{head}}}")
+    return core + (f"_{{{digits}}}" if digits else "")
+
+
+def statements_document(outcomes: list[Outcome], lang: str = "en", name: str = "") -> Document:
+    """The statements of a file, one section each (`derive export FILE.toml`)."""
+    blocks: list = []
+    for o in outcomes:
+        s = o.statement
+        title = s.title_zh if lang == "zh" and s.title_zh else s.title
+        # a file's id and title are its author's words, escaped as such (proofs/ are ours)
+        blocks += [Heading((Author(s.id), " — ", Author(title)), 1),
+                   *statement_document(o, lang).blocks]
+    return Document(Author(name) if name else words(lang)["statements"], tuple(blocks), lang)

@@ -26,6 +26,9 @@ WORDS = {
         "key_rounding": "Exact values are integers, decimals that end within {terminating} "
         "places, or fractions; decimals are rounded half away from zero to {significant} "
         "significant digits.",
+        "sizes": "Sizes (any positive integers)", "entrywise": "Decided entry by entry at",
+        "shapes": "Shapes (real entries)",
+        "statements": "Statements",
     },
     "zh": {
         "key": "参考答案", "quantity": "量", "exact": "精确值", "decimal": "小数",
@@ -42,6 +45,8 @@ WORDS = {
         "more_members": "(其余 {count} 项按同样方法计算,此处从略。)",
         "key_rounding": "精确值为整数、{terminating} 位以内的有限小数或分数;小数按四舍五入"
         "(远离零)保留 {significant} 位有效数字。",
+        "sizes": "维数(任意正整数)", "entrywise": "逐元素判定,下标", "statements": "命题",
+        "shapes": "形状(实数元素)",
     },
 }
 

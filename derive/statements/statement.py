@@ -12,6 +12,7 @@ from derive.ids import ID_PATTERN
 from derive.kernel import Fact, Family, Schema, Verdict, exact
 from derive.kernel.claims import check_expr
 from derive.kernel.exact import round_half_away, to_expr
+from derive.kernel.intervals import round_places
 
 
 @dataclass(frozen=True)
@@ -52,14 +53,20 @@ class Certificate:
 @dataclass(frozen=True)
 class Rounded:
     """A value the course prints rounded: the exact value rounded half away from zero to the
-    places written must equal it (`Rounded("4.666667")`)."""
+    places written must equal it (`Rounded("4.666667")`). An irrational value (a softmax, a
+    LayerNorm output) is rounded from certified enclosures (derive.kernel.intervals), never
+    from a float: it matches only when both ends of an enclosure round to the text."""
 
     text: str
 
     def matches(self, value: sp.Expr) -> bool:
         written = exact(self.text)
         places = len(self.text.split(".")[1]) if "." in self.text else 0
-        return value.is_Rational and round_half_away(value, places) == written
+        if value.is_Rational:
+            return round_half_away(value, places) == written
+        if not (value.is_real and value.is_number):
+            return False
+        return round_places(value, places) == written
 
 
 def _matches(expected: object, value: object) -> bool:
@@ -118,6 +125,16 @@ class Statement:
     notes: tuple[str, ...] = field(default=())
     title_zh: str = ""
     """The title in Chinese, for `--lang zh` exports."""
+    sizes: tuple[str, ...] = ()
+    """The symbolic sizes of a statement over tensors (C, m, n): positive integers."""
+    indices: tuple[str, ...] = ()
+    """The free indices of an entry-wise claim with their ranges ("1 ≤ p ≤ C"): the identity
+    of two tensors is that of their entries at every such index."""
+    written: tuple[str, str] | None = None
+    """The two sides as the author wrote them in the tensor language, for the exports (the
+    entries lhs and rhs are what the kernel decides)."""
+    names: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """A statement over tensors: each declared name with its shape's sizes, () a number."""
 
     def __post_init__(self):
         if not ID_PATTERN.match(self.id):
