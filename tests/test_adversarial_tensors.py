@@ -16,6 +16,7 @@ Rows that expose a bug are xfail(strict=True) with the reason; the report lists 
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 import pytest
@@ -326,3 +327,212 @@ def test_contradictory_facts_refused(name):
 def test_table_size():
     assert len(ROWS) + len(CONTRADICTORY) >= 60
     assert sum(truth == F for *_, truth in ROWS.values()) >= 30
+
+
+# ------------------------------------------------------------------ the same, as authors write it
+
+# TOML tensor statements (derive/graph/sized_language.py): (lhs, rhs, sizes, tensors,
+# assumptions, truth, torch): `torch` writes both sides as a student writes them in torch
+# float64 (autograd for grad), and the assumptions as booleans, so that each refutation's
+# witness is re-checked by torch and not by derive.
+torch = pytest.importorskip("torch")
+Fn = torch.nn.functional
+
+
+def _grad(loss_fn, t):
+    t = t.clone().requires_grad_(True)
+    loss_fn(t).backward()
+    return t.grad
+
+
+def _relu_sides(t):
+    return torch.relu(t["z"]), t["z"]
+
+
+TOML_ROWS = {
+    "ce-batch-only-the-total": (
+        "grad(cross_entropy(Z, Y), Z)", "(softmax(Z) - Y) / B", ["B", "C"],
+        {"Z": "(B, C)", "Y": "(B, C)"}, ["sum(Y) = 1"], F,
+        lambda t, s: (_grad(lambda Z: Fn.cross_entropy(Z, t["Y"]), t["Z"]),
+                      (torch.softmax(t["Z"], -1) - t["Y"]) / s["B"]),
+        lambda t: [abs(t["Y"].sum() - 1) < 1e-12]),
+    "relu-from-sum-positive": ("relu(z)", "z", ["n"], {"z": "(n,)"}, ["sum(z) > 0"], F,
+                               lambda t, s: _relu_sides(t), lambda t: [t["z"].sum() > 0]),
+    "relu-from-mean-positive": ("relu(z)", "z", ["n"], {"z": "(n,)"}, ["mean(z) > 0"], F,
+                                lambda t, s: _relu_sides(t), lambda t: [t["z"].mean() > 0]),
+    "relu-from-another-tensor": ("relu(z)", "z", ["n"], {"z": "(n,)", "w": "(n,)"}, ["w > 0"],
+                                 F, lambda t, s: _relu_sides(t), lambda t: [(t["w"] > 0).all()]),
+    "relu-from-z-plus-1": ("relu(z)", "z", ["n"], {"z": "(n,)"}, ["z + 1 > 0"], F,
+                           lambda t, s: _relu_sides(t), lambda t: [(t["z"] + 1 > 0).all()]),
+    "relu-from-softmax-positive": ("relu(z)", "z", ["n"], {"z": "(n,)"}, ["softmax(z) > 0"], F,
+                                   lambda t, s: _relu_sides(t), lambda t: []),
+    "sum-of-squares-from-sum": ("sum(y * y)", "1", ["C"], {"y": "(C,)"}, ["sum(y) = 1"], F,
+                                lambda t, s: ((t["y"] * t["y"]).sum(), torch.tensor(1.0)),
+                                lambda t: [abs(t["y"].sum() - 1) < 1e-12]),
+    "softmax-shift-by-a-vector": (
+        "softmax(z + a)", "softmax(z)", ["C"], {"z": "(C,)", "a": "(C,)"}, [], F,
+        lambda t, s: (torch.softmax(t["z"] + t["a"], -1), torch.softmax(t["z"], -1)),
+        lambda t: []),
+    "softmax-shift-by-a-vector-summing-to-0": (
+        "softmax(z + a)", "softmax(z)", ["C"], {"z": "(C,)", "a": "(C,)"}, ["sum(a) = 0"], F,
+        lambda t, s: (torch.softmax(t["z"] + t["a"], -1), torch.softmax(t["z"], -1)),
+        lambda t: [abs(t["a"].sum()) < 1e-12]),
+    "label-smoothing-over-c-minus-1": (
+        "grad(cross_entropy(z, y, label_smoothing=eps), z)",
+        "softmax(z) - ((1 - eps) * y + eps / (C - 1))", ["C"],
+        {"z": "(C,)", "y": "(C,)", "eps": "()"}, ["sum(y) = 1", "eps >= 0", "eps <= 1"], F,
+        lambda t, s: (_grad(lambda z: Fn.cross_entropy(z, t["y"],
+                                                       label_smoothing=float(t["eps"])), t["z"]),
+                      torch.softmax(t["z"], -1) - ((1 - t["eps"]) * t["y"]
+                                                   + t["eps"] / (s["C"] - 1))),
+        lambda t: [abs(t["y"].sum() - 1) < 1e-12, 0 <= t["eps"] <= 1]),
+    "attention-softmax-over-queries": (
+        "sum(softmax(Q @ K.T / sqrt(d), dim=0), dim=1)", "1", ["T", "S", "d"],
+        {"Q": "(T, d)", "K": "(S, d)"}, [], F,
+        lambda t, s: (torch.softmax(t["Q"] @ t["K"].T / s["d"] ** 0.5, 0).sum(1),
+                      torch.ones(s["T"], dtype=torch.float64)), lambda t: []),
+    "attention-columns-sum-to-1": (
+        "sum(softmax(Q @ K.T / sqrt(d)), dim=0)", "1", ["T", "d"],
+        {"Q": "(T, d)", "K": "(T, d)"}, [], F,
+        lambda t, s: (torch.softmax(t["Q"] @ t["K"].T / s["d"] ** 0.5, -1).sum(0),
+                      torch.ones(s["T"], dtype=torch.float64)), lambda t: []),
+    "mse-gradient-without-1-over-n": (
+        "grad(mse_loss(a, b), a)", "2 * (a - b)", ["n"], {"a": "(n,)", "b": "(n,)"}, [], F,
+        lambda t, s: (_grad(lambda a: Fn.mse_loss(a, t["b"]), t["a"]), 2 * (t["a"] - t["b"])),
+        lambda t: []),
+    "mse-matrix-gradient-over-rows-only": (
+        "grad(mse_loss(A, B), A)", "2 * (A - B) / m", ["m", "n"], {"A": "(m, n)", "B": "(m, n)"},
+        [], F,
+        lambda t, s: (_grad(lambda A: Fn.mse_loss(A, t["B"]), t["A"]),
+                      2 * (t["A"] - t["B"]) / s["m"]), lambda t: []),
+    "softmax-of-2z": ("softmax(2 * z)", "softmax(z)", ["C"], {"z": "(C,)"}, [], F,
+                      lambda t, s: (torch.softmax(2 * t["z"], -1), torch.softmax(t["z"], -1)),
+                      lambda t: []),
+    "sum-w-times-w-transposed": ("sum(W * W.T)", "sum(W * W)", ["n"], {"W": "(n, n)"}, [], F,
+                                 lambda t, s: ((t["W"] * t["W"].T).sum(),
+                                               (t["W"] * t["W"]).sum()), lambda t: []),
+    "matmul-commutes": ("A @ B", "B @ A", ["n"], {"A": "(n, n)", "B": "(n, n)"}, [], F,
+                        lambda t, s: (t["A"] @ t["B"], t["B"] @ t["A"]), lambda t: []),
+    "transpose-of-product-unswapped": (
+        "(A @ B).T", "A.T @ B.T", ["n"], {"A": "(n, n)", "B": "(n, n)"}, [], F,
+        lambda t, s: ((t["A"] @ t["B"]).T, t["A"].T @ t["B"].T), lambda t: []),
+    "layer-norm-scale-invariant-with-eps": (
+        "layer_norm(2 * x)", "layer_norm(x)", ["n"], {"x": "(n,)"}, [], F,
+        lambda t, s: (Fn.layer_norm(2 * t["x"], (s["n"],)), Fn.layer_norm(t["x"], (s["n"],))),
+        lambda t: []),
+    "layer-norm-of-minus-x": (
+        "layer_norm(-x, eps=0)", "layer_norm(x, eps=0)", ["n"], {"x": "(n,)"}, [], F,
+        lambda t, s: (Fn.layer_norm(-t["x"], (s["n"],), eps=0.0),
+                      Fn.layer_norm(t["x"], (s["n"],), eps=0.0)), lambda t: []),
+    "log-softmax-plus-1-over-c": (
+        "log_softmax(z)", "z - logsumexp(z) + 1 / C", ["C"], {"z": "(C,)"}, [], F,
+        lambda t, s: (torch.log_softmax(t["z"], -1),
+                      t["z"] - torch.logsumexp(t["z"], -1) + 1 / s["C"]), lambda t: []),
+    "relu-gradient-is-z-at-least-0": (
+        "grad(sum(relu(z)), z)", "z >= 0", ["n"], {"z": "(n,)"}, [], F,
+        lambda t, s: (_grad(lambda z: torch.relu(z).sum(), t["z"]), (t["z"] >= 0).double()),
+        lambda t: []),
+    # true ones: never refuted
+    "cross-entropy-gradient-in-y": ("grad(cross_entropy(z, y), y)", "-log_softmax(z)", ["C"],
+                                    {"z": "(C,)", "y": "(C,)"}, [], T, None, None),
+    "mse-gradient": ("grad(mse_loss(a, b), a)", "2 * (a - b) / n", ["n"],
+                     {"a": "(n,)", "b": "(n,)"}, [], T, None, None),
+    "mse-matrix-gradient": ("grad(mse_loss(A, B), A)", "2 * (A - B) / (m * n)", ["m", "n"],
+                            {"A": "(m, n)", "B": "(m, n)"}, [], T, None, None),
+    "exp-log-softmax-sums-to-1": ("sum(exp(log_softmax(z)))", "1", ["C"], {"z": "(C,)"}, [], T,
+                                  None, None),
+    "log-softmax-is-log-of-softmax": ("log_softmax(z)", "log(softmax(z))", ["C"],
+                                      {"z": "(C,)"}, [], T, None, None),
+    "sum-of-outer": ("sum(outer(a, b))", "sum(a) * sum(b)", ["m", "n"],
+                     {"a": "(m,)", "b": "(n,)"}, [], T, None, None),
+    "matmul-associates": ("(A @ B) @ x", "A @ (B @ x)", ["m", "n", "k"],
+                          {"A": "(m, n)", "B": "(n, k)", "x": "(k,)"}, [], T, None, None),
+    "transpose-of-product": ("(A @ B).T", "B.T @ A.T", ["m", "n", "k"],
+                             {"A": "(m, n)", "B": "(n, k)"}, [], T, None, None),
+    "layer-norm-shift": ("layer_norm(x + a)", "layer_norm(x)", ["n"], {"x": "(n,)", "a": "()"},
+                         [], T, None, None),
+    "layer-norm-scale-without-eps": ("layer_norm(2 * x, eps=0)", "layer_norm(x, eps=0)", ["n"],
+                                     {"x": "(n,)"}, [], T, None, None),
+    "attention-rows-with-s-keys": ("sum(softmax(Q @ K.T / sqrt(d), dim=1), dim=1)", "1",
+                                   ["T", "S", "d"], {"Q": "(T, d)", "K": "(S, d)"}, [], T, None,
+                                   None),
+    "relu-from-w-transposed-positive": ("relu(W)", "W", ["m", "n"], {"W": "(m, n)"},
+                                        ["W.T > 0"], T, None, None),
+    "relu-from-z-minus-1": ("relu(z)", "z", ["n"], {"z": "(n,)"}, ["z - 1 > 0"], T, None, None),
+    "relu-gradient-is-z-above-0": ("grad(sum(relu(z)), z)", "z > 0", ["n"], {"z": "(n,)"}, [], T,
+                                   None, None),
+}
+
+
+def _toml_file(tmp_path):
+    import json
+    lines = []
+    for id_, (lhs, rhs, sizes, tensors, assumptions, truth, _, _) in TOML_ROWS.items():
+        lines += ["[[statement]]", f'id = "{id_}"', f'title = "{id_}"',
+                  f'expect = "{"proved" if truth == T else "refuted"}"',
+                  f"lhs = {json.dumps(lhs)}", f"rhs = {json.dumps(rhs)}",
+                  f"assumptions = {json.dumps(assumptions)}", "[statement.given]",
+                  f"sizes = {json.dumps(sizes)}",
+                  "tensors = { " + ", ".join(f'{k} = "{v}"' for k, v in tensors.items()) + " }",
+                  ""]
+    path = tmp_path / "adversarial.toml"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def toml_decided(tmp_path_factory):
+    import contextlib
+    import io
+    import json
+
+    from derive.cli.main import main
+    path = _toml_file(tmp_path_factory.mktemp("adv"))
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        main(["prove", "--no-cache", "--format", "json", str(path)])
+    assert err.getvalue() == "", err.getvalue()
+    return {r["id"]: r for r in json.loads(out.getvalue())["statements"]}
+
+
+def _torch_point(witness, sizes_of, tensors, fill):
+    """The witness's sizes and entries as torch float64 tensors; entries it leaves out (which,
+    it says, may be anything) set to `fill`."""
+    sizes = {k: int(v) for k, v in re.findall(r"\b([A-Za-z]\w*) = (-?\d+)", witness["shape"])}
+    values = {}
+    for name, shape in tensors.items():
+        dims = [sizes[d.strip()] for d in shape.strip("()").split(",") if d.strip()]
+        values[name] = torch.full(dims, float(fill), dtype=torch.float64)
+    for key, text in witness["assignment"].items():
+        name, _, idx = key.partition("[")
+        v = float(Fraction(text))  # a witness's entries are exact rationals
+        if idx:
+            values[name][tuple(int(s) - 1 for s in idx.rstrip("]").split(","))] = v
+        else:
+            values[name] = torch.tensor(v, dtype=torch.float64)
+    return sizes, values
+
+
+@pytest.mark.parametrize("id_", list(TOML_ROWS))
+def test_toml_no_wrong_verdict(toml_decided, id_):
+    """A false TOML statement never proved, a true one never refuted; each refutation's
+    witness (its entries, the others at 0 and at 3) satisfies the assumptions in torch and
+    torch's two sides differ there at the witness's free indices."""
+    lhs, rhs, sizes, tensors, assumptions, truth, sides, holds = TOML_ROWS[id_]
+    rec = toml_decided[id_]
+    if truth == T:
+        assert rec["verdict"] != "refuted", (id_, rec["witness"])
+        return
+    assert rec["verdict"] != "proved", id_
+    if rec["verdict"] != "refuted":
+        return
+    for fill in (0, 3):
+        size, t = _torch_point(rec["witness"], sizes, tensors, fill)
+        assert all(bool(ok) for ok in holds(t)), (id_, fill, t)
+        left, right = (torch.as_tensor(v, dtype=torch.float64) for v in sides(t, size))
+        at_ = tuple(size[k] - 1 for k in ("p", "q") if k in size)[:left.dim()]
+        assert abs(float(left[at_]) - float(right[at_])) > 1e-9, (id_, fill, left, right)
+        for side, value in (("lhs", left[at_]), ("rhs", right[at_])):
+            text = rec["witness"][side]
+            if re.fullmatch(r"-?\d+(/\d+)?", text):  # rational: torch agrees with it
+                assert abs(float(value) - float(Fraction(text))) < 1e-12, (id_, side, fill)
