@@ -10,12 +10,12 @@ as extra arguments: g(i, p, q) = ∂ℓ_i/∂W[p, q]. The windows are derive/mod
 import sympy as sp
 
 from derive.graph import sized
+from derive.model import objective
 from derive.model.objective import (
     N,
     batch_objective,
     block_sum,
     microbatch_objective,
-    n as count,
     over_microbatches,
     weight,
     weighted,
@@ -38,7 +38,7 @@ def g(i):
 
 
 lhs = batch_objective(g)
-rhs = over_microbatches(lambda k: weighted(weight(count(k), N), microbatch_objective(k, g)))
+rhs = over_microbatches(lambda k: weighted(weight(objective.n(k), N), microbatch_objective(k, g)))
 
 
 def linb_b():

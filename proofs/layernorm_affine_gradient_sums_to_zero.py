@@ -6,9 +6,14 @@ gradient sums to 0 over the normalised dimension.
 
 import sympy as sp
 
-from derive.statements import PROVED, Instance, Rounded, Statement
+from derive.statements import PROVED, Instance, Rounded, Statement, calc
 
-from .layernorm_gradient_sums_to_zero import input_gradient_sum, row_gradients
+from .layernorm_gradient_sums_to_zero import (
+    SHIFT,
+    input_gradient_sum,
+    row_gradients,
+    through_each_output,
+)
 from .lessons_data import LN_C, LN_C_GX
 from .tensors import beta, gamma
 
@@ -27,6 +32,12 @@ STATEMENT = Statement(
     ),
     lhs=lhs,
     rhs=sp.S.Zero,
+    proof=calc(
+        lhs,
+        (through_each_output(gamma), "∂(γ_k·ŷ_k + β_k)/∂x_j = γ_k·∂ŷ_k/∂x_j: γ, β do not depend "
+                                     "on x; the two Σ exchange"),
+        (sp.S.Zero, SHIFT),
+    ),
     instances=(
         Instance(
             label="the 3×3 batch of ln-c with weight and bias, upstream gradient G, eps 1e-5",

@@ -9,7 +9,7 @@ import sympy as sp
 
 from derive.graph import sized
 from derive.graph.tensor import LAYER_NORM_EPS
-from derive.statements import PROVED, Instance, Rounded, Statement
+from derive.statements import PROVED, Instance, Rounded, Statement, calc
 
 from .lessons_data import LN_D, LN_D_GX
 from .tensors import features, ln_eps, n, numbers, upstream
@@ -36,6 +36,17 @@ def row_gradients(data, weight=None, bias=None):
     return {"∂L/∂X": rows, "Σ_j ∂L/∂X[r, j]": [sp.Add(*row) for row in rows]}
 
 
+def through_each_output(weight=None):
+    """Σ_k g_k·γ_k·Σ_j ∂ŷ_k/∂x_j, ŷ = layer_norm(x) without the affine (γ = 1 without it):
+    the lecturer's order, each output's derivatives summed over the inputs first."""
+    y = sized.layer_norm(features, eps=ln_eps)
+    j, k = sp.Dummy("j", integer=True), sp.Dummy("k", integer=True)
+    scale = upstream[k] * (weight[k] if weight is not None else 1)
+    return sp.Sum(scale * sp.Sum(sp.Derivative(y[k], features[j]), (j, 1, n)), (k, 1, n))
+
+
+SHIFT = ("Σ_j ∂ŷ_k/∂x_j = 0 for every k: ŷ(x + t·1) = ŷ(x), since x − μ and the variance do "
+         "not change when every x_j moves by t")
 lhs = input_gradient_sum()
 
 STATEMENT = Statement(
@@ -50,6 +61,12 @@ STATEMENT = Statement(
     ),
     lhs=lhs,
     rhs=sp.S.Zero,
+    proof=calc(
+        lhs,
+        (through_each_output(), "∂/∂x_j is linear and g does not depend on x; the two Σ "
+                                "exchange"),
+        (sp.S.Zero, SHIFT),
+    ),
     instances=(
         Instance(
             label="the 2×3 batch of ln-d, upstream gradient G, eps 1e-5",

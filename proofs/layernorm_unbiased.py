@@ -3,11 +3,9 @@
     (x_j − μ)/√(Σ_k (x_k − μ)²/(n − 1) + ε) = (x_j − μ)/√(Σ_k (x_k − μ)²/n + ε)   is false
 """
 
-import sympy as sp
-
 from derive.graph import sized
 from derive.graph.tensor import LAYER_NORM_EPS
-from derive.statements import REFUTED, Instance, Rounded, Statement
+from derive.statements import REFUTED, Instance, Rounded, Statement, hypothesis
 
 from .lessons_data import LN_D, LN_D_Y_UNBIASED
 from .tensors import B, features, ln_eps, n, numbers, sizes_of
@@ -32,7 +30,7 @@ STATEMENT = Statement(
     assumptions=("the assumptions of layernorm-mean-zero; n ≥ 2, where 1/(n − 1) is defined",),
     lhs=lhs,
     rhs=rhs,
-    facts=facts,
+    facts=facts + (hypothesis(n - 2, "n ≥ 2: the unbiased variance divides by n − 1"),),
     holds_when=("layernorm-mean-zero",),
     instances=(
         Instance(

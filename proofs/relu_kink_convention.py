@@ -11,7 +11,10 @@ a kink"), which would prove relu′(0) = 1 just as well. The convention is a val
 import sympy as sp
 
 from derive.graph import sized
-from derive.statements import PROVED, Statement, calc, hypothesis
+from derive.statements import PROVED, Instance, Rounded, Statement, calc, hypothesis
+
+from .lessons_data import MLP_E, MLP_E_GB1
+from .two_layer_relu_delta import bias_gradient
 
 u = sp.Symbol("u", real=True)
 lhs = sized.relu(sized.scalar(u)).item.fdiff()
@@ -34,5 +37,14 @@ STATEMENT = Statement(
     proof=calc(
         lhs,
         (sp.S.Zero, "derive's relu′(u) is H(u) with H(0) = 0 (torch's 1[u > 0]), and u = 0"),
+    ),
+    instances=(
+        Instance(
+            label="mlp-e, two hidden pre-activations exactly 0: ∂L/∂b₁ with the mask 1[z₁ > 0]",
+            source="lessons 05–07 bank, mlp-e: gb1 (torch float64, 4 places; its gW1 claim is "
+                   "the planted relu′(0) = 1)",
+            compute=lambda: bias_gradient(MLP_E),
+            expected={"∂L/∂b₁": [Rounded(v) for v in MLP_E_GB1]},
+        ),
     ),
 )

@@ -9,7 +9,7 @@ from derive.graph import sized
 from derive.statements import PROVED, Instance, Rounded, Statement, calc
 
 from .lessons_data import SM_A, SM_A_P
-from .tensors import C, B, logits, rows_summed, sizes_of, write_out
+from .tensors import B, C, logits, rows_summed, sizes_of, write_out
 
 lhs = sized.reduce("sum", sized.softmax(logits), 0).item
 

@@ -16,20 +16,20 @@ j = sized.index("j")
 no_kink = (every(nonzero(z1[j], "no hidden pre-activation is at ReLU's kink"), (j, 1, h)),)
 
 
-def mlp_b():
+def bias_gradient(data):
     """∂L/∂b₁ = (1/B)·Σ_r δ₁_r (∂z₁/∂b₁ is the identity), δ₁_r = (W₂ᵀ δ₂_r) ⊙ 1[z₁_r > 0] with
     δ₂_r = ∂ mse(ŷ_r, y_r)/∂ŷ_r: mse_loss over B records of one output is (1/B) Σ_r ℓ_r."""
-    sizes = {h: len(MLP_B["W1"]), n: len(MLP_B["X"][0]), m: len(MLP_B["W2"])}
-    layers = {"W_1": MLP_B["W1"], "b_1": MLP_B["b1"], "W_2": MLP_B["W2"], "b_2": MLP_B["b2"]}
+    sizes = {h: len(data["W1"]), n: len(data["X"][0]), m: len(data["W2"])}
+    layers = {"W_1": data["W1"], "b_1": data["b1"], "W_2": data["W2"], "b_2": data["b2"]}
     yhat, y = sized.given("yhat", m), sized.given("y", m)
     rows = []
-    for xr, yr in zip(MLP_B["X"], MLP_B["Y"]):
+    for xr, yr in zip(data["X"], data["Y"]):
         zr = write_out(first, sizes, {**layers, "x": xr})
         d2 = sized.concrete(sized.grad(sized.mse_loss(yhat, y), yhat), sizes,
                             {"yhat": write_out(out2, sizes, {**layers, "z_1": zr}),
                              "y": numbers(yr)})
         rows.append(sized.concrete((W2.T @ delta2) * mask, sizes,
-                                   {"W_2": numbers(MLP_B["W2"]), "delta_2": d2, "z_1": zr}))
+                                   {"W_2": numbers(data["W2"]), "delta_2": d2, "z_1": zr}))
     return {"∂L/∂b₁": [sum(col) / len(rows) for col in zip(*rows)]}
 
 
@@ -58,7 +58,7 @@ STATEMENT = Statement(
         Instance(
             label="the two-layer network of mlp-b, batch of 2: ∂L/∂b₁ = mean of the δ₁ rows",
             source="lessons 05–07 bank, mlp-b (torch float64, 4 places)",
-            compute=mlp_b,
+            compute=lambda: bias_gradient(MLP_B),
             expected={"∂L/∂b₁": [Rounded(v) for v in MLP_B_GB1]},
         ),
     ),
