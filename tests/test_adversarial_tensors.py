@@ -48,6 +48,7 @@ def at(index, value):
 z1_pos = every(positive(z1[i], "z1 > 0 on 1..h"), (i, 1, h))
 y_nonneg = every(hypothesis(y[i], "y ≥ 0 on 1..C"), (i, 1, C))
 labels = list(equal(S(y[c], (c, 1, C)) - 1, "Σ_{c=1}^{C} y_c = 1"))
+upper = every(positive(W[i, k], "W > 0 on and above the diagonal"), (i, 1, n), (k, i, n))
 at_zero = list(equal(u, "u = 0"))
 
 T, F, V = "true", "false", "vacuous"   # V: both sides defined nowhere under the facts
@@ -199,6 +200,31 @@ ROWS = {
     "Σ_{1}^{n} y = 1 (another size)": (S(y[c], (c, 1, n)), 1, labels, F),
     "(Σ y)² = 1": (S(y[c], (c, 1, C)) ** 2, 1, labels, T),
     "exp(Σ y) = e": (sp.exp(S(y[c], (c, 1, C))), sp.E, labels, T),
+    # ---- facts over triangles and prefixes, equalities with other Σ
+    "relu(x_2) = x_2 from every prefix Σ_{k≤i} x_k > 0": (
+        relu(x[2]), x[2], [every(positive(S(x[k], (k, 1, i)), "prefix sums > 0"), (i, 1, n))], F),
+    "relu(W_21) = W_21 from W > 0 on k ≥ i": (relu(W[2, 1]), W[2, 1], [upper], F),
+    "Σ_ik relu(W) = Σ_ik W from W > 0 on k ≥ i": (S(S(relu(W[i, k]), (k, 1, n)), (i, 1, n)),
+                                                   S(S(W[i, k], (k, 1, n)), (i, 1, n)), [upper], F),
+    "Σ_i Σ_{k≥i} relu(W) = Σ_i Σ_{k≥i} W": (S(S(relu(W[i, k]), (k, i, n)), (i, 1, n)),
+                                             S(S(W[i, k], (k, i, n)), (i, 1, n)), [upper], T),
+    "Σ_{1}^{C} y = 1 from Σ_{C}^{1} y = 1 (Karr)": (
+        S(y[c], (c, 1, C)), 1, list(equal(S(y[c], (c, C, 1)) - 1, "Σ_{C}^{1} y = 1")), F),
+    "Σ y = 1 from Σ y·z = 1": (S(y[c], (c, 1, C)), 1,
+                               list(equal(S(y[c] * z[c], (c, 1, C)) - 1, "Σ y z = 1")), F),
+    "Σ_k y_k z_k = 1 from Σ y·z = 1": (S(y[k] * z[k], (k, 1, C)), 1,
+                                       list(equal(S(y[c] * z[c], (c, 1, C)) - 1, "Σ y z = 1")),
+                                       T),
+    "Σ y_{C+1−c} = 1 (reflected)": (S(y[C + 1 - c], (c, 1, C)), 1, labels, T),
+    "Σ y_{C−c} = 1 (reflected one short)": (S(y[C - c], (c, 1, C)), 1, labels, F),
+    "Σ_{1}^{n} y = 1 given n ≥ C": (S(y[c], (c, 1, n)), 1, labels + [hypothesis(n - C, "n ≥ C")],
+                                    F),
+    "Σ (y_c − 1) = 0 given Σ y = C": (S(y[c] - 1, (c, 1, C)), 0,
+                                      list(equal(S(y[c], (c, 1, C)) - C, "Σ y = C")), T),
+    "Σ c·y_c = 1 given Σ y = 1": (S(y[c] * c, (c, 1, C)), 1, labels, F),
+    "|y_p − 1/2| = y_p − 1/2, y ≥ 0, Σ y = 1": (sp.Abs(y[p] - sp.Rational(1, 2)),
+                                                 y[p] - sp.Rational(1, 2),
+                                                 [y_nonneg] + labels + within(p, C), F),
     # ---- exp / log / sqrt
     "log(ab) = log a + log b (where both are real)": (sp.log(a * b), sp.log(a) + sp.log(b), [],
                                                       T),
@@ -242,6 +268,7 @@ CONTRADICTORY = {
     "2p = 1 for an integer p": (x[p], 7, list(equal(2 * p - 1, "2p = 1"))),
     "u > 0 and u < 0": (u, 7, [positive(u, "u > 0"), positive(-u, "u < 0")]),
     "u² < 0": (u, 7, [positive(-u ** 2, "u² < 0")]),
+    "Σ y = 1 and Σ y = 2": (x[1], 7, labels + list(equal(S(y[c], (c, 1, C)) - 2, "Σ y = 2"))),
     "an empty Σ equal to 1": (x[1], 7, list(equal(S(y[k], (k, 1, 0)) - 1, "Σ_{1}^{0} y = 1"))),
 }
 
@@ -264,9 +291,10 @@ def _value(expr, symbols, functions):
 
 def _fact_holds(fact, symbols, functions):
     points = [{}]
-    for index, lo, hi in fact.over:
-        lo, hi = (int(sp.S(v).xreplace(symbols)) for v in (lo, hi))
-        points = [{**pt, index: sp.Integer(v)} for pt in points for v in range(lo, hi + 1)]
+    for index, lo, hi in fact.over:  # a later range may run from an earlier index (k ≥ i)
+        points = [{**pt, index: sp.Integer(v)} for pt in points
+                  for v in range(*(int(sp.S(e).xreplace({**symbols, **pt})) + d
+                                   for e, d in ((lo, 0), (hi, 1))))]
     for pt in points:
         value = sp.simplify(_value(fact.expr.xreplace(pt), symbols, functions))
         if not value.is_number or not value.is_real:
