@@ -246,6 +246,9 @@ ROWS = {
     # ---- vacuous: the sides are defined nowhere under the facts
     "relu′(u) = 7 at u = 0": (dx(relu(u), u), 7, at_zero, V),
     "relu′(u) = 1 at u = 0": (dx(relu(u), u), 1, at_zero, V),
+    "relu′(u) = H(u, 0) (torch: relu′(0) = 0)": (dx(relu(u), u), H(u, 0), [], T),
+    "relu′(u) = H(u, 1) (relu′(0) = 1, not torch's)": (dx(relu(u), u), H(u, 1), [], F),
+    "relu′(z1_p) = 7 at z1_p = 0": (dx(relu(z1[p]), z1[p]), 7, list(equal(z1[p], "z1_p = 0")), V),
     "|u|′ = 5 at u = 0": (dx(sp.Abs(u), u), 5, at_zero, V),
     "sqrt′(u) = 5 at u = 0": (dx(sp.sqrt(u), u), 5, at_zero, V),
     "H(u) = 5 at u = 0 (SymPy's H(0) = 1/2)": (H(u), 5, at_zero, F),
@@ -257,6 +260,10 @@ BUGS = {
     "relu′(u) = 7 at u = 0": BUG_VACUOUS,
     "relu′(u) = 1 at u = 0": BUG_VACUOUS,
     "|u|′ = 5 at u = 0": BUG_VACUOUS + " (|u| at its kink)",
+    "relu′(u) = H(u, 1) (relu′(0) = 1, not torch's)": (
+        "BUG: proved ('cases on the sign of u → no derivative at a kink') next to relu′(u) = "
+        "H(u, 0): two claims that differ at u = 0, where derive's own sympy.diff(relu(u), u) "
+        "is Heaviside(u, 0) = 0, both proved; the kink is dropped from the domain"),
     "sqrt′(u) = 5 at u = 0": BUG_VACUOUS + " (√u at 0)",
 }
 
