@@ -1,7 +1,7 @@
 """two-layer-relu-delta — back through a ReLU layer: δ₁ = (W₂ᵀ δ₂) ⊙ 1[z₁ > 0].
 
     ŷ = W₂ relu(z₁) + b₂,  δ₂ = ∂L/∂ŷ:
-    Σ_i δ₂_i ∂ŷ_i/∂z₁[p] = (W₂ᵀ δ₂)_p · 1[z₁_p > 0]   wherever no entry of z₁ is 0
+    Σ_i (δ₂)_i ∂ŷ_i/∂z₁[p] = (W₂ᵀ δ₂)_p · 1[(z₁)_p > 0]   wherever no entry of z₁ is 0
 """
 
 from derive.graph import sized
@@ -17,8 +17,9 @@ no_kink = (every(nonzero(z1[j], "no hidden pre-activation is at ReLU's kink"), (
 
 
 def bias_gradient(data):
-    """∂L/∂b₁ = (1/B)·Σ_r δ₁_r (∂z₁/∂b₁ is the identity), δ₁_r = (W₂ᵀ δ₂_r) ⊙ 1[z₁_r > 0] with
-    δ₂_r = ∂ mse(ŷ_r, y_r)/∂ŷ_r: mse_loss over B records of one output is (1/B) Σ_r ℓ_r."""
+    """∂L/∂b₁ = (1/B)·Σ_r (δ₁)_r (∂z₁/∂b₁ is the identity), with the record r's
+    (δ₁)_r = (W₂ᵀ (δ₂)_r) ⊙ 1[(z₁)_r > 0] and (δ₂)_r = ∂ mse(ŷ_r, y_r)/∂ŷ_r: mse_loss over B
+    records of one output is (1/B) Σ_r ℓ_r."""
     sizes = {h: len(data["W1"]), n: len(data["X"][0]), m: len(data["W2"])}
     layers = {"W_1": data["W1"], "b_1": data["b1"], "W_2": data["W2"], "b_2": data["b2"]}
     yhat, y = sized.given("yhat", m), sized.given("y", m)
@@ -38,7 +39,7 @@ STATEMENT = Statement(
     title="Back through a ReLU layer: δ₁ = (W₂ᵀ δ₂) ⊙ 1[z₁ > 0], no pre-activation at 0",
     title_zh="经过 ReLU 层反向传播:δ₁ = (W₂ᵀ δ₂) ⊙ 1[z₁ > 0](预激活不为 0)",
     expect=PROVED,
-    claim="ŷ = W₂ relu(z₁) + b₂, δ₂ = ∂L/∂ŷ: Σ_i δ₂_i ∂ŷ_i/∂z₁[p] = (W₂ᵀ δ₂)_p · 1[z₁_p > 0]",
+    claim="ŷ = W₂ relu(z₁) + b₂, δ₂ = ∂L/∂ŷ: Σ_i (δ₂)_i ∂ŷ_i/∂z₁[p] = (W₂ᵀ δ₂)_p · 1[(z₁)_p > 0]",
     assumptions=(
         "W₂ is m×h, z₁ an h-vector of pre-activations, b₂ an m-vector, for any m, h ≥ 1",
         "L depends on z₁ only through ŷ (chain rule as the lhs); δ₂ = ∂L/∂ŷ a given vector",
@@ -51,7 +52,7 @@ STATEMENT = Statement(
     facts=facts + no_kink,
     proof=calc(
         lhs,
-        (rhs, "∂ŷ_i/∂z₁[p] = W₂[i, p]·relu′(z₁_p), relu′(u) = 1[u > 0] for u ≠ 0; the Σ over "
+        (rhs, "∂ŷ_i/∂z₁[p] = W₂[i, p]·relu′((z₁)_p), relu′(u) = 1[u > 0] for u ≠ 0; the Σ over "
               "the hidden units keeps j = p"),
     ),
     instances=(

@@ -374,16 +374,39 @@ def _ev_sum(e, env, product):
 # ------------------------------------------------------------------ derivatives
 
 
-def _ev_derivative(e, env):
-    variables = [v for v, _ in e.variable_count]
-    for v in variables:
-        if not isinstance(v, sp.Symbol):
+_ENTRIES = "entries differentiated"
+"""env's key for {(IndexedBase, integer indices): Dummy}: the entries a derivative is taken
+with respect to (∂/∂W[p, q] at p, q of the point), each a real variable of its own."""
+
+
+def _entry_variables(e, env):
+    """(variable_count, env): each Indexed variable W[p, q] replaced by a Dummy standing for
+    the entry at the point's indices, its value the entry's; other variables as they are."""
+    counts, env = [], dict(env)
+    entries = dict(env.get(_ENTRIES, {}))
+    for v, c in e.variable_count:
+        if isinstance(v, sp.Indexed):
+            idx = tuple(int(_ev(a, env)) for a in v.indices)
+            key = (v.base, idx)
+            if key not in entries:
+                entries[key] = sp.Dummy(str(v.base), real=True)
+                env[entries[key]] = _ev(v.base[idx], env)
+            v = entries[key]
+        elif not isinstance(v, sp.Symbol):
             raise ValueError(f"derivative with respect to {v} is not supported")
+        counts.append((v, c))
+    env[_ENTRIES] = entries
+    return counts, env
+
+
+def _ev_derivative(e, env):
+    variable_count, env = _entry_variables(e, env)
+    variables = [v for v, _ in variable_count]
     symbolic = _symbolic(e.expr, env, frozenset(variables))
     _ev(symbolic, env)  # the function must be defined at the point itself
     values = []
     for branch in _kinks(symbolic, frozenset(variables), env, glue=True):
-        d = sp.diff(branch, *e.variable_count)
+        d = sp.diff(branch, *variable_count)
         if d.has(sp.Derivative):
             raise ValueError(f"SymPy cannot differentiate {branch}")
         values.append(_ev(d, env))
@@ -422,17 +445,22 @@ def _symbolic(e, env, keep):
     if isinstance(e, sp.Indexed):
         fn = _lookup(env, e.base, e.base.label)
         idx = [_symbolic(a, env, keep) for a in e.indices]
+        entry = env.get(_ENTRIES, {}).get((e.base, tuple(
+            int(i) if i.is_Integer else None for i in idx)))
+        if entry is not None and entry in keep:
+            return entry
         return _apply_symbolic(fn, idx, function_assumptions(e.base), e)
     if isinstance(e, AppliedUndef):
         fn = _lookup(env, e.func)
         args = [_symbolic(a, env, keep) for a in e.args]
         return _apply_symbolic(fn, args, function_assumptions(e.func), e)
     if isinstance(e, sp.Derivative):
-        variables = [v for v, _ in e.variable_count]
+        variable_count, env = _entry_variables(e, env)
+        variables = [v for v, _ in variable_count]
         inner = _symbolic(e.expr, env, keep | set(variables))
         _ev(inner, env)
         inner = _kinks(inner, frozenset(variables), env)[0]
-        out = sp.diff(inner, *e.variable_count)
+        out = sp.diff(inner, *variable_count)
         if out.has(sp.Derivative):
             raise ValueError(f"SymPy cannot differentiate {inner}")
         return out

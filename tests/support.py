@@ -29,7 +29,7 @@ def differ(a: sp.Expr, b: sp.Expr) -> bool:
     (square roots of Adam and BatchNorm) by 60-digit evaluation, independent of the kernel."""
     if a.is_Rational and b.is_Rational:
         return a != b
-    return abs(sp.N(a - b, 60)) > sp.Float("1e-40")
+    return bool(abs(sp.N(a - b, 60)) > sp.Float("1e-40"))
 
 
 def reverify(lhs: sp.Expr, rhs: sp.Expr, witness: Witness,
@@ -148,5 +148,20 @@ def reverify_claim(lhs: sp.Expr, rhs: sp.Expr, witness: Witness, facts=()) -> No
     assert differ(left, witness.lhs) is False and differ(right, witness.rhs) is False
     assert differ(left, right)
     for f in facts:
-        value = substitute_witness(f.expr, witness)
-        assert value.is_number and f.relation.holds(value), f"fact {f.reason} fails"
+        for point in _every_index(getattr(f, "over", ()), witness):
+            value = substitute_witness(f.expr.xreplace(point), witness)
+            assert value.is_number and f.relation.holds(value), f"fact {f.reason} fails"
+
+
+def _every_index(over, witness):
+    """Each assignment of a fact's range indices (every(fact, (i, lo, hi), …)) at the
+    witness's sizes; one empty assignment for a fact without ranges."""
+    if not over:
+        yield {}
+        return
+    (i, lo, hi), rest = over[0], over[1:]
+    a, b = (substitute_witness(x, witness) for x in (lo, hi))
+    for v in range(int(a), int(b) + 1):
+        for more in _every_index(tuple((j, x.xreplace({i: v}), y.xreplace({i: v}))
+                                       for j, x, y in rest), witness):
+            yield {i: sp.Integer(v), **more}

@@ -487,3 +487,15 @@ def test_witnesses_confirmed_by_torch():
     xs = _float_entries(functions, x, (int(symbols[n]),))
     assert xs.var(unbiased=False).item() == float(_evaluate(var, symbols, functions))
     assert xs.var(unbiased=True).item() != float(_evaluate(var, symbols, functions))
+
+
+def test_two_layers_with_the_mask_written_otherwise():
+    """P4 with the mask 1[z1_p > 0] written as a Piecewise, or as Heaviside(z1_p, 1): the same
+    where every z1 ≠ 0 (the branch comes out of the Σ with the δ's one term and is chosen
+    there); its negation refuted."""
+    lhs, _, facts, _, _ = TARGETS["P4 two layers"]
+    back = S(V[i, p] * d2[i], (i, 1, m))
+    indicator = sp.Piecewise((1, z1[p] > 0), (0, True))
+    assert decide(lhs, indicator * back, facts).proved
+    assert decide(lhs, sp.Heaviside(z1[p], 1) * back, facts).proved
+    assert decide(lhs, -indicator * back, facts).verdict is REFUTED

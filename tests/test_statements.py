@@ -164,6 +164,9 @@ def test_refuted_witness_is_the_first_in_the_documented_order(sid):
     """Every shape listed before the witness's holds as an identity, and within the witness's
     shape no earlier assignment makes the sides differ."""
     s = BY_ID[sid]
+    if s.family is None and s.schema is None:
+        pytest.skip("searched on the kernel's own shapes (tests/test_interpret*.py); the tensor "
+                    "statements' smallest sizes are asserted in test_tensor_statements.py")
     w = outcome(sid).witness
     *before, last = list(shapes_until(s, w.shape))
     for shape, lhs, rhs, *_ in before:
@@ -223,7 +226,8 @@ def reproduced_values() -> set:
 @pytest.mark.parametrize("number", sorted(set(COURSE_NUMBERS), key=lambda t: exact(t)))
 def test_every_course_number_is_reproduced(number):
     values = reproduced_values()
-    assert all(v.is_Rational for v in values)
+    assert all(v.is_Rational or (v.is_real and v.is_number and not v.has(sp.Float))
+               for v in values)  # exact: a softmax or a LayerNorm value is exact, not rational
     assert exact(number) in values
 
 
@@ -362,7 +366,11 @@ def test_statement_validation(kwargs):
     ("0.444", sp.Rational(4445, 10000), False),
     ("5", sp.Rational(9, 2), True),
     ("4", sp.Rational(9, 2), False),
-    ("1.4", sp.sqrt(2), False),                        # only rationals are compared
+    ("1.4", sp.sqrt(2), True),                         # certified: 1.41421… rounds to 1.4
+    ("1.5", sp.sqrt(2), False),
+    ("0.7311", sp.exp(1) / (1 + sp.exp(1)), True),     # a softmax value, 0.731058…
+    ("0.7310", sp.exp(1) / (1 + sp.exp(1)), False),
+    ("1.4", sp.Symbol("x"), False),                    # not a number: never matches
 ])
 def test_rounded_matches(text, value, ok):
     assert Rounded(text).matches(value) is ok

@@ -32,7 +32,13 @@ from derive.kernel.facts import Relation
 from derive.kernel.kinks import NoDerivative, derivative_at_kink, same_up_to_sign
 from derive.kernel.prefix import Prefix
 from derive.kernel.signs import ZERO, Context
-from derive.kernel.sums import canon_args, relate_offsets, split_powers, sums_normal_form
+from derive.kernel.sums import (
+    DELTA,
+    canon_args,
+    relate_offsets,
+    split_powers,
+    sums_normal_form,
+)
 
 
 def take_derivatives(e: sp.Expr, ctx: Context, rules: set[str]) -> sp.Expr:
@@ -164,6 +170,12 @@ def side_form(e: sp.Expr, ctx: Context) -> SideForm:
             rules.add("branches chosen by the facts")
         out = chosen
     out = sums_normal_form(out, local, rules)
+    if DELTA in rules and out.has(sp.Min, sp.Max, sp.Abs, sp.Piecewise, sp.sign, sp.Heaviside):
+        # a δ's one term brings a branch out of its Σ (Heaviside(z1_j) at j = p): choose it
+        chosen = resolve_branches(out, local)
+        if chosen != out:
+            rules.add("branches chosen by the facts")
+        out = chosen
     form = SideForm(out, frozenset(rules), frozenset(local.used), frozenset(local.discharged))
     if len(_SIDES) >= MAX_CACHED_SIDES:
         _SIDES.clear()
