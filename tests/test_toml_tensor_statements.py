@@ -367,9 +367,6 @@ REFUSED = [  # (file text, "not supported"?, the words of the one line, written 
      "symbolic size"),
     (_table(lhs="softmax(q)", rhs="z", given=CE), False, "unknown name 'q' (names here: C, y, "
      "z) at column 9"),
-    (_table(lhs="z", rhs="z", assumptions=["z = 0"], given=CE), True,
-     "key 'assumptions[0]': not supported: \"z = 0\": an equation between tensors of shape "
-     "(C,); write an equation of numbers, such as \"sum(y) = 1\""),
     (_table(lhs="z", rhs="z", assumptions=["z"], given=CE), False,
      "key 'assumptions[0]': \"z\" has no comparisons"),
     (_table(lhs="z", rhs="z", assumptions=["W > 0"], given=CE), False,
@@ -674,3 +671,18 @@ def test_two_comparisons_outside_brackets_are_still_refused(tmp_path):
     text = _table("two", lhs="sum(y)", rhs="1", assumptions=["0 <= sum(y) <= 1"], given=given_)
     code, _, err = run("prove", "--no-cache", _file(tmp_path, text))
     assert code == 2 and "has 2 comparisons" in err, err
+
+
+def test_an_equation_on_a_tensor_holds_entry_by_entry(tmp_path):
+    """z = 0 on a tensor is every entry 0 (it was refused as not supported): sum(z) = 1 is
+    refuted with a witness that keeps it, and sum(z) = 0 is never refuted (the kernel does not
+    yet substitute an every-entry equality into a Σ: unknown)."""
+    given_ = {"sizes": ["C"], "tensors": {"z": "(C,)"}}
+    text = (_table("zero", lhs="sum(z)", rhs="0", assumptions=["z = 0"], given=given_)
+            + _table("one", "refuted", lhs="sum(z)", rhs="1", assumptions=["z = 0"],
+                     given=given_))
+    code, out, err = run("prove", "--no-cache", "--format", "json", _file(tmp_path, text))
+    zero, one = json.loads(out)["statements"]
+    assert zero["verdict"] != "refuted", (zero, err)
+    assert one["verdict"] == "refuted", (one, err)
+    assert one["witness"]["assignment"] == {"z[1]": "0"}, one["witness"]
