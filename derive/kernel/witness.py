@@ -272,9 +272,9 @@ def solve_equalities(inst: Instantiation) -> Instantiation | None:
     other (the shape has no point). The constraints stay, and are evaluated at each point."""
     relations = inst.relations()
     nonneg = [sp.expand(e) for e, r in relations if r is Relation.NONNEGATIVE]
-    seen, equalities = set(), []
-    for e in nonneg:
-        if e not in seen and -e in nonneg and -e not in seen:
+    present, seen, equalities = set(nonneg), set(), []
+    for e in nonneg:  # in the constraints' order, each pair once
+        if e not in seen and -e in present and -e not in seen:
             seen.add(e)
             equalities.append(e)
     solved: dict = {}
