@@ -83,7 +83,9 @@ EXPECTED = {  # the issue's list, written here by hand
     "softmax-sums-to-one": "proved", "softmax-shift": "proved", "logsumexp-shift": "proved",
     "logsumexp-gradient": "proved", "cross-entropy-gradient": "proved",
     "cross-entropy-gradient-any-targets": "refuted", "cross-entropy-gradient-p": "refuted",
-    "label-smoothing-gradient": "proved", "layer-norm-mean-zero": "proved",
+    "label-smoothing-gradient": "proved", "batch-cross-entropy-gradient": "proved",
+    "batch-cross-entropy-weight-gradient": "proved",
+    "batch-cross-entropy-sum-for-mean": "refuted", "layer-norm-mean-zero": "proved",
     "layer-norm-gradient-sums-to-zero": "proved",
     "layer-norm-affine-gradient-sums-to-zero": "proved",
     "layer-norm-unbiased-variance": "refuted", "attention-rows-sum-to-one": "proved",
@@ -142,6 +144,26 @@ def test_the_batch_sum_witness_by_fractions(decided):
     assert s["B"] == 2
     total = sum(a.get(f"D[{r}, {s['p']}]", 0) * a.get(f"X[{r}, {s['q']}]", 0)
                 for r in range(1, s["B"] + 1))
+    assert total != 0
+    assert (Fraction(w["lhs"]), Fraction(w["rhs"])) == (total / s["B"], total)
+
+
+def test_the_batch_cross_entropy_witness_by_fractions(decided):
+    """(softmax(X Wᵀ + b) − Y)ᵀX against its mean over the rows: B = 2 (at B = 1 they agree)
+    and C = 2 (at C = 1 softmax is 1 and so is each row of Y: both are 0); each row of Y sums
+    to 1; the logits are equal within each row, so softmax is 1/C there, exactly."""
+    w = decided["batch-cross-entropy-sum-for-mean"]["witness"]
+    s, a = _sizes(w), _entries(w)
+    assert (s["B"], s["C"], s["n"]) == (2, 2, 1)
+
+    def e(name, *idx):
+        return a.get(f"{name}[{', '.join(map(str, idx))}]", Fraction(0))
+    total = Fraction(0)
+    for r in range(1, s["B"] + 1):
+        assert sum(e("Y", r, c) for c in range(1, s["C"] + 1)) == 1
+        logits = {e("X", r, 1) * e("W", c, 1) + e("b", c) for c in range(1, s["C"] + 1)}
+        assert len(logits) == 1
+        total += (Fraction(1, s["C"]) - e("Y", r, s["p"])) * e("X", r, s["q"])
     assert total != 0
     assert (Fraction(w["lhs"]), Fraction(w["rhs"])) == (total / s["B"], total)
 
@@ -624,6 +646,12 @@ def _torch_sides(id_: str, s: dict, a: dict):
         F.cross_entropy(z, y).backward()
         p_ = torch.softmax(z, -1)
         return z.grad[p], (p_ - y if id_.endswith("targets") else p_)[p]
+    if id_ == "batch-cross-entropy-sum-for-mean":
+        B, C, n = s["B"], s["C"], s["n"]
+        X, W, b, Y = t("X", B, n), t("W", C, n, grad=True), t("b", C), t("Y", B, C)
+        logits = X @ W.T + b
+        F.cross_entropy(logits, Y).backward()  # probability targets, mean over the rows
+        return W.grad[p, q], ((torch.softmax(logits, -1) - Y).T @ X)[p, q]
     if id_ == "layer-norm-unbiased-variance":
         n = s["n"]
         x, eps = t("x", n), t("eps")

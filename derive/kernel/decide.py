@@ -56,7 +56,7 @@ from derive.kernel.reader import NotWritable, reader_text
 from derive.kernel.signs import Context
 from derive.kernel.timebound import DEFAULT_SECONDS, DecisionTimeout, time_bound
 from derive.kernel.verdict import Decision, Verdict, Witness
-from derive.kernel.witness import search_point
+from derive.kernel.witness import search_point, solve_equalities
 
 
 def _internal(exc: BaseException) -> str:
@@ -141,12 +141,16 @@ def _search_interpretation(lhs, rhs, facts, interp: Interpretation, deadline) ->
         inst = write_out(lhs, rhs, facts, interp)
     except NotConcrete:
         return None
+    inst = solve_equalities(inst)  # each row of Y summing to 1: Y[r, C] from the others
+    if inst is None:
+        return None  # the facts' equalities contradict each other on this shape: no point
     found = search_point(inst, deadline, quick=True)
     if found is None and interp.quick:
         return None
     if found is None:
         try:  # a witness is away from every kink of the shape (evaluate.value_at): nonzero
-            if equal(inst.lhs, inst.rhs, Context(guards=tuple(inst.kinks)))[0]:
+            lhs_here, rhs_here, kinks_here = inst.sides_solved()  # where the equalities hold
+            if equal(lhs_here, rhs_here, Context(guards=tuple(kinks_here)))[0]:
                 return None  # equal on this shape wherever it is defined: no witness here
         except DecisionTimeout:
             raise

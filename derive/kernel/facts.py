@@ -97,10 +97,22 @@ def equal(expr: sp.Expr, reason: str) -> tuple[Fact, Fact]:
     return first, _fact(-first.expr, reason, Relation.NONNEGATIVE)
 
 
-def every(fact: Fact, *ranges: tuple) -> Fact:
+def every(fact: Fact | tuple[Fact, Fact], *ranges: tuple) -> Fact | tuple[Fact, Fact]:
     """`fact` for every integer index in each range (i, lo, hi), lo ≤ i ≤ hi: every entry of
     z1 is ≠ 0 is every(nonzero(z1[i], "…"), (i, 1, h)). The index is replaced by a fresh
-    integer Dummy, so the fact never speaks of a symbol of the claim that shares its name."""
+    integer Dummy, so the fact never speaks of a symbol of the claim that shares its name.
+
+    Given the two facts of `equal`, an equality for every index: each row of Y sums to 1 is
+    every(equal(Σ_c Y[r, c] − 1, "…"), (r, 1, B)), two facts over one fresh index (spliced
+    into a list of facts like equal's pair); the Σ rules use it as a substitution at any
+    index known in range (equalities.py)."""
+    if isinstance(fact, tuple) and len(fact) == 2 and all(isinstance(f, Fact) for f in fact):
+        first, second = fact
+        if first.over or second.over or sp.expand(first.expr + second.expr) != 0:
+            raise InvalidClaim("every() takes one fact, or the two facts of equal()")
+        one = every(first, *ranges)  # the second is −(the first), over the same index
+        return one, Fact(-one.expr, second.reason, second.relation, second.origin,
+                         second.uses, one.over)
     if not isinstance(fact, Fact) or fact.over:
         raise InvalidClaim("every() takes one fact (hypothesis(), positive(), nonzero())")
     over, sub = [], {}

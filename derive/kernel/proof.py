@@ -57,7 +57,7 @@ def context(lhs: sp.Expr, rhs: sp.Expr, facts: tuple[Fact, ...]) -> Context:
         raw.extend(guards(side))
     facts = tuple(facts) + domain_facts(lhs, rhs, facts)
     facts += consequences(facts, Context(facts, tuple(raw)))
-    extra_facts = [Fact(nf, f.reason, f.relation, f.origin, f.uses) for f in facts
+    extra_facts = [Fact(nf, f.reason, f.relation, f.origin, f.uses, f.over) for f in facts
                    for nf in [_sum_form(f.expr)] if nf is not None]
     extra_guards = [nf for g in raw for nf in [_sum_form(g)] if nf is not None]
     return Context(facts + tuple(extra_facts), tuple(raw) + tuple(extra_guards))

@@ -269,8 +269,9 @@ class Context:
     def _offset(self, e: sp.Expr, f: Fact) -> frozenset[int] | None:
         """The signs `e` has when it is a fact's expression u ≥ 0 (or > 0) plus or minus a
         rational: e = u + c with c ≥ 0 is ≥ 0 (> 0 when c > 0 or u > 0); e = −u + c with
-        c ≤ 0 is ≤ 0 (p − q with p − q − 1 ≥ 0 is > 0)."""
-        if f.relation is Relation.NONZERO or not e.is_Add or not f.expr.is_Add:
+        c ≤ 0 is ≤ 0 (p − q with p − q − 1 ≥ 0 is > 0; p with p − 1 ≥ 0 is > 0, so a free
+        index in 1..B is in 0..B as well)."""
+        if f.relation is Relation.NONZERO or not (e.is_Add or e.is_Symbol) or not f.expr.is_Add:
             return None
         strict = f.relation is Relation.POSITIVE
         up, down = _shift(e, f.expr), _shift(e, -f.expr)

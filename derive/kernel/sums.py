@@ -25,6 +25,7 @@ from sympy.core.function import AppliedUndef
 from derive.kernel.algebra import expand, rational_zero
 from derive.kernel.branches import in_range
 from derive.kernel.definedness import UnknownDomain, conditions, describe_condition
+from derive.kernel.equalities import substitute_rows
 from derive.kernel.prefix import _INDEX, Prefix, integer_valued, prefix_class
 
 MAX_OFFSET = 64
@@ -338,7 +339,8 @@ def sum_one(f: sp.Expr, i: sp.Symbol, a: sp.Expr, b: sp.Expr, ctx, rules: set[st
                     continue
             rules.add("prefix sums (Karr)")
             result += c2 * (prefix(g3, i, b2) - prefix(g3, i, a2 - 1))
-    return canon_args(result)
+    # a row's Σ that a fact over the rows fixes, at a row index the context puts in range
+    return substitute_rows(canon_args(result), ctx, rules)
 
 
 # --------------------------------------------------------------------------- nested Σ

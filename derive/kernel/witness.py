@@ -12,7 +12,7 @@ constraints allow (0 ≤ β < 1: 0, 1/2, 1/3, …), in the same order.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from itertools import islice
 from math import gcd
@@ -211,13 +211,103 @@ class Instantiation:
     """evaluate.AtPoint: what must be defined at a witness (what its derivatives
     differentiate, what its Subs substitute into)."""
 
+    solved: tuple[tuple[sp.Symbol, sp.Expr], ...] = ()
+    """Variables that the constraints' linear equalities give as expressions of the others
+    (`solve_equalities`): not searched, but valued at each point from the searched ones."""
+
     def relations(self) -> list[tuple[sp.Expr, Relation]]:
         return [c if isinstance(c, tuple) else (c, Relation.NONNEGATIVE) for c in self.constraints]
+
+    def searched(self) -> tuple[sp.Symbol, ...]:
+        """The variables the search assigns: all but the solved ones."""
+        given = {v for v, _ in self.solved}
+        return tuple(v for v in self.variables if v not in given)
+
+    def completed(self, point: dict) -> dict:
+        """A point of the searched variables with the solved ones valued from them."""
+        if not self.solved:
+            return point
+        return {**point, **{v: e.xreplace(point) for v, e in self.solved}}
+
+    def sides_solved(self) -> tuple[sp.Expr, sp.Expr, tuple[sp.Expr, ...]]:
+        """lhs, rhs and the kinks with the solved variables replaced by their expressions:
+        the shape's sides at the points that satisfy its equalities (for a symbolic check
+        only; a witness is evaluated on the sides as written)."""
+        sub = dict(self.solved)
+        if not sub:
+            return self.lhs, self.rhs, self.kinks
+        return (self.lhs.xreplace(sub), self.rhs.xreplace(sub),
+                tuple(k.xreplace(sub) for k in self.kinks))
+
+
+_ANY_REAL = frozenset({"real", "complex", "commutative", "finite", "hermitian",
+                       "extended_real", "infinite", "imaginary"})
+"""Assumptions that every rational value satisfies when true (or false, for the last two):
+a variable declared with no others may be given any rational value by an equality."""
+
+
+def _linear(e: sp.Expr, variables: tuple) -> dict | None:
+    """{variable: rational coefficient} and the constant (key 1) of `e` when it is a
+    polynomial of degree ≤ 1 in the variables with rational coefficients, else None."""
+    try:
+        poly = sp.Poly(e, *variables, domain=sp.QQ)
+    except (sp.PolificationFailed, sp.GeneratorsNeeded, sp.CoercionFailed, ValueError):
+        return None
+    if poly.total_degree() > 1:
+        return None
+    out: dict = {}
+    for monom, coeff in poly.terms():
+        key = next((v for v, k in zip(variables, monom) if k), 1)
+        out[key] = sp.Rational(coeff.numerator, coeff.denominator)
+    return out
+
+
+def solve_equalities(inst: Instantiation) -> Instantiation | None:
+    """The shape with each equality among its constraints (the two constraints e ≥ 0 and
+    −e ≥ 0: a fact of `equal`, at concrete sizes each row of Y summing to 1) that is linear
+    in its variables with rational coefficients solved for one variable, the last of the
+    shape's order whose domain is every rational: that variable is not searched but valued
+    from the others, so every point searched satisfies the equalities (Y[1, 2] = 1 − Y[1, 1]),
+    instead of the few the order reaches by chance. None when the equalities contradict each
+    other (the shape has no point). The constraints stay, and are evaluated at each point."""
+    relations = inst.relations()
+    nonneg = [sp.expand(e) for e, r in relations if r is Relation.NONNEGATIVE]
+    present, seen, equalities = set(nonneg), set(), []
+    for e in nonneg:  # in the constraints' order, each pair once
+        if e not in seen and -e in present and -e not in seen:
+            seen.add(e)
+            equalities.append(e)
+    solved: dict = {}
+    for e in equalities:
+        e = sp.expand(e.xreplace(solved))
+        if e.is_number:
+            if e != 0:
+                return None  # 0 = c ≠ 0: no point of this shape satisfies the facts
+            continue
+        free = tuple(v for v in inst.variables if v in e.free_symbols and v not in solved)
+        if not free or not e.free_symbols <= set(free):
+            continue
+        coeffs = _linear(e, free)
+        if coeffs is None:
+            continue
+        choice = [v for v in free if coeffs.get(v, 0) != 0 and all(
+            k in _ANY_REAL for k, want in assumptions_of(v).items() if want is not None)]
+        if not choice:
+            continue
+        v = choice[-1]
+        value = sp.expand(-(e - coeffs[v] * v) / coeffs[v])
+        solved = {k: sp.expand(x.xreplace({v: value})) for k, x in solved.items()}
+        solved[v] = value
+    if not solved:
+        return inst
+    order = [v for v in inst.variables if v in solved]
+    return replace(inst, solved=tuple((v, solved[v]) for v in order))
 
 
 def check_point(inst: Instantiation, point: dict) -> Witness | None:
     """A witness if every value is in its domain, the constraints hold, and the sides are
     defined, real and different at `point`."""
+    point = inst.completed(point)
     if not all(in_domain(v, point[v]) for v in inst.variables):
         return None
     kinks = list(inst.kinks)
@@ -262,8 +352,8 @@ def search_point(inst: Instantiation, deadline: Deadline,
     # variables whose witness needs such a value is then within the search's reach. Only
     # after the plain order found nothing, so every witness found before stays the first.
     relations = inst.relations()
-    values = [domain_values(v) for v in inst.variables]
-    restricted = [admissible(v, DOMAIN_SIZE, relations) for v in inst.variables]
+    values = [domain_values(v) for v in inst.searched()]
+    restricted = [admissible(v, DOMAIN_SIZE, relations) for v in inst.searched()]
     if restricted == values:
         return None
     return _search(inst, deadline, limit, fast, restricted)
@@ -271,14 +361,15 @@ def search_point(inst: Instantiation, deadline: Deadline,
 
 def _search(inst: Instantiation, deadline: Deadline, limit: int, fast,
             values: list[list] | None) -> Witness | None:
-    for n, point in enumerate(assignments(inst.variables, values)):
+    searched = inst.searched()
+    for n, point in enumerate(assignments(searched, values)):
         if n >= limit:
             return None
         if n % 64 == 0:
             deadline.check()
         if fast is not None:
             try:
-                if fast(*(point[v] for v in inst.variables)) == 0:
+                if fast(*(point[v] for v in searched)) == 0:
                     continue
             except ZeroDivisionError:
                 continue
