@@ -3,7 +3,7 @@ every(equal(Σ_{c=1}^{C} Y[r, c] − 1), (r, 1, B)), the fact of the batch cross
 
 The claims are written here by hand as SymPy (sizes positive integer symbols, tensors
 IndexedBase entries, the batch mean a Σ over 1..B divided by B), independent of derive's tensor
-language; tests/data/ce_batch.toml states the same in TOML. Proved claims must name the rule and
+language; tests/data/statements/ce_batch.toml states the same in TOML. Proved claims must name the rule and
 the fact; every refutation's witness is re-checked here: its rows summed in Fraction arithmetic,
 its sides computed by hand in Fractions (the witness's logits are equal within each row, so
 softmax is 1/C exactly) and by torch float64 (F.cross_entropy with probability targets,
@@ -29,7 +29,7 @@ from derive.kernel.equalities import RULE
 from derive.kernel.witness import solve_equalities
 
 PROVED, REFUTED = Verdict.PROVED, Verdict.REFUTED
-DATA = Path(__file__).resolve().parent / "data" / "ce_batch.toml"
+DATA = Path(__file__).resolve().parent / "data" / "statements" / "ce_batch.toml"
 
 SIZE = dict(integer=True, positive=True)
 B, C, n = (sp.Symbol(s, **SIZE) for s in ("B", "C", "n"))

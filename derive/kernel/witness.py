@@ -20,6 +20,7 @@ from math import gcd
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
+from derive.kernel.algebra import expanded_small
 from derive.kernel.compile import NotCompilable, compile_exact
 from derive.kernel.evaluate import Instance, differ, instantiate, value_at
 from derive.kernel.facts import Relation
@@ -271,7 +272,10 @@ def solve_equalities(inst: Instantiation) -> Instantiation | None:
     instead of the few the order reaches by chance. None when the equalities contradict each
     other (the shape has no point). The constraints stay, and are evaluated at each point."""
     relations = inst.relations()
-    nonneg = [sp.expand(e) for e, r in relations if r is Relation.NONNEGATIVE]
+    # only constraints whose expansion is small: (a + b + c)^1000 ≥ 0 is no linear equality,
+    # and expanding it would take the whole time bound (501,501 terms)
+    nonneg = [x for x in (expanded_small(e) for e, r in relations
+                          if r is Relation.NONNEGATIVE) if x is not None]
     present, seen, equalities = set(nonneg), set(), []
     for e in nonneg:  # in the constraints' order, each pair once
         if e not in seen and -e in present and -e not in seen:
