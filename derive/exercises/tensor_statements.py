@@ -32,6 +32,7 @@ from derive.graph.sized_language import (
     parse_sized,
     read_shape,
 )
+from derive.graph.tensor import shown as _shape
 from derive.graph.tensor_language import _CALLED
 from derive.kernel import InvalidClaim, NotSupported, hypothesis, nonzero, positive
 from derive.kernel import facts as kernel_facts
@@ -133,10 +134,6 @@ def _expanded(t: Sized, shape: tuple) -> Sized:
     lead = len(shape) - t.ndim
     return Sized(shape, lambda *i: t.at(*(sp.S.One if s == 1 else j
                                            for s, j in zip(t.shape, i[lead:]))))
-
-
-def _shape(shape) -> str:
-    return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
 def _free(shape, taken: set[str]) -> tuple[sp.Symbol, ...]:

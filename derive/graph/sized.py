@@ -16,12 +16,13 @@ label smoothing (1 − ε)·q + ε/C) for every size, not a second convention.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import sympy as sp
 
 from derive.graph.tensor import LAYER_NORM_EPS, TensorShapeError
+from derive.graph.tensor import shown as _shown
 from derive.kernel import hypothesis
 from derive.kernel.exact import to_expr
 from derive.kernel.functions import DECLARED
@@ -48,12 +49,6 @@ def index(name: str) -> sp.Symbol:
 def _bound(hint: str = "k") -> sp.Dummy:
     """A fresh bound index of a Σ: never captures a free index or another Σ's."""
     return sp.Dummy(hint, integer=True)
-
-
-def _shown(shape: Sequence[sp.Expr]) -> str:
-    if len(shape) == 1:
-        return f"({shape[0]},)"
-    return "(" + ", ".join(str(s) for s in shape) + ")"
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from derive.graph import sized
 from derive.graph.formula_limits import FormulaError, FormulaNotSupported
 from derive.graph.sized import Sized
 from derive.graph.tensor import ELEMENTWISE, TensorShapeError
+from derive.graph.tensor import shown as _shown
 from derive.graph.tensor_language import Ops, _canonical, _Parser, parse_tensor
 from derive.kernel import functions
 
@@ -35,10 +36,6 @@ MAX_LITERAL_SIZE = 16
 """Largest size written as a number in a declared shape, such as (1, n)."""
 
 SYMBOLIC = "is not supported at symbolic size"
-
-
-def _shown(shape) -> str:
-    return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
 def _fail(message: str, column: int | None) -> None:
