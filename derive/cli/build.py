@@ -29,6 +29,8 @@ from derive.errors import DeriveError, OutputError, quoted_path
 from derive.limits import EXERCISE_SECONDS, RUN_SECONDS, run_passed
 
 INDEX = "index.html"
+LMS = "lms"
+"""The folder of the bank-level LMS files (SITE/lms/: the SCORM packages, …)."""
 
 
 def add_parser(sub) -> None:
@@ -67,7 +69,8 @@ def artefact_files(only: tuple[str, ...], langs: tuple[str, ...]) -> list[tuple[
                           ("pdf", f"key.{lang}.pdf"),
                           ("questions", f"questions.{lang}.md"),
                           ("export", f"export.{lang}.md"), ("page", f"page.{lang}.html")):
-            if art in only:
+            # a SCORM package is made of the exercises' pages
+            if art in only or art == "page" and "scorm" in only:
                 out.append((art, name))
     return out
 
@@ -533,7 +536,33 @@ def _finish(items: list[Item], names: list[str], opts, aside: Path) -> None:
                         links))
     for n, lang in enumerate(opts.langs):
         _write(aside, INDEX if n == 0 else f"index.{lang}.html", index_html(rows, lang))
+    if "scorm" in opts.only:
+        _scorm(items, opts, aside)
     _write(aside, MANIFEST, build_site.manifest(aside, __version__))
+
+
+def _scorm(items: list[Item], opts, aside: Path) -> None:
+    """SITE/lms/<lesson>.scorm12.<lang>.zip and .scorm2004.<lang>.zip of each exercise file
+    (a lesson) with a page written in that language: one SCO per such exercise, its page read
+    back from the site (derive.render.scorm)."""
+    # start-up: loaded only when `derive build` makes SCORM packages
+    from derive.render.scorm import VERSIONS, Sco, package, package_name
+
+    lessons: dict[str, list[Item]] = {}
+    for item in items:
+        if item.id:
+            lessons.setdefault(item.file, []).append(item)
+    for group in lessons.values():
+        lesson = group[0].folder.rsplit("/", 1)[0]
+        for lang in opts.langs:
+            page = f"page.{lang}.html"
+            scos = [Sco(i.id, (aside / i.folder / page).read_bytes()) for i in group
+                    if page in i.texts]
+            if not scos:
+                continue
+            for version in VERSIONS:
+                _write(aside, f"{LMS}/{package_name(lesson, version, lang)}",
+                       package(version, lesson, lesson, scos, lang))
 
 
 def _store_files(cache, items: list[Item], names: list[str], opts) -> None:

@@ -192,6 +192,18 @@ def escape_html(text: str) -> str:
     return html.escape(clean_text(text), quote=True)
 
 
+# --------------------------------------------------------------------------------------- XML
+
+_NOT_XML = re.compile("[\ud800-\udfff\ufffe\uffff]")
+
+
+def escape_xml(text: str) -> str:
+    """Author text as XML text or an attribute value (quoted): escaped as for HTML
+    (`escape_html`), and without the characters XML 1.0 cannot hold at all (a lone surrogate,
+    U+FFFE, U+FFFF; control characters are gone already)."""
+    return escape_html(_NOT_XML.sub("", str(text)))
+
+
 # ---------------------------------------------------------------------------------- terminal
 
 _TERMINAL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029"

@@ -1,8 +1,9 @@
 """HTML: a document as one standalone web page that works offline.
 
 Formulas are KaTeX's HTML (with MathML) made at export time (`derive.render.katex`); the
-stylesheet inlines the fonts it uses; the one script (web/page.js, the self-check) and the
-page's data are inline too. A Content-Security-Policy in the page allows that script and that
+stylesheet inlines the fonts it uses; the one script (web/page.js, the self-check, after
+web/scorm.js, its report to an LMS's SCORM API where one is found) and the page's data are
+inline too. A Content-Security-Policy in the page allows that script and that
 stylesheet by their hashes and nothing else: no other script, no network, no form target.
 Author text reaches the page only through `escape_html`; the page's data is JSON in a
 `<script type="application/json">` element, with `<`, `>` and `&` escaped so that it cannot
@@ -469,7 +470,9 @@ def to_html(doc: Document) -> str:
     variants = _checks(doc.blocks)
     has_questions = any(v["questions"] for v in variants)
     title_html = inline_html(doc.title)
-    script = katex.asset("page.js").decode("utf-8") if has_questions else ""
+    # scorm.js first: page.js's start reports to an LMS through it, where there is one
+    script = (katex.asset("scorm.js") + katex.asset("page.js")).decode("utf-8") \
+        if has_questions else ""
     head_text = _joined(doc.title if isinstance(doc.title, tuple) else (doc.title,),
                         lambda p: escape_html(p.text if isinstance(p, Author) else str(p)))
     main = f"<h1>{title_html}</h1>"

@@ -14,7 +14,8 @@
  * each wrong one marked.
  * No eval, no HTML writing (text goes through textContent and text nodes; a mistake's words
  * with math are a copy of an inert <template> derive typeset at export time, cloned, never
- * HTML read from data), no network. The one storage is
+ * HTML read from data), no network (an LMS's SCORM API above the page, where there is one, is
+ * told each verdict by scorm.js, which runs before this file). The one storage is
  * the reader's own answers, in the browser's localStorage under a key of this page's content
  * and variant (pageStore); a browser that refuses storage leaves the page working without it.
  */
@@ -867,7 +868,7 @@ var DeriveCheck = (function () {
       if (extra) for (var b in extra) p[b] = extra[b];
       var parts = fillParts(words, key, p);
       return { status: status, message: partsText(parts), parts: parts, key: key,
-               values: values, verdict: verdict, mistake: mistake, carried: carriedNames,
+               answer: params.answer, values: values, verdict: verdict, mistake: mistake, carried: carriedNames,
                unsure: unsure, cells: cells };
     }
     if (!parsed.ok) {
@@ -1041,7 +1042,12 @@ var DeriveCheck = (function () {
   function start(doc) {
     var holder = doc.getElementById("derive-data");
     if (!holder) return;
-    var data = JSON.parse(holder.textContent), saved = pageStore(doc, holder.textContent);
+    var data = JSON.parse(holder.textContent);
+    // The LMS the page reports to (scorm.js), where one is found above it; the answers kept in
+    // this browser are then the learner's own (their LMS id is in the key).
+    var lms = typeof DeriveScorm !== "undefined" && typeof window !== "undefined"
+      ? DeriveScorm.start(window, data.lang) : null;
+    var saved = pageStore(doc, holder.textContent + (lms ? "\n" + lms.learner() : ""));
     var words = pageWords = data.words || {}, variants = data.variants || [], n = variants.length;
     var questions = pageQuestions = {}, answersByKey = {};
     variants.forEach(function (v) {
@@ -1185,6 +1191,9 @@ var DeriveCheck = (function () {
           ? result.parts.concat([" " + fill(words, "again", { n: count })]) : result.parts);
         feedback.setAttribute("data-status", result.status);
       }
+      if (lms && variantOf[key] !== undefined) {
+        lms.record(key, Q, result, Object.keys(variants[variantOf[key]].questions || {}));
+      }
       var reveal = revealOf[key];
       if (reveal && result.key !== "empty") reveal.disabled = false; // only after an attempt
       if (!restoring && result.key !== "empty" && variantOf[key] !== undefined) {
@@ -1229,6 +1238,7 @@ var DeriveCheck = (function () {
         answersByKey[key] = undefined;
       });
       attempts = {};
+      if (lms) lms.startOver(Object.keys((variants[shown] || {}).questions || {}));
     }
 
     var reveals = doc.querySelectorAll("button.reveal[data-q]"), revealOf = {};
@@ -1276,7 +1286,7 @@ var DeriveCheck = (function () {
   // judgeScalar(x, V, rule) -> "exact" | "within" | "rounded" | "wrong" | "undecided"
   // judge(x | [x, ...], V | [V, ...], rule) -> the same, for one value or a list
   // classify(text, Q, answersByKey[, words[, questions]]) -> {status, message, parts, key,
-  //   values, verdict, mistake, carried, unsure} (message: the plain text; parts: the same
+  //   answer (the answer as one line of text), values, verdict, mistake, carried, unsure} (message: the plain text; parts: the same
   //   as text and {text, said} for a mistake's typeset words; values: the parsed answer, one
   //   {n, d, places, text, fraction} or a list, undefined when it is not one; verdict:
   //   "holds" | "wrong" | "undecided" | null; mistake: derive's name or null; carried: the quantities' names the
