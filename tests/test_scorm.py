@@ -22,9 +22,12 @@ import json
 import os
 import shutil
 import zipfile
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from derive.cli.main import main
 from derive.render.scorm import xml_name
@@ -129,7 +132,7 @@ def test_manifest_is_valid_against_the_scorm_xsds(site, version):
     assert all(n in located for n in names[version])
     # the validation can fail: a SCO type SCORM does not have
     scorm_type = f"{{{ADLCP12}}}scormtype" if version == "scorm12" else f"{{{ADLCP2004}}}scormType"
-    manifest.find(f".//{{*}}resource").set(scorm_type, "activity")
+    manifest.find(".//{*}resource").set(scorm_type, "activity")
     assert not schema.validate(manifest)
 
 
@@ -422,3 +425,160 @@ def test_page_without_an_lms_reports_nothing_and_works(browser, unzipped):
         assert page.locator("#v0-e0-q0-feedback").get_attribute("data-status") == "wrong"
         assert opened.errors == [] and opened.requests_blocked == []
         assert opened.csp_violations == []
+
+
+# ------------------------------------------------------------------------------ scorm.js alone
+
+SCORM_JS = ROOT / "derive" / "render" / "web" / "scorm.js"
+FAKE = r"""
+function fakeApi(v, data) {  // an LMS's API that keeps what it is told, in order
+  var api = {log: [], data: data || {}};
+  var names = v === "2004" ? ["Initialize", "Terminate", "GetValue", "SetValue", "Commit"]
+                           : ["LMSInitialize", "LMSFinish", "LMSGetValue", "LMSSetValue", "LMSCommit"];
+  api[names[0]] = function () { api.log.push(["init"]); return "true"; };
+  api[names[1]] = function () { api.log.push(["finish"]); return "true"; };
+  api[names[2]] = function (k) { return api.data[k] === undefined ? "" : api.data[k]; };
+  api[names[3]] = function (k, x) { api.log.push([k, x]); api.data[k] = x; return "true"; };
+  api[names[4]] = function () { api.log.push(["commit"]); return "true"; };
+  return api;
+}
+function win(own, parent, opener) {
+  var w = {listeners: {}, addEventListener: function (n, f) { w.listeners[n] = f; }};
+  for (var k in own) w[k] = own[k];
+  w.parent = parent || w;
+  if (opener) w.opener = opener;
+  return w;
+}
+var Q = {name: "g", label: "The gradient"};
+function answer(status, text, mistake) {
+  return {status: status, answer: text, message: "said", mistake: mistake || null, carried: null};
+}
+function run(v, data, checks, keys) {
+  var api = fakeApi(v, data), name = v === "2004" ? "API_1484_11" : "API";
+  var own = {}; own[name] = api;
+  var top = win(own), lms = DeriveScorm.start(win({}, win({}, top)), "en");
+  checks.forEach(function (c) { lms.record(c[0], {name: c[0], label: "L"}, answer(c[1], c[2]), keys); });
+  return JSON.stringify({data: api.data, log: api.log});
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def js():
+    import quickjs
+
+    ctx = quickjs.Context()
+    ctx.eval(SCORM_JS.read_text(encoding="utf-8"))
+    ctx.eval(FAKE)
+
+    def call(expr: str):
+        got = ctx.eval(expr)
+        return json.loads(got) if isinstance(got, str) and got[:1] in "{[" else got
+    return call
+
+
+def test_scaled_is_cut_to_seven_places(js):
+    @given(st.integers(1, 10**6).flatmap(lambda t: st.tuples(st.integers(0, t), st.just(t))))
+    def prop(pair):
+        right, total = pair
+        cut = Fraction(right * 10**7 // total, 10**7)
+        got = js(f"DeriveScorm.scaled({right}, {total})")
+        assert Fraction(got) == cut and len(got.partition(".")[2]) <= 7
+        assert got == "1" or got == "0" or not got.endswith("0")
+
+    prop()
+    assert js("DeriveScorm.scaled(2, 3)") == "0.6666666"  # never rounded up to …67
+    assert js("DeriveScorm.scaled(1, 8)") == "0.125"
+
+
+def test_no_api_no_lms(js):
+    assert js("DeriveScorm.start(win({}, win({})), 'en') === null") is True
+    # a parent of another origin throws on every read: searched past, never an error
+    assert js("""(function () {
+        var hostile = {}; Object.defineProperty(hostile, 'API', {get: function () {
+            throw new Error('SecurityError'); }});
+        hostile.parent = hostile;
+        return DeriveScorm.start(win({}, hostile), 'en') === null; })()""") is True
+    # an API without all its calls is not one
+    assert js("DeriveScorm.start(win({API: {LMSInitialize: function () {}}}), 'en') === null") \
+        is True
+
+
+def test_discovery_parents_then_opener_2004_first(js):
+    assert js("""(function () {
+        var a12 = fakeApi('1.2'), a04 = fakeApi('2004');
+        var top = win({API: a12, API_1484_11: a04});
+        return DeriveScorm.start(win({}, win({}, top)), 'en').version; })()""") == "2004"
+    assert js("""(function () {
+        var a12 = fakeApi('1.2'), opener = win({API: a12});
+        var lms = DeriveScorm.start(win({}, null, opener), 'en');
+        return JSON.stringify([lms.version, a12.log[0][0]]); })()""") == ["1.2", "init"]
+
+
+def test_status_from_the_lms_threshold_exactly(js):
+    keys = '["a","b","c","d","e"]'
+    five = '[["a","right","1"],["b","right","1"],["c","right","1"],["d","right","1"],' \
+           '["e","wrong","2"]]'
+    # 1.2: mastery 80 (percent): 4 of 5 is 80: passed; 79.9 too, 80.1 not
+    for mastery, status in (("80", "passed"), ("79.9", "passed"), ("80.1", "failed"),
+                            ("", "failed")):
+        got = js(f"run('1.2', {{'cmi.student_data.mastery_score': '{mastery}'}}, {five}, {keys})")
+        assert got["data"]["cmi.core.lesson_status"] == status, mastery
+        assert got["data"]["cmi.core.score.raw"] == "4"
+        assert got["data"]["cmi.core.score.max"] == "5"
+    # 2004: scaled passing score 0.8
+    got = js(f"run('2004', {{'cmi.scaled_passing_score': '0.8'}}, {five}, {keys})")
+    assert (got["data"]["cmi.success_status"], got["data"]["cmi.completion_status"],
+            got["data"]["cmi.score.scaled"]) == ("passed", "completed", "0.8")
+    # an undecided answer that could make it either way decides nothing
+    mixed = five.replace('["d","right","1"]', '["d","undecided","1"]')
+    got = js(f"run('1.2', {{'cmi.student_data.mastery_score': '80'}}, {mixed}, {keys})")
+    assert got["data"]["cmi.core.lesson_status"] == "completed"
+    assert got["data"]["cmi.interactions.3.result"] == "neutral"
+    got = js(f"run('2004', {{}}, {mixed}, {keys})")
+    assert got["data"]["cmi.success_status"] == "failed"  # e is wrong: never all right
+    got = js(f"run('2004', {{}}, {mixed.replace('wrong', 'right')}, {keys})")
+    assert got["data"]["cmi.success_status"] == "unknown"
+    # not every question answered: incomplete, no success
+    four = five[:five.index(',["e"')] + "]"
+    got = js(f"run('1.2', {{}}, {four}, {keys})")
+    assert got["data"]["cmi.core.lesson_status"] == "incomplete"
+
+
+def test_each_question_one_record_in_order_of_first_check(js):
+    got = js('run("1.2", {}, [["b","wrong","1"],["a","right","2"],["b","right","3"]], ["a","b"])')
+    data = got["data"]
+    assert [data[f"cmi.interactions.{i}.id"] for i in (0, 1)] == ["b", "a"]
+    assert data["cmi.interactions.0.student_response"] == "3"
+    assert data["cmi.interactions.0.result"] == "correct"
+    assert "cmi.interactions.2.id" not in data
+    # 2004 finds a question's record of an earlier session by its id
+    got = js('run("2004", {"cmi.interactions._count": "2", "cmi.interactions.0.id": "a",'
+             ' "cmi.interactions.1.id": "b"}, [["b","wrong","7"]], ["a","b"])')
+    assert got["data"]["cmi.interactions.1.learner_response"] == "7"
+    assert "cmi.interactions.2.id" not in got["data"]
+    # a question that is not a number is not recorded
+    got = js('run("1.2", {}, [["a","nan","x"]], ["a"])')
+    assert not any(k.startswith("cmi.interactions.") for k in got["data"])
+
+
+def test_responses_and_ids_fit_the_data_model(js):
+    got = js('run("2004", {}, [["w new","right","{1, 2}"],["g","wrong","1e-3"]], ["w new","g"])')
+    data = got["data"]
+    assert data["cmi.interactions.0.id"] == "w%20new"
+    assert data["cmi.interactions.0.type"] == "fill-in"
+    assert data["cmi.interactions.0.learner_response"] == " {1, 2}"  # never read as a tag
+    assert data["cmi.interactions.1.type"] == "fill-in"  # 1e-3 is no SCORM decimal
+    assert js("DeriveScorm.interactionId(\"a'b(c)\")") == "a%27b%28c%29"
+    long = js('run("2004", {}, [["g","wrong","1"]], ["g"])')
+    assert long["data"]["cmi.interactions.0.description"] == "{lang=en}L: said"
+
+
+def test_pagehide_suspends_commits_and_finishes_once(js):
+    got = js("""(function () {
+        var api = fakeApi('1.2'), w = win({API: api}), lms = DeriveScorm.start(w, 'en');
+        w.listeners.pagehide(); w.listeners.pagehide();
+        lms.record('a', {name: 'a', label: 'L'}, answer('right', '1'), ['a']);
+        return JSON.stringify(api.log); })()""")
+    assert got[-3:] == [["cmi.core.exit", "suspend"], ["commit"], ["finish"]]
+    assert got.count(["finish"]) == 1

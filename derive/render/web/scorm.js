@@ -194,7 +194,8 @@ var DeriveScorm = (function () {
         if (lms.is2004) {
           var named = result.mistake ? " [" + result.mistake + "]" :
             (result.carried ? " [carried: " + result.carried.join(", ") + "]" : "");
-          var said = oneLine(Q.label + ": " + result.message, 248 - named.length) + named;
+          var said = oneLine(Q.label + (lang === "zh" ? "\uff1a" : ": ") + result.message,
+                             248 - named.length) + named;
           lms.set(at + "description", tag + said.replace(/^\{/, "("));
         }
         standing(keys);
