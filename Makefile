@@ -8,6 +8,7 @@ BIN := $(VENV)/bin
 DEMO_STAMP := $(VENV)/.demo-stamp
 STAMP := $(VENV)/.installed-stamp
 KATEX := tests/katex/node_modules/katex/package.json
+SCORM := tests/scorm/node_modules/scorm-again/package.json
 
 .PHONY: demo test renderers bench golden docs regen pages clean
 
@@ -29,6 +30,11 @@ $(KATEX): tests/katex/package.json
 	@if command -v npm >/dev/null; then npm install --silent --prefix tests/katex; \
 	else echo "npm not found: the KaTeX tests will fail (set DERIVE_SKIP_RENDERERS=1 to skip)"; fi
 
+# A SCORM runtime (scorm-again) and ADL's XSDs for the SCORM package tests (tests/test_scorm.py).
+$(SCORM): tests/scorm/package.json
+	@if command -v npm >/dev/null; then npm install --silent --prefix tests/scorm; \
+	else echo "npm not found: the SCORM tests will fail (set DERIVE_SKIP_RENDERERS=1 to skip)"; fi
+
 demo: $(DEMO_STAMP)
 	$(BIN)/derive prove
 	$(BIN)/derive check proofs/course
@@ -36,7 +42,7 @@ demo: $(DEMO_STAMP)
 # lint-imports checks the import contracts of pyproject.toml (the layers, docs/index.md); the
 # suite runs on every core (pytest-xdist; `make test JOBS=0` runs it in one process).
 JOBS ?= auto
-test: $(STAMP) renderers $(KATEX)
+test: $(STAMP) renderers $(KATEX) $(SCORM)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -n $(JOBS)
@@ -67,7 +73,8 @@ golden: $(STAMP)
 	$(BIN)/python tests/golden.py --update
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis .import_linter_cache tests/katex/node_modules
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis .import_linter_cache tests/katex/node_modules \
+	  tests/scorm/node_modules
 
 # Rewrite the outputs shown in README.md and docs/ from real runs (read the diff after); a
 # line that differs only in its timings keeps the documented figures.
