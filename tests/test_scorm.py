@@ -215,6 +215,25 @@ def test_scorm_alone_writes_the_pages_it_packs(tmp_path):
     assert not (tmp_path / "none" / "lms").exists()
 
 
+def test_a_page_that_asks_nothing_is_left_out(tmp_path):
+    """A page without questions has no script (derive.render.html), so it would never report:
+    not a SCO; a lesson of such pages has no package."""
+    from derive.cli.build import Item, _scorm
+    from derive.cli.settings import Options
+
+    pages = {"l/a": b'<script type="application/json" id="derive-data">{}</script>',
+             "l/b": b"<p>nothing asked</p>", "m/c": b"<p>nothing asked</p>"}
+    for folder, text in pages.items():
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "page.en.html").write_bytes(text)
+    items = [Item(f"{f[0]}.toml", f, id=f[2], texts={"page.en.html": None}) for f in pages]
+    _scorm(items, Options(("en",), ("scorm",), 1, False, True, 1.0, 1.0), tmp_path)
+    assert sorted(p.name for p in (tmp_path / "lms").iterdir()) == [
+        "l.scorm12.en.zip", "l.scorm2004.en.zip"]
+    with zipfile.ZipFile(tmp_path / "lms" / "l.scorm12.en.zip") as z:
+        assert z.namelist() == ["a/page.en.html", "imsmanifest.xml"]
+
+
 # ------------------------------------------------------------------------------ the runtime
 
 ORIGIN = "http://lms.test"
@@ -300,6 +319,9 @@ def unzipped(site, tmp_path_factory) -> dict[str, Path]:
             with zipfile.ZipFile(site / "lms" / f"{lesson}.{version}.en.zip") as z:
                 z.extractall(folder / lesson)
         out[version] = folder
+    out["zh"] = tmp_path_factory.mktemp("zh")
+    with zipfile.ZipFile(site / "lms" / "reading.scorm2004.zh.zip") as z:
+        z.extractall(out["zh"] / "reading")
     return out
 
 
@@ -374,6 +396,22 @@ def test_named_mistake_carried_then_right_in_the_runtime(browser, unzipped, vers
         lms.leave()
         cmi = lms.cmi()
         assert (cmi["core"]["exit"] if version == "scorm12" else cmi["exit"]) == "suspend"
+        assert lms.errors == []
+    finally:
+        lms.close()
+
+
+def test_chinese_page_in_the_2004_runtime(browser, unzipped):
+    """The Chinese page's description is tagged zh-Hans, its label and feedback in Chinese."""
+    need(RUNTIME)
+    lms = Lms(browser, unzipped["zh"], "scorm2004", "reading-three-records-exact/page.zh.html",
+              "reading")
+    try:
+        lms.ask(0, "5.75")
+        (row,) = _rows(lms.cmi())
+        assert row["description"].startswith("{lang=zh-Hans}累积梯度(A2)：不正确")
+        assert row["description"].endswith(" [mean_of_means]")
+        assert (row["learner_response"], row["result"]) == ("5.75", "incorrect")
         assert lms.errors == []
     finally:
         lms.close()

@@ -541,10 +541,14 @@ def _finish(items: list[Item], names: list[str], opts, aside: Path) -> None:
     _write(aside, MANIFEST, build_site.manifest(aside, __version__))
 
 
+QUESTIONS = b'id="derive-data"'
+"""What a self-check page that asks something holds (derive.render.html: its questions' data)."""
+
+
 def _scorm(items: list[Item], opts, aside: Path) -> None:
     """SITE/lms/<lesson>.scorm12.<lang>.zip and .scorm2004.<lang>.zip of each exercise file
-    (a lesson) with a page written in that language: one SCO per such exercise, its page read
-    back from the site (derive.render.scorm)."""
+    (a lesson) with a page written in that language that asks a question: one SCO per such
+    exercise, its page read back from the site (derive.render.scorm)."""
     # start-up: loaded only when `derive build` makes SCORM packages
     from derive.render.scorm import VERSIONS, Sco, package, package_name
 
@@ -556,8 +560,10 @@ def _scorm(items: list[Item], opts, aside: Path) -> None:
         lesson = group[0].folder.rsplit("/", 1)[0]
         for lang in opts.langs:
             page = f"page.{lang}.html"
-            scos = [Sco(i.id, (aside / i.folder / page).read_bytes()) for i in group
-                    if page in i.texts]
+            pages = [(i.id, (aside / i.folder / page).read_bytes()) for i in group
+                     if page in i.texts]
+            # a page that asks nothing has no script: it would never report to the LMS
+            scos = [Sco(id_, text) for id_, text in pages if QUESTIONS in text]
             if not scos:
                 continue
             for version in VERSIONS:
