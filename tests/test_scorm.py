@@ -362,8 +362,8 @@ def test_named_mistake_carried_then_right_in_the_runtime(browser, unzipped, vers
         cmi = lms.cmi()
         assert _interactions(cmi, version) == [("gradient", "numeric", "5.75", wrong)]
         assert _standing(cmi, version) == (
-            ("0", "0", "2", "incomplete") if version == "scorm12" else
-            ("0", "0", "2", "0", "incomplete", "unknown"))
+            ("0", "0", "100", "incomplete") if version == "scorm12" else
+            ("0", "0", "100", "0", "incomplete", "unknown"))
         if version == "scorm2004":
             description = _rows(cmi)[0]["description"]
             assert description.startswith("{lang=en}The accumulated gradient (A2): ")
@@ -374,8 +374,8 @@ def test_named_mistake_carried_then_right_in_the_runtime(browser, unzipped, vers
         assert _interactions(cmi, version) == [("gradient", "numeric", "5.75", wrong),
                                                ("w_new", "numeric", "0.425", wrong)]
         assert _standing(cmi, version) == (
-            ("0", "0", "2", "failed") if version == "scorm12" else
-            ("0", "0", "2", "0", "completed", "failed"))
+            ("0", "0", "100", "failed") if version == "scorm12" else
+            ("0", "0", "100", "0", "completed", "failed"))
         if version == "scorm2004":
             assert _rows(cmi)[1]["description"].endswith(" [carried: gradient]")
         lms.ask(0, "14/3")  # right, typed as a fraction: not a SCORM decimal
@@ -383,15 +383,15 @@ def test_named_mistake_carried_then_right_in_the_runtime(browser, unzipped, vers
         assert _interactions(cmi, version) == [("gradient", "fill-in", "14/3", "correct"),
                                                ("w_new", "numeric", "0.425", wrong)]
         assert _standing(cmi, version) == (
-            ("1", "0", "2", "failed") if version == "scorm12" else
-            ("1", "0", "2", "0.5", "completed", "failed"))
+            ("50", "0", "100", "failed") if version == "scorm12" else
+            ("50", "0", "100", "0.5", "completed", "failed"))
         lms.ask(1, "8/15")
         cmi = lms.cmi()
         assert _interactions(cmi, version) == [("gradient", "fill-in", "14/3", "correct"),
                                                ("w_new", "fill-in", "8/15", "correct")]
         assert _standing(cmi, version) == (
-            ("2", "0", "2", "passed") if version == "scorm12" else
-            ("2", "0", "2", "1", "completed", "passed"))
+            ("100", "0", "100", "passed") if version == "scorm12" else
+            ("100", "0", "100", "1", "completed", "passed"))
         assert lms.calls().count("LMSCommit" if version == "scorm12" else "Commit") >= 5
         lms.leave()
         cmi = lms.cmi()
@@ -439,8 +439,8 @@ def test_carried_forward_answer_in_the_runtime(browser, unzipped, version):
             ("gradient", "numeric", "-3", wrong), ("w_new", "numeric", "1.3", wrong),
             ("prediction_new", "numeric", "2.6", wrong)]
         assert _standing(cmi, version) == (
-            ("2", "0", "6", "incomplete") if version == "scorm12" else
-            ("2", "0", "6", "0.3333333", "incomplete", "unknown"))
+            ("33.3333333", "0", "100", "incomplete") if version == "scorm12" else
+            ("33.3333333", "0", "100", "0.3333333", "incomplete", "unknown"))
         if version == "scorm2004":
             rows = _rows(cmi)
             assert rows[3]["description"].endswith(" [carried: gradient]")
@@ -515,18 +515,21 @@ def js():
     return call
 
 
-def test_scaled_is_cut_to_seven_places(js):
-    @given(st.integers(1, 10**6).flatmap(lambda t: st.tuples(st.integers(0, t), st.just(t))))
+def test_score_is_cut_to_seven_places(js):
+    @given(st.integers(1, 10**6).flatmap(lambda t: st.tuples(st.integers(0, 100 * t),
+                                                               st.just(t))))
     def prop(pair):
-        right, total = pair
-        cut = Fraction(right * 10**7 // total, 10**7)
-        got = js(f"DeriveScorm.scaled({right}, {total})")
-        assert Fraction(got) == cut and len(got.partition(".")[2]) <= 7
-        assert got == "1" or got == "0" or not got.endswith("0")
+        n, d = pair
+        got = js(f"DeriveScorm.cut({n}, {d})")
+        assert Fraction(got) == Fraction(n * 10**7 // d, 10**7)
+        whole, _, places = got.partition(".")
+        assert len(places) <= 7 and not places.endswith("0") and whole == str(n // d)
 
     prop()
-    assert js("DeriveScorm.scaled(2, 3)") == "0.6666666"  # never rounded up to …67
-    assert js("DeriveScorm.scaled(1, 8)") == "0.125"
+    assert js("DeriveScorm.cut(2, 3)") == "0.6666666"  # never rounded up to …67
+    assert js("DeriveScorm.cut(200, 3)") == "66.6666666"
+    assert js("DeriveScorm.cut(1, 8)") == "0.125"
+    assert js("DeriveScorm.cut(3, 3)") == "1" and js("DeriveScorm.cut(0, 3)") == "0"
 
 
 def test_no_api_no_lms(js):
@@ -562,8 +565,8 @@ def test_status_from_the_lms_threshold_exactly(js):
                             ("", "failed")):
         got = js(f"run('1.2', {{'cmi.student_data.mastery_score': '{mastery}'}}, {five}, {keys})")
         assert got["data"]["cmi.core.lesson_status"] == status, mastery
-        assert got["data"]["cmi.core.score.raw"] == "4"
-        assert got["data"]["cmi.core.score.max"] == "5"
+        assert got["data"]["cmi.core.score.raw"] == "80"
+        assert got["data"]["cmi.core.score.max"] == "100"
     # 2004: scaled passing score 0.8
     got = js(f"run('2004', {{'cmi.scaled_passing_score': '0.8'}}, {five}, {keys})")
     assert (got["data"]["cmi.success_status"], got["data"]["cmi.completion_status"],

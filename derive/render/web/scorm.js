@@ -5,8 +5,8 @@
  * The page judges every answer itself (page.js, derive's judge); this file only writes down
  * what the page decided, after each check: the question's interaction (its quantity as id, the
  * learner's response as typed, correct / incorrect, and in SCORM 2004 the page's feedback with
- * the named mistake or the question an error is carried from), the score (questions right out
- * of the questions asked), completion and success; commit after each check, and terminate when
+ * the named mistake or the question an error is carried from), the score (the share of the
+ * questions asked that are right, as a percentage), completion and success; commit after each check, and terminate when
  * the page is hidden for good (pagehide). The feedback on the page stays derive's whole
  * feedback. Without an API, or with one that throws, the page works as it does without an LMS:
  * every call is guarded, and nothing here touches the page.
@@ -80,14 +80,13 @@ var DeriveScorm = (function () {
     var frac = m[3] || "", n = BigInt(m[2] + frac);
     return { n: m[1] === "-" ? -n : n, d: 10n ** BigInt(frac.length) };
   }
-  // right / total as a decimal of at most 7 places (SCORM 2004's real(10,7)), cut, never
-  // rounded up: the LMS is never told more than was earned.
-  function scaled(right, total) {
-    if (right >= total) return "1";
-    var digits = (BigInt(right) * 10000000n / BigInt(total)).toString();
-    while (digits.length < 7) digits = "0" + digits;
-    var cut = digits.replace(/0+$/, "");
-    return cut === "" ? "0" : "0." + cut;
+  // n / d (integers, 0 <= n, 0 < d) as a decimal of at most 7 places (SCORM 2004's
+  // real(10,7)), cut, never rounded up: the LMS is never told more than was earned.
+  function cut(n, d) {
+    var digits = (BigInt(n) * 10000000n / BigInt(d)).toString();
+    while (digits.length < 8) digits = "0" + digits;
+    var whole = digits.slice(0, -7), places = digits.slice(-7).replace(/0+$/, "");
+    return places === "" ? whole : whole + "." + places;
   }
   // Text the data model keeps on one line, at most `max` UTF-16 units (a pair never split).
   function oneLine(text, max) {
@@ -163,11 +162,15 @@ var DeriveScorm = (function () {
       });
       var done = total > 0 && answered === total;
       var passed = done ? success(right, right + undecided, total) : null;
-      lms.set(lms.is2004 ? "cmi.score.min" : "cmi.core.score.min", "0");
-      lms.set(lms.is2004 ? "cmi.score.max" : "cmi.core.score.max", String(total));
-      lms.set(lms.is2004 ? "cmi.score.raw" : "cmi.core.score.raw", String(right));
+      // raw as a percentage (min 0, max 100): what LMSs grade by (Moodle's maximum grade is
+      // 100 by default and reads raw as points of it)
+      if (total > 0) {
+        lms.set(lms.is2004 ? "cmi.score.min" : "cmi.core.score.min", "0");
+        lms.set(lms.is2004 ? "cmi.score.max" : "cmi.core.score.max", "100");
+        lms.set(lms.is2004 ? "cmi.score.raw" : "cmi.core.score.raw", cut(100 * right, total));
+      }
       if (lms.is2004) {
-        if (total > 0) lms.set("cmi.score.scaled", scaled(right, total));
+        if (total > 0) lms.set("cmi.score.scaled", cut(right, total));
         lms.set("cmi.completion_status", done ? "completed" : "incomplete");
         lms.set("cmi.success_status", passed === null ? "unknown" : (passed ? "passed" : "failed"));
       } else {
@@ -227,5 +230,5 @@ var DeriveScorm = (function () {
     return lms;
   }
 
-  return { start: start, connect: connect, scaled: scaled, interactionId: interactionId };
+  return { start: start, connect: connect, cut: cut, interactionId: interactionId };
 })();
