@@ -445,6 +445,12 @@ def test_carried_forward_answer_in_the_runtime(browser, unzipped, version):
             rows = _rows(cmi)
             assert rows[3]["description"].endswith(" [carried: gradient]")
             assert rows[4]["description"].endswith(" [carried: w_new]")
+        lms.frame.locator("#derive-start-over").click()  # the answers are gone: none answered
+        cmi = lms.cmi()
+        assert _standing(cmi, version) == (
+            ("0", "0", "100", "incomplete") if version == "scorm12" else
+            ("0", "0", "100", "0", "incomplete", "unknown"))
+        assert len(_interactions(cmi, version)) == 5  # what was answered stays on record
         lms.leave()
         assert lms.errors == []
     finally:
