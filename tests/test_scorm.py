@@ -243,6 +243,8 @@ PARENT = """<!DOCTYPE html><html><head><meta charset="utf-8">
   var settings = {autocommit: false, logLevel: 5};
   if ("%(version)s" === "scorm12") window.API = new Scorm12API(settings);
   else window.API_1484_11 = new Scorm2004API(settings);
+  var earlier = %(load)s;  // what the LMS kept of an earlier session
+  if (earlier) (window.API || window.API_1484_11).loadFromJSON(earlier);
   window.lmsCalls = [];
   ["LMSInitialize", "LMSFinish", "LMSCommit", "Initialize", "Terminate", "Commit"].forEach(
     function (name) {
@@ -260,11 +262,12 @@ class Lms:
     """A page of the package in an iframe under scorm-again, served from the unzipped package
     by Playwright routes (no server, no network)."""
 
-    def __init__(self, browser, folder: Path, version: str, href: str, lesson: str):
+    def __init__(self, browser, folder: Path, version: str, href: str, lesson: str,
+                 load: dict | None = None):
         self.version = version
         self.context = browser.new_context(service_workers="block")
         self.errors: list[str] = []
-        self.context.route("**/*", self._route(folder / lesson, version, href))
+        self.context.route("**/*", self._route(folder / lesson, version, href, load))
         self.page = self.context.new_page()
         self.page.on("pageerror", lambda e: self.errors.append(f"{e.name}: {e.message}"))
         self.page.goto(f"{ORIGIN}/", wait_until="load")
@@ -272,11 +275,12 @@ class Lms:
         self.frame.locator("button.check").first.wait_for()
 
     @staticmethod
-    def _route(folder: Path, version: str, href: str):
+    def _route(folder: Path, version: str, href: str, load: dict | None):
         def route(route):
             url = route.request.url
             if url == f"{ORIGIN}/":
-                route.fulfill(body=PARENT % {"version": version, "href": href},
+                route.fulfill(body=PARENT % {"version": version, "href": href,
+                                             "load": json.dumps(load)},
                               content_type="text/html")
             elif url == f"{ORIGIN}/scorm-again.js":
                 route.fulfill(path=str(RUNTIME), content_type="text/javascript")
@@ -399,6 +403,36 @@ def test_named_mistake_carried_then_right_in_the_runtime(browser, unzipped, vers
         assert lms.errors == []
     finally:
         lms.close()
+
+
+@pytest.mark.parametrize("version", ["scorm12", "scorm2004"])
+def test_answers_come_back_from_the_lms_in_another_browser(browser, unzipped, version):
+    """A learner answers in one browser and comes back in another (no storage of the first):
+    the LMS's suspend_data brings the answers back, typed and judged again, and reported."""
+    need(RUNTIME)
+    href = "reading-three-records-exact/page.en.html"
+    first = Lms(browser, unzipped[version], version, href, "reading")
+    try:
+        first.ask(0, "5.75")
+        first.ask(1, "8/15")
+        first.leave()
+        suspend = first.cmi()["suspend_data"]
+    finally:
+        first.close()
+    again = Lms(browser, unzipped[version], version, href, "reading",
+                load={"suspend_data": suspend})
+    try:
+        assert again.frame.locator("#v0-e0-q0-input").input_value() == "5.75"
+        assert again.frame.locator("#v0-e0-q1-input").input_value() == "8/15"
+        assert again.frame.locator("#v0-e0-q1-feedback").text_content() == "Right."
+        cmi = again.cmi()
+        wrong = "wrong" if version == "scorm12" else "incorrect"
+        assert _interactions(cmi, version) == [("gradient", "numeric", "5.75", wrong),
+                                               ("w_new", "fill-in", "8/15", "correct")]
+        assert _standing(cmi, version)[:3] == ("50", "0", "100")
+        assert again.errors == []
+    finally:
+        again.close()
 
 
 def test_chinese_page_in_the_2004_runtime(browser, unzipped):

@@ -1122,6 +1122,7 @@ var DeriveCheck = (function () {
     }
 
     var kept = saved.variant();
+    if (kept === null && lms) kept = lms.kept().variant; // the LMS's, from another browser
     if (n > 0) {
       var first = kept !== null && kept >= 0 && kept < n ? kept : randomIndex(n);
       show(first);
@@ -1192,7 +1193,8 @@ var DeriveCheck = (function () {
         feedback.setAttribute("data-status", result.status);
       }
       if (lms && variantOf[key] !== undefined) {
-        lms.record(key, Q, result, Object.keys(variants[variantOf[key]].questions || {}));
+        lms.record(key, Q, result, Object.keys(variants[variantOf[key]].questions || {}),
+                   text, shown);
       }
       var reveal = revealOf[key];
       if (reveal && result.key !== "empty") reveal.disabled = false; // only after an attempt
@@ -1204,10 +1206,12 @@ var DeriveCheck = (function () {
 
     // The variant's kept answers, typed back and judged again in the page's order (an answer
     // may carry forward from an earlier one).
+    // An answer kept in this browser, else one the LMS keeps (the learner's, from anywhere).
     function restore(v) {
-      var kept = saved.answers(v);
+      var kept = saved.answers(v), fromLms = lms ? lms.kept().answers : {};
       Object.keys((variants[v] || {}).questions || {}).forEach(function (key) {
-        var input = doc.getElementById(key + "-input"), cells = cellsOf(key), got = kept[key];
+        var input = doc.getElementById(key + "-input"), cells = cellsOf(key);
+        var got = kept[key] !== undefined ? kept[key] : fromLms[key];
         if (!input) return;
         if (cells) {
           if (!Array.isArray(got) || got.length !== cells.length) return;

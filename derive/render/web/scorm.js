@@ -49,11 +49,12 @@ var DeriveScorm = (function () {
   var V2004 = { name: "API_1484_11", calls: ["Initialize", "Terminate", "GetValue", "SetValue", "Commit"],
                 init: "Initialize", finish: "Terminate", get: "GetValue", set: "SetValue", commit: "Commit",
                 response: "learner_response", wrong: "incorrect", learner: "cmi.learner_id",
-                passing: "cmi.scaled_passing_score" };
+                passing: "cmi.scaled_passing_score", suspend: "cmi.suspend_data", room: 64000 };
   var V12 = { name: "API", calls: ["LMSInitialize", "LMSFinish", "LMSGetValue", "LMSSetValue", "LMSCommit"],
               init: "LMSInitialize", finish: "LMSFinish", get: "LMSGetValue", set: "LMSSetValue",
               commit: "LMSCommit", response: "student_response", wrong: "wrong",
-              learner: "cmi.core.student_id", passing: "cmi.student_data.mastery_score" };
+              learner: "cmi.core.student_id", passing: "cmi.student_data.mastery_score",
+              suspend: "cmi.suspend_data", room: 4096 };
 
   // The API's calls, each guarded: an LMS that throws or answers oddly never stops the page.
   function adapter(api, v) {
@@ -118,6 +119,16 @@ var DeriveScorm = (function () {
     var lms = adapter(api, v);
     if (!lms.init()) return null;
     var ended = false, results = {}, index = {}, tag = lang === "zh" ? "{lang=zh-Hans}" : "{lang=en}";
+    // The answers the LMS keeps for the page (cmi.suspend_data, written by this file): a
+    // learner who comes back from another browser finds them typed back and judged again.
+    var kept = { variant: null, answers: {} };
+    try {
+      var suspended = JSON.parse(lms.get(v.suspend) || "null");
+      if (suspended && suspended.derive === 1 && suspended.answers && typeof suspended.answers === "object") {
+        kept.answers = suspended.answers;
+        if (typeof suspended.variant === "number") kept.variant = suspended.variant;
+      }
+    } catch (e) { /* not ours, or none: nothing kept */ }
     var count = parseInt(lms.get("cmi.interactions._count"), 10);
     if (!(count >= 0)) count = 0;
     if (lms.is2004) { // SCORM 2004 reads its interactions back: a question keeps its record
@@ -181,11 +192,16 @@ var DeriveScorm = (function () {
     return {
       version: lms.is2004 ? "2004" : "1.2",
       learner: function () { return lms.get(v.learner); },
+      kept: function () { return kept; },
       // One check of question `key` (Q its data, `keys` the questions of its variant):
       // `result` is page.js's classify(); an answer that is no number is not recorded.
-      record: function (key, Q, result, keys) {
+      record: function (key, Q, result, keys, typed, variant) {
         if (ended || !result || ["right", "wrong", "rounded", "undecided"].indexOf(result.status) < 0) return;
         results[key] = result.status;
+        kept.answers[key] = typed;
+        kept.variant = typeof variant === "number" ? variant : kept.variant;
+        var keeping = JSON.stringify({ derive: 1, variant: kept.variant, answers: kept.answers });
+        if (keeping.length <= v.room) lms.set(v.suspend, keeping); // else kept in this browser only
         var at = slot(interactionId(Q.name)), answer = oneLine(result.answer, 250);
         var numeric = (Q.size === null || Q.size === undefined) && DECIMAL.test(answer);
         lms.set(at + "id", interactionId(Q.name));
@@ -208,6 +224,8 @@ var DeriveScorm = (function () {
       startOver: function (keys) {
         if (ended) return;
         results = {};
+        kept = { variant: kept.variant, answers: {} };
+        lms.set(v.suspend, JSON.stringify({ derive: 1, variant: kept.variant, answers: {} }));
         standing(keys);
         lms.commit();
       },
