@@ -868,8 +868,8 @@ var DeriveCheck = (function () {
       if (extra) for (var b in extra) p[b] = extra[b];
       var parts = fillParts(words, key, p);
       return { status: status, message: partsText(parts), parts: parts, key: key,
-               answer: params.answer, values: values, verdict: verdict, mistake: mistake, carried: carriedNames,
-               unsure: unsure, cells: cells };
+               answer: params.answer, values: values, verdict: verdict, mistake: mistake,
+               carried: carriedNames, unsure: unsure, cells: cells };
     }
     if (!parsed.ok) {
       if (parsed.reason === "empty" && grid && parsed.cells.length < Q.size) {
@@ -1194,7 +1194,7 @@ var DeriveCheck = (function () {
       }
       if (lms && variantOf[key] !== undefined) {
         lms.record(key, Q, result, Object.keys(variants[variantOf[key]].questions || {}),
-                   text, shown);
+                   text, variantOf[key]);
       }
       var reveal = revealOf[key];
       if (reveal && result.key !== "empty") reveal.disabled = false; // only after an attempt

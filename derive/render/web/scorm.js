@@ -239,9 +239,8 @@ var DeriveScorm = (function () {
     };
   }
 
-  // The page's LMS, found and initialized once; its end on pagehide (not on a hide the page
-  // comes back from: a pagehide with persisted set still ends the session, as ADL's runtime
-  // cannot be resumed from the back-forward cache).
+  // The page's LMS, found and initialized once, and ended when the page is hidden for good
+  // (pagehide: the learner leaves the SCO or closes it; the LMS's window outlives it).
   function start(win, lang) {
     var lms = connect(win, lang);
     if (lms && win.addEventListener) win.addEventListener("pagehide", function () { lms.end(); });
