@@ -203,6 +203,24 @@ def test_packages_are_the_same_bytes_for_any_jobs_and_on_rebuild(site, tmp_path)
             assert (tmp_path / "one" / name).read_bytes() == (site / name).read_bytes()
 
 
+def test_packages_from_the_cache_are_the_same_bytes(site, tmp_path, own_cache):
+    """A warm build (every file whole from the cache) reads its pages back from the site it
+    writes: the same packages, over the site built before."""
+    bank = tmp_path / "bank"
+    bank.mkdir()
+    shutil.copy(ROOT / "proofs" / "course" / "lesson03.toml", bank)
+    err = io.StringIO()
+    for _ in range(2):
+        with contextlib.redirect_stdout(io.StringIO()) as out, contextlib.redirect_stderr(err):
+            code = main(["build", str(bank), "-o", str(tmp_path / "out"), "--only",
+                         "page,scorm", "--jobs", "1"])
+        assert code == 0, err.getvalue()
+    assert "0 computed, 4 from the cache" in out.getvalue()
+    for name in ("lesson03.scorm12.en.zip", "lesson03.scorm2004.zh.zip"):
+        assert (tmp_path / "out" / "lms" / name).read_bytes() == \
+            (site / "lms" / name).read_bytes()
+
+
 def test_scorm_alone_writes_the_pages_it_packs(tmp_path):
     bank = tmp_path / "bank"
     bank.mkdir()
