@@ -590,7 +590,7 @@ def _first_wrong(folder: Path, item: Item) -> tuple[str, str, str, int] | None:
     c = wrong[0]
     claimed = c.get("claimed")
     claimed = ", ".join(map(str, claimed)) if isinstance(claimed, list) else str(claimed)
-    expected = c.get("expected_text") or c.get("expected") or ""
+    expected = c.get("expected") or c.get("expected_text") or ""  # exact: 6/5, never ≈
     expected = ", ".join(map(str, expected)) if isinstance(expected, list) else str(expected)
     return str(c.get("name")), claimed, expected, len(wrong) - 1
 
