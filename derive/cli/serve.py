@@ -22,7 +22,6 @@ import sys
 import tempfile
 import threading
 from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from derive import interrupt
@@ -90,34 +89,39 @@ class _Site:
         self.version = 1
 
 
-class _Handler(SimpleHTTPRequestHandler):
-    site: _Site
+def _handler_class(site: _Site):
+    """The request handler of the preview: files of SITE, each page as `served` makes it, and
+    the site's version at VERSION_PATH."""
+    # start-up: the HTTP server's modules only when `derive serve` runs
+    from http.server import SimpleHTTPRequestHandler
 
-    def log_message(self, format, *args):  # noqa: A002 — the terminal shows builds, not GETs
-        pass
+    class Handler(SimpleHTTPRequestHandler):
+        def log_message(self, format, *args):  # noqa: A002 — the terminal shows builds only
+            pass
 
-    def do_GET(self):  # noqa: N802 — http.server's name
-        if self.path.split("?", 1)[0] == VERSION_PATH:
-            return self._send(str(self.site.version).encode(), "text/plain; charset=utf-8")
-        path = Path(self.translate_path(self.path))
-        if path.is_dir() and self.path.split("?", 1)[0].endswith("/"):
-            path = path / "index.html"
-        if path.suffix == ".html" and path.is_file():
-            try:
-                text = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                return super().do_GET()
-            return self._send(served(text, self.site.version).encode("utf-8"),
-                              "text/html; charset=utf-8")
-        return super().do_GET()
+        def do_GET(self):  # noqa: N802 — http.server's name
+            if self.path.split("?", 1)[0] == VERSION_PATH:
+                return self._send(str(site.version).encode(), "text/plain; charset=utf-8")
+            path = Path(self.translate_path(self.path))
+            if path.is_dir() and self.path.split("?", 1)[0].endswith("/"):
+                path = path / "index.html"
+            if path.suffix == ".html" and path.is_file():
+                try:
+                    text = path.read_text(encoding="utf-8")
+                except (OSError, UnicodeDecodeError):
+                    return super().do_GET()
+                return self._send(served(text, site.version).encode("utf-8"),
+                                  "text/html; charset=utf-8")
+            return super().do_GET()
 
-    def _send(self, body: bytes, kind: str) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("Cache-Control", "no-store")
-        self.end_headers()
-        self.wfile.write(body)
+        def _send(self, body: bytes, kind: str) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(body)
+    return Handler
 
 
 def _port(text: str) -> int:
@@ -150,10 +154,12 @@ def run(args) -> int:
         build.run(options)  # a bank that cannot be built at all stops here, as build would
         interrupt.rearm()
         site = _Site(Path(out).resolve())
-        handler = type("Handler", (_Handler,), {"site": site})
+        # start-up: the HTTP server's modules only when `derive serve` runs
+        from http.server import ThreadingHTTPServer
+
         try:
-            server = ThreadingHTTPServer(("127.0.0.1", port),
-                                         partial(handler, directory=str(site.folder)))
+            server = ThreadingHTTPServer(("127.0.0.1", port), partial(
+                _handler_class(site), directory=str(site.folder)))
         except OSError as exc:
             raise UsageError(f"--port {port}: cannot be served ({exc.strerror or exc}); name "
                              f"another port, or 0 for any free one") from None
