@@ -147,6 +147,32 @@ def test_the_students_folder_holds_only_pages_and_links_stay_inside(tmp_path, ca
     assert '<a href="students/">' in (site / "index.html").read_text(encoding="utf-8")
 
 
+def resolves_inside(students: Path) -> int:
+    """Every link of every page of the folder, followed: the number followed."""
+    n = 0
+    for page in students.rglob("*.html"):
+        for href in parsed(page).hrefs:
+            target = (page.parent / unquote(href)).resolve()
+            assert (target / "index.html" if href.endswith("/") else target).is_file(), href
+            assert students.resolve() in target.parents, href
+            n += 1
+    return n
+
+
+def test_a_file_name_with_hash_space_and_question_mark_is_linked(tmp_path, capsys):
+    bank = tmp_path / "bank"
+    bank.mkdir()
+    (bank / "wk #1?.toml").write_text(OTHER, encoding="utf-8")
+    site = tmp_path / "site"
+    assert build(capsys, bank, site) == 0
+    students = site / "students"
+    assert (students / "wk #1?" / "two-w" / "page.en.html").is_file()
+    index = (students / "index.html").read_text(encoding="utf-8")
+    assert 'href="wk%20%231%3F/index.html">wk #1?</a>' in index
+    # course page (2 languages × 3 links), lesson pages (2 × 4), sheets (2 × 2), pages (2 × 1)
+    assert resolves_inside(students) == 6 + 8 + 4 + 2
+
+
 def test_titles_come_from_the_course_table_escaped(tmp_path, capsys):
     site = tmp_path / "site"
     assert build(capsys, make_bank(tmp_path), site) == 0

@@ -63,6 +63,16 @@ class Lesson:
     sheet: bool = False
 
 
+def href(path: str) -> str:
+    """A relative link to a file of the site, each part of its path percent-encoded from its
+    own bytes (a file name of the bank may hold `#`, `?`, a space, bytes that are not UTF-8)."""
+    # start-up: loaded only when `derive build` runs this
+    from urllib.parse import quote
+
+    return escape_html("/".join(quote(p.encode("utf-8", "surrogateescape"), safe="-_.~")
+                                for p in path.split("/")))
+
+
 def index_name(lang: str, langs: tuple[str, ...]) -> str:
     """The file of a course or lesson page: index.html in the first language, index.zh.html…"""
     return "index.html" if lang == langs[0] else f"index.{lang}.html"
@@ -95,10 +105,10 @@ def _top(course: str, lang: str, switch: list[tuple[str, str]]) -> str:
     """The line above a page's heading: the course's title, and the language switch
     (lang, href) of each language the site has (the page's own not a link)."""
     links = []
-    for other, href in switch:
+    for other, to in switch:
         name = escape_html(LANG_NAMES[other])
         links.append(f"<strong>{name}</strong>" if other == lang else
-                     f'<a href="{escape_html(href)}" hreflang="{other}" lang="{other}">'
+                     f'<a href="{escape_html(to)}" hreflang="{other}" lang="{other}">'
                      f"{name}</a>")
     nav = (f'<nav class="lang screen" aria-label="{WORDS[lang]["language"]}">'
            f'{"".join(links)}</nav>' if len(switch) > 1 else "")
@@ -114,7 +124,8 @@ def course_title(course, lang: str) -> str:
 
 def lesson_title(course, folder: str, lang: str) -> str:
     title, title_zh = course.lesson(folder)
-    return ((title_zh or title) if lang == "zh" else title) or folder
+    return ((title_zh or title) if lang == "zh" else title) or folder.encode(
+        "utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 # ---------------------------------------------------------------------------- the pages
@@ -125,13 +136,13 @@ def students_index(course, lessons: list[Lesson], lang: str, langs: tuple[str, .
     title = course_title(course, lang)
     items = []
     for lesson in lessons:
-        href = f"{lesson.folder}/{index_name(lang, langs)}"
+        to = href(f"{lesson.folder}/{index_name(lang, langs)}")
         links = [f'<span class="muted">'
                  f'{escape_html(w["n_exercises"].format(n=len(lesson.exercises)))}</span>']
         if lesson.sheet:
-            links.append(f'<a href="{escape_html(lesson.folder)}/{sheet_name(lang, langs)}">'
+            links.append(f'<a href="{href(f"{lesson.folder}/{sheet_name(lang, langs)}")}">'
                          f'{escape_html(w["sheet"])}</a>')
-        items.append(f'<li><a class="title" href="{escape_html(href)}">'
+        items.append(f'<li><a class="title" href="{to}">'
                      f"{escape_html(lesson_title(course, lesson.folder, lang))}</a>"
                      f'<span class="links">{" ".join(links)}</span></li>')
     term = escape_html(course.author)
@@ -151,9 +162,9 @@ def lesson_page(course, lesson: Lesson, lang: str, langs: tuple[str, ...]) -> st
     up = "../" * (lesson.folder.count("/") + 1)
     items = []
     for ex in lesson.exercises:
-        shown = escape_html(ex.id) + (f" — {escape_html(ex.title)}" if ex.title else "")
-        link = (f'<a class="title" href="{escape_html(ex.page)}">{shown}</a>' if ex.page else
-                f'<span class="title">{shown}</span><span class="muted">'
+        said = escape_html(ex.id) + (f" — {escape_html(ex.title)}" if ex.title else "")
+        link = (f'<a class="title" href="{href(ex.page)}">{said}</a>' if ex.page else
+                f'<span class="title">{said}</span><span class="muted">'
                 f'{escape_html(w["no_page"])}</span>')
         items.append(f"<li>{link}</li>")
     sheet = (f'<p class="links"><a href="{sheet_name(lang, langs)}">'
@@ -210,9 +221,9 @@ def shown_title(text: str) -> str:
     return unescape(found.group(1)) if found else ""
 
 
-def with_back_link(page_html: str, href: str, label: str) -> str:
+def with_back_link(page_html: str, back: str, label: str) -> str:
     """A self-check page as the students' site copies it: a link back to its lesson first in
     its <main> (derive's own markup: the first `<main>` is the page's)."""
-    link = (f'<p style="margin:0 0 .5rem"><a href="{escape_html(href)}">← '
+    link = (f'<p style="margin:0 0 .5rem"><a href="{escape_html(back)}">← '
             f"{escape_html(label)}</a></p>")
     return page_html.replace("<main>", "<main>" + link, 1)
