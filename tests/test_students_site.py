@@ -144,7 +144,9 @@ def test_the_students_folder_holds_only_pages_and_links_stay_inside(tmp_path, ca
     assert copy.replace('<p style="margin:0 0 .5rem"><a href="../index.html">← Week 1: one '
                         'step</a></p>', "", 1) == own
     # the authors' index links to the students' site
-    assert '<a href="students/">' in (site / "index.html").read_text(encoding="utf-8")
+    assert '<a href="students/index.html">' in (site / "index.html").read_text(encoding="utf-8")
+    assert '<a href="students/index.zh.html">' in (site / "index.zh.html").read_text(
+        encoding="utf-8")
 
 
 def resolves_inside(students: Path) -> int:

@@ -557,9 +557,10 @@ def _finish(items: list[Item], names: list[str], opts, aside: Path, bank: str = 
                         _first_wrong(aside / item.folder, item)))
     lms = sorted(p.name for p in (aside / LMS).iterdir()) if (aside / LMS).is_dir() else []
     for n, lang in enumerate(opts.langs):
-        _write(aside, INDEX if n == 0 else f"index.{lang}.html",
-               index_html(rows, lang, students=STUDENTS if lessons else "",
-                          lms=[f"{LMS}/{name}" for name in lms],
+        name = INDEX if n == 0 else f"index.{lang}.html"  # students/ names its pages alike
+        _write(aside, name,
+               index_html(rows, lang, students=f"{STUDENTS}/{name}" if lessons else "",
+                          lms=[f"{LMS}/{f}" for f in lms],
                           switch=[(x, INDEX if k == 0 else f"index.{x}.html")
                                   for k, x in enumerate(opts.langs)]))
     _write(aside, MANIFEST, build_site.manifest(aside, __version__))

@@ -123,7 +123,7 @@ def index_html(rows: list[Row], lang: str = "en", students: str = "",
            + "</div>",
            f"<h1>{escape(w['title'])}</h1>", f"<p>{escape(summary)}</p>"]
     if students:
-        out.append(f'<p class="links"><a href="{_href(students)}/">{escape(g["students"])}</a>'
+        out.append(f'<p class="links"><a href="{_href(students)}">{escape(g["students"])}</a>'
                    "</p>")
     if lms:
         out.append(f'<p class="links">{escape(g["lms"])}: '
