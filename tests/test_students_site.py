@@ -6,6 +6,7 @@ Expected values are written by hand here: the titles of the bank's derive.toml, 
 one SGD step worked out in Fractions, the questions each exercise claims."""
 
 import re
+import unicodedata
 from fractions import Fraction as F
 from html.parser import HTMLParser
 from pathlib import Path
@@ -314,3 +315,44 @@ def test_the_sheet_leaves_room_to_answer_and_prints(browser, built, tmp_path):
         pdf = page.pdf(format="A4")
         assert pdf.startswith(b"%PDF") and pdf.count(b"/Type /Page\n") + \
             pdf.count(b"/Type /Page>") + len(re.findall(rb"/Type\s*/Page[^s]", pdf)) >= 1
+
+
+# ------------------------------------------------------------------------------ properties
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+PART = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="/\x00"),
+               min_size=1, max_size=12).filter(lambda p: p not in (".", ".."))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(PART, min_size=1, max_size=4))
+def test_a_link_reads_back_as_the_path_it_names(parts):
+    """href() of any path is a URL path that a browser reads back as that path (the HTML
+    entities undone, then the percent-encoding), with nothing that could end the attribute."""
+    from html import unescape
+
+    from derive.render.students import href
+
+    path = "/".join(parts)
+    made = href(path)
+    assert not set(made) & set('"<> \n\t#?') and unquote(unescape(made)) == path
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(st.characters(whitelist_categories=("L", "N", "P", "S"),
+                             whitelist_characters=" <>&\"'"), max_size=60)
+       .map(lambda t: unicodedata.normalize("NFC", t)).filter(str.strip))
+def test_a_course_title_is_shown_as_written(title):
+    """Whatever the author writes as the title (letters, digits, punctuation, symbols, spaces),
+    the page's heading reads it back as written, its runs of spaces one: escaped, never
+    markup."""
+    from derive.cli.settings import Course
+    from derive.render.students import students_index
+
+    page = students_index(Course(title=title), [], "en", ("en",))
+    found = re.search(r"<h1>(.*?)</h1>", page, re.S)
+    heading = Links()
+    heading.feed(found.group(1))
+    assert "".join(heading.text) == re.sub(" +", " ", title).strip()
