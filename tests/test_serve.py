@@ -86,8 +86,8 @@ def serving(tmp_path):
 
 def test_serve_rebuilds_on_save_and_the_page_reloads(serving, browser):
     bank, proc, lines = serving
-    site = Path(lines.until(r"^built (.+): 1 exercise").group(1))
-    url = lines.until(r"^serving at (http://127\.0\.0\.1:\d+/)students/").group(1)
+    serving = lines.until(r"^serving at (http://127\.0\.0\.1:\d+/)students/ .*the site: (.+)\)")
+    url, site = serving.group(1), Path(serving.group(2))
     page_html = fetch(url + "students/")
     assert "<h1>Before</h1>" in page_html and "/__derive/version" in page_html
     assert fetch(url + "__derive/version") == "1"

@@ -166,8 +166,9 @@ def run(args) -> int:
         server.daemon_threads = True
         threading.Thread(target=server.serve_forever, daemon=True).start()
         url = f"http://127.0.0.1:{server.server_address[1]}/"
-        _say(f"serving at {url}students/ (the authors' index: {url}); watching "
-             f"{quoted_path(args.bank)}, each save rebuilds; Ctrl-C to stop")
+        _say(f"serving at {url}students/ (the authors' index: {url}; the site: "
+             f"{quoted_path(out)}); watching {quoted_path(args.bank)}, each save rebuilds; "
+             f"Ctrl-C to stop")
         interrupt.reached("serving")  # for tests (DERIVE_TEST_PROGRESS)
         _watch(args.bank, options, site)
         return 0
