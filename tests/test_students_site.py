@@ -184,8 +184,9 @@ def test_titles_come_from_the_course_table_escaped(tmp_path, capsys):
     assert "<h1>Training &lt;Steps&gt; &amp; Co</h1>" in index
     assert "<title>Training &lt;Steps&gt; &amp; Co</title>" in index
     assert ">Week 1: one step</a>" in index and ">week2</a>" in index  # a lesson not named
+    assert ">2 exercises</span>" in index and ">1 exercise</span>" in index
     zh = (students / "index.zh.html").read_text(encoding="utf-8")
-    assert "<h1>训练步骤</h1>" in zh and ">第 1 周：一步</a>" in zh
+    assert "<h1>训练步骤</h1>" in zh and ">第 1 周：一步</a>" in zh and ">2 道练习</span>" in zh
     # the language switch: each page links to the other language's same page
     assert '<a href="index.zh.html" hreflang="zh" lang="zh">中文</a>' in index
     assert '<a href="index.html" hreflang="en" lang="en">English</a>' in zh

@@ -66,7 +66,7 @@ GROUP_WORDS = {
            "wrong": "{name}: claimed {claimed}, derive finds {expected}",
            "more": " (and {n} more wrong)"},
     "zh": {"key": "答案", "sheet": "习题纸", "page": "自测页", "check": "核验",
-           "sources": "源文件", "students": "学生站点(要发布的文件夹)", "lms": "LMS 包",
+           "sources": "源文件", "students": "学生站点（要发布的文件夹）", "lms": "LMS 包",
            "site_for": "作者索引：每道练习的全部产物与核验结论。", "language": "语言",
            "wrong": "{name}：给出 {claimed}，derive 算得 {expected}",
            "more": "(另有 {n} 处有误)"},

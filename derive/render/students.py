@@ -25,14 +25,14 @@ WORDS = {
            "name": "Name", "student": "Student number", "course": "Course",
            "print": "To print it, or save it as a PDF, use the browser's Print command.",
            "back": "All lessons", "lesson_back": "Back to the lesson",
-           "n_exercises": "{n} exercise(s)", "language": "Language",
+           "n_exercises": "{n} exercises", "one_exercise": "1 exercise", "language": "Language",
            "no_page": "no self-check page"},
     "zh": {"exercises": "练习", "lessons": "课程单元", "sheet": "习题纸",
-           "sheet_print": "习题纸(可打印)", "self_check": "自测",
+           "sheet_print": "习题纸（可打印）", "self_check": "自测",
            "name": "姓名", "student": "学号", "course": "课程",
            "print": "用浏览器的“打印”即可打印，或另存为 PDF。",
            "back": "全部单元", "lesson_back": "返回本单元",
-           "n_exercises": "{n} 道练习", "language": "语言",
+           "n_exercises": "{n} 道练习", "one_exercise": "1 道练习", "language": "语言",
            "no_page": "无自测页"},
 }
 LANG_NAMES = {"en": "English", "zh": "中文"}
@@ -137,8 +137,9 @@ def students_index(course, lessons: list[Lesson], lang: str, langs: tuple[str, .
     items = []
     for lesson in lessons:
         to = href(f"{lesson.folder}/{index_name(lang, langs)}")
-        links = [f'<span class="muted">'
-                 f'{escape_html(w["n_exercises"].format(n=len(lesson.exercises)))}</span>']
+        n = len(lesson.exercises)
+        count = w["one_exercise"] if n == 1 else w["n_exercises"].format(n=n)
+        links = [f'<span class="muted">{escape_html(count)}</span>']
         if lesson.sheet:
             links.append(f'<a href="{href(f"{lesson.folder}/{sheet_name(lang, langs)}")}">'
                          f'{escape_html(w["sheet"])}</a>')
