@@ -125,3 +125,21 @@ def test_a_port_that_is_not_a_number_is_one_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.strip() == "derive serve: --port: is 'http', not a port; give a whole number " \
                           "from 0 to 65535"
+
+
+def test_a_served_page_keeps_its_own_script_and_adds_the_reload():
+    import base64
+    import hashlib
+
+    from derive.cli.serve import reload_script, served
+
+    page = ('<html><head><meta http-equiv="Content-Security-Policy" content="default-src '
+            "'none'; script-src 'sha256-OWN'; style-src-elem 'sha256-CSS'\"></head>"
+            "<body><main></main></body></html>")
+    digest = base64.b64encode(hashlib.sha256(reload_script(3).encode()).digest()).decode()
+    assert served(page, 3) == (
+        '<html><head><meta http-equiv="Content-Security-Policy" content="default-src '
+        f"'none'; script-src 'sha256-OWN' 'sha256-{digest}'; style-src-elem 'sha256-CSS'; "
+        "connect-src 'self'\"></head><body><main></main>"
+        f"<script>{reload_script(3)}</script></body></html>")
+    assert 'var v="3"' in reload_script(3) and "/__derive/version" in reload_script(3)
