@@ -56,6 +56,7 @@ def install():
     for signum in SIGNALS[1:]:
         if signal.getsignal(signum) is signal.SIG_DFL:
             previous[signum] = signal.signal(signum, _handler)
+    _state["taken"] = tuple(previous)
     reached("handler-installed")
     return previous
 
@@ -138,6 +139,18 @@ def commit() -> None:
     if threading.current_thread() is threading.main_thread() and installed():
         _state["committed"] = True
         ignore()
+
+
+def rearm() -> None:
+    """For a command that puts one output in place after another (`derive serve` rebuilds on
+    each save): once an output is committed (the signals ignored), the handler back on the
+    signals `install` took, so that the next Ctrl-C stops the command again."""
+    if not _state["ours"] or threading.current_thread() is not threading.main_thread() or \
+            _state["interrupted"]:
+        return
+    _state["committed"] = False
+    for signum in _state.get("taken", ()):
+        signal.signal(signum, _handler)
 
 
 def reset() -> None:

@@ -115,12 +115,15 @@ def test_statuses_in_the_index(tmp_path, capsys):
     run(capsys, bank, "-o", site, "--only", "check", "--lang", "en")
     index = (site / "index.html").read_text(encoding="utf-8")
     rows = {m.group(1): m.group(2) for m in re.finditer(
-        r"<td>([\w-]+)</td><td>[^<]*</td><td class=\"(\w+)\">", index)}
+        r'<td data-label="Exercise">([\w-]+)</td><td data-label="Title">[^<]*</td>'
+        r'<td class="(\w+)" data-label="Status">', index)}
     # hand-checked: 1·2 = 2 and (2−4)²/2 = 2; (2−3)²/2 = 1/2; the gradient of sgd-three-
     # records is a mean of 1/3, not the claimed 1
     assert rows == {"sgd-three-records": "wrong", "memory-zero2": "ok", "first": "ok",
                     "second": "ok"}
     assert 'href="two/first/check.txt"' in index
+    # the first wrong claim named in its row, with the value derive finds (hand-checked above)
+    assert '<span class="hint">gradient: claimed 1, derive finds 1/3' in index
 
 
 def test_warm_rebuild_and_what_invalidates(tmp_path, capsys):

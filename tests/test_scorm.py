@@ -237,7 +237,7 @@ def test_a_page_that_asks_nothing_is_left_out(tmp_path):
     """A page without questions has no script (derive.render.html), so it would never report:
     not a SCO; a lesson of such pages has no package."""
     from derive.cli.build import Item, _scorm
-    from derive.cli.settings import Options
+    from derive.cli.settings import Course, Options
 
     pages = {"l/a": b'<script type="application/json" id="derive-data">{}</script>',
              "l/b": b"<p>nothing asked</p>", "m/c": b"<p>nothing asked</p>"}
@@ -245,7 +245,8 @@ def test_a_page_that_asks_nothing_is_left_out(tmp_path):
         (tmp_path / folder).mkdir(parents=True)
         (tmp_path / folder / "page.en.html").write_bytes(text)
     items = [Item(f"{f[0]}.toml", f, id=f[2], texts={"page.en.html": None}) for f in pages]
-    _scorm(items, Options(("en",), ("scorm",), 1, False, True, 1.0, 1.0), tmp_path)
+    _scorm(items, Options(("en",), ("scorm",), 1, False, True, 1.0, 1.0), tmp_path,
+           Course())
     assert sorted(p.name for p in (tmp_path / "lms").iterdir()) == [
         "l.scorm12.en.zip", "l.scorm2004.en.zip"]
     with zipfile.ZipFile(tmp_path / "lms" / "l.scorm12.en.zip") as z:

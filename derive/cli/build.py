@@ -65,8 +65,9 @@ def artefact_files(only: tuple[str, ...], langs: tuple[str, ...]) -> list[tuple[
     if "check" in only:
         out += [("check", "check.txt"), ("check", "check.json")]
     for lang in langs:
-        for art, name in (("key", f"key.{lang}.md"), ("key", f"key.{lang}.tex"),
-                          ("pdf", f"key.{lang}.pdf"),
+        for art, name in (("key", f"key.{lang}.html"), ("key", f"key.{lang}.md"),
+                          ("key", f"key.{lang}.tex"), ("pdf", f"key.{lang}.pdf"),
+                          ("questions", f"sheet.{lang}.html"),
                           ("questions", f"questions.{lang}.md"),
                           ("export", f"export.{lang}.md"), ("page", f"page.{lang}.html")):
             # a SCORM package is made of the exercises' pages
@@ -90,8 +91,23 @@ def _render(name: str, report, ex_name: str):
         from derive.cli.pdf import pdf_of
 
         return pdf_of(formats.render("key", "tex", [report], lang=lang), lang)
+    if stem == "key" and ext == "html":  # the key as a page, its formulas set by KaTeX
+        # start-up: loaded only when `derive build` runs this
+        from derive.render.derivation import key_document
+
+        return formats.render("export", "html", key_document([report], lang))
     if stem == "key":
         return formats.render("key", ext, [report], lang=lang)
+    if stem == "sheet":  # the printable sheet; the students' site assembles a lesson's
+        # start-up: loaded only when `derive build` runs this
+        from derive.render.numbers import writable
+        from derive.render.questions import question_blocks
+        from derive.render.students import exercise_sheet
+
+        blocks = question_blocks(writable(report), lang)
+        heading = blocks[0]
+        return exercise_sheet(blocks, lang, ex_name + (f" — {heading.detail}"
+                                                       if heading.detail else ""))
     if stem == "questions":
         # start-up: loaded only when `derive build` runs this
         from derive.render.questions import questions_document
@@ -237,7 +253,7 @@ def refuse_clashes(items: list[Item], names: list[str]) -> list[Item]:
     # start-up: loaded only when `derive build` runs this
     from derive.exercises.errors import ExerciseError
 
-    own = {INDEX, MANIFEST, *(f"index.{lang}.html" for lang in settings.LANGS)}
+    own = {INDEX, MANIFEST, *(f"index.{lang}.html" for lang in settings.LANGS), STUDENTS, LMS}
     taken = {f"{i.folder}/{n}": i for i in items if i.id for n in names}
     refused: dict[str, str] = {}
     for item in items:
@@ -246,7 +262,10 @@ def refuse_clashes(items: list[Item], names: list[str]) -> list[Item]:
         parts = item.folder.split("/")
         for n in range(1, len(parts) + 1):
             prefix = "/".join(parts[:n])
-            other = "the site's own index" if n == 1 and prefix in own else (
+            other = (f"the site's own {prefix} folder" if prefix in (STUDENTS, LMS) else
+                     "the site's own index") if n == 1 and prefix in own else (
+                "a file of its lesson's page in the students' site"
+                if n == len(parts) > 1 and parts[-1] in LESSON_FILES else
                 f"a file of exercise {taken[prefix].id} of {taken[prefix].file}"
                 if prefix in taken else "")
             if other:
@@ -407,7 +426,7 @@ def run(args) -> int:
                     cache = _open_cache(False)
                 items = refuse_clashes(load_bank(args.bank, cache, names), names)
         _store_files(cache, items, names, opts)
-        _finish(items, names, opts, aside)
+        _finish(items, names, opts, aside, args.bank)
         interrupt.commit()  # a Ctrl-C before this line: no site; after it: ignored
         _put_in_place(aside, target, args.out)
         aside = None
@@ -521,36 +540,134 @@ def _write_texts(aside: Path, item: Item, cache=None) -> None:
     item.addresses = {}
 
 
-def _finish(items: list[Item], names: list[str], opts, aside: Path) -> None:
+def _finish(items: list[Item], names: list[str], opts, aside: Path, bank: str = "") -> None:
+    """The bank-level files, from the exercises' files already written in `aside`: the
+    students' site (SITE/students/), then the authors' index, then the manifest."""
     # start-up: loaded only when `derive build` runs this
     from derive import __version__
     from derive.render.site import Row, index_html
 
+    course = settings.course(bank) if bank else settings.Course()
+    lessons = _students(items, opts, aside, course)
     rows = []
     for item in items:
         if not item.id:
             rows.append(Row(item.file, line=item.error))
             continue
-        links = [(name, f"{item.folder}/{name}") for name in names if name in item.texts]
+        written = [name for name in names if name in item.texts]
         rows.append(Row(item.file, item.id, item.title, item.status, item.line,
-                        links))
+                        [(n, f"{item.folder}/{n}") for n in written],
+                        _first_wrong(aside / item.folder, item)))
+    if "scorm" in opts.only:  # the LMS files first: the index lists them
+        _scorm(items, opts, aside, course)
+    lms = sorted(p.name for p in (aside / LMS).iterdir()) if (aside / LMS).is_dir() else []
     for n, lang in enumerate(opts.langs):
-        _write(aside, INDEX if n == 0 else f"index.{lang}.html", index_html(rows, lang))
-    if "scorm" in opts.only:
-        _scorm(items, opts, aside)
+        name = INDEX if n == 0 else f"index.{lang}.html"  # students/ names its pages alike
+        _write(aside, name,
+               index_html(rows, lang, students=f"{STUDENTS}/{name}" if lessons else "",
+                          lms=[f"{LMS}/{f}" for f in lms],
+                          switch=[(x, INDEX if k == 0 else f"index.{x}.html")
+                                  for k, x in enumerate(opts.langs)]))
     _write(aside, MANIFEST, build_site.manifest(aside, __version__))
+
+
+STUDENTS = "students"
+"""The students' site's folder in SITE: the folder to publish (no key, check nor source)."""
+LESSON_FILES = ("index.html", "index.zh.html", "sheet.html", "sheet.zh.html")
+"""The files of a lesson's folder in the students' site (an exercise's folder beside them)."""
+
+
+def _first_wrong(folder: Path, item: Item) -> tuple[str, str, str, int] | None:
+    """The check's first wrong claim, for the authors' index: (its name, the value claimed,
+    the value derive finds, how many more are wrong), from check.json, written beside it; None
+    when none is wrong or no check was asked."""
+    if item.status != "wrong" or "check.json" not in item.texts:
+        return None
+    try:
+        data = json.loads((folder / "check.json").read_text(encoding="utf-8"))
+        claims = data["exercises"][0]["claims"]
+    except (OSError, ValueError, KeyError, IndexError, TypeError):
+        return None
+    wrong = [c for c in claims if c.get("status") == "wrong"]
+    if not wrong:
+        return None
+    c = wrong[0]
+    claimed = c.get("claimed")
+    claimed = ", ".join(map(str, claimed)) if isinstance(claimed, list) else str(claimed)
+    expected = c.get("expected") or c.get("expected_text") or ""  # exact: 6/5, never ≈
+    expected = ", ".join(map(str, expected)) if isinstance(expected, list) else str(expected)
+    return str(c.get("name")), claimed, expected, len(wrong) - 1
+
+
+def _students(items: list[Item], opts, aside: Path, course) -> list:
+    """SITE/students/: the course's page, a page and a question sheet per lesson (an exercise
+    file), and a copy of each self-check page; read from the files written in `aside`. The
+    lessons written ([] when neither pages nor sheets were asked)."""
+    # start-up: loaded only when `derive build` runs this
+    from derive.render import students as site
+    from derive.render.questions import WORDS as SHEET_WORDS
+
+    langs = opts.langs
+    if not ({"page", "questions"} & set(opts.only)):
+        return []
+    by_lesson: dict[str, list[Item]] = {}
+    for item in items:
+        if item.id and item.texts:
+            by_lesson.setdefault(item.folder.rsplit("/", 1)[0], []).append(item)
+    lessons = []
+    for folder, group in by_lesson.items():
+        root = f"{STUDENTS}/{folder}"
+        first = langs[0]
+        exercises, sheets = [], {lang: [] for lang in langs}
+        for item in group:
+            own = item.folder.rsplit("/", 1)[1]
+            title = ""
+            for lang in langs:
+                sheet = aside / item.folder / f"sheet.{lang}.html"
+                if f"sheet.{lang}.html" in item.texts:
+                    text = sheet.read_text(encoding="utf-8")
+                    sheets[lang] += site.sheet_sections(text)
+                    if lang == first:  # the title the sheet shows (none if it states an answer)
+                        title = site.shown_title(text).partition(" — ")[2]
+                if f"page.{lang}.html" in item.texts:
+                    text = (aside / item.folder / f"page.{lang}.html").read_text(
+                        encoding="utf-8")
+                    _write(aside, f"{root}/{own}/page.{lang}.html", site.with_back_link(
+                        text, f"../{site.index_name(lang, langs)}",
+                        site.lesson_title(course, folder, lang)))
+            page = f"{own}/page.{first}.html" if f"page.{first}.html" in item.texts else ""
+            exercises.append((own, item.id, title, page))
+        has_sheet = all(sheets.values()) and bool(sheets)
+        for lang in langs:
+            lesson = site.Lesson(folder, site.lesson_title(course, folder, lang), tuple(
+                site.Exercise(id_, title, page.replace(f".{first}.html", f".{lang}.html"))
+                for own, id_, title, page in exercises), has_sheet)
+            _write(aside, f"{root}/{site.index_name(lang, langs)}",
+                   site.lesson_page(course, lesson, lang, langs))
+            if has_sheet:
+                _write(aside, f"{root}/{site.sheet_name(lang, langs)}",
+                       site.sheet_page(course, folder, sheets[lang], lang, langs,
+                                       SHEET_WORDS[lang]["note"]))
+        lessons.append(lesson)
+    order = [name for name, _, _ in course.lessons]  # as [course.lessons] lists them, then
+    lessons.sort(key=lambda x: order.index(x.folder) if x.folder in order else len(order))
+    for lang in langs:
+        _write(aside, f"{STUDENTS}/{site.index_name(lang, langs)}",
+               site.students_index(course, lessons, lang, langs))
+    return lessons
 
 
 QUESTIONS = b'id="derive-data"'
 """What a self-check page that asks something holds (derive.render.html: its questions' data)."""
 
 
-def _scorm(items: list[Item], opts, aside: Path) -> None:
+def _scorm(items: list[Item], opts, aside: Path, course) -> None:
     """SITE/lms/<lesson>.scorm12.<lang>.zip and .scorm2004.<lang>.zip of each exercise file
     (a lesson) with a page written in that language that asks a question: one SCO per such
     exercise, its page read back from the site (derive.render.scorm)."""
     # start-up: loaded only when `derive build` makes SCORM packages
     from derive.render.scorm import VERSIONS, Sco, package, package_name
+    from derive.render.students import lesson_title
 
     lessons: dict[str, list[Item]] = {}
     for item in items:
@@ -568,7 +685,8 @@ def _scorm(items: list[Item], opts, aside: Path) -> None:
                 continue
             for version in VERSIONS:
                 _write(aside, f"{LMS}/{package_name(lesson, version, lang)}",
-                       package(version, lesson, lesson, scos, lang))
+                       package(version, lesson, lesson_title(course, lesson, lang), scos,
+                               lang))
 
 
 def _store_files(cache, items: list[Item], names: list[str], opts) -> None:

@@ -15,11 +15,11 @@ import threading
 
 import derive
 from derive import interrupt
-from derive.cli import build, exercises, export, ledger, prove, recipes, variants
+from derive.cli import build, exercises, export, ledger, prove, recipes, serve, variants
 from derive.cli.terminal import one_line
 from derive.errors import DeriveError, quoted
 
-COMMANDS = (prove, exercises, export, variants, recipes, ledger, build)
+COMMANDS = (prove, exercises, export, variants, recipes, ledger, build, serve)
 """In the contract's order; each module adds its subcommands (exercises: check and key)."""
 
 

@@ -180,3 +180,84 @@ def options(args) -> Options:
         if getattr(args, key) is not None:
             chosen[key] = seconds(getattr(args, key), flag_fail(flag))
     return Options(**chosen)
+
+
+# ------------------------------------------------------------------------------ the course
+
+COURSE_KEYS = ("title", "title_zh", "author", "term", "lessons")
+LESSON_KEYS = ("title", "title_zh")
+MAX_TITLE = 200
+"""Most characters of a title, author or term in [course] (a line of a page's heading)."""
+
+
+@dataclass(frozen=True)
+class Course:
+    """The [course] table of the bank's derive.toml: what the students' site and the question
+    sheets are titled with. Without it the site is titled "Exercises" (练习) and each lesson
+    with its file's name: a title is the author's words, never made up from a folder."""
+    title: str = ""
+    title_zh: str = ""
+    author: str = ""
+    term: str = ""
+    lessons: tuple[tuple[str, str, str], ...] = ()
+    """(the lesson's file, as its site folder is named: `lesson03`, `part1/intro`; title;
+    title_zh) of each lesson the table names."""
+
+    def lesson(self, name: str) -> tuple[str, str]:
+        """(title, title_zh) of a lesson, ("", "") when the table does not name it."""
+        return next(((t, z) for n, t, z in self.lessons if n == name), ("", ""))
+
+
+def _title(value, fail) -> str:
+    if not isinstance(value, str):
+        fail(f"is {_shown(value)}, not text", "write a title in quotes")
+    if len(value) > MAX_TITLE or "\n" in value:
+        fail(f"is {len(value):,} characters" if len(value) > MAX_TITLE else "has a line break",
+             f"write one line of at most {MAX_TITLE} characters")
+    return value.strip()
+
+
+def course(bank: str) -> Course:
+    """The [course] table of BANK/derive.toml, checked key by key (Course() without one)."""
+    # start-up: only `derive build` loads the exercise reader
+    from derive.exercises.reader import read_toml
+
+    path = Path(bank) / SETTINGS_FILE
+    if not path.is_file():
+        return Course()
+    table = read_toml(path).get("course", {})
+    name = quoted_path(path)
+
+    def failer(key: str):
+        def fail(problem: str, expected: str):
+            raise InputError(f"{name}: key 'course.{quoted(key)}': {problem}; {expected}")
+        return fail
+
+    if not isinstance(table, dict):
+        raise InputError(f"{name}: key 'course': is not a table (it is {_shown(table)}); write "
+                         f"[course] with keys {', '.join(COURSE_KEYS)}")
+    out: dict = {}
+    for key, value in table.items():
+        fail = failer(key)
+        if key not in COURSE_KEYS:
+            fail("is not a key of [course]", f"write one of {', '.join(COURSE_KEYS)}")
+        if key != "lessons":
+            out[key] = _title(value, fail)
+            continue
+        if not isinstance(value, dict):
+            fail(f"is {_shown(value)}, not a table", "write [course.lessons.<file>] with "
+                 "title and title_zh")
+        lessons = []
+        for lesson, titles in value.items():
+            at = failer(f"lessons.{lesson}")
+            if not isinstance(titles, dict):
+                at(f"is {_shown(titles)}, not a table", "write title = \"…\" and "
+                   "title_zh = \"…\"")
+            for k in titles:
+                if k not in LESSON_KEYS:
+                    failer(f"lessons.{lesson}.{k}")("is not a key of a lesson",
+                                                    f"write one of {', '.join(LESSON_KEYS)}")
+            lessons.append((lesson, *(_title(titles.get(k, ""), failer(f"lessons.{lesson}.{k}"))
+                                      for k in LESSON_KEYS)))
+        out["lessons"] = tuple(lessons)
+    return Course(**out)

@@ -23,7 +23,8 @@ from derive.graph.overrides import (
 )
 from derive.recipes import RECIPES, Context, Recipe
 
-SETTINGS_KEYS = ("notation", "mistakes", "build")  # build: `derive build` options
+SETTINGS_KEYS = ("notation", "mistakes", "build", "course")
+"""build: `derive build` options; course: the students' site's titles (derive.cli.settings)."""
 MAX_ENTRIES = 200
 
 
