@@ -43,7 +43,7 @@ $(KATEX): tests/katex/package.json
 # not succeed prints all it said and stops the demo with its exit code. The site is the README's
 # `derive build proofs/course -o site`.
 demo: $(DEMO_STAMP)
-	@export PATH="$(CURDIR)/$(BIN):$$PATH"; \
+	@export PATH="$(abspath $(BIN)):$$PATH"; \
 	run() { echo "\$$ $$*"; said=$$("$$@" 2>&1); code=$$?; \
 	        if [ $$code = 0 ]; then printf '%s\n' "$$said" | tail -n 1; \
 	        else printf '%s\n' "$$said"; exit $$code; fi; }; \
