@@ -1,43 +1,63 @@
-# `make demo`: set up .venv if needed and run derive on the bundled course material.
+# `make demo`: set up .venv if needed and run derive's main job on the bundled course: prove
+# the statements, check the exercises, build the course's site.
 # `make test`: set up .venv (and the KaTeX checker) if needed and run the whole test suite.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-# `make demo` installs derive and SymPy only; `make test` adds the test tools, torch (CPU) and
-# matplotlib (on an ordinary Linux machine the default torch wheel pulls gigabytes of CUDA).
+# `make demo` installs derive and its dependencies only (SymPy, quickjs for the pages); `make
+# test` adds the test tools, torch (CPU) and matplotlib (on an ordinary Linux machine the
+# default torch wheel pulls gigabytes of CUDA).
 DEMO_STAMP := $(VENV)/.demo-stamp
 STAMP := $(VENV)/.installed-stamp
 KATEX := tests/katex/node_modules/katex/package.json
 SCORM := tests/scorm/node_modules/scorm-again/package.json
+# pip says errors only; setuptools' notice that an editable install maps derive.proofs to
+# proofs/ ("Editable installation", not a warning about derive) is left out. Whatever else the
+# build backend warns of is for pyproject.toml to fix (tests/test_packaging.py).
+PIP := PYTHONWARNINGS='ignore:Editable installation' $(BIN)/python -m pip --quiet --quiet \
+	--disable-pip-version-check
 
 .PHONY: demo test renderers bench golden docs regen pages clean
 
 $(BIN)/python:
-	$(PYTHON) -m venv $(VENV)
+	@echo "making $(VENV) (a virtual environment) with $(PYTHON)"
+	@$(PYTHON) -m venv $(VENV)
 
 $(DEMO_STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e .
-	touch $@
+	@echo "installing derive into $(VENV) (pip install -e .)"
+	@$(PIP) install --upgrade pip
+	@$(PIP) install -e .
+	@touch $@
 
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,torch,plot]'
-	touch $@ $(DEMO_STAMP)
+	@echo "installing derive and its test tools into $(VENV) (pip install -e '.[test,torch,plot]')"
+	@$(PIP) install --upgrade pip
+	@$(PIP) install -e '.[test,torch,plot]'
+	@touch $@ $(DEMO_STAMP)
 
 # KaTeX renders the Markdown exports in the tests; it needs node and npm.
 $(KATEX): tests/katex/package.json
 	@if command -v npm >/dev/null; then npm install --silent --prefix tests/katex; \
 	else echo "npm not found: the KaTeX tests will fail (set DERIVE_SKIP_RENDERERS=1 to skip)"; fi
 
+# Each command as you would type it, and the last line it prints (its summary); one that does
+# not succeed prints all it said and stops the demo with its exit code. The site is the README's
+# `derive build proofs/course -o site`.
 # A SCORM runtime (scorm-again) and ADL's XSDs for the SCORM package tests (tests/test_scorm.py).
 $(SCORM): tests/scorm/package.json
 	@if command -v npm >/dev/null; then npm install --silent --prefix tests/scorm; \
 	else echo "npm not found: the SCORM tests will fail (set DERIVE_SKIP_RENDERERS=1 to skip)"; fi
 
 demo: $(DEMO_STAMP)
-	$(BIN)/derive prove
-	$(BIN)/derive check proofs/course
+	@export PATH="$(abspath $(BIN)):$$PATH"; \
+	run() { echo "\$$ $$*"; said=$$("$$@" 2>&1); code=$$?; \
+	        if [ $$code = 0 ]; then printf '%s\n' "$$said" | tail -n 1; \
+	        else printf '%s\n' "$$said"; exit $$code; fi; }; \
+	run derive prove && run derive check proofs/course && \
+	run derive build proofs/course -o site && \
+	echo "next: open site/index.html (authors: keys, checks; students/: the site to publish; lms/: SCORM, Moodle, QTI);" && \
+	echo "      . $(VENV)/bin/activate, then derive serve proofs/course (a preview, rebuilt on each save)" && \
+	echo "      or derive check my-exercise.toml (README.md, \"Your first exercise\")"
 
 # lint-imports checks the import contracts of pyproject.toml (the layers, docs/index.md); the
 # suite runs on every core (pytest-xdist; `make test JOBS=0` runs it in one process).

@@ -84,6 +84,11 @@ class NotSupportedError(DeriveError):
         return text if "not supported" in text else capped(f"not supported: {text}")
 
 
+class EngineMissing(NotSupportedError):
+    """A program or package that one kind of output is written with is not installed (KaTeX's
+    engine quickjs, TeX): `derive build` writes the other outputs and says this once."""
+
+
 class OutputError(DeriveError):
     """An output that cannot be written: a device, a folder, an input, a full disk, a closed
     pipe. Nothing is left half-written."""

@@ -416,8 +416,8 @@ def test_the_chinese_index_says_each_status_in_chinese():
     from derive.render.site import Row, index_html
 
     rows = [Row("a.toml", e, "", s) for e, s in (("x", "ok"), ("y", "wrong"),
-                                                   ("z", "undecided"), ("v", "refused"))]
+                                                   ("z", "undecided"), ("v", "invalid"))]
     page = index_html([*rows, Row("b.toml", line="bad")], "zh")
-    for word in ("正确", "有误", "未定", "被拒", "无效"):
+    for word in ("正确", "有误", "未定", "无效"):
         assert f">{word}<" in page or f">{word}<br>" in page
     assert ">wrong<" not in page and ">ok<" not in page

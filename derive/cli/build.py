@@ -15,6 +15,7 @@ import json
 import os
 import pickle
 import shutil
+import sys
 import time
 from pathlib import Path
 
@@ -25,8 +26,9 @@ from derive.cli.build_site import MANIFEST
 from derive.cli.output import _check_target
 from derive.cli.progress import progress
 from derive.cli.terminal import safe
-from derive.errors import DeriveError, OutputError, quoted_path
+from derive.errors import DeriveError, OutputError, capped, quoted, quoted_path
 from derive.limits import EXERCISE_SECONDS, RUN_SECONDS, run_passed
+from derive.render.site import STATUSES
 
 INDEX = "index.html"
 LMS = "lms"
@@ -128,11 +130,15 @@ def _render(name: str, report, ex_name: str):
 
 def compute(ex, names: list[str], seconds: float, reason: str = "", cache=None,
             wall: float | None = None, wall_reason: str = "") -> tuple:
-    """(texts by file name, status, line, report): the exercise checked within `seconds` of
-    CPU time (and `wall` seconds of the run's, said as `wall_reason`), then each artefact
-    rendered within the same bounds. An undecided exercise gets its check files only (as
-    `derive key` and `export` refuse it); a refused artefact is left out, and named."""
+    """(texts by file name, status, line, report, failed): the exercise checked within
+    `seconds` of CPU time (and `wall` seconds of the run's, said as `wall_reason`), then each
+    artefact rendered within the same bounds. The status is the check's verdict (ok, wrong,
+    undecided; invalid when the check refuses the exercise). An undecided exercise gets its
+    check files only (as `derive key` and `export` refuse it). An artefact that cannot be
+    written is left out and put in `failed` (file name: (reason, whether its engine is
+    missing)): it never changes the verdict."""
     # start-up: loaded only when `derive build` runs this
+    from derive.errors import EngineMissing
     from derive.exercises import check_exercise
     from derive.kernel.timebound import DecisionTimeout, time_bound
 
@@ -144,10 +150,10 @@ def compute(ex, names: list[str], seconds: float, reason: str = "", cache=None,
             report = check_exercise(ex, seconds, reason=reason, wall=wall,
                                     wall_reason=wall_reason)
     except DeriveError as exc:
-        return {}, "refused", exc.line(), None
+        return {}, "invalid", exc.line(), None, {}
     status = report.outcome
     line = report.undecided or ("a claim is undecided" if status == "undecided" else "")
-    texts = {}
+    texts, failed = {}, {}
     for name in names:
         if status == "undecided" and not name.startswith("check."):
             continue
@@ -157,10 +163,17 @@ def compute(ex, names: list[str], seconds: float, reason: str = "", cache=None,
         except DecisionTimeout as exc:
             said = wall_reason if exc.wall and wall_reason else \
                 f"passed its time bound of {seconds:g} s of CPU time (--time-limit)"
-            status, line = "refused", f"{name}: {said} while writing"
+            failed[name] = (f"{said} while writing", False)
         except DeriveError as exc:
-            status, line = "refused", f"{name}: {exc.line()}"
-    return texts, status, line, report
+            failed[name] = (exc.line(), isinstance(exc, EngineMissing))
+        except Exception as exc:  # noqa: BLE001 — a bug: this artefact's reason, the rest go on
+            failed[name] = (_internal(exc), False)
+    return texts, status, line, report, failed
+
+
+def _internal(exc: Exception) -> str:
+    return (f"internal error (a bug in derive, please report it with the input): "
+            f"{type(exc).__name__}: {exc}")
 
 
 # ------------------------------------------------------------------------------- the bank
@@ -183,6 +196,8 @@ class Item:
     addresses: dict = dataclasses.field(default_factory=dict)
     """The cache addresses of its artefacts when its file came whole from the cache: each is
     read as it is written."""
+    failed: dict = dataclasses.field(default_factory=dict)
+    """Its artefacts not written: file name → (reason, whether the engine is missing)."""
 
 
 def _folder_name(part: str) -> str:
@@ -309,7 +324,8 @@ def _from_cache(cache, item: Item, names: list[str], opts) -> bool:
 
 
 def _to_cache(cache, item: Item, report, opts) -> None:
-    if item.status not in ("ok", "wrong"):  # a time bound may decide another way next time
+    # a time bound may decide another way next time, a missing engine be installed
+    if item.status not in ("ok", "wrong") or item.failed:
         return
     for name, text in item.texts.items():
         if isinstance(text, bytes):
@@ -442,14 +458,53 @@ def run(args) -> int:
             shutil.rmtree(aside, ignore_errors=True)
     exercises = [i for i in items if i.id]
     invalid = len(items) - len(exercises)
+    failures = not_written(exercises)
     if not opts.quiet:
-        counts = {s: sum(i.status == s for i in exercises)
-                  for s in ("ok", "wrong", "undecided", "refused")}
+        counts = {s: sum(i.status == s for i in exercises) for s in STATUSES}
         said = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
+        lost = sum(len(files) for files, _ in failures.values())
         print(safe(f"built {quoted_path(args.out)}: {len(exercises)} exercise(s) "
-                   f"({said or 'none'}), {invalid} invalid file(s); {computed} computed, "
-                   f"{len(exercises) - computed} from the cache"))
-    if invalid or any(i.status == "refused" for i in exercises):
+                   f"({said or 'none'}), {invalid} invalid file(s)"
+                   + (f", {lost} artefact(s) not written" if lost else "")
+                   + f"; {computed} computed, {len(exercises) - computed} from the cache"))
+    for reason, (files, ids) in failures.items():  # errors: said with --quiet too
+        print(safe(capped(f"derive build: {len(files)} artefact(s) not written "
+                          f"({_listed(sorted(set(n for _, n in files)), 4)} of "
+                          f"{len(ids)} exercise(s): {_listed([quoted(i) for i in ids], 2)}): "
+                          f"{reason}")), file=sys.stderr)
+    return exit_code(exercises, invalid, opts.asked)
+
+
+def not_written(exercises: list[Item]) -> dict[str, tuple[list[tuple[str, str]], list[str]]]:
+    """Each distinct reason an artefact was not written, once, in the order met: the
+    (exercise folder, file name) pairs it left out, and the ids of their exercises."""
+    out: dict[str, tuple[list, list]] = {}
+    for item in exercises:
+        for name, (reason, _) in item.failed.items():
+            files, ids = out.setdefault(reason, ([], []))
+            files.append((item.folder, name))
+            if item.id not in ids:
+                ids.append(item.id)
+    return out
+
+
+def _listed(names: list[str], most: int) -> str:
+    """The first `most` names, and how many more."""
+    shown = ", ".join(names[:most])
+    return shown if len(names) <= most else f"{shown} and {len(names) - most} more"
+
+
+def exit_code(exercises: list[Item], invalid: int, asked: tuple[str, ...]) -> int:
+    """As `derive check` of the bank: 2 an invalid file or exercise, 1 a claim wrong or
+    undecided, 0 every claim holds. An artefact not written makes it 2, as the command that
+    writes that artefact alone would exit, unless only its engine is missing and it was not
+    asked for by name (`--only`, `only` in [build]): a default artefact of a broken install
+    does not hide the verdicts (it is said on stderr and in the index all the same)."""
+    kinds = {name: art for art, name in artefact_files(settings.ARTEFACTS, settings.LANGS)}
+    if invalid or any(i.status == "invalid" for i in exercises):
+        return 2
+    if any(not missing or kinds[name] in asked
+           for i in exercises for name, (_, missing) in i.failed.items()):
         return 2
     return 0 if all(i.status == "ok" for i in exercises) else 1
 
@@ -473,27 +528,25 @@ def _build(items: list[Item], names: list[str], opts, aside: Path, cache) -> int
         left = end - time.monotonic()
         said = run_passed(opts.total_time_limit)
         try:
-            texts, status, line, report = compute(item.ex, names, opts.time_limit,
-                                                  "" if left > 0 else said, cache,
-                                                  wall=max(left, 1e-6), wall_reason=said)
+            texts, status, line, report, failed = compute(
+                item.ex, names, opts.time_limit, "" if left > 0 else said, cache,
+                wall=max(left, 1e-6), wall_reason=said)
         except Exception as exc:  # noqa: BLE001 — a bug: this exercise's line, the rest go on
-            texts, status, report = {}, "refused", None
-            line = (f"internal error (a bug in derive, please report it with the input): "
-                    f"{type(exc).__name__}: {exc}")
+            texts, status, line, report, failed = {}, "invalid", _internal(exc), None, {}
         packed = None
         if report is not None:
             try:
                 packed = pack_report(report)
             except Exception:  # noqa: BLE001 — the report is then not cached
                 packed = None
-        return pickle.dumps((texts, status, line, packed))
+        return pickle.dumps((texts, status, line, packed, failed))
 
     def done(n: int, payload: bytes | None, why: str) -> None:
         item = todo[n]
         if payload is None:
             item.status, item.line = "undecided", why
         else:  # bytes this build's own child wrote into its pipe
-            item.texts, item.status, item.line, packed = pickle.loads(payload)
+            item.texts, item.status, item.line, packed, item.failed = pickle.loads(payload)
             report = unpack_report(packed, item.ex) if packed is not None else None
             _to_cache(cache, item, report, opts)
             _write_texts(aside, item)
@@ -529,7 +582,7 @@ def _write_texts(aside: Path, item: Item, cache=None) -> None:
         from derive.exercises.errors import ExerciseError
 
         shutil.rmtree(aside / item.folder, ignore_errors=True)
-        item.texts, item.addresses, item.status = {}, {}, "refused"
+        item.texts, item.addresses, item.failed, item.status = {}, {}, {}, "invalid"
         item.line = ExerciseError(
             item.file, item.id, "id", f"its site folder ({len(str(item.folder)):,} characters "
             f"under the site; the file names it from its path and id) is too long for this file "
@@ -557,7 +610,8 @@ def _finish(items: list[Item], names: list[str], opts, aside: Path, bank: str = 
         written = [name for name in names if name in item.texts]
         rows.append(Row(item.file, item.id, item.title, item.status, item.line,
                         [(n, f"{item.folder}/{n}") for n in written],
-                        _first_wrong(aside / item.folder, item)))
+                        _first_wrong(aside / item.folder, item),
+                        [(name, item.failed[name][0]) for name in names if name in item.failed]))
     if "scorm" in opts.only:  # the LMS files first: the index lists them
         _scorm(items, opts, aside, course)
     lms = sorted(p.name for p in (aside / LMS).iterdir()) if (aside / LMS).is_dir() else []

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 from derive.cli import build_site, pool
-from derive.errors import NotSupportedError, UsageError
+from derive.errors import EngineMissing, UsageError
 
 ENGINES = {"en": "pdflatex", "zh": "xelatex"}
 SECONDS = 60.0
@@ -20,7 +20,7 @@ REPRODUCIBLE = {**os.environ, "SOURCE_DATE_EPOCH": "0", "FORCE_SOURCE_DATE": "1"
 def pdf_of(tex: str, lang: str, seconds: float = SECONDS) -> bytes:
     engine = shutil.which(ENGINES[lang])
     if engine is None:
-        raise NotSupportedError(f"not supported here: {ENGINES[lang]} is not installed (TeX); "
+        raise EngineMissing(f"not supported here: {ENGINES[lang]} is not installed (TeX); "
                                 f"install TeX, or leave pdf out of --only")
     with build_site.pdf_folder() as folder:
         (Path(folder) / "key.tex").write_text(tex, encoding="utf-8")

@@ -41,6 +41,9 @@ class Options:
     quiet: bool
     time_limit: float
     total_time_limit: float
+    asked: tuple[str, ...] = ()
+    """The artefacts named by `--only` or the [build] table's `only` (none: the defaults were
+    taken). One of these that is not written makes the exit code 2 (docs/cli.md)."""
 
 
 def _shown(value) -> str:
@@ -169,6 +172,8 @@ def options(args) -> Options:
                                  flag_fail("--lang"))
     if args.only is not None:
         chosen["only"] = _names(args.only, ARTEFACTS, "artefacts", flag_fail("--only"))
+    # the defaults are this very tuple; a choice, even of the same names, is a new one
+    chosen["asked"] = () if chosen["only"] is DEFAULT_ARTEFACTS else chosen["only"]
     if args.jobs is not None:
         chosen["jobs"] = _jobs(args.jobs, flag_fail("--jobs"))
     if args.cache is not None:

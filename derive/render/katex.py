@@ -14,7 +14,7 @@ import signal
 from functools import lru_cache
 from importlib import resources
 
-from derive.errors import NotSupportedError
+from derive.errors import EngineMissing, NotSupportedError
 from derive.kernel.timebound import DecisionTimeout
 
 MEMORY_BYTES = 512 * 1024 * 1024
@@ -64,12 +64,12 @@ def asset(name: str) -> bytes:
 @lru_cache(maxsize=1)
 def _engine():
     try:
-        # quickjs is an optional extra (derive[html])
+        # a dependency of derive (pyproject.toml), imported only when a page is written
         import quickjs
     except ImportError:
-        raise NotSupportedError("--format html renders math with KaTeX in the QuickJS engine, "
-                                "and the Python package quickjs is not installed; install it "
-                                "with pip install 'derive[html]'") from None
+        raise EngineMissing("KaTeX's engine, the Python package quickjs (a dependency of "
+                            "derive), is not installed; reinstall derive (pip install -e . in "
+                            "its folder, or make demo)") from None
     ctx = quickjs.Context()
     ctx.set_memory_limit(MEMORY_BYTES)
     ctx.set_time_limit(60)  # loading KaTeX

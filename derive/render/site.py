@@ -11,14 +11,18 @@ WORDS = {
     "en": {"title": "Exercises", "file": "File", "id": "Exercise", "name": "Title",
            "status": "Status", "files": "Artefacts", "invalid": "invalid",
            "summary": "{n} exercise(s): {ok} ok, {wrong} wrong, {undecided} undecided, "
-                      "{refused} refused; {invalid} invalid file(s)"},
+                      "{invalid_exercises} invalid; {invalid} invalid file(s)",
+           "not_written": "{n} artefact(s) not written", "failed": "not written: "},
     "zh": {"title": "练习", "file": "文件", "id": "练习", "name": "标题", "status": "状态",
            "files": "文件", "invalid": "无效", "ok": "正确", "wrong": "有误",
-           "undecided": "未定", "refused": "被拒",
+           "undecided": "未定",
            "summary": "{n} 道练习：{ok} 道正确，{wrong} 道有误，{undecided} 道未定，"
-                      "{refused} 道被拒；{invalid} 个无效文件"},
+                      "{invalid_exercises} 道无效；{invalid} 个无效文件",
+           "not_written": "{n} 个文件未能写出", "failed": "未能写出："},
 }
-STATUSES = ("ok", "wrong", "undecided", "refused")
+STATUSES = ("ok", "wrong", "undecided", "invalid")
+"""An exercise's status: its check's verdict (invalid: the check refused the exercise). An
+artefact not written is said beside it, never as its status."""
 
 
 @dataclass
@@ -34,6 +38,8 @@ class Row:
     """(file name, relative href) of each artefact written (grouped by `groups`)."""
     wrong: tuple[str, str, str, int] | None = None
     """The first wrong claim: its name, the value claimed, derive's, how many more."""
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    """(file name, reason) of each artefact not written."""
 
 
 def _href(path: str) -> str:
@@ -106,8 +112,13 @@ def index_html(rows: list[Row], lang: str = "en", students: str = "",
     from derive.render.katex import asset
 
     w, g = WORDS[lang], GROUP_WORDS[lang]
-    counts = {s: sum(r.status == s for r in rows) for s in (*STATUSES, "invalid")}
-    summary = w["summary"].format(n=sum(counts[s] for s in STATUSES), **counts)
+    exercises = [r for r in rows if r.exercise]
+    counts = {s: sum(r.status == s for r in exercises) for s in STATUSES}
+    summary = w["summary"].format(n=len(exercises), invalid=len(rows) - len(exercises),
+                                  invalid_exercises=counts.pop("invalid"), **counts)
+    lost = sum(len(r.failed) for r in rows)
+    if lost:
+        summary += ("; " if lang == "en" else "；") + w["not_written"].format(n=lost)
     style = asset("site.css").decode("utf-8")
     nav = "".join(f"<strong>{LANG_NAMES[x]}</strong>" if x == lang else
                   f'<a href="{_href(href)}" hreflang="{x}">{LANG_NAMES[x]}</a>'
@@ -143,6 +154,7 @@ def index_html(rows: list[Row], lang: str = "en", students: str = "",
             f'<span class="group"><b>{escape(label)}</b>'
             + " ".join(f'<a href="{_href(href)}">{escape(text)}</a>' for text, href in files)
             + "</span>" for label, files in groups(r.links, lang))
+        links += _failed(r.failed, w["failed"])
         out.append(f'<tr><td data-label="{w["file"]}">{_text(r.file)}</td>'
                    f'<td data-label="{w["id"]}">{_text(r.exercise)}</td>'
                    f'<td data-label="{w["name"]}">{_text(r.title)}</td>'
@@ -151,3 +163,12 @@ def index_html(rows: list[Row], lang: str = "en", students: str = "",
                    f'<td data-label="{w["files"]}">{links}</td></tr>')
     out += ["</tbody>", "</table>", "</main>", "</body>", "</html>", ""]
     return "\n".join(out)
+
+
+def _failed(failed: list[tuple[str, str]], words: str) -> str:
+    """The artefacts not written, one line per distinct reason with the files it left out."""
+    reasons: dict[str, list[str]] = {}
+    for name, reason in failed:
+        reasons.setdefault(reason, []).append(name)
+    return "".join(f'<br><span class="failed">{escape(words)}{_text(", ".join(names))} '
+                   f"({_text(reason)})</span>" for reason, names in reasons.items())
