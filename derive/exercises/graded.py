@@ -22,6 +22,7 @@ from derive.exercises.claims import round_places, round_sig
 from derive.exercises.evidence import GENERIC
 from derive.exercises.page import STATIC, Asked, Rule, flat
 from derive.kernel import intervals
+from derive.kernel.dag import joined, nodes, postorder
 from derive.kernel.exact import terminating_places
 
 __all__ = ["CARRIED_CREDIT", "EXACT_SIGNIFICANT", "Answer", "Band", "Part", "band",
@@ -179,10 +180,37 @@ def _size(shape) -> int:
     return n
 
 
+def _substituted(form: sp.Basic, subs: dict) -> sp.Basic:
+    """The form with its symbols replaced, node by node over its DAG (each shared node once):
+    a node whose arguments are all rational is computed, any other rebuilt unevaluated
+    (`joined`), never through SymPy's constructors, which ask assumptions of the whole tree
+    (minutes for an Adam trajectory)."""
+    done: dict[int, sp.Basic] = {}
+    for x in postorder(form):
+        if x.is_Symbol:
+            done[id(x)] = subs.get(x, x)
+            continue
+        if not x.args:
+            done[id(x)] = x
+            continue
+        args = [done[id(a)] for a in x.args]
+        if all(a.is_Rational for a in args) and (
+                not x.is_Pow or args[1].is_Integer or args[0] >= 0):
+            value = (sp.Add(*args) if x.is_Add else sp.Mul(*args) if x.is_Mul
+                     else sp.Pow(args[0], args[1]))
+        elif x.is_Add or x.is_Mul:
+            value = joined(type(x), *args)
+        else:
+            value = sp.Pow(args[0], args[1], evaluate=False)
+        done[id(x)] = value
+    return done[id(form)]
+
+
 def carried_value(form, source: str, value):
     """A carried-forward form (`Carried.form`, symbols `p` or `p[i]` for the earlier
-    quantity `p`) at the earlier quantity's value `value` (a number, or a flat list for a
-    list quantity), substituted exactly; None for a form the page does not evaluate."""
+    quantity `p`; sums, products and powers k/2 only) at the earlier quantity's value `value`
+    (a number, or a flat list for a list quantity), substituted exactly; None for a form the
+    page does not evaluate, or one that reads another symbol."""
     if form is None or form == STATIC:
         return None
     if isinstance(value, list):
@@ -190,9 +218,14 @@ def carried_value(form, source: str, value):
     else:
         subs = {sp.Symbol(source): sp.sympify(value)}
     items = form if isinstance(form, list) else [form]
-    got = [f.xreplace(subs) if isinstance(f, sp.Basic) else f for f in items]
-    if any(isinstance(g, sp.Basic) and g.free_symbols for g in got):
-        return None
+    got = []
+    for f in items:
+        if not isinstance(f, sp.Basic):
+            return None
+        g = _substituted(f, subs)
+        if any(n.is_Symbol for n in nodes(g)):
+            return None
+        got.append(g)
     return got if isinstance(form, list) else got[0]
 
 
@@ -204,6 +237,7 @@ class _Candidate:
     zh: str
     origin: str
     source: tuple[str, str] = ("", "")
+    mistake: str = ""
 
 
 def _clusters(cands: list[_Candidate]) -> list[list[_Candidate]]:
@@ -220,7 +254,11 @@ def _clusters(cands: list[_Candidate]) -> list[list[_Candidate]]:
 def _answer(group: list[_Candidate]) -> Answer | None:
     kinds = {c.kind for c in group}
     if "carried" in kinds and len(kinds) > 1:
-        return None  # a mistake here or an earlier one carried: neither is said
+        carried = {c.mistake for c in group if c.kind == "carried"}
+        if any(c.mistake not in carried for c in group):
+            return None  # a mistake here or an earlier one carried: neither is said
+        # the earlier part's mistake is this part's too: the working from it is right
+        group, kinds = [c for c in group if c.kind == "carried"], {"carried"}
     lo = min(c.band.lo for c in group)
     hi = max(c.band.hi for c in group)
     hull = Band((lo + hi) / 2, (hi - lo) / 2)
@@ -252,7 +290,8 @@ def graded_parts(asked: tuple[Asked, ...]) -> tuple[Part, ...] | None:
             if got is not None and len(got) == len(right):
                 known.append((k, got))
                 if k.origin != GENERIC:
-                    named_values.setdefault(a.name, []).append((k.value, k.en, k.zh))
+                    named_values.setdefault(a.name, []).append((k.value, k.en, k.zh,
+                                                                k.mistake))
         early = [(e, got) for e in a.early
                  if (got := _entries(e.value, a.shape)) is not None and len(got) == len(right)]
         carried = []
@@ -261,12 +300,12 @@ def graded_parts(asked: tuple[Asked, ...]) -> tuple[Part, ...] | None:
                 continue
             source = c.sources[0]
             words = next((b.words for b in asked if b.name == source), (source, source))
-            for value, en, zh in named_values[source]:
+            for value, en, zh, mistake in named_values[source]:
                 v = value if not isinstance(value, list) else flat(value)
                 got = carried_value(c.form, source, v)
                 got = None if got is None else _entries(got, a.shape)
                 if got is not None and len(got) == len(right):
-                    carried.append((words, en, zh, got))
+                    carried.append((words, en, zh, mistake, got))
         for i, value in enumerate(right):
             centre = band(value, a.rule)
             if centre is None:
@@ -275,15 +314,17 @@ def graded_parts(asked: tuple[Asked, ...]) -> tuple[Part, ...] | None:
             for k, got in known:
                 b = band(got[i], a.rule)
                 if b is not None:
-                    cands.append(_Candidate(b, "mistake", k.en, k.zh, k.origin))
+                    cands.append(_Candidate(b, "mistake", k.en, k.zh, k.origin,
+                                            mistake=k.mistake))
             for e, got in early:
                 b = band(got[i], a.rule)
                 if b is not None:
                     cands.append(_Candidate(b, "mistake", e.en, e.zh, "course"))
-            for words, en, zh, got in carried:
+            for words, en, zh, mistake, got in carried:
                 b = band(got[i], a.rule)
                 if b is not None:
-                    cands.append(_Candidate(b, "carried", en, zh, "course", tuple(words)))
+                    cands.append(_Candidate(b, "carried", en, zh, "course", tuple(words),
+                                            mistake))
             cands = [c for c in cands if not c.band.meets(centre)]
             answers = [Answer(centre, 100, "right")]
             answers += [x for g in _clusters(cands) if (x := _answer(g)) is not None]

@@ -11,7 +11,8 @@ Escaping, per where the text lands (Moodle's qformat_xml and qtype_multianswer):
 - in a cloze question's text, `{`, `}`, `~` and `#` of author text and formulas are character
   references, so that no author string can open, close or split a sub-question;
 - a cloze feedback is HTML-decoded once by Moodle (html_entity_decode) before it is stored,
-  so it is HTML escaped twice, its metacharacters references too.
+  then its `\\}` and `\\#` unescaped, so it is HTML escaped twice (a backslash a reference),
+  its metacharacters references too.
 Math is for Moodle's MathJax filter: `\\( … \\)` inline, the rest text.
 """
 
@@ -80,11 +81,15 @@ _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]
 _TEXT = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 _HTML = {**_TEXT, '"': "&quot;", "'": "&#39;"}
 _CLOZE = {**_HTML, "{": "&#123;", "}": "&#125;", "~": "&#126;", "#": "&#35;"}
+_FEEDBACK_HTML = {**_TEXT, "\\": "&#92;"}
+"""A cloze feedback as HTML: Moodle turns its `\\}` and `\\#` into `}` and `#` once decoded, so
+a backslash is a reference there."""
+_FEEDBACK = {**_CLOZE, "\\": "&#92;"}
 
 
-def _html(text: str, cloze: bool = False) -> str:
+def _html(text: str, cloze: bool = False, table: dict | None = None) -> str:
     """Text as HTML text; in a cloze question, its metacharacters as references too."""
-    table = _CLOZE if cloze else _HTML
+    table = table or (_CLOZE if cloze else _HTML)
     return "".join(table.get(ch, ch) for ch in text)
 
 
@@ -168,7 +173,7 @@ def _answers_cloze(part: Part, lang: str) -> str:
     alts = []
     for a in part.answers:
         mark = "=" if a.credit == 100 else f"%{a.credit}%"
-        feedback = _html("".join(_TEXT.get(ch, ch) for ch in _feedback(a, lang)), cloze=True)
+        feedback = _html(_html(_feedback(a, lang), table=_FEEDBACK_HTML), table=_FEEDBACK)
         alts.append(f"{mark}{number(a.band.centre)}:{number(a.band.tolerance)}#{feedback}")
     return "{1:NUMERICAL:" + "~".join(alts) + "}"
 
