@@ -395,3 +395,48 @@ def test_the_port_agrees_with_moodle_on_the_course(course, tmp_path):
                 assert [(a["answer"], float(a["tolerance"]), a["fraction"], a["feedback"])
                         for a in p] == [(a["answer"], float(a["tolerance"]), a["fraction"],
                                          a["feedback"]) for a in r]
+
+
+MICRO = """
+[[exercise]]
+id = "micro"
+recipe = "accumulation"
+[exercise.given]
+w = 1
+lr = 0.1
+microbatches = [[[1, 0], [2, 0]], [[3, 0]]]
+[exercise.claims]
+w_new = 0.533
+"""
+
+
+def test_one_number_is_a_numerical_question(tmp_path):
+    """One claim: a numerical question. Computed here: loss (wx − y)²/2 per record, gradient
+    x²w = 1, 4, 9, mean 14/3, w' = 1 − 0.1·14/3 = 8/15, asked to 3 places: 0.533 ± 0.0005;
+    stepping per microbatch (w ← w − η·mean of each microbatch) gives 0.075 (tests/data's
+    mistake-micro-steps)."""
+    w, lr = F(1), F(1, 10)
+    assert w - lr * F(1 + 4 + 9, 3) == F(8, 15)
+    for batch in ([1, 2], [3]):
+        w -= lr * F(sum(x * x for x in batch), len(batch)) * w
+    assert w == F(3, 40)  # 0.075
+    bank = tmp_path / "bank"
+    bank.mkdir()
+    (bank / "micro.toml").write_text(MICRO, encoding="utf-8")
+    out = tmp_path / "site"
+    assert build(bank, out) == 0
+    [q] = questions(out / "micro" / "micro" / "moodle.en.xml")
+    assert q.get("type") == "numerical"
+    [answers] = parts_of(q)
+    assert (answers[0]["answer"], answers[0]["tolerance"]) == ("0.533", "0.0005")
+    assert grade(answers, "0.5333")["fraction"] == 1.0
+    micro = grade(answers, "0.075")
+    assert micro["fraction"] == 0.0 and "known mistake" in micro["feedback"]
+    if MOODLE_DIR and shutil.which("php"):
+        d = moodle(out / "micro" / "micro" / "moodle.en.xml",
+                   {"micro": [[1, "0.5333"], [1, "0.075"], [1, "0.54"]]}, tmp_path)
+        [q] = d["questions"]
+        assert q["type"] == "numerical" and q["idnumber"] == "micro"
+        right, mistake, none = q["graded"]
+        assert right["fraction"] == 1 and mistake["fraction"] == 0
+        assert "known mistake" in mistake["feedback"] and none["matched"] is None
