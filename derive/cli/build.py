@@ -71,7 +71,8 @@ def artefact_files(only: tuple[str, ...], langs: tuple[str, ...]) -> list[tuple[
                           ("key", f"key.{lang}.tex"), ("pdf", f"key.{lang}.pdf"),
                           ("questions", f"sheet.{lang}.html"),
                           ("questions", f"questions.{lang}.md"),
-                          ("export", f"export.{lang}.md"), ("page", f"page.{lang}.html")):
+                          ("export", f"export.{lang}.md"), ("page", f"page.{lang}.html"),
+                          ("moodle", f"moodle.{lang}.xml")):
             # a SCORM package is made of the exercises' pages
             if art in only or art == "page" and "scorm" in only:
                 out.append((art, name))
@@ -120,12 +121,51 @@ def _render(name: str, report, ex_name: str):
         from derive.render.derivation import exercises_document
 
         return formats.render("export", "md", exercises_document([report], lang, ex_name))
+    if stem == "moodle":
+        return _moodle(report, lang)
     # start-up: loaded only when `derive build` runs this
     from derive.exercises.report import page_exercises
     from derive.render.selfcheck import selfcheck_document
 
     doc = selfcheck_document(page_exercises([report], None), lang, ex_name)
     return formats.render("export", "html", doc)
+
+
+MOODLE_VARIANTS = 10
+"""Variants of an exercise with [exercise.vary] in its Moodle question category (besides the
+exercise as written): enough that a quiz's random draw rarely gives two students the same
+numbers, few enough that checking them (a full check and diagnosis each, 0.1–0.5 s) keeps a
+bank's build within a few seconds per varied exercise."""
+
+_moodle_pages: list = []
+"""The last exercise's (report, pages): its variants are checked once for both languages."""
+
+
+def _moodle(report, lang: str) -> str:
+    """An exercise's Moodle questions: the exercise as written, then up to MOODLE_VARIANTS
+    verified variants (`derive variants`' own, seed 0), each checked and graded as the
+    self-check page judges it (derive.exercises.graded)."""
+    # start-up: loaded only when `derive build` writes Moodle questions
+    from derive.exercises import check_exercise
+    from derive.exercises.graded import graded_parts
+    from derive.exercises.report import page_exercise
+    from derive.exercises.variants import VariantError, generate, variant_exercise
+    from derive.render.moodle import moodle_questions
+
+    if not (_moodle_pages and _moodle_pages[0] is report):
+        reports = [report]
+        if report.exercise.vary:
+            try:
+                found = generate(report.exercise, MOODLE_VARIANTS, 0, allow_fewer=True).variants
+            except VariantError:
+                found = ()
+            for v in found:
+                checked = check_exercise(variant_exercise(report.exercise, v), None)
+                if checked.outcome != "undecided":
+                    reports.append(checked)
+        pages = [page_exercise(report, r) for r in reports]
+        _moodle_pages[:] = [report, [(p, graded_parts(p.asked)) for p in pages]]
+    return moodle_questions(_moodle_pages[1], lang)
 
 
 def compute(ex, names: list[str], seconds: float, reason: str = "", cache=None,
@@ -593,6 +633,26 @@ def _write_texts(aside: Path, item: Item, cache=None) -> None:
     item.addresses = {}
 
 
+def _moodle_quiz(items: list[Item], opts, aside: Path, bank: str, course) -> None:
+    """SITE/lms/moodle.{lang}.xml: every exercise's questions (read back from its file) under
+    the category $course$/<course>/<lesson file>/<exercise id> (the course's [course] title in
+    that language, else the bank folder's name), so that a quiz's random question from a
+    category draws one of an exercise's variants."""
+    # start-up: loaded only when `derive build` writes Moodle questions
+    from derive.render.moodle import quiz
+
+    folder = Path(bank).resolve().name or "bank"
+    for lang in opts.langs:
+        title = (course.title_zh or course.title) if lang == "zh" else course.title
+        name = f"moodle.{lang}.xml"
+        fragments = []
+        for item in items:
+            if item.id and name in item.texts:
+                text = (aside / item.folder / name).read_text(encoding="utf-8")
+                fragments.append(([title or folder, *item.folder.split("/")], text))
+        _write(aside, f"lms/{name}", quiz(fragments))
+
+
 def _finish(items: list[Item], names: list[str], opts, aside: Path, bank: str = "") -> None:
     """The bank-level files, from the exercises' files already written in `aside`: the
     students' site (SITE/students/), then the authors' index, then the manifest."""
@@ -614,6 +674,8 @@ def _finish(items: list[Item], names: list[str], opts, aside: Path, bank: str = 
                         [(name, item.failed[name][0]) for name in names if name in item.failed]))
     if "scorm" in opts.only:  # the LMS files first: the index lists them
         _scorm(items, opts, aside, course)
+    if "moodle" in opts.only:
+        _moodle_quiz(items, opts, aside, bank, course)
     lms = sorted(p.name for p in (aside / LMS).iterdir()) if (aside / LMS).is_dir() else []
     for n, lang in enumerate(opts.langs):
         name = INDEX if n == 0 else f"index.{lang}.html"  # students/ names its pages alike
