@@ -8,6 +8,7 @@ BIN := $(VENV)/bin
 DEMO_STAMP := $(VENV)/.demo-stamp
 STAMP := $(VENV)/.installed-stamp
 KATEX := tests/katex/node_modules/katex/package.json
+QTI := tests/qti/node_modules/@citolab/qti-components/package.json
 
 .PHONY: demo test renderers bench golden docs regen pages clean
 
@@ -29,6 +30,11 @@ $(KATEX): tests/katex/package.json
 	@if command -v npm >/dev/null; then npm install --silent --prefix tests/katex; \
 	else echo "npm not found: the KaTeX tests will fail (set DERIVE_SKIP_RENDERERS=1 to skip)"; fi
 
+# A QTI 3 player (@citolab/qti-components) renders and scores the QTI items in the tests.
+$(QTI): tests/qti/package.json
+	@if command -v npm >/dev/null; then npm install --silent --prefix tests/qti; \
+	else echo "npm not found: the QTI player tests will fail (set DERIVE_SKIP_RENDERERS=1 to skip)"; fi
+
 demo: $(DEMO_STAMP)
 	$(BIN)/derive prove
 	$(BIN)/derive check proofs/course
@@ -36,7 +42,7 @@ demo: $(DEMO_STAMP)
 # lint-imports checks the import contracts of pyproject.toml (the layers, docs/index.md); the
 # suite runs on every core (pytest-xdist; `make test JOBS=0` runs it in one process).
 JOBS ?= auto
-test: $(STAMP) renderers $(KATEX)
+test: $(STAMP) renderers $(KATEX) $(QTI)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -n $(JOBS)

@@ -66,7 +66,8 @@ def artefact_files(only: tuple[str, ...], langs: tuple[str, ...]) -> list[tuple[
         for art, name in (("key", f"key.{lang}.md"), ("key", f"key.{lang}.tex"),
                           ("pdf", f"key.{lang}.pdf"),
                           ("questions", f"questions.{lang}.md"),
-                          ("export", f"export.{lang}.md"), ("page", f"page.{lang}.html")):
+                          ("export", f"export.{lang}.md"), ("page", f"page.{lang}.html"),
+                          ("qti", f"qti.{lang}.xml")):
             if art in only:
                 out.append((art, name))
     return out
@@ -99,6 +100,12 @@ def _render(name: str, report, ex_name: str):
         from derive.render.derivation import exercises_document
 
         return formats.render("export", "md", exercises_document([report], lang, ex_name))
+    if stem == "qti":
+        # start-up: loaded only when `derive build` runs this
+        from derive.exercises.report import page_exercises
+        from derive.render.qti import item_xml
+
+        return item_xml(page_exercises([report], None)[0][0], lang)
     # start-up: loaded only when `derive build` runs this
     from derive.exercises.report import page_exercises
     from derive.render.selfcheck import selfcheck_document
@@ -533,7 +540,26 @@ def _finish(items: list[Item], names: list[str], opts, aside: Path) -> None:
                         links))
     for n, lang in enumerate(opts.langs):
         _write(aside, INDEX if n == 0 else f"index.{lang}.html", index_html(rows, lang))
+    if "qti" in opts.only:
+        _qti_packages(items, opts, aside)
     _write(aside, MANIFEST, build_site.manifest(aside, __version__))
+
+
+def _qti_packages(items: list[Item], opts, aside: Path) -> None:
+    """SITE/lms/qti.{lang}.zip: every exercise's item written in `aside`, grouped by lesson
+    (its exercise file), in the bank's order."""
+    # start-up: loaded only when `derive build` runs this
+    from derive.render.qti import package
+
+    for lang in opts.langs:
+        name = f"qti.{lang}.xml"
+        lessons: dict[str, list[tuple[str, bytes]]] = {}
+        for item in items:
+            if item.id and name in item.texts:
+                lesson = Path(item.file).stem
+                lessons.setdefault(lesson, []).append(
+                    (item.id, (aside / item.folder / name).read_bytes()))
+        _write(aside, f"lms/qti.{lang}.zip", package(list(lessons.items())))
 
 
 def _store_files(cache, items: list[Item], names: list[str], opts) -> None:

@@ -18,8 +18,8 @@ from derive.errors import InputError, quoted, quoted_path
 from derive.limits import EXERCISE_SECONDS, RUN_SECONDS
 
 SETTINGS_FILE = "derive.toml"
-ARTEFACTS = ("check", "key", "questions", "export", "page", "pdf")
-DEFAULT_ARTEFACTS = ("check", "key", "questions", "export", "page")
+ARTEFACTS = ("check", "key", "questions", "export", "page", "pdf", "qti")
+DEFAULT_ARTEFACTS = ("check", "key", "questions", "export", "page", "qti")
 LANGS = ("en", "zh")
 KEYS = ("lang", "only", "jobs", "cache", "quiet", "time-limit", "total-time-limit")
 MAX_JOBS = 256
