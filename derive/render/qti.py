@@ -67,7 +67,7 @@ WORDS = {
            "wrong": "Not right.",
            "carried": "Not right, but it follows correctly from your own answer to question "
                       "{n} ({label}).",
-           "mistake": "Not right. This is the value of a known mistake: ",
+           "mistake": "Not right. This is the value of a known mistake:",
            "tied": "Not right. Several known mistakes give this value, so none is named:",
            "offered": "Not right. It could be a generic edit that happens to give this value "
                       "(offered, not named):",
@@ -474,7 +474,8 @@ def item_xml(page: PageExercise, lang: str = "en") -> str:
         for (flag, k, origin), (name, _, known, _) in zip(fit_flags, mistakes):
             text = known.zh if lang == "zh" and known.zh else known.en
             named_fb, listed_fb = outcome(f"FB_Q{n}_M{k}"), outcome(f"FB_Q{n}_L{k}")
-            blocks.append(_block(named_fb, _x(w["mistake"]) + _said(text, origin)))
+            gap = " " if lang == "en" else ""
+            blocks.append(_block(named_fb, _x(w["mistake"]) + gap + _said(text, origin)))
             blocks.append(_block(listed_fb, f"{_x(name)} ({_said(text, origin)})"))
             fit = _at_least(flag, 1)
             rules.append(_if(f"<qti-and>{fit}{several}</qti-and>", _set(listed_fb)))
