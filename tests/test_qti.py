@@ -379,3 +379,44 @@ def test_the_player_ignores_qti_equal_tolerance(player):
     1.4 ± 0.05 by qti-equal tolerance-mode="absolute" as wrong (it logs 'toleranceMode is not
     supported yet'). If a later version scores it right, qti-equal may be used again."""
     assert player(ITEM_EQUAL, ["1.42"])["score"] == "0"
+
+
+def test_a_tie_names_no_mistake_in_the_player(player, site):
+    """The ledger's total in GiB is 16.901 (to 3 places); without the fp32 master copy and with
+    one Adam state both give 13.176: a tie, both listed, none named. On stage 3 a card holds 4
+    bytes per parameter: 16 is the wrong stage rule's (named); 3 is also 4 with a digit off
+    by one, which the page calls a near miss: nothing named."""
+    got = player(_item(site, "lesson03-ledger"), ["", "", "", "13.176"])
+    assert got["score"] == "0"
+    assert got["shown"][0] == ("Not right. Several known mistakes give this value, so none is "
+                               "named:")
+    assert [s.split(" (")[0] for s in got["shown"][1:]] == ["total_gib_without_master",
+                                                            "total_gib_one_adam_state"]
+    item = _item(site, "lesson03-ledger-stage3")
+    got = player(item, ["16", ""])
+    assert len(got["shown"]) == 1
+    assert got["shown"][0].startswith("Not right. This is the value of a known mistake: ")
+    assert player(item, ["3", ""])["shown"] == ["Not right."]
+
+
+def test_what_the_item_never_names():
+    """A mistake whose value counts as right is left out; one whose window holds a near miss
+    of the right value (1.5 is 1.4 with a digit off by one) stops naming there; one with no
+    window (an exact question's 10/3) stops naming within 1/2 of it; 0.6 is named."""
+    from derive.exercises.page import Asked, Known
+    from derive.render.qti import _Question
+
+    def known(name, value):
+        return Known(name, name, name, value)
+
+    a = Asked("w_new", sp.Rational(7, 5), _rule("places", places=1),
+              (known("inside", sp.Rational(141, 100)), known("slip", sp.Rational(3, 2)),
+               known("sign", sp.Rational(3, 5))), ())
+    named, stops = _Question(1, a).mistakes()
+    assert [n for n, *_ in named] == ["sign"]
+    assert [(w.lo, w.hi) for ws in stops for w in ws] == [(Fraction(145, 100), Fraction(155, 100))]
+    a = Asked("gradient", sp.Integer(-5), _rule("exact"),
+              (known("thirds", sp.Rational(-10, 3)), known("sum", sp.Integer(-10))), ())
+    named, stops = _Question(1, a).mistakes()
+    assert [n for n, *_ in named] == ["sum"]
+    assert [(w.lo, w.hi) for ws in stops for w in ws] == [(Fraction(-23, 6), Fraction(-17, 6))]
