@@ -73,6 +73,22 @@ def artefact_files(only: tuple[str, ...], langs: tuple[str, ...]) -> list[tuple[
     return out
 
 
+_PAGES: dict[int, tuple] = {}
+"""The page's questions of the report a worker renders (self-check pages and QTI items of both
+languages draw from the same), computed once: (report, its PageExercise) by id(report)."""
+
+
+def _page_exercise(report):
+    # start-up: loaded only when `derive build` runs this
+    from derive.exercises.report import page_exercises
+
+    held = _PAGES.get(id(report))
+    if held is None or held[0] is not report:
+        _PAGES.clear()  # one report at a time: a worker renders one exercise
+        held = _PAGES[id(report)] = (report, page_exercises([report], None))
+    return held[1]
+
+
 def _render(name: str, report, ex_name: str):
     """The text (bytes for a PDF) of one artefact of one exercise's report."""
     # start-up: the renderers are loaded by the workers that use them
@@ -102,15 +118,13 @@ def _render(name: str, report, ex_name: str):
         return formats.render("export", "md", exercises_document([report], lang, ex_name))
     if stem == "qti":
         # start-up: loaded only when `derive build` runs this
-        from derive.exercises.report import page_exercises
         from derive.render.qti import item_xml
 
-        return item_xml(page_exercises([report], None)[0][0], lang)
+        return item_xml(_page_exercise(report)[0][0], lang)
     # start-up: loaded only when `derive build` runs this
-    from derive.exercises.report import page_exercises
     from derive.render.selfcheck import selfcheck_document
 
-    doc = selfcheck_document(page_exercises([report], None), lang, ex_name)
+    doc = selfcheck_document(_page_exercise(report), lang, ex_name)
     return formats.render("export", "html", doc)
 
 
