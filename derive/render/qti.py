@@ -272,17 +272,29 @@ class _Question:
         self.idents = [f"Q{n}_{i}" for i in range(1, len(values) + 1)]
         self.values = values
         self.windows = [window(v, a.rule) for v in values]
+        self.fractions = [_lowest(v) if w is None and a.rule.kind == "exact" else None
+                          for v, w in zip(values, self.windows)]
+        """An exact question's value that is a fraction with no terminating decimal (14/3):
+        (p, q), answered as text and matched as written in lowest terms."""
 
     @property
     def scorable(self) -> bool:
+        return all(w is not None or f is not None for w, f in zip(self.windows, self.fractions))
+
+    @property
+    def numeric(self) -> bool:
+        """Every entry is a float: the player can compute with the answers."""
         return all(w is not None for w in self.windows)
 
     def right(self) -> str:
-        return _all([_inside(i, w) for i, w in zip(self.idents, self.windows)])
+        return _all([_inside(i, w) if w is not None else _spelled(i, f)
+                     for i, w, f in zip(self.idents, self.windows, self.fractions)])
 
     def typed(self) -> str:
-        """Every entry is a number."""
-        return _all([f"<qti-and>{_typed(i)}</qti-and>" for i in self.idents])
+        """Every entry is answered: a number (a float entry) or any text (a fraction's)."""
+        return _all([f"<qti-and>{_typed(i)}</qti-and>" if w is not None else
+                     f"<qti-not><qti-is-null>{_var(i)}</qti-is-null></qti-not>"
+                     for i, w in zip(self.idents, self.windows)])
 
     def mistakes(self) -> tuple[list[tuple[str, str, object, list[list[Window]]]],
                                 list[list[Window]]]:
@@ -332,11 +344,32 @@ def _reach_of(v, right: Window) -> Window:
     return Window(q - Fraction(1, 2), q + Fraction(1, 2))
 
 
+def _lowest(v) -> tuple[int, int] | None:
+    if isinstance(v, sp.Basic) and v.is_Rational and v.q != 1:
+        return int(v.p), int(v.q)
+    return None
+
+
+def _spelled(ident: str, f: tuple[int, int]) -> str:
+    """A fraction answered as written in lowest terms: 14/3 or 14 / 3 (a minus sign as - or
+    −); the player matches text exactly, so 28/6 or 4.667 is not it."""
+    p, q = f
+    signs = ["-", "\u2212"] if p < 0 else [""]
+    spellings = [f"{sign}{abs(p)}{gap}/{gap}{q}" for sign in signs for gap in ("", " ")]
+    matches = "".join(f'<qti-string-match case-sensitive="true">{_var(ident)}'
+                      f'<qti-base-value base-type="string">{text}</qti-base-value>'
+                      f"</qti-string-match>" for text in spellings)
+    return (f"<qti-and><qti-not><qti-is-null>{_var(ident)}</qti-is-null></qti-not>"
+            f"<qti-or>{matches}</qti-or></qti-and>")
+
+
 def _shape(v) -> tuple[int, ...]:
     return (len(v), *_shape(v[0])) if isinstance(v, list) and v else ()
 
 
-def _fraction_in(v, w: Window) -> bool:
+def _fraction_in(v, w: Window | None) -> bool:
+    if w is None:  # a fraction's entry: no other value is it
+        return False
     if isinstance(v, int):
         return w.holds(Fraction(v))
     if isinstance(v, sp.Basic) and v.is_Rational:
@@ -376,10 +409,12 @@ def item_xml(page: PageExercise, lang: str = "en") -> str:
 
     declarations, outcomes, body, rules = [], [], [], []
     for q in scored:
-        for ident, win in zip(q.idents, q.windows):
+        for ident, win, f in zip(q.idents, q.windows, q.fractions):
+            base, shown = ("float", decimal_text(win.shown)) if win is not None else \
+                ("string", f"{f[0]}/{f[1]}")
             declarations.append(
                 f'<qti-response-declaration identifier="{ident}" cardinality="single" '
-                f'base-type="float"><qti-correct-response><qti-value>{decimal_text(win.shown)}'
+                f'base-type="{base}"><qti-correct-response><qti-value>{shown}'
                 f"</qti-value></qti-correct-response></qti-response-declaration>")
     outcomes.append('<qti-outcome-declaration identifier="SCORE" cardinality="single" '
                     'base-type="float"><qti-default-value><qti-value>0</qti-value>'
@@ -431,7 +466,8 @@ def item_xml(page: PageExercise, lang: str = "en") -> str:
             idents = {(source.asked.name if not source.is_list else
                        f"{source.asked.name}[{i}]"): ident
                       for i, ident in enumerate(source.idents)}
-            exprs = [] if c.form is None else [_form(f, idents) for f in forms]
+            exprs = [] if c.form is None or not (q.numeric and source.numeric) else \
+                [_form(f, idents) for f in forms]
             if reach is None or len(exprs) != len(q.idents) or any(e is None for e in exprs):
                 unsure.append(source)  # the page may find it carried: name nothing then
                 continue
