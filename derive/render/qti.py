@@ -73,14 +73,16 @@ WORDS = {
                       "(offered, not named):",
            "left_out": "Question left out of this format: {label} (its exact value is not a "
                        "number one can type; see the self-check page).",
-           "entry": "entry {i}"},
+           "exact_number": "Give the exact value (an integer or a decimal that terminates).",
+           "exact_fraction": "Give the exact value as a fraction in lowest terms, such as 14/3."},
     "zh": {"given": "已知", "compute": "计算", "right": "正确。", "wrong": "不正确。",
            "carried": "不正确,但它由你自己对第 {n} 题({label})的答案正确推出。",
            "mistake": "不正确。这是一个已知错误给出的值:",
            "tied": "不正确。几个已知错误都给出这个值,因此不指明其中之一:",
            "offered": "不正确。可能是一个通用的改动恰好给出这个值(只作提示,不指明):",
            "left_out": "本格式未收此题:{label}(其精确值不是能输入的一个数;请用自测页)。",
-           "entry": "第 {i} 项"},
+           "exact_number": "写精确值(整数或有限小数)。",
+           "exact_fraction": "写精确值,用最简分数,如 14/3。"},
 }
 
 
@@ -118,7 +120,10 @@ def _inline(parts) -> str:
         return _mathml(parts.tex)
     if isinstance(parts, tuple):
         return "".join(_inline(p) for p in parts)
-    return _x(page_text(str(parts)))
+    text = page_text(str(parts))
+    lead = " " if text[:1].isspace() else ""
+    trail = " " if text[-1:].isspace() and text.strip() else ""
+    return lead + _x(text) + trail  # the space between prose and math kept
 
 
 def _said(text, origin: str) -> str:
@@ -523,7 +528,8 @@ def item_xml(page: PageExercise, lang: str = "en") -> str:
         rules.append(_if(f"<qti-and>{wrong}{_below(told, 1)}{_below(fits, 1)}</qti-and>",
                          _set(wrong_fb)))
         blocks.insert(1, _block(wrong_fb, _x(w["wrong"])))
-        hint = _x(asked_precision(q.asked.rule, lang))
+        hint = _x(asked_precision(q.asked.rule, lang) if q.asked.rule.kind != "exact" else
+                  w["exact_number"] if q.numeric else w["exact_fraction"])
         items.append(f"<li><p>{label}</p>{_interaction(q, lang)}<p>{hint}</p>"
                      f"{''.join(blocks)}</li>")
     body.append(f"<ol>{''.join(items)}</ol>")
