@@ -449,3 +449,29 @@ def test_an_exact_fraction_is_typed_in_lowest_terms(player, site):
     assert player(path, ["14/3", "8 / 15"])["score"] == "2"
     got = player(path, ["28/6", "0.533"])
     assert got["score"] == "0" and got["shown"] == ["Not right.", "Not right."]
+
+
+def test_a_matrix_in_the_player(player, tmp_path):
+    """tests/test_page_grid.py's exercise: z = Wx, its gradient for W (entries such as 4/3, a
+    text entry each), M = AB and N = MC, the values computed here in Fractions. A wrong cell of
+    M and the N that follows from it: both wrong, nothing named (a matrix's carried-forward
+    form is one the page does not have either)."""
+    from test_page_grid import GRID, _flat, _gW, _matmul, _text, _z
+    from test_page_grid import A as GA
+    from test_page_grid import B as GB
+    from test_page_grid import C as GC
+
+    bank = tmp_path / "bank"
+    bank.mkdir()
+    (bank / "grid.toml").write_text(GRID, encoding="utf-8")
+    _build(bank, tmp_path / "site")
+    item = tmp_path / "site" / "grid" / "grid" / "qti.en.xml"
+    m, n = _matmul(GA, GB), _matmul(_matmul(GA, GB), GC)
+    right = [_text(v) for v in [*_z(), *_flat(_gW()), *_flat(m), *_flat(n)]]
+    assert len(right) == 3 + 12 + 4 + 4
+    got = player(item, right)
+    assert (got["score"], got["max"]) == ("4", "4")
+    m[1][1] += 1
+    wrong = right[:15] + [_text(v) for v in [*_flat(m), *_flat(_matmul(m, GC))]]
+    got = player(item, wrong)
+    assert got["score"] == "2" and got["shown"][2:] == ["Not right.", "Not right."]
