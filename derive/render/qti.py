@@ -295,6 +295,13 @@ class _Question:
         return _all([_inside(i, w) if w is not None else _spelled(i, f)
                      for i, w, f in zip(self.idents, self.windows, self.fractions)])
 
+    def exact(self) -> str:
+        """Every entry is the rounding a key shows (1.4 for 7/5 to 1 place), or the fraction:
+        an answer the window takes that is not it (1.41) may be wrong to the page, which asks
+        the places typed beyond the asked to be right too."""
+        return _all([_inside(i, Window(w.shown, w.shown)) if w is not None else _spelled(i, f)
+                     for i, w, f in zip(self.idents, self.windows, self.fractions)])
+
     def typed(self) -> str:
         """Every entry is answered: a number (a float entry) or any text (a fraction's)."""
         return _all([f"<qti-and>{_typed(i)}</qti-and>" if w is not None else
@@ -331,8 +338,40 @@ class _Question:
                 stops.append(ws)
                 continue
             out.setdefault(k.mistake, (k.origin, k, []))[2].append(ws)
+        for i, v in enumerate(self.values):  # the value rounded short of the places asked
+            for r in _shorter(v, self.asked.rule):
+                stops.append([Window(r, r) if j == i else _anything() for j in
+                              range(len(self.values))])
         return ([(name, origin, known, cands) for name, (origin, known, cands) in out.items()],
                 stops)
+
+
+def _anything() -> Window:
+    """Any number (an element of a list that a stop does not constrain)."""
+    return Window(Fraction(-10**60), Fraction(10**60))
+
+
+def _shorter(v, rule) -> list[Fraction]:
+    """The value rounded half away from zero to fewer places than asked (to 0–6 places for an
+    exact question): a claim derive holds as rounded, and the page calls short of the places
+    asked, naming nothing."""
+    if not (isinstance(v, int) or isinstance(v, sp.Basic) and v.is_Rational):
+        return []
+    q = Fraction(int(v)) if isinstance(v, int) else Fraction(int(v.p), int(v.q))
+    if rule.kind == "places":
+        upto = rule.places
+    elif rule.kind == "exact":
+        upto = 7
+    else:
+        return []
+    out = []
+    for d in range(upto):
+        scale = Fraction(10) ** d
+        n = abs(q) * scale
+        r = Fraction(int(n + Fraction(1, 2)) * (1 if q >= 0 else -1)) / scale
+        if r != q and r not in out:
+            out.append(r)
+    return out
 
 
 def _reach_of(v, right: Window) -> Window:
@@ -457,8 +496,16 @@ def item_xml(page: PageExercise, lang: str = "en") -> str:
         rules.append(_if(q.right(), _add("SCORE", "float"), _set_true(right_flag),
                          _set(right_fb)))
         wrong = f"<qti-and>{q.typed()}{_below(right_flag, 1)}</qti-and>"
+        # short: each number right or the value rounded to fewer places than asked, which
+        # derive holds as a rounding (the page asks for more places): not an error to carry
+        short = outcome(f"SHORT_Q{n}", "integer")
+        if q.numeric:
+            entries = [_any([_inside(i, w_)] + [_inside(i, Window(r, r))
+                                                for r in _shorter(v, q.asked.rule)])
+                       for i, w_, v in zip(q.idents, q.windows, q.values)]
+            rules.append(_if(f"<qti-and>{wrong}{_all(entries)}</qti-and>", _set_true(short)))
         # carried forward: the latest wrong earlier answer first, as the page tries them
-        movers, unsure = [], []
+        movers, unsure, fits_from = [], [], []
         for c in reversed(q.asked.carried):
             if len(c.sources) != 1 or c.form == STATIC:
                 continue
@@ -476,24 +523,47 @@ def item_xml(page: PageExercise, lang: str = "en") -> str:
             if reach is None or len(exprs) != len(q.idents) or any(e is None for e in exprs):
                 unsure.append(source)  # the page may find it carried: name nothing then
                 continue
+            fits_from.append((source, _all([_near(i, e, reach)
+                                             for i, e in zip(q.idents, exprs)])))
+        # hushed: an earlier answer the window took but the page may not (1.41 for 1.4), from
+        # which this answer follows: the page may say carried from it; the item says neither
+        # that nor a mistake
+        hush = outcome(f"HUSH_Q{n}", "integer")
+        for ws in q.mistakes()[1]:  # and inside a region where the page may say another thing
+            rules.append(_if(f"<qti-and>{wrong}"
+                             f"{_all([_inside(i, wd) for i, wd in zip(q.idents, ws)])}"
+                             f"</qti-and>", _set_true(hush)))
+        for source, fits_source in fits_from:
+            rules.append(_if(f"<qti-and>{wrong}{source.typed()}"
+                             f"{_at_least(f'RIGHT_Q{source.n}', 1)}<qti-not>{source.exact()}"
+                             f"</qti-not>{fits_source}</qti-and>", _set_true(hush)))
+        for source, fits_source in fits_from:
+            rules.append(_if(f"<qti-and>{wrong}{source.typed()}"
+                             f"{_at_least(f'SHORT_Q{source.n}', 1)}{fits_source}</qti-and>",
+                             _set_true(hush)))
+        for source, fits_source in fits_from:  # the latest wrong earlier answer first
             fb = outcome(f"FB_Q{n}_FROM_Q{source.n}")
             blocks.append(_block(fb, _x(w["carried"].format(
                 n=source.n, label=in_language(source.asked.words, lang) or source.asked.name))))
-            carried = _all([_near(i, e, reach) for i, e in zip(q.idents, exprs)])
-            condition = (f"<qti-and>{wrong}{_below(told, 1)}{_below(f'RIGHT_Q{source.n}', 1)}"
-                         f"{source.typed()}{carried}</qti-and>")
+            condition = (f"<qti-and>{wrong}{_below(told, 1)}{_below(hush, 1)}"
+                         f"{_below(f'RIGHT_Q{source.n}', 1)}{_below(f'SHORT_Q{source.n}', 1)}"
+                         f"{source.typed()}{fits_source}</qti-and>")
             rules.append(_if(condition, _set(fb), _set_true(told)))
-        # naming stops (BLOCK ≥ 2) at two wrong earlier answers that move it (their
-        # combinations are the page's to try), at one whose carried value the item cannot
-        # compute, and inside a region where the page may say something else
+        # naming stops (BLOCK ≥ 2) when hushed, at two wrong earlier answers that move it
+        # (their combinations are the page's to try), at one (or one the window took but the
+        # page may not) whose carried value the item cannot compute, and inside a region where
+        # the page may say something else
         block = outcome(f"BLOCK_Q{n}", "integer")
+        rules.append(_if(_at_least(hush, 1), _add(block), _add(block)))
         for source in movers:
             rules.append(_if(f"<qti-and>{source.typed()}{_below(f'RIGHT_Q{source.n}', 1)}"
                              f"</qti-and>", *[_add(block)] * (2 if source in unsure else 1)))
-        mistakes, stops = q.mistakes()
-        for ws in stops:
-            rules.append(_if(_all([_inside(i, wd) for i, wd in zip(q.idents, ws)]),
-                             _add(block), _add(block)))
+            if source in unsure:
+                rules.append(_if(f"<qti-and>{source.typed()}"
+                                 f"{_at_least(f'RIGHT_Q{source.n}', 1)}<qti-not>"
+                                 f"{source.exact()}</qti-not></qti-and>",
+                                 _add(block), _add(block)))
+        mistakes = q.mistakes()[0]
         fits = outcome(f"FITS_Q{n}", "integer")
         open_ = f"<qti-and>{wrong}{_below(told, 1)}{_below(block, 2)}</qti-and>"
         fit_flags = []
