@@ -558,3 +558,14 @@ def test_the_item_names_only_what_derive_check_names(browser, player, site, tmp_
                     right += 1
                     assert d.verdict == "holds", (pe.raw["id"], Q["name"], text, d)
     assert checked > 0 and named > 0
+
+
+def test_an_answer_the_window_took_is_no_silent_source(player, site):
+    """lesson03-ex1 (w = 1, η = 0.05, one record (2, 4)): the gradient typed −4.2 (wrong), then
+    w_new 1.21 (the window of 1.2 to 1 place takes it; derive check, at the 2 places typed,
+    says it follows from the gradient), then loss_new 1.25, which follows from both
+    (2·1.21 − 4)²/2 = 1.2482. derive check names w_new, the latest wrong answer it follows
+    from; the item, which scored w_new right, must not name the gradient: Not right, nothing
+    more."""
+    got = player(_item(site, "lesson03-ex1"), ["2", "2", "-4.2", "1.21", "1.25"])
+    assert got["shown"][2:] == ["Not right.", "Right.", "Not right."]
