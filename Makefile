@@ -16,6 +16,7 @@ SCORM := tests/scorm/node_modules/scorm-again/package.json
 # build backend warns of is for pyproject.toml to fix (tests/test_packaging.py).
 PIP := PYTHONWARNINGS='ignore:Editable installation' $(BIN)/python -m pip --quiet --quiet \
 	--disable-pip-version-check
+QTI := tests/qti/node_modules/@citolab/qti-components/package.json
 
 .PHONY: demo test renderers bench golden docs regen pages clean
 
@@ -47,6 +48,10 @@ $(KATEX): tests/katex/package.json
 $(SCORM): tests/scorm/package.json
 	@if command -v npm >/dev/null; then npm install --silent --prefix tests/scorm; \
 	else echo "npm not found: the SCORM tests will fail (set DERIVE_SKIP_RENDERERS=1 to skip)"; fi
+# A QTI 3 player (@citolab/qti-components) renders and scores the QTI items in the tests.
+$(QTI): tests/qti/package.json
+	@if command -v npm >/dev/null; then npm install --silent --prefix tests/qti; \
+	else echo "npm not found: the QTI player tests will fail (set DERIVE_SKIP_RENDERERS=1 to skip)"; fi
 
 demo: $(DEMO_STAMP)
 	@export PATH="$(abspath $(BIN)):$$PATH"; \
@@ -62,7 +67,7 @@ demo: $(DEMO_STAMP)
 # lint-imports checks the import contracts of pyproject.toml (the layers, docs/index.md); the
 # suite runs on every core (pytest-xdist; `make test JOBS=0` runs it in one process).
 JOBS ?= auto
-test: $(STAMP) renderers $(KATEX) $(SCORM)
+test: $(STAMP) renderers $(KATEX) $(SCORM) $(QTI)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -n $(JOBS)

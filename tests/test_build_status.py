@@ -84,25 +84,26 @@ def test_a_missing_engine_is_said_once_and_leaves_the_verdicts(tmp_path, capsys,
                                 "--jobs", 2, "--no-cache")
     assert code == 1  # a claim is wrong; the pages' engine was not asked for by name
     assert out.splitlines() == [f"built {site}: 3 exercise(s) (1 ok, 2 wrong), 0 invalid "
-                                f"file(s), 9 artefact(s) not written; 3 computed, 0 from the "
+                                f"file(s), 12 artefact(s) not written; 3 computed, 0 from the "
                                 f"cache"]
     (line,) = err.splitlines()  # one reason, one line: not one per page
-    # the pages KaTeX draws: the self-check page, the key and the question sheet as pages
-    assert line.startswith("derive build: 9 artefact(s) not written (key.en.html, page.en.html, "
-                           "sheet.en.html of 3 exercise(s): right, wrong-1 and 1 more): not "
-                           "supported: ")
+    # what KaTeX draws: the self-check page, the key and the question sheet as pages, the QTI
+    # item's MathML
+    assert line.startswith("derive build: 12 artefact(s) not written (key.en.html, page.en.html, "
+                           "qti.en.xml, sheet.en.html of 3 exercise(s): right, wrong-1 and 1 "
+                           "more): not supported: ")
     assert "quickjs" in line and "reinstall derive" in line
     index = (site / "index.html").read_text(encoding="utf-8")
     assert statuses(index) == {"right": "ok", "wrong-1": "wrong", "wrong-2": "wrong"}
     assert "refused" not in index
     assert ("<p>3 exercise(s): 1 ok, 2 wrong, 0 undecided, 0 invalid; 0 invalid file(s); "
-            "9 artefact(s) not written</p>") in index
+            "12 artefact(s) not written</p>") in index
     reason = escape(line.split("and 1 more): ", 1)[1])
     rows = [r for r in index.split("<tr") if "</td>" in r]
     assert len(rows) == 3
     for row in rows:  # beside each row: which file, and why
-        assert (f'<span class="failed">not written: key.en.html, sheet.en.html, page.en.html '
-                f'({reason})</span>') in row
+        assert (f'<span class="failed">not written: key.en.html, sheet.en.html, page.en.html, '
+                f'qti.en.xml ({reason})</span>') in row
         assert "page.en.html" not in row.split('class="failed"')[0] and "key.en.md</a>" in row
     assert not list(site.rglob("page.*.html"))
     assert len(list(site.rglob("key.en.md"))) == 3
@@ -131,7 +132,7 @@ def test_a_bank_of_wrong_claims_says_n_wrong(tmp_path, capsys, request, engine):
     code, out, err = build_site(capsys, bank(tmp_path, right=False, wrong=6), "-o", site,
                                 "--lang", "en", "zh")
     assert code == 1
-    said = "" if engine == "installed" else ", 36 artefact(s) not written"
+    said = "" if engine == "installed" else ", 48 artefact(s) not written"
     assert out.startswith(f"built {site}: 6 exercise(s) (6 wrong), 0 invalid file(s){said}; ")
     assert len(err.splitlines()) == (engine == "missing")
     for name in ("index.html", "index.zh.html"):

@@ -72,11 +72,27 @@ def artefact_files(only: tuple[str, ...], langs: tuple[str, ...]) -> list[tuple[
                           ("questions", f"sheet.{lang}.html"),
                           ("questions", f"questions.{lang}.md"),
                           ("export", f"export.{lang}.md"), ("page", f"page.{lang}.html"),
-                          ("moodle", f"moodle.{lang}.xml")):
+                          ("moodle", f"moodle.{lang}.xml"), ("qti", f"qti.{lang}.xml")):
             # a SCORM package is made of the exercises' pages
             if art in only or art == "page" and "scorm" in only:
                 out.append((art, name))
     return out
+
+
+_PAGES: dict[int, tuple] = {}
+"""The page's questions of the report a worker renders (self-check pages and QTI items of both
+languages draw from the same), computed once: (report, its PageExercise) by id(report)."""
+
+
+def _page_exercise(report):
+    # start-up: loaded only when `derive build` runs this
+    from derive.exercises.report import page_exercises
+
+    held = _PAGES.get(id(report))
+    if held is None or held[0] is not report:
+        _PAGES.clear()  # one report at a time: a worker renders one exercise
+        held = _PAGES[id(report)] = (report, page_exercises([report], None))
+    return held[1]
 
 
 def _render(name: str, report, ex_name: str):
@@ -123,11 +139,15 @@ def _render(name: str, report, ex_name: str):
         return formats.render("export", "md", exercises_document([report], lang, ex_name))
     if stem == "moodle":
         return _moodle(report, lang)
+    if stem == "qti":
+        # start-up: loaded only when `derive build` runs this
+        from derive.render.qti import item_xml
+
+        return item_xml(_page_exercise(report)[0][0], lang)
     # start-up: loaded only when `derive build` runs this
-    from derive.exercises.report import page_exercises
     from derive.render.selfcheck import selfcheck_document
 
-    doc = selfcheck_document(page_exercises([report], None), lang, ex_name)
+    doc = selfcheck_document(_page_exercise(report), lang, ex_name)
     return formats.render("export", "html", doc)
 
 
@@ -676,6 +696,8 @@ def _finish(items: list[Item], names: list[str], opts, aside: Path, bank: str = 
         _scorm(items, opts, aside, course)
     if "moodle" in opts.only:
         _moodle_quiz(items, opts, aside, bank, course)
+    if "qti" in opts.only:
+        _qti_packages(items, opts, aside)
     lms = sorted(p.name for p in (aside / LMS).iterdir()) if (aside / LMS).is_dir() else []
     for n, lang in enumerate(opts.langs):
         name = INDEX if n == 0 else f"index.{lang}.html"  # students/ names its pages alike
@@ -803,6 +825,23 @@ def _scorm(items: list[Item], opts, aside: Path, course) -> None:
                 _write(aside, f"{LMS}/{package_name(lesson, version, lang)}",
                        package(version, lesson, lesson_title(course, lesson, lang), scos,
                                lang))
+
+
+def _qti_packages(items: list[Item], opts, aside: Path) -> None:
+    """SITE/lms/qti.{lang}.zip: every exercise's item written in `aside`, grouped by lesson
+    (its exercise file), in the bank's order."""
+    # start-up: loaded only when `derive build` runs this
+    from derive.render.qti import package
+
+    for lang in opts.langs:
+        name = f"qti.{lang}.xml"
+        lessons: dict[str, list[tuple[str, bytes]]] = {}
+        for item in items:
+            if item.id and name in item.texts:
+                lesson = Path(item.file).stem
+                lessons.setdefault(lesson, []).append(
+                    (item.id, (aside / item.folder / name).read_bytes()))
+        _write(aside, f"lms/qti.{lang}.zip", package(list(lessons.items())))
 
 
 def _store_files(cache, items: list[Item], names: list[str], opts) -> None:

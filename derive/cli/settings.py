@@ -18,8 +18,8 @@ from derive.errors import InputError, quoted, quoted_path
 from derive.limits import EXERCISE_SECONDS, RUN_SECONDS
 
 SETTINGS_FILE = "derive.toml"
-ARTEFACTS = ("check", "key", "questions", "export", "page", "pdf", "scorm", "moodle")
-DEFAULT_ARTEFACTS = ("check", "key", "questions", "export", "page", "scorm", "moodle")
+ARTEFACTS = ("check", "key", "questions", "export", "page", "pdf", "scorm", "moodle", "qti")
+DEFAULT_ARTEFACTS = ("check", "key", "questions", "export", "page", "scorm", "moodle", "qti")
 LANGS = ("en", "zh")
 KEYS = ("lang", "only", "jobs", "cache", "quiet", "time-limit", "total-time-limit")
 MAX_JOBS = 256
