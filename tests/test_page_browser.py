@@ -173,6 +173,8 @@ records = [[3, 1]]
 [exercise.claims]
 gradient = -3
 w_new = 0.333
+[exercise.ask.w_new]
+places = 3
 """
 
 

@@ -9,7 +9,7 @@ plain data type the renderers may test for."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from derive.exercises.check import Report
 from derive.exercises.formulas import quantity_formula
@@ -24,11 +24,13 @@ __all__ = ["PageExercise", "Rows", "asked_quantities", "formula_of", "page_exerc
 
 
 def asked_quantities(ex: Exercise) -> list:
-    """The quantities the exercise asks for, in derivation order: those it claims, or every
-    quantity its inputs determine when it claims none."""
+    """The quantities the exercise asks for, in derivation order: those it claims or poses
+    ([exercise.ask.<quantity>]), or every quantity its inputs determine when it does
+    neither."""
     available = ex.recipe.available(ex.given)
-    claimed = [q for q in available if q.name in ex.claims]
-    return claimed or available
+    asks = getattr(ex, "asks", {})
+    chosen = [q for q in available if q.name in ex.claims or q.name in asks]
+    return chosen or available
 
 
 def formula_of(report: Report, name: str) -> str | None:
@@ -51,12 +53,22 @@ class PageExercise:
 
 def page_exercise(original: Report, report: Report) -> PageExercise:
     """The page's questions of `report` (a variant of `original`, or itself): the quantities
-    `original` asks for, judged by its claims' rules."""
+    `original` asks for, each judged by the precision its author declared, else by one chosen
+    from this variant's exact answer (`rule_of`: never from a claim's digits), and labelled
+    and worded as declared."""
     first = original.exercise
+    asks = getattr(first, "asks", {})
     names = [q.name for q in asked_quantities(first)]
-    rules = {n: rule_of(first.claims.get(n)) for n in names}
+    rules = {n: rule_of(report.values[n], asks.get(n)) for n in names}
     reset_work()  # its own budget of work (the key's was spent)
-    return PageExercise(original, report, tuple(asked_questions(report, names, rules)))
+    asked = []
+    for a in asked_questions(report, names, rules):
+        ask = asks.get(a.name)
+        if ask is not None:
+            words = ask.label if ask.label != ("", "") else a.words
+            a = replace(a, words=words, prompt=ask.prompt)
+        asked.append(a)
+    return PageExercise(original, report, tuple(asked))
 
 
 def page_exercises(reports: list[Report], variants: list[list[Report]] | None = None

@@ -219,30 +219,33 @@ def _tolerance(t: sp.Rational) -> str:
     return decimal_str(t) if terminating_places(t) is not None else _fraction(t)
 
 
-def asked_precision(rule: Rule, lang: str) -> str:
-    """The precision a question asks, in words, from its rule."""
+def asked_precision(rule: Rule, lang: str, count: int = 1) -> str:
+    """The precision a question asks, in words, from its rule (`count`: how many numbers the
+    answer has: "Give it …" for one, "Give each …" for several)."""
     w = PAGE_WORDS[lang]
     if rule.kind == "places":
-        return fill(w["ask_places"], places=rule.places)
+        return fill(w["ask_places"], places=rule.places, n=count)
     if rule.kind == "test" and rule.test in ("places", "sig"):
         n = int(rule.tolerance)
-        return fill(w["ask_places"], places=n) if rule.test == "places" else \
-            fill(w["ask_sig"], tol=n)
+        return fill(w["ask_places"], places=n, n=count) if rule.test == "places" else \
+            fill(w["ask_sig"], tol=n, n=count)
     if rule.kind == "test":
         return fill(w["ask_" + rule.test], tol=_tolerance(rule.tolerance))
-    return w["ask_exact"]
+    return fill(w["ask_exact"], n=count)
 
 
 def _hint(a: Asked, lang: str) -> str:
+    """What to write and to what precision: "A number: …", "3 numbers, separated by commas."
+    (a list of one is a number to whoever types it), a vector's or a matrix's boxes."""
     w = PAGE_WORDS[lang]
+    count = len(flat(a.value)) if isinstance(a.value, list) else 1
     if a.shape is not None and len(a.shape) == 2:
         kind = fill(w["hint_matrix"], rows=a.shape[0], cols=a.shape[1])
     elif a.shape is not None:
         kind = fill(w["hint_vector"], n=a.shape[0])
     else:
-        kind = fill(w["hint_list"], n=len(a.value)) if isinstance(a.value, list) else \
-            w["hint_one"]
-    return f"{kind} {asked_precision(a.rule, lang)}"
+        kind = fill(w["hint_list"], n=count) if count > 1 else w["hint_one"]
+    return f"{kind} {asked_precision(a.rule, lang, count)}"
 
 
 def _plain_check(check: dict, said: dict[tuple, str]) -> tuple[dict, tuple]:
