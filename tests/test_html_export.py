@@ -328,7 +328,7 @@ def test_a_question_the_page_cannot_bound_is_left_out_with_a_note(tmp_path, lang
     keys = {q["name"] for v in data_of(html)["variants"] for q in v["questions"].values()}
     assert "clipped_gradients" not in keys
     assert {"mean_gradient", "mean_then_clip", "clip_then_mean", "w_new"} <= keys
-    note = ("Not on this page: Each microbatch gradient clipped (clipped_gradients):" if
+    note = ("Not on this page: Each microbatch gradient clipped:" if
             lang == "en" else "本页未收此题:")
     why = ("a page cannot check a value of this shape; derive check can." if lang == "en"
            else "网页无法检查这种形状的值;derive check 可以。")

@@ -1,7 +1,7 @@
 """What a self-check page judges an answer with, as data: the rule of each asked quantity
-(declared by the author, else chosen from its exact answer: `rule_of`) and, computed by `derive.exercises.selfcheck`, its exact value, the
-values of known mistakes and its carried-forward forms. The page's renderer draws from these
-(`derive.render.selfcheck`)."""
+(declared by the author, else chosen from its exact answer: `rule_of`) and, computed by
+`derive.exercises.selfcheck`, its exact value, the values of known mistakes and its
+carried-forward forms. The page's renderer draws from these (`derive.render.selfcheck`)."""
 
 from __future__ import annotations
 

@@ -17,10 +17,11 @@ from derive.exercises.page import Asked, rule_of
 from derive.exercises.schema import Exercise
 from derive.exercises.selfcheck import asked_questions
 from derive.graph.evaluate import reset_work
+from derive.recipes.formulas import WORDS as GENERIC_WORDS
 from derive.recipes.formulas import Rows
 
 __all__ = ["PageExercise", "Rows", "asked_quantities", "formula_of", "page_exercise",
-           "page_exercises"]
+           "page_exercises", "question_prompt", "question_words"]
 
 
 def asked_quantities(ex: Exercise) -> list:
@@ -31,6 +32,28 @@ def asked_quantities(ex: Exercise) -> list:
     asks = getattr(ex, "asks", {})
     chosen = [q for q in available if q.name in ex.claims or q.name in asks]
     return chosen or available
+
+
+def question_words(ex: Exercise, name: str) -> tuple[tuple[str, str], bool] | None:
+    """How a question names its quantity to students, (English, Chinese) and whether the
+    words are the author's (escaped as such): the declared label, else the author's title of
+    its node, else the recipe's words; None for an author's quantity with neither (its
+    symbol alone names it: never "Quantity (gw)")."""
+    ask = getattr(ex, "asks", {}).get(name)
+    if ask is not None and ask.label != ("", ""):
+        return ask.label, True
+    title = ex.recipe.node_titles.get(name)
+    if title is not None:
+        return tuple(title), True
+    words = ex.recipe.words_of(name)
+    return None if words in (GENERIC_WORDS, (name, "")) else (words, False)
+
+
+def question_prompt(ex: Exercise, name: str) -> tuple[str, str]:
+    """The author's wording of a question ([exercise.ask.<quantity>] prompt), ("", "") when
+    not declared."""
+    ask = getattr(ex, "asks", {}).get(name)
+    return ask.prompt if ask is not None else ("", "")
 
 
 def formula_of(report: Report, name: str) -> str | None:

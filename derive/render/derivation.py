@@ -39,6 +39,7 @@ from derive.render.numbers import (
     given_matrix_latex,
     key_rounding_rule,
     matrix_latex,
+    readable_latex,
     result_latex,
     rounding_rule,
     tensor_result_latex,
@@ -74,9 +75,11 @@ def _lists(v):
     return [_lists(x) for x in v] if isinstance(v, (list, tuple)) else v
 
 
-def given_math(ex) -> Math:
+def given_math(ex, authored: bool = False) -> Math:
     """The exercise's inputs as one line of math: w = 1, η = 0.1, records = [[2, 4]]. Names and
-    values shown as text are escaped for `\\text{…}` in math (LaTeX and KaTeX)."""
+    values shown as text are escaped for `\\text{…}` in math (LaTeX and KaTeX). With `authored`
+    (what students read) only what the author wrote: an optimizer's own options,
+    sgd(momentum=0.9), not every default torch would take (eps, maximize, amsgrad …)."""
     parts, sizes = [], {}
     symbols = input_symbols(ex)
     tensors = {i.name for i in getattr(ex.recipe, "inputs", ()) if i.kind == "tensor"}
@@ -107,7 +110,10 @@ def given_math(ex) -> Math:
         elif isinstance(v, (list, tuple, int)) or hasattr(v, "is_number"):
             shown = given_latex(written, _lists(v))
         else:  # a loss convention or an optimizer table, shown as text
-            shown = rf"\text{{{escape_latex(str(v), math=True)}}}"
+            text = str(v)
+            if authored and isinstance(written, dict) and hasattr(v, "shown"):
+                text = v.shown(set(written) - {"name"})
+            shown = rf"\text{{{escape_latex(text, math=True)}}}"
         parts.append(f"{symbol} = {shown}")
         sizes[name] = len(parts[-1])
     longest = max(sizes, key=sizes.get, default=None)  # what a refusal of its length names
@@ -172,34 +178,48 @@ def _claimed_matrix(c) -> str | None:
         return None
 
 
-def _with_result(line: str, v) -> str:
+def _with_result(line: str, v, students: bool = False) -> str:
     """The line completed by its exact result (not repeated when the substitution already is
-    the result: S_2 = 9, not S_2 = 9 = 9)."""
-    result = result_latex(v)
+    the result: S_2 = 9, not S_2 = 9 = 9); for `students` a result whose fraction is long
+    (`readable_latex`: 259200001440000002/160000000800000001) by its decimal after ≈."""
+    result = readable_latex(v) if students else result_latex(v)
     if line.rsplit(" = ", 1)[-1] == result:
         return line
     # a closed form too large to show is its decimal: ≈ 0.7538, not = ≈ 0.7538
     return line + (" " if result.startswith(r"\approx") else " = ") + result
 
 
-def _heading(recipe, name: str, q, lang: str):
-    """A node's heading: the course's words (or the author's, escaped), then its name."""
+def _heading(recipe, name: str, q, lang: str, students: bool = False):
+    """A node's heading: the course's words (or the author's, escaped), then its name (not
+    for students: `gradient_steps` is an internal name)."""
     t = words(lang)
     tail = ""
     if q is not None:
-        tail = f"(`{name}`)" + (f" ({t['wrong_scheme']})" if q.wrong else "")
+        tail = ("" if students else f"(`{name}`)") + (f" ({t['wrong_scheme']})" if q.wrong
+                                                      else "")
+        tail = tail.strip()
     title = recipe.node_titles.get(name)
     if title is not None:
         en, zh = title
-        return (Author(zh if lang == "zh" and zh else en), " ", tail + ":")
-    return in_language(recipe.words_of(name), lang) + (" " + tail if tail else "") + ":"
+        return (Author(zh if lang == "zh" and zh else en), (" " + tail if tail else "") + ":")
+    said = in_language(recipe.words_of(name), lang)
+    if students and said in GENERIC:  # an author's quantity without a title: its name
+        said = f"`{name}`"
+    return said + (" " + tail if tail else "") + ":"
 
 
-def graph_sections(report: Report, lang: str, claims: bool = True) -> list[tuple[str, list]]:
+GENERIC = ("Quantity", "量")
+"""The words of an author's quantity that has no title (derive.recipes.formulas.WORDS): not
+shown to students, who read its name or its declared label instead."""
+
+
+def graph_sections(report: Report, lang: str, claims: bool = True,
+                   students: bool = False) -> list[tuple[str, list]]:
     """The working of a graph recipe, node by node in derivation order: (node name, its
     formula → substitution → exact result, one line per member of a family); a steps table
     last, under the name "". Without `claims`, the author's claims are not shown (a page
-    that asks for them)."""
+    that asks for them); for `students`, no internal name in a heading and no long fraction
+    in a result (`_with_result`)."""
     t = words(lang)
     ex = report.exercise
     work = Working(ex.recipe, ex.given)
@@ -213,18 +233,18 @@ def graph_sections(report: Report, lang: str, claims: bool = True) -> list[tuple
             name = last_entry[node.name]
             if name in report.values:
                 sections.append((name, _tensor_section(report, name, lang,
-                                                      claimed.get(name))))
+                                                      claimed.get(name), students)))
         if node.name in entries:
             continue
         q = ex.recipe.quantity(node.name)
         if q is not None and node.name not in report.values:
             continue
-        blocks: list = [Paragraph(_heading(ex.recipe, node.name, q, lang))]
+        blocks: list = [Paragraph(_heading(ex.recipe, node.name, q, lang, students))]
         table = ex.recipe.node_tables.get(node.name)
         if table is not None:
             blocks.append(Table(*NODE_TABLES[table](work, lang)))
         lines = working_lines(work, node.name)
-        shown = [_with_result(text, v) if v is not None else text for text, v in lines]
+        shown = [_with_result(text, v, students) if v is not None else text for text, v in lines]
         if len(shown) > 1:  # a family's lines aligned at their first =
             shown = [line.replace(" = ", " &= ", 1) for line in shown]
         blocks.append(Math(tuple(shown), source=(ex.path, ex.id, quantity_key(ex, node.name))))
@@ -238,11 +258,12 @@ def graph_sections(report: Report, lang: str, claims: bool = True) -> list[tuple
     if ex.recipe.steps_columns:
 
         columns = ex.recipe.steps_columns
-        sections.append(("", steps_table(work, lang, tuple(columns), columns)))
+        sections.append(("", steps_table(work, lang, tuple(columns), columns, students)))
     return sections
 
 
-def _tensor_section(report: Report, name: str, lang: str, claim) -> list:
+def _tensor_section(report: Report, name: str, lang: str, claim, students: bool = False
+                    ) -> list:
     """A tensor quantity's working: its heading, then its formula in matrix form, the same
     with the numbers of its givens and earlier quantities substituted where short, and its
     value as a matrix (its entries' own formulas are sympy.diff written out: too long to show
@@ -255,7 +276,7 @@ def _tensor_section(report: Report, name: str, lang: str, claim) -> list:
     line = tensor_line(ex.recipe, ex.given, name, values)
     result = tensor_result_latex(report.values[name])
     line += (" " if result.startswith(r"\approx") else " = ") + result
-    blocks: list = [Paragraph(_heading(ex.recipe, name, q, lang)),
+    blocks: list = [Paragraph(_heading(ex.recipe, name, q, lang, students)),
                     Math((line,), source=(ex.path, ex.id, quantity_key(ex, name)))]
     if claim is not None:
         blocks.append(_claim_note(claim, lang, getattr(ex, "declared", ())))

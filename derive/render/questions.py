@@ -17,6 +17,7 @@ import sympy as sp
 from derive.exercises.check import Report
 from derive.exercises.claims import round_places
 from derive.exercises.report import asked_quantities as asked
+from derive.exercises.report import question_prompt, question_words
 from derive.exercises.schema import Exercise
 from derive.kernel import intervals
 from derive.kernel.exact import to_expr
@@ -80,24 +81,30 @@ def question_blocks(report: Report, lang: str) -> list:
     ex = report.exercise
     title = "" if states_answer(ex.title, report) else ex.title
     return [Heading(Author(ex.id), 2, title),
-            Paragraph(f"{t['given']}:"), given_math(ex),
+            Paragraph(f"{t['given']}:"), given_math(ex, authored=True),
             Paragraph(f"{w['compute']}:"),
             Items(tuple(_question(ex, q, lang) for q in asked(ex)), numbered=True)]
 
 
 def _question(ex: Exercise, q, lang: str):
-    """A question in the course's words with the quantity's symbol from its node in the
-    recipe's graph (`q`, a recipe's Quantity): `Batch loss (`loss`): L = ?`."""
+    """A question as students read it, with the quantity's symbol from its node in the
+    recipe's graph (`q`, a recipe's Quantity): the author's prompt when declared ("Average the
+    gradients." g = ?), else its words (the declared label, the author's title, the course's
+    words: `Batch loss: L = ?`), else the symbol alone; never an internal name."""
     tex = formula_tex(ex.recipe, ex.given, q.name)
-    t = words(lang)
-    wrong = f", {t['wrong_scheme']}" if q.wrong else ""
-    title = ex.recipe.node_titles.get(q.name)
     head = tex.split(" = ", 1)[0]
-    if title is not None:  # the author's words, escaped
-        label = Author(title[1] if lang == "zh" and title[1] else title[0])
-        return (label, " ", f"(`{q.name}`{wrong}):", " ", InlineMath(f"{head} = ?"))
-    label = in_language(ex.recipe.words_of(q.name), lang)
-    return (f"{label} (`{q.name}`{wrong}):", " ", InlineMath(f"{head} = ?"))
+    ask = InlineMath(f"{head} = ?")
+    prompt = question_prompt(ex, q.name)
+    if prompt != ("", ""):
+        return (Author(in_language(prompt, lang)), " ", ask)
+    t = words(lang)
+    wrong = f" ({t['wrong_scheme']})" if q.wrong else ""
+    named = question_words(ex, q.name)
+    if named is None:
+        return (ask,) if not wrong else (wrong.strip()[1:-1] + ":", " ", ask)
+    said, authored = named
+    label = in_language(said, lang)
+    return (Author(label) if authored else label, f"{wrong}:", " ", ask)
 
 
 def questions_document(reports: list[Report], lang: str = "en", name: str = "") -> Document:

@@ -197,7 +197,7 @@ def encode_check(a: Asked, keys: dict[str, str], label: str, lang: str) -> dict:
 def _workings(report: Report, names: list[str], lang: str) -> dict[str, list]:
     """Each asked quantity's working: the nodes after the previous asked one, up to its own
     (a steps table and the nodes after the last asked one go with the last)."""
-    sections = graph_sections(report, lang, claims=False)
+    sections = graph_sections(report, lang, claims=False, students=True)
     out: dict[str, list] = {n: [] for n in names}
     pending: list = []
     for node, blocks in sections:
@@ -295,7 +295,8 @@ def exercise_blocks(page: PageExercise, v: int, j: int, lang: str,
                               tuple(workings[a.name]), check, typeset_words))
     title = "" if states_answer(first.title, original) else first.title
     asked = [Questions(tuple(items))] if items else []
-    return [Heading(Author(first.id), 1, title), Paragraph(f"{t['given']}:"), given_math(ex),
+    return [Heading(Author(first.id), 1, title), Paragraph(f"{t['given']}:"),
+            given_math(ex, authored=True),
             Paragraph(f"{SHEET_WORDS[lang]['compute']}:"), *asked, *left_out]
 
 
