@@ -201,7 +201,8 @@ def _heading(recipe, name: str, q, lang: str, students: bool = False):
     title = recipe.node_titles.get(name)
     if title is not None:
         en, zh = title
-        return (Author(zh if lang == "zh" and zh else en), (" " + tail if tail else "") + ":")
+        label = Author(zh if lang == "zh" and zh else en)
+        return (label, " ", tail + ":") if tail else (label, ":")
     said = in_language(recipe.words_of(name), lang)
     if students and said in GENERIC:  # an author's quantity without a title: its name
         said = f"`{name}`"
