@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 from derive.exercises.check import Report
 from derive.exercises.formulas import quantity_formula
-from derive.exercises.page import Asked, rule_of
+from derive.exercises.page import Asked, Rule, rule_of
 from derive.exercises.schema import Exercise
 from derive.exercises.selfcheck import asked_questions
 from derive.graph.evaluate import reset_work
@@ -21,7 +21,7 @@ from derive.recipes.formulas import WORDS as GENERIC_WORDS
 from derive.recipes.formulas import Rows
 
 __all__ = ["PageExercise", "Rows", "asked_quantities", "formula_of", "page_exercise",
-           "page_exercises", "question_prompt", "question_words"]
+           "page_exercises", "question_prompt", "question_rule", "question_words"]
 
 
 def asked_quantities(ex: Exercise) -> list:
@@ -32,6 +32,12 @@ def asked_quantities(ex: Exercise) -> list:
     asks = getattr(ex, "asks", {})
     chosen = [q for q in available if q.name in ex.claims or q.name in asks]
     return chosen or available
+
+
+def question_rule(report: Report, name: str) -> Rule:
+    """The precision a question asks (every output asks the same): its author's declaration,
+    else chosen from this report's exact answer (`rule_of`), never from a claim's digits."""
+    return rule_of(report.values[name], getattr(report.exercise, "asks", {}).get(name))
 
 
 def question_words(ex: Exercise, name: str) -> tuple[tuple[str, str], bool] | None:
@@ -82,7 +88,7 @@ def page_exercise(original: Report, report: Report) -> PageExercise:
     first = original.exercise
     asks = getattr(first, "asks", {})
     names = [q.name for q in asked_quantities(first)]
-    rules = {n: rule_of(report.values[n], asks.get(n)) for n in names}
+    rules = {n: question_rule(report, n) for n in names}
     reset_work()  # its own budget of work (the key's was spent)
     asked = []
     for a in asked_questions(report, names, rules):

@@ -17,7 +17,6 @@ from derive.exercises.evidence import DECLARED
 from derive.exercises.page import STATIC, Asked, Rule, flat
 from derive.exercises.report import PageExercise
 from derive.kernel import intervals
-from derive.kernel.exact import decimal_str, terminating_places
 from derive.render.derivation import _too_large_unsupported, given_math, graph_sections
 from derive.render.document import (
     Author,
@@ -34,7 +33,7 @@ from derive.render.html import fill, page_text
 from derive.render.labels import in_language, words
 from derive.render.numbers import rounding_rule, writable
 from derive.render.questions import WORDS as SHEET_WORDS
-from derive.render.questions import _question, states_answer
+from derive.render.questions import _question, asked_precision, states_answer
 from derive.render.said import typeset
 
 EXACT_DIGITS = 200
@@ -208,30 +207,6 @@ def _workings(report: Report, names: list[str], lang: str) -> dict[str, list]:
     if names:
         out[names[-1]] += pending
     return out
-
-
-def _tolerance(t: sp.Rational) -> str:
-    """A tolerance as an author writes it: 1e-10 for a power of ten below one, else its
-    decimal when it terminates, else its fraction."""
-    t = sp.Rational(t)
-    if t.p == 1 and t.q > 1 and str(t.q).rstrip("0") == "1":
-        return f"1e-{len(str(t.q)) - 1}"
-    return decimal_str(t) if terminating_places(t) is not None else _fraction(t)
-
-
-def asked_precision(rule: Rule, lang: str, count: int = 1) -> str:
-    """The precision a question asks, in words, from its rule (`count`: how many numbers the
-    answer has: "Give it …" for one, "Give each …" for several)."""
-    w = PAGE_WORDS[lang]
-    if rule.kind == "places":
-        return fill(w["ask_places"], places=rule.places, n=count)
-    if rule.kind == "test" and rule.test in ("places", "sig"):
-        n = int(rule.tolerance)
-        return fill(w["ask_places"], places=n, n=count) if rule.test == "places" else \
-            fill(w["ask_sig"], tol=n, n=count)
-    if rule.kind == "test":
-        return fill(w["ask_" + rule.test], tol=_tolerance(rule.tolerance))
-    return fill(w["ask_exact"], n=count)
 
 
 def _hint(a: Asked, lang: str) -> str:
