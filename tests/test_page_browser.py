@@ -236,7 +236,7 @@ def test_chinese_feedback(browser, third):
     with open_page(browser, third["zh"], lang="zh") as opened:
         assert ask(opened.page, keys["gradient"], "-3") == ("right", "正确。")
         assert ask(opened.page, keys["w_new"], "0.33") == (
-            "rounded", "数值正确,但取舍不同:题目要求 3 位小数。")
+            "rounded", "数值正确,但保留位数不对:题目要求保留 3 位小数。")
         assert ask(opened.page, keys["gradient"], "x") == (
             "nan", "\u201cx\u201d 不是数:请写整数(3)、小数(\u22120.25、2e9)或分数(14/3)。")
 

@@ -44,8 +44,8 @@ WORDS = {
         "check": "Check", "show_working": "Show the working", "hide_working": "Hide the working",
         "answer": "Your answer", "student": "Student number",
         "note": "Answer with exact values (integers, fractions such as 14/3, decimals that "
-                "terminate) or with decimals rounded half away from zero. A question shows "
-                "its working once you have tried it.",
+                "terminate) or with decimals rounded half away from zero as each question "
+                "asks. A question shows its working once you have tried it.",
         "student_button": "Show my variant",
         "variant_intro": "This page has {n} {n:variant|variants} with different numbers. It "
                          "picked one at random; type your student number to get your own.",
@@ -131,28 +131,28 @@ WORDS = {
     "zh": {
         "check": "检查", "show_working": "显示推导", "hide_working": "隐藏推导",
         "answer": "你的答案", "student": "学号", "student_button": "显示我的题目",
-        "note": "答案写精确值(整数、分数如 14/3、有限小数),或四舍五入(远离零)后的小数。"
-                "作答一次后可查看该题的推导。",
-        "variant_intro": "本页有 {n} 套数字不同的题目,已随机选了一套;输入学号可得到你自己的一套。",
+        "note": "答案可写精确值(整数、分数如 14/3、有限小数),或按题目要求四舍五入后的小数。"
+                "作答一次后即可查看该题的推导过程。",
+        "variant_intro": "本页有 {n} 套数据不同的题目,已随机选出一套;输入学号即可得到你自己的一套。",
         "variant_note": "第 {i} 套(共 {n} 套)。",
         "student_variant_note": "按此学号:第 {i} 套(共 {n} 套)。",
         "no_script": "检查答案和显示推导需要 JavaScript;不开启只能阅读题目。",
         "scroll_formula": "公式,可横向滚动",
         "scroll_table": "表格,可横向滚动",
         "right": "正确。",
-        "right_within": "正确,在题目允许的误差内。",
-        "right_rounded": "正确:精确值四舍五入到 {places} 位小数。",
-        "rounded_places": "数值正确,但取舍不同:题目要求 {places} 位小数。",
-        "rounded_exact": "数值正确,但做了取舍:题目要求精确值(分数或有限小数)。",
-        "rounded_test": "数值正确,但取舍方式与题目要求不同。",
-        "rounded_other": "数值正确,但取舍不同:四舍五入(远离零)到 {places} 位小数应为 {expected}。",
+        "right_within": "正确(在题目允许的误差范围内)。",
+        "right_rounded": "正确:即精确值四舍五入保留 {places} 位小数。",
+        "rounded_places": "数值正确,但保留位数不对:题目要求保留 {places} 位小数。",
+        "rounded_exact": "数值正确,但写成了近似值:题目要求精确值(分数或有限小数)。",
+        "rounded_test": "数值正确,但近似方式与题目要求不符。",
+        "rounded_other": "数值正确,但舍入有误:四舍五入保留 {places} 位小数应为 {expected}。",
         "undecided": "本页无法精确判定这个答案;可用 derive check 判定。",
-        "wrong": "不正确。再试一次,或查看推导。",
+        "wrong": "不正确。请再试一次,或查看推导过程。",
         "wrong_element": "不正确:列表中第 {i} 个值有误。",
         "wrong_count": "这个答案有 {m} 个数,题目要的是 {n} 个。",
-        "wrong_carried": "不正确,但它由你自己对 {names} 的答案正确推出:"
-                         "这是前面错误的延续。",
-        "wrong_mistake": "不正确。这是一个已知错误给出的值:{mistake}",
+        "wrong_carried": "不正确,但它由你在{names}的答案正确推出:"
+                         "错误来自前面的题目。",
+        "wrong_mistake": "不正确。这正是以下错误会得到的值:{mistake}",
         "wrong_tied": "不正确。几个已知错误都给出这个值,因此不指明其中之一:{mistakes}",
         "wrong_offered": "不正确。可能是一个通用的改动恰好给出这个值(只作提示,不指明):{mistakes}",
         "wrong_float": "差一点:{text} 是 {write} 按二进制浮点数打印出的样子。请写 {write}。",
