@@ -128,16 +128,23 @@ def _leaves(value) -> list:
         else [value]
 
 
+MAX_WRITTEN_BITS = 3000
+"""An integer longer than this (about 900 digits) is never written out to count its digits:
+no page or sheet shows such a value (derive.render.numbers.writable refuses it)."""
+
+
 def _significant(r: sp.Rational, places: int) -> int:
     """The significant digits of a terminating decimal with `places` places (0.42: 2;
-    1953125: 7; 100: 1; 0: 1)."""
+    1953125: 7; 100: 1; 0: 1); for a value too long to write, an estimate from its bits."""
     n = abs(int(r.p)) * 10**places // int(r.q)
+    if n.bit_length() > MAX_WRITTEN_BITS:
+        return int(n.bit_length() * 0.30103) + 1
     return max(1, len(str(n).rstrip("0")))
 
 
-def _own(value) -> int | None:
-    """The significant digits of one exact answer that is asked exactly (rational, its
-    decimal ending within EXACT_PLACES places); None for any other (asked to DEFAULT_SIG
+def _own(value) -> tuple[sp.Rational, int] | None:
+    """One exact answer that is asked exactly (rational, its decimal ending within
+    EXACT_PLACES places) with its places; None for any other (asked to DEFAULT_SIG
     significant figures)."""
     if isinstance(value, bool) or not isinstance(value, (int, sp.Basic)):
         return None
@@ -147,7 +154,7 @@ def _own(value) -> int | None:
     places = terminating_places(e)
     if places is None or places > EXACT_PLACES:
         return None
-    return _significant(e, places)
+    return (e, places)
 
 
 def rule_of(value, ask: Ask | None = None) -> Rule:
@@ -162,5 +169,5 @@ def rule_of(value, ask: Ask | None = None) -> Rule:
     needs = [_own(v) for v in _leaves(value)]
     if needs and all(n is not None for n in needs):
         return Rule("exact")
-    sig = max([DEFAULT_SIG] + [n for n in needs if n is not None])
+    sig = max([DEFAULT_SIG] + [_significant(*n) for n in needs if n is not None])
     return Rule("test", test="sig", tolerance=sp.Integer(sig))

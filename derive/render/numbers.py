@@ -435,6 +435,8 @@ def is_readable(value, style: Style = STYLE) -> bool:
     places = terminating_places(e)
     if places is not None and places <= style.terminating:
         return True
+    if max(abs(e.p), e.q).bit_length() > 4 * style.readable:  # never printed to find out
+        return False
     return max(len(str(abs(e.p))), len(str(e.q))) <= style.readable
 
 
