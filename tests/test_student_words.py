@@ -19,6 +19,8 @@ from test_page_browser import _keys, ask
 from derive.cli.main import main
 from derive.render.numbers import readable_latex
 
+ROOT = Path(__file__).resolve().parent.parent
+
 ADAM = """[[exercise]]
 id = "adam-one"
 title = "One Adam step"
@@ -148,3 +150,16 @@ def test_the_page_asks_as_declared_and_never_from_a_claim(browser, declared):
         assert page.locator(f"#{keys['gradient']}-hint").inner_text().endswith(
             "结果四舍五入,保留 1 位小数。")
         assert feedback_text(page, keys["gradient"]) == ""
+
+
+def test_a_working_offers_the_exact_fraction_on_request(tmp_path):
+    """lesson03-resume: the loss after step 3, 16063328781/15625000000 (12 places), is shown
+    as ≈ 1.028053 in the working, its fraction in the line's title (hand-written)."""
+    out = tmp_path / "p.html"
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        assert main(["export", str(ROOT / "proofs" / "course" / "lesson03-resume.toml"),
+                     "--format", "html", "-o",
+                     str(out)]) == 0
+    html = out.read_text(encoding="utf-8")
+    assert 'title="Exact: 16063328781/15625000000"' in html
+    assert "16063328781}{15625000000" not in html  # no \frac of it in a line

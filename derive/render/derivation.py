@@ -14,6 +14,7 @@ from derive.graph.formula_limits import FormulaError
 from derive.graph.language import ALIASES
 from derive.graph.notation import GREEK_LATEX, in_scope, notation_of
 from derive.graph.tensor_latex import tensor_latex
+from derive.kernel.exact import to_expr
 from derive.render.document import (
     Author,
     Document,
@@ -37,6 +38,7 @@ from derive.render.numbers import (
     exact_plain,
     given_latex,
     given_matrix_latex,
+    is_readable,
     key_rounding_rule,
     matrix_latex,
     readable_latex,
@@ -178,6 +180,18 @@ def _claimed_matrix(c) -> str | None:
         return None
 
 
+EXACT_ON_REQUEST = 100
+"""A decimal's exact fraction is offered on a page (a title) up to this many digits above
+and below; a longer one only in the answer key."""
+
+
+def _digits_at_most(v, limit: int = EXACT_ON_REQUEST) -> bool:
+    e = to_expr(v) if not isinstance(v, list) else None
+    if e is None or not e.is_Rational:
+        return False
+    return max(abs(e.p), e.q).bit_length() <= limit * 3.3
+
+
 def _with_result(line: str, v, students: bool = False) -> str:
     """The line completed by its exact result (not repeated when the substitution already is
     the result: S_2 = 9, not S_2 = 9 = 9); for `students` a result whose fraction is long
@@ -248,7 +262,11 @@ def graph_sections(report: Report, lang: str, claims: bool = True,
         shown = [_with_result(text, v, students) if v is not None else text for text, v in lines]
         if len(shown) > 1:  # a family's lines aligned at their first =
             shown = [line.replace(" = ", " &= ", 1) for line in shown]
-        blocks.append(Math(tuple(shown), source=(ex.path, ex.id, quantity_key(ex, node.name))))
+        exact = "; ".join(e for e in (exact_plain(v) for _, v in lines if students and v is
+                                      not None and not is_readable(v) and _digits_at_most(v))
+                          )
+        blocks.append(Math(tuple(shown), source=(ex.path, ex.id, quantity_key(ex, node.name)),
+                           exact=f"{words(lang)['exact']}: {exact}" if exact else ""))
         hidden = work.hidden(node.name) if not ex.recipe.steps_columns else 0
         if hidden:
             blocks.append(Paragraph(t["more_members"].format(count=hidden)))

@@ -275,7 +275,8 @@ def _display(lines: tuple[str, ...]) -> str:
 @html_block.register
 def _(block: Math) -> str:
     try:
-        return f'<div class="display">{_math(_display(block.lines), True)}</div>'
+        title = f' title="{escape_html(block.exact)}"' if block.exact else ""
+        return f'<div class="display"{title}>{_math(_display(block.lines), True)}</div>'
     except katex.FormulaTooLong as exc:
         if block.source is None:
             raise
