@@ -36,7 +36,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # --------------------------------------------------------------------------- pages
 
-COURSE = sorted((ROOT / "proofs" / "course").glob("*.toml"))
+COURSE = sorted(p for p in (ROOT / "proofs" / "course").glob("*.toml")
+                if p.name != "derive.toml")  # the bank's settings, no exercise
 EXAMPLES = sorted((ROOT / "docs" / "examples").glob("*.toml"))
 BANK24 = sorted(p for p in (ROOT / "benchmarks" / "bank24").glob("*.toml")
                 if p.name != "intended.toml")

@@ -147,9 +147,11 @@ def test_values_and_rules_of_the_worked_example():
     want = {"prediction": pred, "loss": loss, "gradient": grad, "w_new": w_new,
             "prediction_new": w_new * x, "loss_new": (w_new * x - y) ** 2 / 2}
     assert {n: frac(q["value"]["q"]) for n, q in ex.items()} == want
-    assert ex["gradient"]["rule"] == {"kind": "exact"}  # claimed as -4
-    assert ex["w_new"]["rule"] == {"kind": "places", "places": 1}  # claimed as 1.4
-    assert ex["loss_new"]["rule"] == {"kind": "places", "places": 2}  # 0.72
+    # the rule is chosen from the exact answer, not the claim: -4, 1.4 and 0.72 all end
+    # within 4 places, so each is asked exactly
+    assert ex["gradient"]["rule"] == {"kind": "exact"}
+    assert ex["w_new"]["rule"] == {"kind": "exact"}
+    assert ex["loss_new"]["rule"] == {"kind": "exact"}
     mistakes = {frac(m["value"]["q"]): m["name"] for m in ex["gradient"]["mistakes"]}
     assert mistakes[2 * grad] == "gradient_other_convention"  # MSELoss: no ½
     assert mistakes[-grad] == "gradient_sign"
@@ -326,7 +328,7 @@ def test_a_question_the_page_cannot_bound_is_left_out_with_a_note(tmp_path, lang
     keys = {q["name"] for v in data_of(html)["variants"] for q in v["questions"].values()}
     assert "clipped_gradients" not in keys
     assert {"mean_gradient", "mean_then_clip", "clip_then_mean", "w_new"} <= keys
-    note = ("Not on this page: Each microbatch gradient clipped (clipped_gradients):" if
+    note = ("Not on this page: Each microbatch gradient clipped:" if
             lang == "en" else "本页未收此题:")
     why = ("a page cannot check a value of this shape; derive check can." if lang == "en"
            else "网页无法检查这种形状的值;derive check 可以。")
@@ -335,22 +337,25 @@ def test_a_question_the_page_cannot_bound_is_left_out_with_a_note(tmp_path, lang
 
 
 def test_each_question_states_its_precision():
-    """The hint under each question says what precision is asked, from the author's claim."""
+    """The hint under each question says what precision is asked: chosen from the exact
+    answer, never from the claim's digits (clipping.toml claims 0.6, 0.707107, 0.624695…)."""
     html = page(ROOT / "tests" / "data" / "clipping.toml")
-    hints = re.findall(r'<p id="(v0-e\d-q\d)-hint" class="hint">(.*?)</p>', html)
-    by_key = dict(hints)
+    hints = dict(re.findall(r'<p id="(v0-e\d-q\d)-hint" class="hint">(.*?)</p>', html))
     data = data_of(html)["variants"][0]["questions"]
-    for key, q in data.items():
-        rule = q["rule"]
-        if rule["kind"] == "places":
-            p = rule["places"]
-            assert by_key[key].endswith(f"Give it rounded to {p} decimal "
-                                        f"{'place' if p == 1 else 'places'}."), by_key[key]
-    assert any(h.endswith("to 1 decimal place.") for h in by_key.values())
+    by_name = {q["name"]: hints[k] for k, q in data.items() if k.startswith("v0-e0-")}
+    # [2, 2.5]: exact; (2, 2.5)/√10.25: irrational entries, 4 significant figures
+    assert by_name["mean_gradient"] == ("2 numbers, separated by commas. Give the exact "
+                                        "values (an integer, a fraction or a decimal that "
+                                        "terminates).")
+    assert by_name["mean_then_clip"] == ("2 numbers, separated by commas. Give each to 4 "
+                                         "significant figures.")
     zh = page(ROOT / "tests" / "data" / "clipping.toml", "--lang", "zh")
-    assert "四舍五入(远离零)到 6 位小数。" in zh
+    assert "结果保留 4 位有效数字。" in zh
     exact = page(COURSE / "reading.toml")
     assert "Give the exact value (an integer, a fraction or a decimal that terminates)." in exact
+    assert "A number: an integer, a decimal or a fraction (14/3). Give it to 4 significant " \
+        "figures." in exact  # 14/3
+    assert "1 number" not in exact and "1 numbers" not in exact
 
 
 @pytest.mark.parametrize("stem", ["reading", "lesson03"])
@@ -368,16 +373,16 @@ def test_page_words_are_plain_text_and_count_right(stem):
 
 
 @pytest.mark.parametrize("rule, en, zh", [
-    (("places", 1, None, None), "Give it rounded to 1 decimal place.", "四舍五入(远离零)到 1 位小数。"),
+    (("places", 1, None, None), "Give it rounded to 1 decimal place.", "结果四舍五入,保留 1 位小数。"),
     (("places", 4, None, None), "Give it rounded to 4 decimal places.",
-     "四舍五入(远离零)到 4 位小数。"),
+     "结果四舍五入,保留 4 位小数。"),
     (("exact", None, None, None),
      "Give the exact value (an integer, a fraction or a decimal that terminates).",
-     "写精确值(整数、分数或有限小数)。"),
+     "写出精确值(整数、分数或有限小数)。"),
     (("test", None, "places", 2), "Give it rounded to 2 decimal places.",
-     "四舍五入(远离零)到 2 位小数。"),
-    (("test", None, "sig", 1), "Give it to 1 significant figure.", "保留 1 位有效数字。"),
-    (("test", None, "sig", 3), "Give it to 3 significant figures.", "保留 3 位有效数字。"),
+     "结果四舍五入,保留 2 位小数。"),
+    (("test", None, "sig", 1), "Give it to 1 significant figure.", "结果保留 1 位有效数字。"),
+    (("test", None, "sig", 3), "Give it to 3 significant figures.", "结果保留 3 位有效数字。"),
     (("test", None, "rel", sp.Rational(1, 10**10)),
      "Any value within a relative 1e-10 of the exact value is right.",
      "与精确值的相对误差不超过 1e-10 即为正确。"),

@@ -25,7 +25,8 @@ from support import tier
 from derive.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
-COURSE = sorted((ROOT / "proofs" / "course").glob("*.toml"))
+COURSE = sorted(p for p in (ROOT / "proofs" / "course").glob("*.toml")
+                if p.name != "derive.toml")  # the bank's settings, no exercise
 
 
 def export(target: Path | str, out: Path, *more: str) -> Path:
@@ -173,6 +174,8 @@ records = [[3, 1]]
 [exercise.claims]
 gradient = -3
 w_new = 0.333
+[exercise.ask.w_new]
+places = 3
 """
 
 
@@ -234,7 +237,7 @@ def test_chinese_feedback(browser, third):
     with open_page(browser, third["zh"], lang="zh") as opened:
         assert ask(opened.page, keys["gradient"], "-3") == ("right", "正确。")
         assert ask(opened.page, keys["w_new"], "0.33") == (
-            "rounded", "数值正确,但取舍不同:题目要求 3 位小数。")
+            "rounded", "数值正确,但保留位数不对:题目要求保留 3 位小数。")
         assert ask(opened.page, keys["gradient"], "x") == (
             "nan", "\u201cx\u201d 不是数:请写整数(3)、小数(\u22120.25、2e9)或分数(14/3)。")
 

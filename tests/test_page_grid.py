@@ -186,7 +186,7 @@ def test_a_transposed_matrix_is_named(browser, pages):
     keys = _keys(pages["zh"])
     with open_page(browser, pages["zh"], lang="zh") as opened:
         assert fill_grid(opened.page, keys["M"], [_text(v) for v in _flat(transposed)]) == (
-            "wrong", "不正确。这是一个已知错误给出的值:写成了正确矩阵的转置(第 (i, j) 个元素写在了 "
+            "wrong", "不正确。这正是以下错误会得到的值:写成了正确矩阵的转置(第 (i, j) 个元素写在了 "
             "(j, i) 处)", [1, 2])
 
 

@@ -1106,14 +1106,16 @@ def test_every_counted_word_reads_right_for_one(lang):
                 key + "_one" in words, key
             assert "{" not in text and not COUNTED.search(text), (key, text)
     if lang == "en":  # hand-written
-        assert fill(words["hint_list"], n=1) == "1 number separated by commas."
-        assert fill(words["hint_list"], n=3) == "3 numbers separated by commas."
-        assert fill(words["ask_places"], places=1) == "Give it rounded to 1 decimal place."
-        assert fill(words["ask_places"], places=4) == "Give it rounded to 4 decimal places."
+        assert fill(words["hint_list"], n=3) == "3 numbers, separated by commas."
+        assert fill(words["ask_places"], places=1, n=1) == "Give it rounded to 1 decimal place."
+        assert fill(words["ask_places"], places=4, n=3) == \
+            "Give each rounded to 4 decimal places."
         assert js("T_fill", json.dumps(words), "wrong_count", json.dumps({"n": 1, "m": 2})) == \
-            "This answer needs 1 value separated by commas; you gave 2."
+            "This answer has 2 numbers; the question asks for 1."
+        assert js("T_fill", json.dumps(words), "wrong_count", json.dumps({"n": 2, "m": 1})) == \
+            "This answer has 1 number; the question asks for 2."
     else:
-        assert fill(words["ask_places"], places=1) == "四舍五入(远离零)到 1 位小数。"
+        assert fill(words["ask_places"], places=1) == "结果四舍五入,保留 1 位小数。"
 
 
 def test_page_text_has_no_markdown():

@@ -71,9 +71,9 @@ DAMPED_SAID = {
            r"$u_1 = (1 - \tau) \cdot g_1$; torch starts with $u_1 = g_1$",
            "Not right. This is the value of a known mistake: the first momentum buffer damped: "
            "u1=(1−τ)⋅g1; torch starts with u1=g1"),
-    "zh": ("不正确。这是一个已知错误给出的值:第一步的动量缓冲也乘了 $(1 - \\tau)$: "
+    "zh": ("不正确。这正是以下错误会得到的值:第一步的动量缓冲也乘了 $(1 - \\tau)$: "
            r"$u_1 = (1 - \tau) \cdot g_1$;torch 第一步 $u_1 = g_1$",
-           "不正确。这是一个已知错误给出的值:第一步的动量缓冲也乘了 (1−τ): u1=(1−τ)⋅g1;"
+           "不正确。这正是以下错误会得到的值:第一步的动量缓冲也乘了 (1−τ): u1=(1−τ)⋅g1;"
            "torch 第一步 u1=g1"),
 }
 

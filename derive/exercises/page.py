@@ -1,7 +1,7 @@
 """What a self-check page judges an answer with, as data: the rule of each asked quantity
-(from the author's claim) and, computed by `derive.exercises.selfcheck`, its exact value, the
-values of known mistakes and its carried-forward forms. The page's renderer draws from these
-(`derive.render.selfcheck`)."""
+(declared by the author, else chosen from its exact answer: `rule_of`) and, computed by
+`derive.exercises.selfcheck`, its exact value, the values of known mistakes and its
+carried-forward forms. The page's renderer draws from these (`derive.render.selfcheck`)."""
 
 from __future__ import annotations
 
@@ -9,16 +9,16 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from derive.exercises.claims import Claim
+from derive.kernel.exact import terminating_places
 
-__all__ = ["STATIC", "Asked", "Carried", "Early", "Known", "Rule", "flat", "rule_of"]
+__all__ = ["ASK_TESTS", "DEFAULT_SIG", "EXACT_PLACES", "STATIC", "Ask", "Asked", "Carried",
+           "Early", "Known", "Rule", "flat", "rule_of"]
 
 
 @dataclass(frozen=True)
 class Rule:
     """How an answer is judged: `exact`; `places` (a decimal is right rounded half away from
-    zero to at least these places, as the author wrote the claim); or `test` with the claim's
-    own test (places, sig, rel, abs) and tolerance."""
+    zero to at least these places); or `test` (places, sig, rel, abs) with its tolerance."""
 
     kind: str
     places: int | None = None
@@ -82,10 +82,13 @@ class Asked:
     """Per element (a list for a list quantity): the exact window [lo, hi] of decimals a
     double's printout of the value may take (derive.exercises.artefacts), or None."""
     words: tuple[str, str] = ("", "")
-    """The quantity's words (English, Chinese), as its question names it."""
+    """The quantity's words (English, Chinese), as its question names it: the author's
+    `label` when declared (`Ask`)."""
     shape: tuple[int, ...] | None = None
     """A tensor quantity's shape (derive.recipes.base.TensorQuantity), else None: a page asks
     for a vector or a matrix as a grid of entries, each judged as an element of a list."""
+    prompt: tuple[str, str] = ("", "")
+    """The author's wording of the question (`Ask.prompt`), ("", "") when not declared."""
 
 
 def flat(value):
@@ -96,21 +99,75 @@ def flat(value):
     return value
 
 
-def rule_of(claim: Claim | None) -> Rule:
-    """The exercise's rule for a quantity, from the author's claim of it: an integer or a
-    fraction asks for the exact value, a decimal for its places, a table for its test. A list
-    claim takes its elements' rule (the fewest places of them)."""
-    if claim is None or claim.formula is not None:
+EXACT_PLACES = 4
+"""An answer whose decimal ends within this many places is asked exactly (an integer, 0.72,
+-7.4628): the student writes the whole value."""
+DEFAULT_SIG = 4
+"""Any other answer (14/3, 8/15, a GiB figure, Adam's square roots) is asked to this many
+significant figures when its exercise declares no precision: the course's figures (4.667,
+0.5333, 14.90) need four, and significant figures keep the same rule for a gradient of 3e-5
+and a byte count of 2e9."""
+
+ASK_TESTS = ("places", "sig", "abs", "rel", "exact")
+"""The keys of an `[exercise.ask.<quantity>]` declaration of which exactly one is given."""
+
+
+@dataclass(frozen=True)
+class Ask:
+    """A question as the lecturer poses it (`[exercise.ask.<quantity>]`): the precision asked
+    (None: chosen from the exact answer, `rule_of`), the label of its input and the wording of
+    the question, each (English, Chinese) with "" where not given."""
+
+    rule: Rule | None = None
+    label: tuple[str, str] = ("", "")
+    prompt: tuple[str, str] = ("", "")
+
+
+def _leaves(value) -> list:
+    return [x for v in value for x in _leaves(v)] if isinstance(value, (list, tuple)) \
+        else [value]
+
+
+MAX_WRITTEN_BITS = 3000
+"""An integer longer than this (about 900 digits) is never written out to count its digits:
+no page or sheet shows such a value (derive.render.numbers.writable refuses it)."""
+
+
+def _significant(r: sp.Rational, places: int) -> int:
+    """The significant digits of a terminating decimal with `places` places (0.42: 2;
+    1953125: 7; 100: 1; 0: 1); for a value too long to write, an estimate from its bits."""
+    n = abs(int(r.p)) * 10**places // int(r.q)
+    if n.bit_length() > MAX_WRITTEN_BITS:
+        return int(n.bit_length() * 0.30103) + 1
+    return max(1, len(str(n).rstrip("0")))
+
+
+def _own(value) -> tuple[sp.Rational, int] | None:
+    """One exact answer that is asked exactly (rational, its decimal ending within
+    EXACT_PLACES places) with its places; None for any other (asked to DEFAULT_SIG
+    significant figures)."""
+    if isinstance(value, bool) or not isinstance(value, (int, sp.Basic)):
+        return None
+    e = sp.Integer(value) if isinstance(value, int) else value
+    if not e.is_Rational:  # (no is_number: it walks a shared DAG as a tree)
+        return None
+    places = terminating_places(e)
+    if places is None or places > EXACT_PLACES:
+        return None
+    return (e, places)
+
+
+def rule_of(value, ask: Ask | None = None) -> Rule:
+    """How a question is judged: the author's declaration when there is one, else chosen from
+    the exact answer `value` alone (never from a claim, whose digits may be wrong): exact for
+    an answer whose decimal ends within EXACT_PLACES places, else DEFAULT_SIG significant
+    figures. A list or a tensor takes one rule that asks each entry at least as finely as its
+    own value would: exact when every entry is exact, else significant figures enough to
+    write every terminating entry whole (-123.45 beside 14/3 asks 5)."""
+    if ask is not None and ask.rule is not None:
+        return ask.rule
+    needs = [_own(v) for v in _leaves(value)]
+    if needs and all(n is not None for n in needs):
         return Rule("exact")
-    if claim.is_list:
-        rules = [rule_of(c) for c in claim.value]
-        tests = [r for r in rules if r.kind == "test"]
-        if tests:
-            return tests[0]
-        places = [r.places for r in rules if r.kind == "places"]
-        return Rule("places", places=min(places)) if places else Rule("exact")
-    if claim.test is not None:
-        return Rule("test", test=claim.test, tolerance=claim.tolerance)
-    if claim.places is not None:
-        return Rule("places", places=claim.places)
-    return Rule("exact")
+    sig = max([DEFAULT_SIG] + [_significant(*n) for n in needs if n is not None])
+    return Rule("test", test="sig", tolerance=sp.Integer(sig))

@@ -21,6 +21,7 @@ from derive.exercises.author_facts import NONE
 from derive.exercises.claims import parse_claim
 from derive.exercises.errors import ExerciseNotSupported, did_you_mean
 from derive.exercises.formulas import given_facts, prepare
+from derive.exercises.page import ASK_TESTS, Ask, Rule
 from derive.exercises.reader import Written
 from derive.exercises.shape import EXERCISE_KEYS, ID_CHARS, table_shape, unknown_key  # noqa: F401
 from derive.exercises.values import Where, kind_of, number, shown
@@ -58,6 +59,9 @@ class Exercise:
     the first of its recipe's mistakes."""
     bank_applied: frozenset = frozenset()
     """Which of its bank's declared mistakes apply to it ((file, key) of each)."""
+    asks: dict = field(default_factory=dict)
+    """The questions as the author poses them: quantity → `derive.exercises.page.Ask`, from
+    its [exercise.ask.<quantity>] tables."""
 
 
 def _list(value, where, key, what):
@@ -414,6 +418,100 @@ def _author_recipe(raw_given, raw_define, where: Where) -> Recipe:
                                    exc.expected) from None
 
 
+ASK_WORDS = ("label", "prompt")
+"""The words an [exercise.ask.<quantity>] table may give: a string, or { en = "…", zh = "…" }."""
+MAX_ASK_TEXT = 500
+"""Longest label or prompt, in characters."""
+
+
+def _ask_words(value, where: Where, key: str) -> tuple[str, str]:
+    """A label or a prompt: one string for every language, or a table of `en` and `zh`."""
+    hint = f'write {key.rsplit(".", 1)[-1]} = "…" or {{ en = "…", zh = "…" }}'
+    if isinstance(value, str):
+        value = {"en": value, "zh": value}
+    elif not isinstance(value, dict):
+        where.fail(key, f"is {kind_of(value)}", hint)
+    for lang in value:
+        if lang not in ("en", "zh"):
+            unknown_key(where, f"{key}.{lang}", ["en", "zh"], "a language")
+    if "en" not in value:
+        where.fail(key, "has no en", hint)
+    out = []
+    for lang in ("en", "zh"):
+        text = value.get(lang, "")
+        if not isinstance(text, str):
+            where.fail(f"{key}.{lang}", f"is {kind_of(text)}", hint)
+        if not text.strip() and lang == "en":
+            where.fail(f"{key}.{lang}", "is empty", hint)
+        if len(text) > MAX_ASK_TEXT:
+            where.fail(f"{key}.{lang}", f"has {len(text)} characters",
+                       f"at most {MAX_ASK_TEXT}")
+        out.append(text.strip())
+    return (out[0], out[1])
+
+
+def _ask_rule(table: dict, where: Where, key: str) -> Rule | None:
+    """The precision of one declaration: exactly one of places, sig, abs, rel, exact (None
+    when it gives none: derive chooses from the exact answer)."""
+    tests = [k for k in table if k in ASK_TESTS]
+    if len(tests) > 1:
+        where.fail(key, f"declares {' and '.join(tests)}",
+                   "declare one precision: places, sig, abs, rel or exact")
+    if not tests:
+        return None
+    test, value = tests[0], table[tests[0]]
+    at = f"{key}.{test}"
+    if test == "exact":
+        if value is not True:
+            where.fail(at, f"is {shown(value)}",
+                       "write exact = true, or leave it out for derive's choice")
+        return Rule("exact")
+    if test in ("places", "sig"):
+        low = 0 if test == "places" else 1
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= 30:
+            where.fail(at, f"is {shown(value)}", f"write a whole number from {low} to 30")
+        if test == "places":
+            return Rule("places", places=value)
+        return Rule("test", test="sig", tolerance=sp.Integer(value))
+    tol = number(value, where, at)
+    if tol <= 0:
+        where.fail(at, f"is {decimal_str(tol)}",
+                   f'a tolerance above 0, such as {test} = "{"0.005" if test == "abs" else "1e-3"}"'
+                   " (or exact = true)")
+    return Rule("test", test=test, tolerance=tol)
+
+
+def _asks(raw, where: Where, recipe: Recipe, names: list[str], all_names: list[str],
+          given: dict) -> dict:
+    """The [exercise.ask.<quantity>] tables: each a quantity these inputs determine, with
+    exactly one precision at most, and a label and a prompt each at most once."""
+    if not isinstance(raw, dict):
+        where.fail("ask", f"is {kind_of(raw)}",
+                   "write one [exercise.ask.<quantity>] table per question")
+    asks = {}
+    for name, table in raw.items():
+        key = f"ask.{name}"
+        if name not in names:
+            if name in all_names:
+                q = recipe.quantity(name)
+                missing = [n for n in q.needs if given.get(n) is None]
+                where.fail(key, "cannot be computed from these inputs",
+                           f"it needs {', '.join(missing)} in [exercise.given]" if missing
+                           else f"it needs {q.when_text or 'other inputs'}")
+            unknown_key(where, key, names, f"a quantity of {recipe.name}")
+        if not isinstance(table, dict):
+            where.fail(key, f"is {kind_of(table)}",
+                       f"write a table: [exercise.ask.{name}] with places = d (or sig, abs, "
+                       "rel, exact = true), label and prompt")
+        for k in table:
+            if k not in ASK_TESTS + ASK_WORDS:
+                unknown_key(where, f"{key}.{k}", ASK_TESTS + ASK_WORDS, "a key of a question")
+        words = {w: _ask_words(table[w], where, f"{key}.{w}") if w in table else ("", "")
+                 for w in ASK_WORDS}
+        asks[name] = Ask(_ask_rule(table, where, key), words["label"], words["prompt"])
+    return asks
+
+
 def exercise(table, path: str, index: int, written=None) -> Exercise:
     """A validated exercise from the `index`-th [[exercise]] table of a file; `written`, the
     file's [notation] (derive.exercises.notation), restyles its symbols."""
@@ -465,6 +563,7 @@ def exercise(table, path: str, index: int, written=None) -> Exercise:
             claims[key] = replace(claims[key], formula=prepare(
                 claims[key].formula, recipe, given, key, where, f"claims.{key}.formula",
                 facts))
+    asks = _asks(table["ask"], where, recipe, names, all_names, given) if "ask" in table else {}
     vary = parse_vary(table["vary"], where, raw_given, recipe, convert, OPTIMIZER_KINDS) \
         if "vary" in table else ()
     require = parse_require(table["require"], where, names, recipe, raw_given) \
@@ -480,4 +579,4 @@ def exercise(table, path: str, index: int, written=None) -> Exercise:
         recipe = replace(recipe, mistakes=bound.mistakes + tuple(recipe.mistakes))
     recipe, _ = notation.scoped(recipe, given, written, path, ex_id)
     return Exercise(path, ex_id, title, recipe, given, claims, table, vary, require, written,
-                    tuple(m.name for m in bound.mistakes), bound.applied)
+                    tuple(m.name for m in bound.mistakes), bound.applied, asks)

@@ -13,8 +13,8 @@ from derive.exercises.reader import BadNumber, Literal, Written
 from derive.ids import RECIPE_NAMES
 
 ID_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
-EXERCISE_KEYS = ("id", "title", "recipe", "given", "define", "claims", "vary", "require",
-                 "mistakes", "facts")
+EXERCISE_KEYS = ("id", "title", "recipe", "given", "define", "claims", "ask", "vary",
+                 "require", "mistakes", "facts")
 
 
 class Where:

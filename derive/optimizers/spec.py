@@ -168,13 +168,18 @@ class Optimizer:
 
     def __str__(self) -> str:
         """`adamw(betas=[0.9, 0.99], eps=1e-8, weight_decay=0.01)`: name and every option."""
+        return self.shown()
+
+    def shown(self, keys=None) -> str:
+        """The name and the options in `keys` (every option when None): a student's Given line
+        shows what the author wrote, `sgd(momentum=0.9)`, not every default."""
         def show(v):
             if isinstance(v, bool):
                 return str(v).lower()
             if isinstance(v, tuple):
                 return "[" + ", ".join(show(x) for x in v) + "]"
             return decimal_str(v)
-        opts = ", ".join(f"{k}={show(v)}" for k, v in self.values)
+        opts = ", ".join(f"{k}={show(v)}" for k, v in self.values if keys is None or k in keys)
         return f"{self.name}({opts})"
 
     @classmethod

@@ -14,6 +14,7 @@ from derive.graph.formula_limits import FormulaError
 from derive.graph.language import ALIASES
 from derive.graph.notation import GREEK_LATEX, in_scope, notation_of
 from derive.graph.tensor_latex import tensor_latex
+from derive.kernel.exact import to_expr
 from derive.render.document import (
     Author,
     Document,
@@ -37,8 +38,10 @@ from derive.render.numbers import (
     exact_plain,
     given_latex,
     given_matrix_latex,
+    is_readable,
     key_rounding_rule,
     matrix_latex,
+    readable_latex,
     result_latex,
     rounding_rule,
     tensor_result_latex,
@@ -74,9 +77,11 @@ def _lists(v):
     return [_lists(x) for x in v] if isinstance(v, (list, tuple)) else v
 
 
-def given_math(ex) -> Math:
+def given_math(ex, authored: bool = False) -> Math:
     """The exercise's inputs as one line of math: w = 1, η = 0.1, records = [[2, 4]]. Names and
-    values shown as text are escaped for `\\text{…}` in math (LaTeX and KaTeX)."""
+    values shown as text are escaped for `\\text{…}` in math (LaTeX and KaTeX). With `authored`
+    (what students read) only what the author wrote: an optimizer's own options,
+    sgd(momentum=0.9), not every default torch would take (eps, maximize, amsgrad …)."""
     parts, sizes = [], {}
     symbols = input_symbols(ex)
     tensors = {i.name for i in getattr(ex.recipe, "inputs", ()) if i.kind == "tensor"}
@@ -107,7 +112,10 @@ def given_math(ex) -> Math:
         elif isinstance(v, (list, tuple, int)) or hasattr(v, "is_number"):
             shown = given_latex(written, _lists(v))
         else:  # a loss convention or an optimizer table, shown as text
-            shown = rf"\text{{{escape_latex(str(v), math=True)}}}"
+            text = str(v)
+            if authored and isinstance(written, dict) and hasattr(v, "shown"):
+                text = v.shown(set(written) - {"name"})
+            shown = rf"\text{{{escape_latex(text, math=True)}}}"
         parts.append(f"{symbol} = {shown}")
         sizes[name] = len(parts[-1])
     longest = max(sizes, key=sizes.get, default=None)  # what a refusal of its length names
@@ -172,34 +180,61 @@ def _claimed_matrix(c) -> str | None:
         return None
 
 
-def _with_result(line: str, v) -> str:
+EXACT_ON_REQUEST = 100
+"""A decimal's exact fraction is offered on a page (a title) up to this many digits above
+and below; a longer one only in the answer key."""
+
+
+def _digits_at_most(v, limit: int = EXACT_ON_REQUEST) -> bool:
+    e = to_expr(v) if not isinstance(v, list) else None
+    if e is None or not e.is_Rational:
+        return False
+    return max(abs(e.p), e.q).bit_length() <= limit * 3.3
+
+
+def _with_result(line: str, v, students: bool = False) -> str:
     """The line completed by its exact result (not repeated when the substitution already is
-    the result: S_2 = 9, not S_2 = 9 = 9)."""
-    result = result_latex(v)
+    the result: S_2 = 9, not S_2 = 9 = 9); for `students` a result whose fraction is long
+    (`readable_latex`: 259200001440000002/160000000800000001) by its decimal after ≈."""
+    result = readable_latex(v) if students else result_latex(v)
     if line.rsplit(" = ", 1)[-1] == result:
         return line
     # a closed form too large to show is its decimal: ≈ 0.7538, not = ≈ 0.7538
     return line + (" " if result.startswith(r"\approx") else " = ") + result
 
 
-def _heading(recipe, name: str, q, lang: str):
-    """A node's heading: the course's words (or the author's, escaped), then its name."""
+def _heading(recipe, name: str, q, lang: str, students: bool = False):
+    """A node's heading: the course's words (or the author's, escaped), then its name (not
+    for students: `gradient_steps` is an internal name)."""
     t = words(lang)
     tail = ""
     if q is not None:
-        tail = f"(`{name}`)" + (f" ({t['wrong_scheme']})" if q.wrong else "")
+        tail = ("" if students else f"(`{name}`)") + (f" ({t['wrong_scheme']})" if q.wrong
+                                                      else "")
+        tail = tail.strip()
     title = recipe.node_titles.get(name)
     if title is not None:
         en, zh = title
-        return (Author(zh if lang == "zh" and zh else en), " ", tail + ":")
-    return in_language(recipe.words_of(name), lang) + (" " + tail if tail else "") + ":"
+        label = Author(zh if lang == "zh" and zh else en)
+        return (label, " ", tail + ":") if tail else (label, ":")
+    said = in_language(recipe.words_of(name), lang)
+    if students and said in GENERIC:  # an author's quantity without a title: its name
+        said = f"`{name}`"
+    return said + (" " + tail if tail else "") + ":"
 
 
-def graph_sections(report: Report, lang: str, claims: bool = True) -> list[tuple[str, list]]:
+GENERIC = ("Quantity", "量")
+"""The words of an author's quantity that has no title (derive.recipes.formulas.WORDS): not
+shown to students, who read its name or its declared label instead."""
+
+
+def graph_sections(report: Report, lang: str, claims: bool = True,
+                   students: bool = False) -> list[tuple[str, list]]:
     """The working of a graph recipe, node by node in derivation order: (node name, its
     formula → substitution → exact result, one line per member of a family); a steps table
     last, under the name "". Without `claims`, the author's claims are not shown (a page
-    that asks for them)."""
+    that asks for them); for `students`, no internal name in a heading and no long fraction
+    in a result (`_with_result`)."""
     t = words(lang)
     ex = report.exercise
     work = Working(ex.recipe, ex.given)
@@ -213,21 +248,25 @@ def graph_sections(report: Report, lang: str, claims: bool = True) -> list[tuple
             name = last_entry[node.name]
             if name in report.values:
                 sections.append((name, _tensor_section(report, name, lang,
-                                                      claimed.get(name))))
+                                                      claimed.get(name), students)))
         if node.name in entries:
             continue
         q = ex.recipe.quantity(node.name)
         if q is not None and node.name not in report.values:
             continue
-        blocks: list = [Paragraph(_heading(ex.recipe, node.name, q, lang))]
+        blocks: list = [Paragraph(_heading(ex.recipe, node.name, q, lang, students))]
         table = ex.recipe.node_tables.get(node.name)
         if table is not None:
             blocks.append(Table(*NODE_TABLES[table](work, lang)))
         lines = working_lines(work, node.name)
-        shown = [_with_result(text, v) if v is not None else text for text, v in lines]
+        shown = [_with_result(text, v, students) if v is not None else text for text, v in lines]
         if len(shown) > 1:  # a family's lines aligned at their first =
             shown = [line.replace(" = ", " &= ", 1) for line in shown]
-        blocks.append(Math(tuple(shown), source=(ex.path, ex.id, quantity_key(ex, node.name))))
+        exact = "; ".join(e for e in (exact_plain(v) for _, v in lines if students and v is
+                                      not None and not is_readable(v) and _digits_at_most(v))
+                          )
+        blocks.append(Math(tuple(shown), source=(ex.path, ex.id, quantity_key(ex, node.name)),
+                           exact=f"{words(lang)['exact']}: {exact}" if exact else ""))
         hidden = work.hidden(node.name) if not ex.recipe.steps_columns else 0
         if hidden:
             blocks.append(Paragraph(t["more_members"].format(count=hidden)))
@@ -238,11 +277,12 @@ def graph_sections(report: Report, lang: str, claims: bool = True) -> list[tuple
     if ex.recipe.steps_columns:
 
         columns = ex.recipe.steps_columns
-        sections.append(("", steps_table(work, lang, tuple(columns), columns)))
+        sections.append(("", steps_table(work, lang, tuple(columns), columns, students)))
     return sections
 
 
-def _tensor_section(report: Report, name: str, lang: str, claim) -> list:
+def _tensor_section(report: Report, name: str, lang: str, claim, students: bool = False
+                    ) -> list:
     """A tensor quantity's working: its heading, then its formula in matrix form, the same
     with the numbers of its givens and earlier quantities substituted where short, and its
     value as a matrix (its entries' own formulas are sympy.diff written out: too long to show
@@ -255,7 +295,7 @@ def _tensor_section(report: Report, name: str, lang: str, claim) -> list:
     line = tensor_line(ex.recipe, ex.given, name, values)
     result = tensor_result_latex(report.values[name])
     line += (" " if result.startswith(r"\approx") else " = ") + result
-    blocks: list = [Paragraph(_heading(ex.recipe, name, q, lang)),
+    blocks: list = [Paragraph(_heading(ex.recipe, name, q, lang, students)),
                     Math((line,), source=(ex.path, ex.id, quantity_key(ex, name)))]
     if claim is not None:
         blocks.append(_claim_note(claim, lang, getattr(ex, "declared", ())))

@@ -79,6 +79,9 @@ class Math:
 
     lines: tuple[str, ...]
     source: tuple[str, str, str | None] | None = field(default=None, compare=False)
+    exact: str = ""
+    """The exact values of results shown to students by their decimals (`-14/3; 2/7`), which
+    a web page offers on request (a title); "" when every result is shown exactly."""
 
 
 @dataclass(frozen=True)

@@ -45,8 +45,8 @@ WORDS = {
         "check": "Check", "show_working": "Show the working", "hide_working": "Hide the working",
         "answer": "Your answer", "student": "Student number",
         "note": "Answer with exact values (integers, fractions such as 14/3, decimals that "
-                "terminate) or with decimals rounded half away from zero. A question shows "
-                "its working once you have tried it.",
+                "terminate) or with decimals rounded half away from zero as each question "
+                "asks. A question shows its working once you have tried it.",
         "student_button": "Show my variant",
         "variant_intro": "This page has {n} {n:variant|variants} with different numbers. It "
                          "picked one at random; type your student number to get your own.",
@@ -74,8 +74,7 @@ WORDS = {
         "undecided": "This page cannot decide this answer exactly; derive check can.",
         "wrong": "Not right. Try again, or show the working.",
         "wrong_element": "Not right: value {i} of the list is wrong.",
-        "wrong_count": "This answer needs {n} {n:value|values} separated by commas; you gave "
-                       "{m}.",
+        "wrong_count": "This answer has {m} {m:number|numbers}; the question asks for {n}.",
         "wrong_carried": "Not right, but it follows correctly from your own answer to {names}: "
                          "the error is carried forward.",
         "wrong_mistake": "Not right. This is the value of a known mistake: {mistake}",
@@ -112,17 +111,17 @@ WORDS = {
         "too_long": "This answer is longer than {max} {max:character|characters}: write "
                     "only the number (or the numbers, separated by commas).",
         "hint_one": "A number: an integer, a decimal or a fraction (14/3).",
-        "hint_list": "{n} {n:number|numbers} separated by commas.",
+        "hint_list": "{n} {n:number|numbers}, separated by commas.",
         "hint_matrix": "A {rows}\u00d7{cols} matrix: one number in each box.",
         "hint_vector": "A vector of {n} {n:entry|entries}: one number in each box.",
         "cell": "{name}, row {r}, column {c}",
         "cell_vector": "{name}, entry {i}",
         "wrong_entries": "Not right: the marked {n:entry is|entries are} wrong: {at}.",
         "grid_empty": "Write a number in every box: {n} {n:is|are} empty.",
-        "ask_exact": "Give the exact value (an integer, a fraction or a decimal that "
-                     "terminates).",
-        "ask_places": "Give it rounded to {places} decimal {places:place|places}.",
-        "ask_sig": "Give it to {tol} significant {tol:figure|figures}.",
+        "ask_exact": "Give the exact {n:value|values} (an integer, a fraction or a decimal "
+                     "that terminates).",
+        "ask_places": "Give {n:it|each} rounded to {places} decimal {places:place|places}.",
+        "ask_sig": "Give {n:it|each} to {tol} significant {tol:figure|figures}.",
         "ask_rel": "Any value within a relative {tol} of the exact value is right.",
         "ask_abs": "Any value within {tol} of the exact value is right.",
         "again": "(checked {n} {n:time|times})",
@@ -133,28 +132,29 @@ WORDS = {
     "zh": {
         "check": "检查", "show_working": "显示推导", "hide_working": "隐藏推导",
         "answer": "你的答案", "student": "学号", "student_button": "显示我的题目",
-        "note": "答案写精确值(整数、分数如 14/3、有限小数),或四舍五入(远离零)后的小数。"
-                "作答一次后可查看该题的推导。",
-        "variant_intro": "本页有 {n} 套数字不同的题目,已随机选了一套;输入学号可得到你自己的一套。",
+        "note": "答案可写精确值(整数、分数如 14/3、有限小数),或按题目要求四舍五入后的小数。"
+                "作答一次后即可查看该题的推导过程。",
+        "variant_intro": "本页有 {n} 套数据不同的题目,已随机选出一套;"
+                         "输入学号即可得到你自己的一套。",
         "variant_note": "第 {i} 套(共 {n} 套)。",
         "student_variant_note": "按此学号:第 {i} 套(共 {n} 套)。",
         "no_script": "检查答案和显示推导需要 JavaScript;不开启只能阅读题目。",
         "scroll_formula": "公式,可横向滚动",
         "scroll_table": "表格,可横向滚动",
         "right": "正确。",
-        "right_within": "正确,在题目允许的误差内。",
-        "right_rounded": "正确:精确值四舍五入到 {places} 位小数。",
-        "rounded_places": "数值正确,但取舍不同:题目要求 {places} 位小数。",
-        "rounded_exact": "数值正确,但做了取舍:题目要求精确值(分数或有限小数)。",
-        "rounded_test": "数值正确,但取舍方式与题目要求不同。",
-        "rounded_other": "数值正确,但取舍不同:四舍五入(远离零)到 {places} 位小数应为 {expected}。",
+        "right_within": "正确(在题目允许的误差范围内)。",
+        "right_rounded": "正确:即精确值四舍五入保留 {places} 位小数。",
+        "rounded_places": "数值正确,但保留位数不对:题目要求保留 {places} 位小数。",
+        "rounded_exact": "数值正确,但写成了近似值:题目要求精确值(分数或有限小数)。",
+        "rounded_test": "数值正确,但近似方式与题目要求不符。",
+        "rounded_other": "数值正确,但舍入有误:四舍五入保留 {places} 位小数应为 {expected}。",
         "undecided": "本页无法精确判定这个答案;可用 derive check 判定。",
-        "wrong": "不正确。再试一次,或查看推导。",
+        "wrong": "不正确。请再试一次,或查看推导过程。",
         "wrong_element": "不正确:列表中第 {i} 个值有误。",
-        "wrong_count": "这个答案需要 {n} 个用逗号分隔的数;你写了 {m} 个。",
-        "wrong_carried": "不正确,但它由你自己对 {names} 的答案正确推出:"
-                         "这是前面错误的延续。",
-        "wrong_mistake": "不正确。这是一个已知错误给出的值:{mistake}",
+        "wrong_count": "这个答案有 {m} 个数,题目要的是 {n} 个。",
+        "wrong_carried": "不正确,但它由你在{names}的答案正确推出:"
+                         "错误来自前面的题目。",
+        "wrong_mistake": "不正确。这正是以下错误会得到的值:{mistake}",
         "wrong_tied": "不正确。几个已知错误都给出这个值,因此不指明其中之一:{mistakes}",
         "wrong_offered": "不正确。可能是一个通用的改动恰好给出这个值(只作提示,不指明):{mistakes}",
         "wrong_float": "差一点:{text} 是 {write} 按二进制浮点数打印出的样子。请写 {write}。",
@@ -174,7 +174,7 @@ WORDS = {
                         "或分数(14/3)。",
         "empty": "请先写出答案。",
         "too_long": "这个答案超过 {max} 个字符:只写数(或用逗号分隔的几个数)。",
-        "hint_one": "一个数:整数、小数或分数(14/3)。",
+        "hint_one": "填一个数:整数、小数或分数(如 14/3)。",
         "hint_list": "{n} 个数,用逗号分隔。",
         "hint_matrix": "一个 {rows}\u00d7{cols} 矩阵:每格填一个数。",
         "hint_vector": "一个含 {n} 个分量的向量:每格填一个数。",
@@ -182,9 +182,9 @@ WORDS = {
         "cell_vector": "{name},第 {i} 个分量",
         "wrong_entries": "不正确:标记的 {n} 个元素有误:{at}。",
         "grid_empty": "每一格都要填数:还有 {n} 格是空的。",
-        "ask_exact": "写精确值(整数、分数或有限小数)。",
-        "ask_places": "四舍五入(远离零)到 {places} 位小数。",
-        "ask_sig": "保留 {tol} 位有效数字。",
+        "ask_exact": "写出精确值(整数、分数或有限小数)。",
+        "ask_places": "结果四舍五入,保留 {places} 位小数。",
+        "ask_sig": "结果保留 {tol} 位有效数字。",
         "ask_rel": "与精确值的相对误差不超过 {tol} 即为正确。",
         "ask_abs": "与精确值的误差不超过 {tol} 即为正确。",
         "again": "(第 {n} 次检查)",
@@ -276,7 +276,8 @@ def _display(lines: tuple[str, ...]) -> str:
 @html_block.register
 def _(block: Math) -> str:
     try:
-        return f'<div class="display">{_math(_display(block.lines), True)}</div>'
+        title = f' title="{escape_html(block.exact)}"' if block.exact else ""
+        return f'<div class="display"{title}>{_math(_display(block.lines), True)}</div>'
     except katex.FormulaTooLong as exc:
         if block.source is None:
             raise

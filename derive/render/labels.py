@@ -32,7 +32,7 @@ WORDS = {
     },
     "zh": {
         "key": "参考答案", "quantity": "量", "exact": "精确值", "decimal": "小数",
-        "formula": "公式", "recipe": "配方", "given": "已知", "wrong_scheme": "错误做法",
+        "formula": "公式", "recipe": "计算流程", "given": "已知", "wrong_scheme": "错误做法",
         "claim": "命题", "assumptions": "假设", "proof": "证明", "verdict": "结论",
         "expected": "预期", "witness": "反例", "instances": "课程算例", "value": "值",
         "computed": "计算值", "source": "出处", "holds_when": "成立条件",

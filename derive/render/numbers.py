@@ -62,6 +62,9 @@ class Style:
     """Significant digits of a decimal column (keys, reports, JSON)."""
     large: int = 60
     """A closed form longer than this (as text) is shown by its decimal."""
+    readable: int = 6
+    """A fraction with more digits than this above or below is shown to students by its
+    decimal only (`readable_latex`)."""
     scientific: int = 15
     """From 10 to this power on, a decimal after ≈ is written in scientific notation."""
     brackets: tuple[str, str] = ("[", "]")
@@ -418,6 +421,41 @@ def result_latex(value, style: Style = STYLE) -> str:
     """A result as a derivation shows it: exact, then its decimal after ≈ where it differs."""
     approx = None if is_large(value, style) else approx_latex(value, style)
     return exact_latex(value, style) + (" " + approx if approx else "")
+
+
+def is_readable(value, style: Style = STYLE) -> bool:
+    """Whether every rational of a value reads as a student reads a number: an integer, a
+    decimal that ends within `style.terminating` places, or a fraction of at most
+    `style.readable` digits above and below (14/3, not 259200001440000002/160000000800000001)."""
+    if _is_list(value):
+        return all(is_readable(v, style) for v in value)
+    e = to_expr(value)
+    if not e.is_Rational:
+        return True  # a closed form (√2) is read as written, a long one by its decimal
+    places = terminating_places(e)
+    if places is not None and places <= style.terminating:
+        return True
+    if max(abs(e.p), e.q).bit_length() > 4 * style.readable:  # never printed to find out
+        return False
+    return max(len(str(abs(e.p))), len(str(e.q))) <= style.readable
+
+
+def readable_latex(value, style: Style = STYLE) -> str:
+    """A result as a student's working shows it: `result_latex` where every fraction is short
+    (`is_readable`), else only its decimal after ≈ (≈ 1.620000), rounded as the page states
+    once; the exact fraction stays in the answer key."""
+    if is_readable(value, style):
+        return result_latex(value, style)
+    if _is_list(value):
+        return rf"\approx {_latex_list([_decimal_latex(v, style) for v in value], style)}"
+    return rf"\approx {_decimal_latex(value, style)}"
+
+
+def _decimal_latex(value, style: Style) -> str:
+    if _is_list(value):
+        return _latex_list([_decimal_latex(v, style) for v in value], style)
+    text = approx_decimal(value, style)
+    return exact_latex(value, style) if text is None else latex_decimal(text)
 
 
 def latex_text(value) -> str:

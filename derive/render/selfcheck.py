@@ -17,7 +17,6 @@ from derive.exercises.evidence import DECLARED
 from derive.exercises.page import STATIC, Asked, Rule, flat
 from derive.exercises.report import PageExercise
 from derive.kernel import intervals
-from derive.kernel.exact import decimal_str, terminating_places
 from derive.render.derivation import _too_large_unsupported, given_math, graph_sections
 from derive.render.document import (
     Author,
@@ -34,7 +33,7 @@ from derive.render.html import fill, page_text
 from derive.render.labels import in_language, words
 from derive.render.numbers import rounding_rule, writable
 from derive.render.questions import WORDS as SHEET_WORDS
-from derive.render.questions import _question, states_answer
+from derive.render.questions import _question, asked_precision, states_answer
 from derive.render.said import typeset
 
 EXACT_DIGITS = 200
@@ -197,7 +196,7 @@ def encode_check(a: Asked, keys: dict[str, str], label: str, lang: str) -> dict:
 def _workings(report: Report, names: list[str], lang: str) -> dict[str, list]:
     """Each asked quantity's working: the nodes after the previous asked one, up to its own
     (a steps table and the nodes after the last asked one go with the last)."""
-    sections = graph_sections(report, lang, claims=False)
+    sections = graph_sections(report, lang, claims=False, students=True)
     out: dict[str, list] = {n: [] for n in names}
     pending: list = []
     for node, blocks in sections:
@@ -210,39 +209,18 @@ def _workings(report: Report, names: list[str], lang: str) -> dict[str, list]:
     return out
 
 
-def _tolerance(t: sp.Rational) -> str:
-    """A tolerance as an author writes it: 1e-10 for a power of ten below one, else its
-    decimal when it terminates, else its fraction."""
-    t = sp.Rational(t)
-    if t.p == 1 and t.q > 1 and str(t.q).rstrip("0") == "1":
-        return f"1e-{len(str(t.q)) - 1}"
-    return decimal_str(t) if terminating_places(t) is not None else _fraction(t)
-
-
-def asked_precision(rule: Rule, lang: str) -> str:
-    """The precision a question asks, in words, from its rule."""
-    w = PAGE_WORDS[lang]
-    if rule.kind == "places":
-        return fill(w["ask_places"], places=rule.places)
-    if rule.kind == "test" and rule.test in ("places", "sig"):
-        n = int(rule.tolerance)
-        return fill(w["ask_places"], places=n) if rule.test == "places" else \
-            fill(w["ask_sig"], tol=n)
-    if rule.kind == "test":
-        return fill(w["ask_" + rule.test], tol=_tolerance(rule.tolerance))
-    return w["ask_exact"]
-
-
 def _hint(a: Asked, lang: str) -> str:
+    """What to write and to what precision: "A number: …", "3 numbers, separated by commas."
+    (a list of one is a number to whoever types it), a vector's or a matrix's boxes."""
     w = PAGE_WORDS[lang]
+    count = len(flat(a.value)) if isinstance(a.value, list) else 1
     if a.shape is not None and len(a.shape) == 2:
         kind = fill(w["hint_matrix"], rows=a.shape[0], cols=a.shape[1])
     elif a.shape is not None:
         kind = fill(w["hint_vector"], n=a.shape[0])
     else:
-        kind = fill(w["hint_list"], n=len(a.value)) if isinstance(a.value, list) else \
-            w["hint_one"]
-    return f"{kind} {asked_precision(a.rule, lang)}"
+        kind = fill(w["hint_list"], n=count) if count > 1 else w["hint_one"]
+    return f"{kind} {asked_precision(a.rule, lang, count)}"
 
 
 def _plain_check(check: dict, said: dict[tuple, str]) -> tuple[dict, tuple]:
@@ -292,7 +270,8 @@ def exercise_blocks(page: PageExercise, v: int, j: int, lang: str,
                               tuple(workings[a.name]), check, typeset_words))
     title = "" if states_answer(first.title, original) else first.title
     asked = [Questions(tuple(items))] if items else []
-    return [Heading(Author(first.id), 1, title), Paragraph(f"{t['given']}:"), given_math(ex),
+    return [Heading(Author(first.id), 1, title), Paragraph(f"{t['given']}:"),
+            given_math(ex, authored=True),
             Paragraph(f"{SHEET_WORDS[lang]['compute']}:"), *asked, *left_out]
 
 
