@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from fractions import Fraction as F
 
+import pytest
 import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -53,18 +54,48 @@ def test_places_band_is_the_rounding_plus_half_a_unit(v, d):
     assert same == b
 
 
+def sig_round(x: F, n: int) -> F:
+    """x rounded half away from zero to n significant figures (0 stays 0)."""
+    if x == 0:
+        return x
+    places = n - 1 - exponent(x)
+    r = half_away(x, places)
+    if r != 0 and exponent(r) != exponent(x):  # 9.99 → 10.0: one more figure before the point
+        r = half_away(x, places - 1)
+    return r
+
+
+def assert_band_is_the_sig_window(b, v: F, n: int) -> None:
+    """The band is the decimals the page's sig judge accepts (their n-figure rounding is v's):
+    every point inside it rounds to v's rounding, nothing a step outside does, and each end is
+    at most a tie away (Moodle takes both ends; the judge one of them)."""
+    lo, hi, r = frac(b.lo), frac(b.hi), sig_round(v, n)
+    assert lo <= v <= hi
+    step = (hi - lo) / 1000 if hi > lo else F(1, 10**30)
+    for k in range(1, 1000, 37):
+        assert sig_round(lo + (hi - lo) * k / 1000, n) == r
+    assert sig_round(lo - step, n) != r and sig_round(hi + step, n) != r
+
+
 @settings(max_examples=300, deadline=None)
 @given(values.filter(lambda v: v != 0), st.integers(1, 8))
-def test_sig_band_is_the_n_figure_rounding(v, n):
+def test_sig_band_is_the_n_figure_window(v, n):
     b = band(rat(v), Rule("test", test="sig", tolerance=sp.Integer(n)))
-    places = n - 1 - exponent(v)
-    r = half_away(v, places)
-    if exponent(r) != exponent(v):  # 9.99 → 10.0: one more figure before the point
-        places -= 1
-        r = half_away(v, places)
-    assert frac(b.centre) == r
-    assert frac(b.tolerance) == F(1, 2) / F(10) ** places
-    assert frac(b.lo) <= v <= frac(b.hi)
+    assert_band_is_the_sig_window(b, v, n)
+
+
+@pytest.mark.parametrize(("v", "n", "lo", "hi"), [
+    (F(999963, 10**6), 4, F(99995, 10**5), F(10005, 10**4)),  # 1.000: 0.9996 is 0.9996
+    (-F(999963, 10**6), 4, -F(10005, 10**4), -F(99995, 10**5)),
+    (F(8, 15), 4, F(53325, 10**5), F(53335, 10**5)),
+    (F(1, 1), 1, F(95, 100), F(15, 10)),
+    (F(0), 3, F(0), F(0)),  # zero is zero alone: 0.3 rounds to 0.3, not to 0
+])
+def test_sig_windows_by_hand(v, n, lo, hi):
+    """Written out: 0.999963 to 4 figures is 1.000, which 0.99995 … 1.0005 round to (0.9996
+    keeps its 4 figures); an entry 0 of a list asked to 3 figures takes 0 alone."""
+    b = band(rat(v), Rule("test", test="sig", tolerance=sp.Integer(n)))
+    assert (frac(b.lo), frac(b.hi)) == (lo, hi)
 
 
 @settings(max_examples=300, deadline=None)
@@ -102,8 +133,7 @@ def test_exact_values(p, q):
     if den == 1:  # terminates: the value itself
         assert (frac(b.centre), b.tolerance) == (v, 0)
     else:  # EXACT_SIGNIFICANT figures ± half the last
-        assert frac(b.lo) <= v <= frac(b.hi)
-        assert frac(b.tolerance) == F(1, 2) / F(10) ** (EXACT_SIGNIFICANT - 1 - exponent(v))
+        assert_band_is_the_sig_window(b, v, EXACT_SIGNIFICANT)
 
 
 def test_carried_value_substitutes_exactly():

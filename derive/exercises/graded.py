@@ -107,12 +107,24 @@ def _enclosure(value) -> tuple[sp.Rational, sp.Rational] | None:
     return None
 
 
-def _from_sig(parts) -> Band | None:
+def _from_sig(parts, sig: int) -> Band | None:
+    """The decimals whose `sig`-figure rounding is m·10^e (`parts`), as the page judges a sig
+    answer (its rounding equals the value's): half a unit of the last figure either side, but
+    on the side towards zero of a power of ten (1.000, −0.01000) the decimals below it have a
+    figure more, so half a unit of that one (0.99995 rounds to 1.000 at 4 figures, 0.9996 does
+    not); zero is zero alone."""
     if parts is None:
         return None
     m, e = parts
+    if m == 0:
+        return Band(sp.Integer(0), sp.Integer(0))
     unit = sp.Integer(10) ** e
-    return Band(sp.Integer(m) * unit, unit / 2)
+    value = sp.Integer(m) * unit
+    outer = inner = unit / 2
+    if abs(m) == 10 ** (sig - 1):
+        inner = unit / 20
+    lo, hi = (value - inner, value + outer) if m > 0 else (value - outer, value + inner)
+    return Band((lo + hi) / 2, (hi - lo) / 2)
 
 
 def _inner(value, tolerance: sp.Rational) -> Band | None:
@@ -146,7 +158,7 @@ def band(value, rule: Rule) -> Band | None:
         r = round_places(e, places)
         return None if r is None else Band(r, sp.Rational(1, 2) / sp.Integer(10) ** places)
     if rule.kind == "test" and rule.test == "sig":
-        return _from_sig(round_sig(e, int(rule.tolerance)))
+        return _from_sig(round_sig(e, int(rule.tolerance)), int(rule.tolerance))
     if rule.kind == "test" and rule.test == "abs":
         return _inner(e, sp.Rational(rule.tolerance))
     if rule.kind == "test" and rule.test == "rel":
@@ -161,7 +173,7 @@ def band(value, rule: Rule) -> Band | None:
     if e.is_Rational:
         if terminating_places(e) is not None and len(str(abs(e.p))) <= 60:
             return Band(e, sp.Integer(0))
-    return _from_sig(round_sig(e, EXACT_SIGNIFICANT))
+    return _from_sig(round_sig(e, EXACT_SIGNIFICANT), EXACT_SIGNIFICANT)
 
 
 def _entries(value, shape) -> list | None:
