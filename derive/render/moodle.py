@@ -59,6 +59,7 @@ WORDS = {
         "cell": "row {r}, column {c}",
         "variant": "variant {n}",
         "exact_sig": "Give it to {sig} significant figures.",
+        "exact_decimal": "Give the exact value, as a decimal (it ends).",
     },
     "zh": {
         "given": "已知", "compute": "求",
@@ -74,6 +75,7 @@ WORDS = {
         "cell": "第 {r} 行第 {c} 列",
         "variant": "变式 {n}",
         "exact_sig": "保留 {sig} 位有效数字。",
+        "exact_decimal": "写出精确值(用有限小数表示)。",
     },
 }
 
@@ -151,11 +153,14 @@ def _feedback(answer: Answer, lang: str) -> str:
 
 
 def _precision(part: Part, lang: str) -> str:
-    """The precision asked, in words: the page's, or the significant figures a non-terminating
-    exact value is asked to."""
+    """The precision asked, in words: the page's, but an exact value as a decimal (the page
+    also takes a fraction, 7/5; Moodle's numerical answer reads decimals only and calls 7/5 no
+    number), or the significant figures a non-terminating exact value is asked to."""
     right = part.answers[0].band
-    if part.rule.kind == "exact" and right.tolerance != 0:
-        return fill(WORDS[lang]["exact_sig"], sig=EXACT_SIGNIFICANT)
+    if part.rule.kind == "exact":
+        if right.tolerance != 0:
+            return fill(WORDS[lang]["exact_sig"], sig=EXACT_SIGNIFICANT)
+        return WORDS[lang]["exact_decimal"]
     return asked_precision(part.rule, lang)
 
 
