@@ -176,7 +176,9 @@ def _example(course, lang="en"):
 def test_lesson03_example_right_mistake_and_carried_forward(course):
     """lesson03-example: w = 1, η = 0.1, one record (x, y) = (2, 4), loss (ŷ − y)²/2. Parts:
     ŷ, L, g, w', ŷ', L'. Computed here: g = x(ŷ − y) = −4; the sign flipped, 4; w' = 1 − 0.1·g
-    = 1.4 (1 place: 1.4 ± 0.05); from g = 4 instead, w' = 0.6 and ŷ' = 1.2 (carried forward)."""
+    = 7/5, whose decimal ends within 4 places, so it is asked exactly (no declaration: 1.4 ± 0;
+    1.40 is the same number, 1.43 is not it); from g = 4 instead, w' = 0.6 and ŷ' = 1.2
+    (carried forward)."""
     x, y, w, lr = F(2), F(4), F(1), F(1, 10)
     g = x * (w * x - y)
     assert g == -4
@@ -193,8 +195,10 @@ def test_lesson03_example_right_mistake_and_carried_forward(course):
     assert flipped["fraction"] == 0.0
     assert flipped["feedback"].startswith("This is the value of a known mistake: the gradient "
                                           "with its sign flipped")
+    assert (parts[3][0]["answer"], F(parts[3][0]["tolerance"])) == ("1.4", 0)
     assert grade(parts[3], "1.4")["fraction"] == 1.0
-    assert grade(parts[3], "1.43")["fraction"] == 1.0  # within 1.4 ± 0.05
+    assert grade(parts[3], "1.40")["fraction"] == 1.0
+    assert grade(parts[3], "1.43") is None  # asked exactly: no window around 1.4
     carried = grade(parts[4], str(float(carried_pred)))
     assert carried["fraction"] == 0.5
     assert carried["feedback"].startswith("This follows from an earlier part answered with a "
@@ -208,6 +212,58 @@ def test_lesson03_example_in_chinese(course):
     assert grade(parts[2], "-4")["feedback"] == "正确。"
     assert grade(parts[2], "4")["feedback"].startswith("这是一个常见错误得到的值:")
     assert grade(parts[4], "1.2")["feedback"].startswith("这个值由前面一问的错误答案推出")
+
+
+def test_an_exact_question_asks_for_a_decimal(course):
+    """Asked exactly, a value whose decimal ends is asked as a decimal: Moodle's numerical
+    answer reads no fraction (7/5 is no number to it), so the page's "a fraction" is not said."""
+    en = text_of(_example(course), "questiontext/text")
+    assert "Give the exact value, as a decimal (it ends)." in en and "fraction" not in en
+    zh = text_of(_example(course, "zh"), "questiontext/text")
+    assert "写出精确值(用有限小数表示)。" in zh and "分数" not in zh
+
+
+def _three_records(course):
+    [q, *_] = questions(course / "reading" / "reading-three-records" / "moodle.en.xml")
+    assert text_of(q, "idnumber") == "reading-three-records"
+    return q
+
+
+def test_reading_three_records_under_four_significant_figures(course):
+    """reading-three-records declares no precision: g = 14/3 and w' = 8/15 do not end, so
+    they are asked to 4 significant figures; the named mistake and the carried-forward answer
+    stay. Computed here: records x = 1, 2, 3 (y = 0), loss (wx − y)²/2, gradients x²w = 1, 4,
+    9; microbatches {1, 2}, {3}: means 5/2 and 9, weights 2/3 and 1/3, g = 14/3 = 4.667 (4
+    figures: 4.6665 … 4.6675); w' = 1 − 0.1·14/3 = 8/15 = 0.5333 (0.53325 … 0.53335).
+    Stepping after each microbatch: 1 − 0.1·5/2 = 3/4, then 3/4 − 0.1·9·3/4 = 3/40 = 0.075
+    (a named mistake). The sums not divided by n_k (means 5 and 9): g = 2/3·5 + 1/3·9 = 19/3,
+    w' = 1 − 19/30 = 11/30 = 0.3667 (carried forward, half credit)."""
+    g = F(2, 3) * F(1 + 4, 2) + F(1, 3) * F(9)
+    assert g == F(14, 3) and 1 - g / 10 == F(8, 15)
+    w1 = 1 - F(1, 10) * F(5, 2)
+    assert w1 - F(1, 10) * 9 * w1 == F(3, 40)
+    assert 1 - (F(2, 3) * 5 + F(1, 3) * 9) / 10 == F(11, 30)
+    parts = parts_of(_three_records(course))
+    gradient, w_new = parts[8], parts[10]
+    assert (gradient[0]["answer"], F(gradient[0]["tolerance"])) == ("4.667", F(1, 2000))
+    assert (w_new[0]["answer"], F(w_new[0]["tolerance"])) == ("0.5333", F(1, 20000))
+    for typed in ("4.667", "4.6667", "4.66667"):
+        assert grade(gradient, typed)["fraction"] == 1.0
+    assert grade(gradient, "4.67") is None  # 4.670 to 4 figures, not 4.667: the page says wrong
+    assert grade(w_new, "0.53333")["fraction"] == 1.0
+    assert grade(w_new, "0.5334") is None
+    stepped = grade(w_new, "0.075")
+    assert (stepped["fraction"], stepped["feedback"]) == (
+        0.0, "This is the value of a known mistake: the w reached by stepping after every "
+             "microbatch.")
+    for typed in ("0.3667", "0.36667"):
+        carried = grade(w_new, typed)
+        assert carried["fraction"] == 0.5
+        assert carried["feedback"].startswith(
+            "This follows from an earlier part answered with a mistake (Mean gradient of each "
+            "microbatch: the microbatch gradient sums, not divided by n_k).")
+    text = text_of(_three_records(course), "questiontext/text")
+    assert text.count("Give it to 4 significant figures.") == 3  # weights, g, w'
 
 
 def test_no_mistake_answer_meets_the_right_one(course):
@@ -348,16 +404,17 @@ def moodle(path: Path, responses: dict, tmp_path: Path) -> dict:
 @needs_moodle
 def test_moodle_imports_and_grades_lesson03_example(course, tmp_path):
     d = moodle(course / "lesson03" / "lesson03-example" / "moodle.en.xml",
-               {"*": [[3, "-4"], [3, "4"], [5, "1.2"], [5, "1.3"], [4, "1.43"]]}, tmp_path)
+               {"*": [[3, "-4"], [3, "4"], [5, "1.2"], [5, "1.3"], [4, "1.40"], [4, "1.43"]]},
+               tmp_path)
     assert d["errors"] == []
     [q] = d["questions"]
     assert q["type"] == "multianswer" and q["defaultmark"] == 6 and len(q["parts"]) == 6
-    right, flipped, carried, nothing, rounded = q["graded"]
+    right, flipped, carried, nothing, same, near = q["graded"]
     assert (right["fraction"], right["feedback"]) == (1, "Right.")
     assert flipped["fraction"] == 0 and "sign flipped" in flipped["feedback"]
     assert carried["fraction"] == 0.5 and carried["feedback"].startswith("This follows from")
     assert nothing["matched"] is None
-    assert rounded["fraction"] == 1
+    assert same["fraction"] == 1 and near["matched"] is None  # 7/5 asked exactly
 
 
 @needs_moodle
@@ -410,11 +467,14 @@ microbatches = [[[1, 0], [2, 0]], [[3, 0]]]
 [exercise.claims]
 w_new = 0.533
 """
+ASK_PLACES = """[exercise.ask.w_new]
+places = 3
+"""
 
 
 def test_one_number_is_a_numerical_question(tmp_path):
     """One claim: a numerical question. Computed here: loss (wx − y)²/2 per record, gradient
-    x²w = 1, 4, 9, mean 14/3, w' = 1 − 0.1·14/3 = 8/15, asked to 3 places: 0.533 ± 0.0005;
+    x²w = 1, 4, 9, mean 14/3, w' = 1 − 0.1·14/3 = 8/15, declared 3 places: 0.533 ± 0.0005;
     stepping per microbatch (w ← w − η·mean of each microbatch) gives 0.075 (tests/data's
     mistake-micro-steps)."""
     w, lr = F(1), F(1, 10)
@@ -424,13 +484,14 @@ def test_one_number_is_a_numerical_question(tmp_path):
     assert w == F(3, 40)  # 0.075
     bank = tmp_path / "bank"
     bank.mkdir()
-    (bank / "micro.toml").write_text(MICRO, encoding="utf-8")
+    (bank / "micro.toml").write_text(MICRO + ASK_PLACES, encoding="utf-8")
     out = tmp_path / "site"
     assert build(bank, out) == 0
     [q] = questions(out / "micro" / "micro" / "moodle.en.xml")
     assert q.get("type") == "numerical"
     [answers] = parts_of(q)
     assert (answers[0]["answer"], answers[0]["tolerance"]) == ("0.533", "0.0005")
+    assert "3 decimal places" in text_of(q, "questiontext/text")
     assert grade(answers, "0.5333")["fraction"] == 1.0
     micro = grade(answers, "0.075")
     assert micro["fraction"] == 0.0 and "known mistake" in micro["feedback"]
@@ -442,3 +503,27 @@ def test_one_number_is_a_numerical_question(tmp_path):
         right, mistake, none = q["graded"]
         assert right["fraction"] == 1 and mistake["fraction"] == 0
         assert "known mistake" in mistake["feedback"] and none["matched"] is None
+
+
+def test_without_a_declaration_one_number_is_asked_to_four_figures(tmp_path):
+    """The same bank with no `ask` table: 8/15 does not end, so 4 significant figures,
+    0.5333 ± 0.00005 (0.53325 … 0.53335, written here); 0.533, right at 3 places, is not
+    right now: it is 1 − 0.1·4.67, the gradient rounded to 2 places before the step, which
+    the page names too; the micro-step mistake 3/40 = 0.075 still named."""
+    bank = tmp_path / "bank"
+    bank.mkdir()
+    (bank / "micro.toml").write_text(MICRO, encoding="utf-8")
+    out = tmp_path / "site"
+    assert build(bank, out) == 0
+    [q] = questions(out / "micro" / "micro" / "moodle.en.xml")
+    [answers] = parts_of(q)
+    right = answers[0]
+    assert (F(right["answer"]) - F(right["tolerance"]), F(right["answer"]) + F(right["tolerance"])
+            ) == (F(53325, 10**5), F(53335, 10**5))
+    assert "Give it to 4 significant figures." in text_of(q, "questiontext/text")
+    assert grade(answers, "0.5333")["fraction"] == 1.0
+    assert 1 - F(467, 100) / 10 == F(533, 1000)
+    early = grade(answers, "0.533")
+    assert early["fraction"] == 0.0 and "rounded to 2 places" in early["feedback"]
+    micro = grade(answers, "0.075")
+    assert micro["fraction"] == 0.0 and "known mistake" in micro["feedback"]
