@@ -266,6 +266,22 @@ def test_reading_three_records_under_four_significant_figures(course):
     assert text.count("Give it to 4 significant figures.") == 3  # weights, g, w'
 
 
+def test_a_mistake_that_does_not_end_is_named_at_four_figures(course):
+    """lesson03-ex2 asks g = 2/3·3 + 1/3·9 = 5 exactly; its means (3, 9) summed and divided by
+    7 microbatches give 12/7 = 1.714285…, which derive check names for a claim 1.714. The
+    answer is 12/7 to 4 figures, 1.714 ± 0.0005 (not its 10 figures, which nobody types)."""
+    assert F(2, 3) * 3 + F(1, 3) * 9 == 5 and F(3 + 9, 7) == F(12, 7)
+    [q] = questions(course / "lesson03" / "lesson03-ex2" / "moodle.en.xml")[:1]
+    gradient = parts_of(q)[0]
+    assert (gradient[0]["answer"], F(gradient[0]["tolerance"])) == ("5", 0)
+    for typed in ("1.714", "1.7143"):
+        named = grade(gradient, typed)
+        assert named["fraction"] == 0.0
+        assert named["feedback"].startswith("This is the value of a known mistake: the "
+                                            "microbatch means summed and divided by 7")
+    assert grade(gradient, "1.72") is None
+
+
 def test_no_mistake_answer_meets_the_right_one(course):
     """No answer after the first (right) one accepts a value the right one accepts: its
     interval [a − t, a + t] is apart from the right one's, exactly (Fractions)."""

@@ -20,7 +20,7 @@ import sympy as sp
 
 from derive.exercises.claims import round_places, round_sig
 from derive.exercises.evidence import GENERIC
-from derive.exercises.page import STATIC, Asked, Rule, flat
+from derive.exercises.page import DEFAULT_SIG, STATIC, Asked, Rule, flat
 from derive.kernel import intervals
 from derive.kernel.dag import joined, nodes, postorder
 from derive.kernel.exact import terminating_places
@@ -176,6 +176,18 @@ def band(value, rule: Rule) -> Band | None:
     return _from_sig(round_sig(e, EXACT_SIGNIFICANT), EXACT_SIGNIFICANT)
 
 
+def _mistake_band(value, rule: Rule) -> Band | None:
+    """A wrong value's band: as the right one's, but a value asked exactly whose decimal does
+    not end is taken at DEFAULT_SIG figures, not EXACT_SIGNIFICANT: the page names such a
+    mistake for any rounding of it a student types (12/7 for 1.714 or 1.71), and nobody types
+    1.714285714 (its 10 figures); the band names a part of what the page names, never more."""
+    e = sp.Integer(value) if isinstance(value, int) else value
+    if rule.kind == "exact" and isinstance(e, sp.Basic) and not (
+            e.is_Rational and terminating_places(e) is not None):
+        return band(e, Rule("test", test="sig", tolerance=sp.Integer(DEFAULT_SIG)))
+    return band(value, rule)
+
+
 def _entries(value, shape) -> list | None:
     """A value as the list of numbers a student types (one for a number), None when it has
     not the quantity's form."""
@@ -324,16 +336,16 @@ def graded_parts(asked: tuple[Asked, ...]) -> tuple[Part, ...] | None:
                 return None
             cands = []
             for k, got in known:
-                b = band(got[i], a.rule)
+                b = _mistake_band(got[i], a.rule)
                 if b is not None:
                     cands.append(_Candidate(b, "mistake", k.en, k.zh, k.origin,
                                             mistake=k.mistake))
             for e, got in early:
-                b = band(got[i], a.rule)
+                b = _mistake_band(got[i], a.rule)
                 if b is not None:
                     cands.append(_Candidate(b, "mistake", e.en, e.zh, "course"))
             for words, en, zh, mistake, got in carried:
-                b = band(got[i], a.rule)
+                b = _mistake_band(got[i], a.rule)
                 if b is not None:
                     cands.append(_Candidate(b, "carried", en, zh, "course", tuple(words),
                                             mistake))
