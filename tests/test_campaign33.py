@@ -561,7 +561,9 @@ def play(case: Case, tmp: Path, monkeypatch) -> tuple[int, list[str]]:
         text = page.read_text(encoding="utf-8")
         if str(tmp) in text or any(r in text for r in REPRS):
             broken.append("the index page shows an absolute path or a repr")
-        index = "\n".join(html.unescape(m) for m in re.findall(r"<br>([^<]*)", text))
+        # each row's reason: a hint under its status (derive.render.site)
+        index = "\n".join(html.unescape(m) for m in re.findall(
+            r'<span class="hint">([^<]*)</span>', text))
     broken += _common(case, code, out, err, tmp, index)
     return code, broken
 
