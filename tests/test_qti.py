@@ -188,6 +188,30 @@ loss_new = 1.28
 places = 1
 
 [[exercise]]
+id = "two-figures"
+title = "From w = 1: x = 2, y = 4, lr = 0.1, the new prediction and loss to 2 figures"
+recipe = "sgd_step"
+
+[exercise.given]
+w = 1
+lr = 0.1
+records = [[2, 4]]
+
+[exercise.claims]
+prediction = 2
+loss = 2
+gradient = -4
+w_new = 1.4
+prediction_new = 2.8
+loss_new = 0.72
+
+[exercise.ask.prediction_new]
+sig = 2
+
+[exercise.ask.loss_new]
+sig = 2
+
+[[exercise]]
 id = "fractions"
 title = "Three records, the answers as exact fractions"
 recipe = "accumulation"
@@ -683,3 +707,27 @@ def test_the_course_asks_w_new_exactly_and_14_3_to_4_figures(player, site):
                          (["4.6675", "0.53335"], "0"), (["4.666", "0.533"], "0"),
                          (["14/3", "8/15"], "0")]:
         assert player(path, typed)["score"] == score, typed
+
+
+def test_carried_forward_and_named_under_a_sig_rule(player, declared):
+    """lesson03-example with the new prediction and loss asked to 2 significant figures
+    (windows [2.75, 2.85) and [0.715, 0.725)): the gradient's sign flipped (4, named), w_new
+    0.6 from it, then 2·0.6 = 1.2 and (1.2 − 4)²/2 = 3.92, typed 3.9 (a decade above 0.72, so
+    its reach is 0.05, not 0.005): each carried from the answer before, as the page says;
+    3.8 follows from nothing (Not right)."""
+    item = _item(declared, "two-figures")
+    right = player(item, ["2", "2", "-4", "1.4", "2.8", "0.72"])
+    assert right["score"] == "6"
+    assert player(item, ["2", "2", "-4", "1.4", "2.75", "0.715"])["score"] == "6"
+    assert player(item, ["2", "2", "-4", "1.4", "2.85", "0.725"])["score"] == "4"
+    got = player(item, ["2", "2", "4", "0.6", "1.2", "3.9"])
+    assert got["score"] == "2"
+    assert got["shown"][2].startswith("Not right. This is the value of a known mistake: "
+                                      "the gradient with its sign flipped")
+    assert got["shown"][4:] == [
+        "Not right, but it follows correctly from your own answer to question 4 (The weight "
+        "after the step).",
+        "Not right, but it follows correctly from your own answer to question 5 (Prediction "
+        "at the new parameters)."]
+    got = player(item, ["2", "2", "4", "0.6", "1.2", "3.8"])
+    assert got["shown"][5] == "Not right."
