@@ -145,6 +145,108 @@ def _item(site: Path, ex_id: str, lang: str = "en") -> Path:
     return next(site.glob(f"*/{ex_id}/qti.{lang}.xml"))
 
 
+PLACES = """
+[[exercise]]
+id = "one-place"
+title = "From w = 1: x = 2, y = 4, lr = 0.1, the new weight to 1 place"
+recipe = "sgd_step"
+
+[exercise.given]
+w = 1
+lr = 0.1
+records = [[2, 4]]
+
+[exercise.claims]
+prediction = 2
+loss = 2
+gradient = -4
+w_new = 1.4
+prediction_new = 2.8
+loss_new = 0.72
+
+[exercise.ask.w_new]
+places = 1
+
+[[exercise]]
+id = "one-place-ex1"
+title = "lr = 0.05, the new weight to 1 place"
+recipe = "sgd_step"
+
+[exercise.given]
+w = 1
+lr = 0.05
+records = [[2, 4]]
+
+[exercise.claims]
+prediction = 2
+loss = 2
+gradient = -4
+w_new = 1.2
+loss_new = 1.28
+
+[exercise.ask.w_new]
+places = 1
+
+[[exercise]]
+id = "two-figures"
+title = "From w = 1: x = 2, y = 4, lr = 0.1, the new prediction and loss to 2 figures"
+recipe = "sgd_step"
+
+[exercise.given]
+w = 1
+lr = 0.1
+records = [[2, 4]]
+
+[exercise.claims]
+prediction = 2
+loss = 2
+gradient = -4
+w_new = 1.4
+prediction_new = 2.8
+loss_new = 0.72
+
+[exercise.ask.prediction_new]
+sig = 2
+
+[exercise.ask.loss_new]
+sig = 2
+
+[[exercise]]
+id = "fractions"
+title = "Three records, the answers as exact fractions"
+recipe = "accumulation"
+
+[exercise.given]
+w = 1
+lr = 0.1
+microbatches = [[[1, 0], [2, 0]], [[3, 0]]]
+
+[exercise.claims]
+gradient = "14/3"
+w_new = "8/15"
+
+[exercise.ask.gradient]
+exact = true
+
+[exercise.ask.w_new]
+exact = true
+"""
+"""lesson03-example and lesson03-ex1 with w_new declared to 1 place, and
+reading-three-records-exact declared exact: since the precision asked is no longer read from a
+claim's digits, the course asks 7/5 exactly and 14/3 to 4 significant figures; these declare
+the rules the window and fraction tests were written for."""
+
+
+@pytest.fixture(scope="module")
+def declared(tmp_path_factory):
+    bank = tmp_path_factory.mktemp("declared") / "bank"
+    bank.mkdir()
+    (bank / "declared.toml").write_text(PLACES, encoding="utf-8")
+    out = bank.parent / "site"
+    _build(bank, out)
+    return out
+
+
 def test_one_float_entry_per_asked_number_with_its_correct_response(site):
     root = ElementTree.parse(_item(site, "lesson03-example")).getroot()
     decls = root.findall("q:qti-response-declaration", NS)
@@ -160,8 +262,8 @@ def test_one_float_entry_per_asked_number_with_its_correct_response(site):
     assert values == ["-1", "-9", "-5", "-10", "1.5", "2"]
 
 
-def test_w_new_is_scored_by_bounds_not_by_tolerance_mode(site):
-    text = _item(site, "lesson03-example").read_text(encoding="utf-8")
+def test_w_new_is_scored_by_bounds_not_by_tolerance_mode(declared):
+    text = _item(declared, "one-place").read_text(encoding="utf-8")
     assert "tolerance-mode" not in text
     right = re.search(r'<qti-response-if><qti-and><qti-not><qti-is-null><qti-variable '
                       r'identifier="Q4_1"/>.*?</qti-and>', text).group(0)
@@ -327,8 +429,8 @@ def test_the_player_scores_right_wrong_and_carried_answers(player, site):
     assert len(other["shown"]) == 4  # nothing said of the two left empty
 
 
-def test_the_window_ends_and_what_is_no_number(player, site):
-    item = _item(site, "lesson03-example")
+def test_the_window_ends_and_what_is_no_number(player, declared):
+    item = _item(declared, "one-place")
     # 1.35 is 1.4 to 1 place, 1.45 is 1.5: the lower end in, the upper out
     assert player(item, ["2", "2", "-4", "1.35", "", ""])["score"] == "4"
     got = player(item, ["2", "2", "-4", "1.45", "", ""])
@@ -441,11 +543,11 @@ def test_every_item_of_the_course_loads_in_the_player(player, site):
         assert int(got["max"]) == len(root.findall(".//q:qti-item-body/q:ol/q:li", NS))
 
 
-def test_an_exact_fraction_is_typed_in_lowest_terms(player, site):
-    """reading-three-records-exact claims gradient = "14/3" and w_new = "8/15": text entries
+def test_an_exact_fraction_is_typed_in_lowest_terms(player, declared):
+    """reading-three-records-exact's gradient 14/3 and w_new 8/15, declared exact: text entries
     matched as written in lowest terms; 28/6 is 14/3 too, which the item cannot see
     (docs/lms.md); 0.533 is a rounding of 8/15, not its exact value."""
-    path = _item(site, "reading-three-records-exact")
+    path = _item(declared, "fractions")
     root = ElementTree.parse(path).getroot()
     decls = root.findall("q:qti-response-declaration", NS)
     assert [(d.get("base-type"), d.find("q:qti-correct-response/q:qti-value", NS).text)
@@ -467,7 +569,11 @@ def test_a_matrix_in_the_player(player, tmp_path):
 
     bank = tmp_path / "bank"
     bank.mkdir()
-    (bank / "grid.toml").write_text(GRID, encoding="utf-8")
+    # gW declared exact (its 4/3 typed as a fraction); undeclared it is asked to 4 figures
+    (bank / "grid.toml").write_text(GRID + "\n[exercise.ask.gW]\nexact = true\n",
+                                    encoding="utf-8")
+    (bank / "figures.toml").write_text(GRID.replace('id = "grid"', 'id = "figures"'),
+                                       encoding="utf-8")
     _build(bank, tmp_path / "site")
     item = tmp_path / "site" / "grid" / "grid" / "qti.en.xml"
     m, n = _matmul(GA, GB), _matmul(_matmul(GA, GB), GC)
@@ -475,6 +581,12 @@ def test_a_matrix_in_the_player(player, tmp_path):
     assert len(right) == 3 + 12 + 4 + 4
     got = player(item, right)
     assert (got["score"], got["max"]) == ("4", "4")
+    figures = tmp_path / "site" / "figures" / "figures" / "qti.en.xml"
+    four = {Fraction(4, 3): "1.333", Fraction(8, 3): "2.667", Fraction(2, 3): "0.6667"}
+    typed = [four.get(abs(v), _text(abs(v))) for v in _flat(_gW())]
+    typed = [("-" + t if v < 0 else t) for t, v in zip(typed, _flat(_gW()))]
+    assert player(figures, right[:3] + typed + right[15:])["score"] == "4"
+    assert player(figures, right)["score"] == "3"  # 4/3 is no number of a float entry
     m[1][1] += 1
     wrong = right[:15] + [_text(v) for v in [*_flat(m), *_flat(_matmul(m, GC))]]
     got = player(item, wrong)
@@ -560,12 +672,62 @@ def test_the_item_names_only_what_derive_check_names(browser, player, site, tmp_
     assert checked > 0 and named > 0
 
 
-def test_an_answer_the_window_took_is_no_silent_source(player, site):
+def test_an_answer_the_window_took_is_no_silent_source(player, declared):
     """lesson03-ex1 (w = 1, η = 0.05, one record (2, 4)): the gradient typed −4.2 (wrong), then
     w_new 1.21 (the window of 1.2 to 1 place takes it; derive check, at the 2 places typed,
     says it follows from the gradient), then loss_new 1.25, which follows from both
     (2·1.21 − 4)²/2 = 1.2482. derive check names w_new, the latest wrong answer it follows
     from; the item, which scored w_new right, must not name the gradient: Not right, nothing
     more."""
-    got = player(_item(site, "lesson03-ex1"), ["2", "2", "-4.2", "1.21", "1.25"])
+    got = player(_item(declared, "one-place-ex1"), ["2", "2", "-4.2", "1.21", "1.25"])
     assert got["shown"][2:] == ["Not right.", "Right.", "Not right."]
+
+
+def test_the_course_asks_w_new_exactly_and_14_3_to_4_figures(player, site):
+    """Undeclared, the course's precision comes from the exact answer: lesson03-example's
+    w_new = 7/5 terminates, so it is asked exactly (1.35, which 1 place took, is wrong);
+    lesson03-ex1's w_new 1.21 is then wrong too and follows from the gradient −4.2
+    (1 − 0.05·(−4.2) = 1.21, as derive check says); reading-three-records-exact's 14/3 and
+    8/15 do not terminate: 4 significant figures, windows [4.6665, 4.6675) and
+    [0.53325, 0.53335)."""
+    item = _item(site, "lesson03-example")
+    got = player(item, ["2", "2", "-4", "1.35", "", ""])
+    assert got["score"] == "3" and got["shown"][3] == "Not right."
+    assert player(item, ["2", "2", "-4", "1.4", "", ""])["score"] == "4"
+    got = player(_item(site, "lesson03-ex1"), ["2", "2", "-4.2", "1.21", ""])
+    assert got["shown"][2:] == [
+        "Not right.",
+        "Not right, but it follows correctly from your own answer to question 3 (Gradient "
+        "with respect to w)."]
+    path = _item(site, "reading-three-records-exact")
+    decls = ElementTree.parse(path).getroot().findall("q:qti-response-declaration", NS)
+    assert [(d.get("base-type"), d.find("q:qti-correct-response/q:qti-value", NS).text)
+            for d in decls] == [("float", "4.667"), ("float", "0.5333")]
+    for typed, score in [(["4.667", "0.5333"], "2"), (["4.6665", "0.53325"], "2"),
+                         (["4.6675", "0.53335"], "0"), (["4.666", "0.533"], "0"),
+                         (["14/3", "8/15"], "0")]:
+        assert player(path, typed)["score"] == score, typed
+
+
+def test_carried_forward_and_named_under_a_sig_rule(player, declared):
+    """lesson03-example with the new prediction and loss asked to 2 significant figures
+    (windows [2.75, 2.85) and [0.715, 0.725)): the gradient's sign flipped (4, named), w_new
+    0.6 from it, then 2·0.6 = 1.2 and (1.2 − 4)²/2 = 3.92, typed 3.9 (a decade above 0.72, so
+    its reach is 0.05, not 0.005): each carried from the answer before, as the page says;
+    3.8 follows from nothing (Not right)."""
+    item = _item(declared, "two-figures")
+    right = player(item, ["2", "2", "-4", "1.4", "2.8", "0.72"])
+    assert right["score"] == "6"
+    assert player(item, ["2", "2", "-4", "1.4", "2.75", "0.715"])["score"] == "6"
+    assert player(item, ["2", "2", "-4", "1.4", "2.85", "0.725"])["score"] == "4"
+    got = player(item, ["2", "2", "4", "0.6", "1.2", "3.9"])
+    assert got["score"] == "2"
+    assert got["shown"][2].startswith("Not right. This is the value of a known mistake: "
+                                      "the gradient with its sign flipped")
+    assert got["shown"][4:] == [
+        "Not right, but it follows correctly from your own answer to question 4 (The weight "
+        "after the step).",
+        "Not right, but it follows correctly from your own answer to question 5 (Prediction "
+        "at the new parameters)."]
+    got = player(item, ["2", "2", "4", "0.6", "1.2", "3.8"])
+    assert got["shown"][5] == "Not right."

@@ -31,7 +31,7 @@ from derive.exercises.near_miss import digit_slips
 from derive.exercises.page import Rule
 from derive.kernel import intervals
 
-__all__ = ["BOUND_DIGITS", "Window", "decimal_text", "near_values", "window"]
+__all__ = ["BOUND_DIGITS", "Window", "decimal_text", "exponent", "near_values", "window"]
 
 BOUND_DIGITS = 30
 """Significant digits of a bound rounded inward (an abs or rel window around a value whose
@@ -112,7 +112,7 @@ def _round_places(x: Fraction, places: int) -> Fraction:
     return Fraction(_half_away(x * scale)) / scale
 
 
-def _exponent(x: Fraction) -> int:
+def exponent(x: Fraction) -> int:
     """floor(log10 |x|) for x ≠ 0, exactly."""
     x = abs(x)
     e = len(str(x.numerator)) - len(str(x.denominator))
@@ -126,7 +126,7 @@ def _exponent(x: Fraction) -> int:
 def _round_sig(x: Fraction, sig: int) -> Fraction:
     if x == 0:
         return x
-    return _round_places(x, sig - 1 - _exponent(x))
+    return _round_places(x, sig - 1 - exponent(x))
 
 
 def _terminates(x: Fraction) -> bool:
@@ -142,7 +142,7 @@ def _inward(x: Fraction, up: bool) -> Fraction:
     bound) or down (an upper bound): x itself when it terminates within them."""
     if x == 0 or (_terminates(x) and _round_sig(x, BOUND_DIGITS) == x):
         return x
-    scale = Fraction(10) ** (BOUND_DIGITS - 1 - _exponent(x))
+    scale = Fraction(10) ** (BOUND_DIGITS - 1 - exponent(x))
     y = x * scale
     n = -((-y.numerator) // y.denominator) if up else y.numerator // y.denominator
     return Fraction(n) / scale
@@ -179,8 +179,8 @@ def _sig_window(v, sig: int) -> Window | None:
         return None
     if r == 0:  # only 0 rounds to 0 at any number of significant figures
         return Window(r, r, shown=r)
-    step = Fraction(10) ** (_exponent(r) - sig + 1)
-    mantissa_is_one = abs(r) == Fraction(10) ** _exponent(r)
+    step = Fraction(10) ** (exponent(r) - sig + 1)
+    mantissa_is_one = abs(r) == Fraction(10) ** exponent(r)
     return _rounding_window(r, step / 10 if mantissa_is_one else step, step, False)
 
 

@@ -30,9 +30,9 @@ from xml.etree import ElementTree
 import sympy as sp
 
 from derive.exercises.evidence import DECLARED, GENERIC
-from derive.exercises.page import STATIC, Asked, flat
+from derive.exercises.page import STATIC, Asked, Rule, flat
 from derive.exercises.report import PageExercise
-from derive.exercises.windows import Window, decimal_text, near_values, window
+from derive.exercises.windows import Window, decimal_text, exponent, near_values, window
 from derive.render.derivation import given_math
 from derive.render.document import Author, InlineMath
 from derive.render.escape import clean_text, escape_html
@@ -264,6 +264,58 @@ def _reach(a: Asked) -> Fraction | None:
     if rule.kind == "exact":
         return EXACT_REACH
     return None
+
+
+SIG_DECADES = 6
+"""A carried value under a significant-figures rule is reached within half a step of its own
+decade; the item writes the decades within this many powers of ten of the right value's, and
+a carried value outside them (or within CARRIED_MARGIN of a power of ten, where doubles may
+put it in the wrong decade) names nothing."""
+
+
+def _sig_decades(v, sig: int) -> list[tuple[Fraction, Fraction, Fraction]] | None:
+    """(c² from, c² below, reach²) per decade [10ᵏ, 10ᵏ⁺¹) of a carried value c around the
+    value v, for a `sig` rule: an answer typed to `sig` figures within half a step (10ᵏ⁻ˢ⁺¹/2,
+    with the margin) of c is c's rounding. None when v is not a nonzero rational."""
+    q = None
+    if isinstance(v, int):
+        q = Fraction(v)
+    elif isinstance(v, sp.Basic) and v.is_Rational:
+        q = Fraction(int(v.p), int(v.q))
+    elif isinstance(v, sp.Basic):
+        got = _enclosed(v)
+        q = got
+    if q is None or q == 0:
+        return None
+    e0 = exponent(q)
+    out = []
+    for k in range(e0 - SIG_DECADES, e0 + SIG_DECADES + 1):
+        low, high = Fraction(10) ** k, Fraction(10) ** (k + 1)
+        reach = Fraction(10) ** (k - sig + 1) / 2 * (1 - CARRIED_MARGIN)
+        out.append(((low * (1 + CARRIED_MARGIN)) ** 2, (high * (1 - CARRIED_MARGIN)) ** 2,
+                    reach * reach))
+    return out
+
+
+def _enclosed(v) -> Fraction | None:
+    """A rational inside a value's enclosure (for its decade only), None without one."""
+    w = window(v, Rule("test", test="sig", tolerance=sp.Integer(1)))
+    return None if w is None else w.shown
+
+
+def _near_sig(ident: str, form: str, decades) -> tuple[str, str]:
+    """(the answer is within its decade's reach of the player's carried value, the carried
+    value is in one of the decades written): the second false means the item cannot tell."""
+    diff = f"<qti-subtract>{_var(ident)}{form}</qti-subtract>"
+    square = f"<qti-product>{form}{form}</qti-product>"
+    inside, near = [], []
+    for low, high, reach2 in decades:
+        within = (f"<qti-gte>{square}{_value(low)}</qti-gte>"
+                  f"<qti-lt>{square}{_value(high)}</qti-lt>")
+        inside.append(f"<qti-and>{within}</qti-and>")
+        near.append(f"<qti-and>{within}<qti-lt><qti-product>{diff}{diff}</qti-product>"
+                    f"{_value(reach2)}</qti-lt></qti-and>")
+    return _any(near), _any(inside)
 
 
 class _Question:
@@ -505,7 +557,7 @@ def item_xml(page: PageExercise, lang: str = "en") -> str:
                        for i, w_, v in zip(q.idents, q.windows, q.values)]
             rules.append(_if(f"<qti-and>{wrong}{_all(entries)}</qti-and>", _set_true(short)))
         # carried forward: the latest wrong earlier answer first, as the page tries them
-        movers, unsure, fits_from = [], [], []
+        movers, unsure, fits_from, undecided = [], [], [], []
         for c in reversed(q.asked.carried):
             if len(c.sources) != 1 or c.form == STATIC:
                 continue
@@ -520,6 +572,17 @@ def item_xml(page: PageExercise, lang: str = "en") -> str:
                       for i, ident in enumerate(source.idents)}
             exprs = [] if c.form is None or not (q.numeric and source.numeric) else \
                 [_form(f, idents) for f in forms]
+            sig = q.asked.rule.kind == "test" and q.asked.rule.test == "sig"
+            decades = [_sig_decades(v, int(q.asked.rule.tolerance)) for v in q.values] \
+                if sig else []
+            if sig and len(exprs) == len(q.idents) and all(e is not None for e in exprs) \
+                    and all(d is not None for d in decades):
+                pairs = [_near_sig(i, e, d) for i, e, d in zip(q.idents, exprs, decades)]
+                fits_from.append((source, _all([near for near, _ in pairs])))
+                # a carried value in no decade written (or at a power of ten): hushed
+                undecided.append((source, f"<qti-not>{_all([ok for _, ok in pairs])}"
+                                          f"</qti-not>"))
+                continue
             if reach is None or len(exprs) != len(q.idents) or any(e is None for e in exprs):
                 unsure.append(source)  # the page may find it carried: name nothing then
                 continue
@@ -540,6 +603,10 @@ def item_xml(page: PageExercise, lang: str = "en") -> str:
         for source, fits_source in fits_from:
             rules.append(_if(f"<qti-and>{wrong}{source.typed()}"
                              f"{_at_least(f'SHORT_Q{source.n}', 1)}{fits_source}</qti-and>",
+                             _set_true(hush)))
+        for source, unknown in undecided:
+            rules.append(_if(f"<qti-and>{wrong}{source.typed()}"
+                             f"{_below(f'RIGHT_Q{source.n}', 1)}{unknown}</qti-and>",
                              _set_true(hush)))
         for source, fits_source in fits_from:  # the latest wrong earlier answer first
             fb = outcome(f"FB_Q{n}_FROM_Q{source.n}")
