@@ -34,7 +34,10 @@ def demo(tmp_path: Path, derive: str) -> subprocess.CompletedProcess:
     for name in ("proofs", "pyproject.toml"):
         (tmp_path / name).symlink_to(ROOT / name)
     (venv / ".demo-stamp").touch()
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "DERIVE_CACHE_DIR": str(tmp_path / "cache")}
+    # as a user types it: not a sub-make of `make test` (whose MAKELEVEL and MAKEFLAGS would
+    # make it print "Entering directory …" around the demo's own lines)
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")}
+    env.update(PYTHONPATH=str(ROOT), DERIVE_CACHE_DIR=str(tmp_path / "cache"))
     return subprocess.run([make, "-f", str(ROOT / "Makefile"), "demo", "VENV=venv"],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
 
