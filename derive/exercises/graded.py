@@ -230,6 +230,16 @@ def _substituted(form: sp.Basic, subs: dict) -> sp.Basic:
     return done[id(form)]
 
 
+def _number(value) -> sp.Basic:
+    """An exact value as SymPy holds it: a SymPy number as it is, a Python int as an Integer;
+    never text parsed (no sympify: nothing that came from a file is evaluated)."""
+    if isinstance(value, sp.Basic):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return sp.Integer(value)
+    raise TypeError(f"not an exact number: {type(value).__name__}")
+
+
 def carried_value(form, source: str, value):
     """A carried-forward form (`Carried.form`, symbols `p` or `p[i]` for the earlier
     quantity `p`; sums, products and powers k/2 only) at the earlier quantity's value `value`
@@ -238,9 +248,9 @@ def carried_value(form, source: str, value):
     if form is None or form == STATIC:
         return None
     if isinstance(value, list):
-        subs = {sp.Symbol(f"{source}[{i}]"): sp.sympify(v) for i, v in enumerate(value)}
+        subs = {sp.Symbol(f"{source}[{i}]"): _number(v) for i, v in enumerate(value)}
     else:
-        subs = {sp.Symbol(source): sp.sympify(value)}
+        subs = {sp.Symbol(source): _number(value)}
     items = form if isinstance(form, list) else [form]
     got = []
     for f in items:
